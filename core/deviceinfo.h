@@ -1,0 +1,45 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+
+#include <array>
+
+namespace ak {
+
+// Precisions for which a device's dense peak is stored separately (never fp16 copied into every slot).
+enum class Precision { FP32 = 0, TF32, FP16, BF16, FP8, Count };
+
+QString precisionName(Precision p);
+// Accepts "fp32", "float32", "bf16", "bfloat16", "fp16", "half", "tf32", "fp8"; returns false if unknown.
+bool parsePrecision(const QString &text, Precision *out);
+
+// What the product knows about the compute device a run targets. A value type: it crosses threads
+// and process boundaries (run.json) by copy.
+struct DeviceInfo
+{
+    bool available = false;      // false: no GPU found (a normal state, not an error)
+    QString name;                // "NVIDIA H200", "CPU (x86_64, 2 threads)"
+    QString vendor;              // "nvidia", "amd", "cpu"
+    QString detectedBy;          // "nvml", "cuda-driver", "rocm-smi", "torch", "cpu"
+    QString databaseKey;         // key in resources/gpus.json, empty when estimated
+    QString computeCapability;   // "9.0", "gfx942", empty for CPU
+    int smCount = 0;             // SMs or CUs
+    double boostClockMHz = 0;
+    double memoryClockMHz = 0;
+    int memoryBusWidthBits = 0;
+    double memoryGiB = 0;
+    double l2MiB = 0;
+    double bandwidthGBs = 0;                     // peak DRAM bandwidth, GB/s (1e9)
+    std::array<double, int(Precision::Count)> peakTflops{}; // dense, per precision; 0 = unknown
+    bool estimated = false;      // peaks estimated from SM count x clock, not from the database
+    QString note;                // where the numbers came from
+
+    double peak(Precision p) const { return peakTflops[size_t(p)]; }
+    // One line for a status bar: "NVIDIA H200 · 132 SMs · 4.8 TB/s · bf16 989 TFLOP/s".
+    QString summary() const;
+};
+
+} // namespace ak
+
+Q_DECLARE_METATYPE(ak::DeviceInfo)

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <QDateTime>
+#include <QMetaType>
+#include <QString>
+#include <QVector>
+
+#include <cmath>
+
+namespace ak {
+
+// Outcome of one experiment. Pending: would be kept, waits for a person (review mode).
+enum class ExperimentStatus { Running, Kept, Reverted, Failed, Crashed, Timeout, Pending, Rejected, Baseline };
+
+QString statusName(ExperimentStatus s);
+bool parseStatus(const QString &text, ExperimentStatus *out);
+
+// What the harness measured. NaN = not measured (an incorrect kernel has no latency).
+struct Metrics
+{
+    double latencyUs = std::nan("");
+    double refLatencyUs = std::nan("");
+    double speedup = std::nan("");       // paired ratio vs the PyTorch reference
+    double tflops = std::nan("");
+    double gbps = std::nan("");
+    double pctPeak = std::nan("");       // % of the roof that bounds this kernel on the device
+    double noisePct = std::nan("");
+    double peakVramMb = std::nan("");
+    QString bound;                       // "memory" | "compute" | ""
+    bool correct = false;
+
+    static bool has(double v) { return !std::isnan(v); }
+};
+
+// One experiment as recorded in experiments.jsonl.
+struct Experiment
+{
+    int id = 0;                 // run-wide, 1-based, increasing
+    QString kernel;             // kernel folder name, e.g. "01-matmul_nvjet"
+    QString commit;             // hex object id of the experiment commit
+    QString parent;             // commit it was based on
+    QString agent;              // "tune", "llm:<model>", "command", "replay", "user"
+    QString description;        // agent's one-line description
+    ExperimentStatus status = ExperimentStatus::Running;
+    QString failure;            // human-readable reason when not kept
+    Metrics metrics;
+    QDateTime started;
+    QDateTime finished;
+    double agentSeconds = 0;    // time the agent took to propose
+    double benchSeconds = 0;    // time the harness took
+};
+
+} // namespace ak
+
+Q_DECLARE_METATYPE(ak::Experiment)

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+namespace ak {
+
+// The steering state of one optimisation target.
+enum class KernelState { Waiting, Active, Pinned, Skipped, Done };
+
+// One profiled kernel and the Amdahl numbers derived from it (profile.json + run state).
+struct KernelRecord
+{
+    int rank = 0;                // 1 = largest share of time
+    QString folder;              // "kernels/01-matmul"
+    QString name;                // kernel symbol as profiled
+    QString opType;              // "matmul", "softmax", ..., "unknown"
+    QString atenOp;              // launching aten op, e.g. "aten::addmm"
+    QStringList shapes;          // input shapes as text, e.g. "[4096, 2048]"
+    QString dtype;               // "bf16", "fp32", ...
+    double timeUs = 0;           // total device time across profiled iterations / iterations
+    double share = 0;            // fraction of total device time, 0..1
+    int calls = 0;               // per iteration
+    double flops = 0;            // per call
+    double bytes = 0;            // per call, minimum traffic
+    double floorUs = 0;          // roofline floor per call on the device
+    double maxSpeedup = 0;       // timeUs / (calls * floorUs)
+    double modelSpeedupAt90 = 0; // whole-model speedup if this kernel reached 90% of its roof
+    KernelState state = KernelState::Waiting;
+};
+
+QString kernelStateName(KernelState s);
+
+} // namespace ak
+
+Q_DECLARE_METATYPE(ak::KernelRecord)

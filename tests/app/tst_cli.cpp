@@ -1,0 +1,61 @@
+#include "testregistry.h"
+
+#include <QProcess>
+
+// Drives the real autokernel-cli binary, as a user or a script would.
+class CliTest : public QObject
+{
+    Q_OBJECT
+private:
+    static QString cli() { return qEnvironmentVariable("AUTOKERNEL_CLI"); }
+
+    static QProcess *run(const QStringList &args)
+    {
+        auto *p = new QProcess;
+        p->start(cli(), args);
+        p->waitForFinished(30000);
+        return p;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY2(QFile::exists(cli()), "AUTOKERNEL_CLI must point at the built binary"); }
+
+    void helpListsSubcommands()
+    {
+        std::unique_ptr<QProcess> p(run({QStringLiteral("--help")}));
+        QCOMPARE(p->exitCode(), 0);
+        const QString out = QString::fromUtf8(p->readAllStandardOutput());
+        QVERIFY(out.contains(QStringLiteral("Commands:")));
+        QVERIFY(out.contains(QStringLiteral("version")));
+    }
+
+    void versionPrintsProjectVersion()
+    {
+        std::unique_ptr<QProcess> p(run({QStringLiteral("--version")}));
+        QCOMPARE(p->exitCode(), 0);
+        QCOMPARE(QString::fromUtf8(p->readAllStandardOutput()).trimmed(),
+                 QStringLiteral("autokernel-cli " AUTOKERNEL_VERSION));
+    }
+
+    void unknownCommandIsUsageError()
+    {
+        std::unique_ptr<QProcess> p(run({QStringLiteral("frobnicate")}));
+        QCOMPARE(p->exitCode(), 2);
+        QVERIFY(QString::fromUtf8(p->readAllStandardError()).contains(QStringLiteral("unknown command 'frobnicate'")));
+    }
+
+    // The headless twin must run on a server without a display: no Qt GUI or Widgets libraries.
+    void linksNoGuiLibraries()
+    {
+        QProcess ldd;
+        ldd.start(QStringLiteral("ldd"), {cli()});
+        QVERIFY(ldd.waitForFinished(10000));
+        const QString deps = QString::fromUtf8(ldd.readAllStandardOutput());
+        QVERIFY2(deps.contains(QStringLiteral("libQt6Core")), qPrintable(deps));
+        QVERIFY2(!deps.contains(QStringLiteral("libQt6Gui")), qPrintable(deps));
+        QVERIFY2(!deps.contains(QStringLiteral("libQt6Widgets")), qPrintable(deps));
+    }
+};
+
+AK_TEST_CLASS(CliTest)
+#include "tst_cli.moc"
