@@ -19,6 +19,17 @@ struct AgentConfig
     QString replayRun;       // run directory whose proposals are replayed
     int seed = 0;
 
+    // LLM agent: request limits (per attempt) and sampling. The price table and the key itself come
+    // from the user's settings at run time, never from here.
+    int maxTokens = 16384;
+    double temperature = -1; // < 0: the server's default
+    bool stream = true;
+    int requestTimeoutSec = 600;
+    int idleTimeoutSec = 120;
+    int maxAttempts = 4;     // 429 / 5xx / connection failures are retried with backoff
+    // Command agent: the external command is killed after this long.
+    int commandTimeoutSec = 1800;
+
     static QString kindName(Kind k);
     static bool parseKind(const QString &text, Kind *out);
     static QStringList kindNames();

@@ -48,6 +48,10 @@ struct Experiment
     QDateTime finished;
     double agentSeconds = 0;    // time the agent took to propose
     double benchSeconds = 0;    // time the harness took
+    // What proposing cost (LLM agents); 0 for agents without a model.
+    qint64 tokensIn = 0;
+    qint64 tokensOut = 0;
+    double cost = 0;            // USD, from the user's price table
 };
 
 } // namespace ak

@@ -28,6 +28,15 @@ struct KernelRecord
     double maxSpeedup = 0;       // timeUs / (calls * floorUs)
     double modelSpeedupAt90 = 0; // whole-model speedup if this kernel reached 90% of its roof
     KernelState state = KernelState::Waiting;
+    // Profiler detail (profile.json), for tooltips and the extract op:
+    QString classifiedBy;        // what decided opType: "aten::addmm", "module RMSNorm", "kernel name"
+    QString module;              // innermost nn.Module class the kernel ran in
+    QString bound;               // "memory" | "compute" | "" (roof unknown)
+    // Run state, filled by the run loader from experiments.jsonl:
+    QString head;                // commit at the tip of the kernel's branch (its current best)
+    int headExperiment = 0;      // experiment whose commit is the head (the baseline at first)
+    int experimentCount = 0;     // experiments started on this kernel, baseline excluded
+    QString stateReason;         // why it was pinned / skipped / done, if given
 };
 
 QString kernelStateName(KernelState s);

@@ -29,6 +29,9 @@ struct KernelStaticInfo
     QString kernelType;          // value of KERNEL_TYPE
     QStringList kernelFnArgs;    // parameter names of kernel_fn
     QVector<TunableConstant> constants;
+    // TEST_SIZES / TOLERANCES / TEST_DTYPES as syntax trees (formatting-independent); a proposal that
+    // changes them (looser tolerances, fewer sizes) is rejected by validateProposal.
+    QString contract;
 };
 
 } // namespace ak

@@ -4,6 +4,8 @@
 #include "experiment.h"
 #include "kernelrecord.h"
 
+#include <QByteArray>
+#include <QHash>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -23,6 +25,22 @@ struct RunSnapshot
     QVector<KernelRecord> kernels;  // in rank order
     QVector<Experiment> experiments; // in id order
     QStringList warnings;           // load problems that did not stop the load ("experiments.jsonl:12: ...")
+    bool reviewMode = false;        // kept experiments wait as pending until accepted
+    QString bestCommit;             // refs/heads/best: a commit combining every kernel's head
+    QByteArray runJson;             // run.json as stored (settings, move-on rules, agent config)
+    QHash<QString, int> kernelIndex;  // kernel folder name ("01-matmul") -> index in kernels
+    QHash<int, int> experimentIndex;  // experiment id -> index in experiments
+
+    const Experiment *experiment(int id) const
+    {
+        const auto it = experimentIndex.constFind(id);
+        return it == experimentIndex.constEnd() ? nullptr : &experiments[*it];
+    }
+    const KernelRecord *kernel(const QString &name) const
+    {
+        const auto it = kernelIndex.constFind(name);
+        return it == kernelIndex.constEnd() ? nullptr : &kernels[*it];
+    }
 };
 
 using RunSnapshotPtr = std::shared_ptr<const RunSnapshot>;

@@ -1,26 +1,316 @@
 #include "mainwindow.h"
 
-#include "cpudevice.h"
+#include "backgroundjob.h"
 
+#include "devicedetector.h"
+#include "devicestatus.h"
+#include "emptystate.h"
+#include "gitrepo.h"
+#include "logview.h"
+#include "loopcontrol.h"
+#include "runloader.h"
+#include "runwatcher.h"
+#include "steeringactions.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
+#include <QToolBar>
 
 namespace ak {
 
+namespace {
+
+constexpr int MaxRecent = 8;
+constexpr int ReloadDebounceMs = 250;
+
+QString recentKey()
+{
+    return QStringLiteral("recentRuns");
+}
+
+QByteArray readBlobFromRun(const QString &runDir, const QString &commit, const QString &path, QString *error)
+{
+    const auto repo = GitRepo::open(runDir, error);
+    if (!repo)
+        return {};
+    return repo->readBlob(commit, path, error);
+}
+
+} // namespace
+
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
+    , m_loader(&RunLoader::load)
+    , m_steering(new SteeringActions(this))
+    , m_central(new QStackedWidget(this))
+    , m_noRun(new EmptyState(m_central))
+    , m_workspace(new RunWorkspace(m_steering, m_central))
+    , m_log(new LogView(this))
+    , m_deviceStatus(new DeviceStatus(this))
+    , m_runDevice(new QLabel(this))
 {
     setWindowTitle(QStringLiteral("AutoKernel Studio"));
-    m_deviceLabel = new QLabel(cpuDevice().summary(), this);
-    statusBar()->addPermanentWidget(m_deviceLabel);
+    setObjectName(QStringLiteral("MainWindow"));
+    m_workspace->setBlobReader(&readBlobFromRun);
+    connect(m_workspace, &RunWorkspace::message, this,
+            [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
+
+    m_central->addWidget(m_noRun);
+    m_central->addWidget(m_workspace);
+    setCentralWidget(m_central);
+
+    auto *logDock = new QDockWidget(QStringLiteral("Log"), this);
+    logDock->setObjectName(QStringLiteral("LogDock"));
+    logDock->setWidget(m_log);
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+
+    createMenus();
+    m_noRun->setMessage(QStringLiteral("No run open"),
+                        QStringLiteral("Open a run directory (File ▸ Open) or profile a model:\n"
+                                       "autokernel-cli profile --model gpt2 --out RUN_DIR"));
+    m_noRun->setAction(m_openAction);
+
+    statusBar()->addPermanentWidget(m_runDevice);
+    statusBar()->addPermanentWidget(m_deviceStatus);
+    m_runDevice->hide();
+    m_runDevice->setContentsMargins(0, 0, 16, 0);
+    // Detection may load vendor libraries and query drivers: never on the GUI thread.
+    m_deviceStatus->startDetection([] {
+        QStringList log;
+        DeviceInfo d = DeviceDetector::detect(0, &log);
+        if (!d.available && !log.isEmpty()) // say what was tried, in the tooltip
+            d.note = (d.note.isEmpty() ? QString() : d.note + QLatin1Char('\n')) + log.join(QLatin1Char('\n'));
+        return d;
+    });
+    connect(m_deviceStatus, &DeviceStatus::detected, this, [this](const DeviceInfo &d) {
+        m_log->appendMessage(LogView::Level::Info, QStringLiteral("this machine: %1").arg(d.summary()));
+    });
+
+    m_reloadTimer.setSingleShot(true);
+    m_reloadTimer.setInterval(ReloadDebounceMs);
+    connect(&m_reloadTimer, &QTimer::timeout, this, &MainWindow::reload);
+
     resize(1400, 900);
+    restoreSettings();
 }
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(QStringLiteral("&File"));
+    m_openAction = file->addAction(QStringLiteral("&Open Run…"), this, &MainWindow::openDialog);
+    m_openAction->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
+    m_reloadAction = file->addAction(QStringLiteral("Re&load"), this, &MainWindow::reload);
+    m_reloadAction->setShortcut(QKeySequence::Refresh);
+    m_reloadAction->setEnabled(false);
+    file->addSeparator();
+    QAction *quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    rebuildRecentMenu();
+
+    auto *toolbar = addToolBar(QStringLiteral("Steering"));
+    toolbar->setObjectName(QStringLiteral("SteeringToolBar"));
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    toolbar->addActions(m_steering->loopActions());
+    toolbar->addSeparator();
+    toolbar->addActions(m_steering->selectionActions());
+
+    QMenu *view = menuBar()->addMenu(QStringLiteral("&View"));
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+    view->addAction(toolbar->toggleViewAction());
+
+    QMenu *loop = menuBar()->addMenu(QStringLiteral("&Loop"));
+    loop->addActions(m_steering->loopActions());
+    loop->addSeparator();
+    loop->addActions(m_steering->selectionActions());
+
+    QMenu *help = menuBar()->addMenu(QStringLiteral("&Help"));
+    help->addAction(QStringLiteral("&About AutoKernel Studio"), this, &MainWindow::showAbout);
+}
+
+bool MainWindow::isShowingRun() const
+{
+    return m_central->currentWidget() == m_workspace;
+}
+
+void MainWindow::setBlobReader(RunWorkspace::BlobReader reader)
+{
+    m_workspace->setBlobReader(std::move(reader));
+}
+
+void MainWindow::setLoopControl(LoopControl *control)
+{
+    m_steering->setLoopControl(control);
+    if (control) {
+        connect(control, &LoopControl::message, this,
+                [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
+        connect(control, &LoopControl::actionFailed, this, [this](const QString &action, const QString &error) {
+            m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(action, error));
+        });
+    }
+}
+
 void MainWindow::openRun(const QString &runDir)
 {
-    setWindowTitle(QStringLiteral("%1 — AutoKernel Studio").arg(runDir));
+    startLoad(QDir(runDir).absolutePath(), false);
+}
+
+void MainWindow::reload()
+{
+    if (!m_runDir.isEmpty())
+        startLoad(m_runDir, true);
+}
+
+void MainWindow::scheduleReload()
+{
+    m_reloadTimer.start();
+}
+
+void MainWindow::startLoad(const QString &dir, bool isReload)
+{
+    const quint64 generation = ++m_generation;
+    if (!isReload) {
+        m_log->appendMessage(LogView::Level::Info, QStringLiteral("opening %1").arg(dir));
+        statusBar()->showMessage(QStringLiteral("Loading %1…").arg(dir));
+    }
+    runInBackground(this, [loader = m_loader, dir] {
+        QString error;
+        RunSnapshotPtr snapshot = loader(dir, &error);
+        if (!snapshot && error.isEmpty())
+            error = QStringLiteral("not a run directory");
+        return std::make_pair(snapshot, error);
+    }, [this, generation, dir, isReload](const std::pair<RunSnapshotPtr, QString> &result) {
+        if (generation != m_generation)
+            return; // a newer open or reload superseded this one
+        const auto &[snapshot, error] = result;
+        if (!snapshot) {
+            m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(dir, error));
+            statusBar()->showMessage(QStringLiteral("Could not open %1: %2").arg(dir, error), 10000);
+            if (!isShowingRun())
+                m_noRun->setMessage(QStringLiteral("Could not open %1").arg(QDir::toNativeSeparators(dir)),
+                                    QStringLiteral("%1\n\nOpen another run directory (File ▸ Open) or profile a model:\n"
+                                                   "autokernel-cli profile --model gpt2 --out RUN_DIR").arg(error));
+            Q_EMIT runLoadFailed(dir, error);
+            return;
+        }
+        for (const QString &w : snapshot->warnings)
+            m_log->appendMessage(LogView::Level::Warning, w);
+        if (!isReload) {
+            addRecent(dir);
+            watch(dir);
+            statusBar()->showMessage(QStringLiteral("Opened %1: %2 kernels, %3 experiments")
+                                         .arg(dir).arg(snapshot->kernels.size()).arg(snapshot->experiments.size()), 5000);
+        }
+        showSnapshot(snapshot);
+        Q_EMIT runLoaded(dir);
+    });
+}
+
+void MainWindow::watch(const QString &dir)
+{
+    // Another process (the loop, the CLI) writes the run; reload when its files change.
+    delete m_watcher;
+    m_watcher = new RunWatcher(dir, this);
+    connect(m_watcher, &RunWatcher::changed, this, &MainWindow::scheduleReload);
+}
+
+void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
+{
+    if (!snapshot)
+        return;
+    m_runDir = snapshot->runDir;
+    m_workspace->setSnapshot(snapshot);
+    m_central->setCurrentWidget(m_workspace);
+    m_reloadAction->setEnabled(true);
+    const QString name = QFileInfo(snapshot->runDir).fileName();
+    setWindowTitle(QStringLiteral("%1 — AutoKernel Studio").arg(name.isEmpty() ? snapshot->runDir : name));
+    const DeviceInfo &d = snapshot->device;
+    m_runDevice->setText(QStringLiteral("Run device: %1").arg(d.name.isEmpty() ? QStringLiteral("not recorded") : d.summary()));
+    m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
+    m_runDevice->show();
+}
+
+void MainWindow::openDialog()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open Run Directory"), m_runDir);
+    if (!dir.isEmpty())
+        openRun(dir);
+}
+
+void MainWindow::addRecent(const QString &dir)
+{
+    QSettings settings;
+    QStringList recent = settings.value(recentKey()).toStringList();
+    recent.removeAll(dir);
+    recent.prepend(dir);
+    while (recent.size() > MaxRecent)
+        recent.removeLast();
+    settings.setValue(recentKey(), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(recentKey()).toStringList();
+    for (const QString &dir : recent)
+        m_recentMenu->addAction(QDir::toNativeSeparators(dir), this, [this, dir] { openRun(dir); });
+    if (!recent.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(QStringLiteral("Clear List"), this, [this] {
+            QSettings().remove(recentKey());
+            rebuildRecentMenu();
+        });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, QStringLiteral("About AutoKernel Studio"),
+                       QStringLiteral("<h3>AutoKernel Studio %1</h3>"
+                                      "<p>Profiles a PyTorch model, ranks its GPU kernels by Amdahl's law and "
+                                      "optimises them in an autonomous loop; every attempt is a git commit in the "
+                                      "run directory.</p><p>Qt %2</p>")
+                           .arg(QStringLiteral(AUTOKERNEL_VERSION), QString::fromLatin1(qVersion())));
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("mainWindow"));
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("state")).toByteArray());
+    m_workspace->restoreState(settings.value(QStringLiteral("workspace")).toByteArray());
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("mainWindow"));
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("state"), saveState());
+    settings.setValue(QStringLiteral("workspace"), m_workspace->saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveSettings();
+    QMainWindow::closeEvent(event);
 }
 
 } // namespace ak

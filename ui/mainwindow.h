@@ -1,23 +1,95 @@
 #pragma once
 
+#include "runsnapshot.h"
+#include "runworkspace.h"
+
 #include <QMainWindow>
+#include <QTimer>
+
+#include <functional>
 
 class QLabel;
+class QMenu;
+class QStackedWidget;
 
 namespace ak {
 
-// The application window: kernel table, charts, commit list + diff, log, device in the status bar.
+class DeviceStatus;
+class EmptyState;
+class LogView;
+class LoopControl;
+class RunWatcher;
+class SteeringActions;
+
+// The application window: kernel table, chart, commit list + diff (RunWorkspace), log dock, steering
+// toolbar, and the device of the run and of this machine in the status bar. Runs load in the
+// background; the latest request wins and stale results are dropped.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
+    using Loader = std::function<RunSnapshotPtr(const QString &dir, QString *error)>;
+
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
+    // Starts loading runDir in the background; runLoaded or runLoadFailed follows.
     void openRun(const QString &runDir);
+    // Loads the open run again (File ▸ Reload, or the watcher saw a change); updates in place.
+    void reload();
+    // Coalesces bursts of change notifications into one reload.
+    void scheduleReload();
+    // Shows a snapshot directly (what a finished load does).
+    void showSnapshot(const RunSnapshotPtr &snapshot);
+
+    void setLoader(Loader loader) { m_loader = std::move(loader); }
+    void setBlobReader(RunWorkspace::BlobReader reader);
+    // nullptr detaches (viewing only). The control is not owned.
+    void setLoopControl(LoopControl *control);
+
+    QString runDir() const { return m_runDir; }
+    bool isShowingRun() const;
+    RunWorkspace *workspace() const { return m_workspace; }
+    EmptyState *noRunState() const { return m_noRun; }
+    DeviceStatus *deviceStatus() const { return m_deviceStatus; }
+    SteeringActions *steering() const { return m_steering; }
+    LogView *logView() const { return m_log; }
+    QLabel *runDeviceLabel() const { return m_runDevice; }
+
+Q_SIGNALS:
+    void runLoaded(const QString &dir);
+    void runLoadFailed(const QString &dir, const QString &error);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
-    QLabel *m_deviceLabel = nullptr;
+    void createMenus();
+    void startLoad(const QString &dir, bool isReload);
+    void openDialog();
+    void watch(const QString &dir);
+    void addRecent(const QString &dir);
+    void rebuildRecentMenu();
+    void showAbout();
+    void restoreSettings();
+    void saveSettings() const;
+
+    Loader m_loader;
+    QString m_runDir;        // the run shown (or being opened)
+    quint64 m_generation = 0;
+    QTimer m_reloadTimer;
+    RunWatcher *m_watcher = nullptr;
+
+    SteeringActions *m_steering;
+    QStackedWidget *m_central;
+    EmptyState *m_noRun;
+    RunWorkspace *m_workspace;
+    LogView *m_log;
+    DeviceStatus *m_deviceStatus;
+    QLabel *m_runDevice;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_openAction = nullptr;
+    QAction *m_reloadAction = nullptr;
 };
 
 } // namespace ak

@@ -4,6 +4,16 @@
 
 namespace ak::cli {
 
+int runBench(const QStringList &args); // bench.cpp
+int runProfile(const QStringList &args); // profile.cpp
+int runStatus(const QStringList &args); // status.cpp
+int runPin(const QStringList &args);    // steer.cpp
+int runUnpin(const QStringList &args);  // steer.cpp
+int runSkip(const QStringList &args);   // steer.cpp
+int runRevert(const QStringList &args); // steer.cpp
+int runAccept(const QStringList &args); // steer.cpp
+int runReject(const QStringList &args); // steer.cpp
+
 // Subcommands are implemented one per file next to this one; each is a thin layer over a library.
 const Command *commands(int *count)
 {
@@ -12,6 +22,15 @@ const Command *commands(int *count)
              QTextStream(stdout) << "autokernel-cli " << AUTOKERNEL_VERSION << Qt::endl;
              return 0;
          }},
+        {"bench", "check and time one kernel.py with the fixed harness", runBench},
+        {"profile", "profile a model, rank its kernels by Amdahl's law, create a run", runProfile},
+        {"status", "show a run directory: kernels, states, outcomes (--json)", runStatus},
+        {"pin", "lock a kernel's best: the agent does not touch it again", runPin},
+        {"unpin", "let the agent work on a pinned kernel again", runUnpin},
+        {"skip", "make the loop pass a kernel (--undo to take it back)", runSkip},
+        {"revert", "make an earlier kept experiment a kernel's head again", runRevert},
+        {"accept", "keep an experiment pending review", runAccept},
+        {"reject", "drop an experiment pending review", runReject},
     };
     *count = int(sizeof(table) / sizeof(table[0]));
     return table;

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "deviceinfo.h"
+#include "experiment.h"
+#include "kernelrecord.h"
+#include "kernelstaticinfo.h"
+
+#include <QHash>
+#include <QString>
+#include <QVector>
+
+namespace ak {
+
+// Everything an agent may look at to propose the next kernel.py of one kernel. A value type built by
+// the loop for each experiment (it crosses into the agent by copy; agents never touch the run store).
+struct AgentContext
+{
+    QString kernelName;          // kernel folder name, as in Experiment::kernel ("01-matmul")
+    QString kernelDir;           // absolute path of that folder in the run directory (read only)
+    QString opType;              // "matmul", "softmax", ... (KERNEL_TYPE)
+    KernelRecord record;         // profiled shapes, dtype, share of time, roofline numbers
+    QString kernelPy;            // the current kernel.py: the best kept version
+    KernelStaticInfo staticInfo; // static check of kernelPy (constants with TUNE_SPACE candidates)
+    DeviceInfo device;
+    Metrics best;                // metrics of the current kernel.py (roofline position: pctPeak, bound)
+    QVector<Experiment> history; // earlier experiments of this kernel, in id order, with results and failures
+    // Experiment id -> the kernel.py that experiment proposed, when the loop could read it back from
+    // the run directory. The tune agent learns the configurations already tried from these texts.
+    QHash<int, QString> historyKernelPy;
+    QString systemPrompt;        // program.md filled by PromptBuilder (device, kernel, rules)
+    QString prompt;              // the user message; empty = ContextPrompt::render(*this)
+    int experimentId = 0;        // id the proposal will be recorded under
+};
+
+} // namespace ak

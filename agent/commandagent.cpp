@@ -1,0 +1,256 @@
+#include "commandagent.h"
+
+#include "contextprompt.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <signal.h>
+#include <unistd.h>
+
+namespace ak {
+namespace {
+
+constexpr qint64 kMaxOutputKept = 64 * 1024;
+
+QString readText(const QString &path, qint64 maxBytes = -1)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return QString();
+    if (maxBytes > 0 && f.size() > maxBytes)
+        f.seek(f.size() - maxBytes); // the tail is where errors are
+    return QString::fromUtf8(f.readAll());
+}
+
+QString firstLine(const QString &text)
+{
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    for (const QString &line : lines) {
+        const QString t = line.trimmed();
+        if (!t.isEmpty())
+            return t.left(200);
+    }
+    return QString();
+}
+
+QString lastLine(const QString &text)
+{
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
+        const QString t = it->trimmed();
+        if (!t.isEmpty())
+            return t.left(300);
+    }
+    return QString();
+}
+
+bool writeFile(const QString &path, const QString &text)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) >= 0 && f.flush();
+}
+
+// Copies the kernel folder's files (references, notes) so the external tool sees what a person would.
+bool copyTree(const QString &from, const QString &to, QString *error)
+{
+    if (from.isEmpty() || !QFileInfo(from).isDir())
+        return true;
+    const QDir source(from);
+    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QString rel = source.relativeFilePath(path);
+        if (rel.contains(QLatin1String("__pycache__")))
+            continue;
+        const QString target = to + QLatin1Char('/') + rel;
+        QDir().mkpath(QFileInfo(target).absolutePath());
+        if (!QFile::copy(path, target)) {
+            *error = QStringLiteral("cannot copy %1 into the scratch folder").arg(path);
+            return false;
+        }
+    }
+    return true;
+}
+
+void killGroup(QProcess *p)
+{
+    const qint64 pid = p->processId();
+    if (pid > 0)
+        ::kill(-pid_t(pid), SIGKILL);
+    p->kill();
+    p->waitForFinished(5000);
+}
+
+} // namespace
+
+CommandAgent::CommandAgent(const AgentConfig &config)
+    : CommandAgent(config.commandTemplate, std::max(1, config.commandTimeoutSec) * 1000)
+{
+}
+
+CommandAgent::CommandAgent(const QString &commandTemplate, int timeoutMs)
+    : m_template(commandTemplate)
+    , m_timeoutMs(std::max(1, timeoutMs))
+{
+}
+
+QStringList CommandAgent::expand(const QString &commandTemplate, const QHash<QString, QString> &values, QString *error)
+{
+    // POSIX shell word splitting without expansions: '...' is literal, "..." allows \" and \\,
+    // a backslash outside quotes escapes the next character. (QProcess::splitCommand knows only ".)
+    QStringList args;
+    QString word;
+    bool inWord = false;
+    QChar quote;
+    for (qsizetype i = 0; i < commandTemplate.size(); ++i) {
+        const QChar c = commandTemplate.at(i);
+        if (quote == QLatin1Char('\'')) {
+            if (c == quote)
+                quote = QChar();
+            else
+                word += c;
+        } else if (quote == QLatin1Char('"')) {
+            if (c == quote)
+                quote = QChar();
+            else if (c == QLatin1Char('\\') && i + 1 < commandTemplate.size()
+                     && (commandTemplate.at(i + 1) == QLatin1Char('"') || commandTemplate.at(i + 1) == QLatin1Char('\\')))
+                word += commandTemplate.at(++i);
+            else
+                word += c;
+        } else if (c == QLatin1Char('\'') || c == QLatin1Char('"')) {
+            quote = c;
+            inWord = true;
+        } else if (c == QLatin1Char('\\') && i + 1 < commandTemplate.size()) {
+            word += commandTemplate.at(++i);
+            inWord = true;
+        } else if (c.isSpace()) {
+            if (inWord)
+                args << word;
+            word.clear();
+            inWord = false;
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (!quote.isNull()) {
+        *error = QStringLiteral("the command template has an unclosed %1 quote: %2").arg(QString(quote), commandTemplate);
+        return {};
+    }
+    if (inWord)
+        args << word;
+    if (args.isEmpty()) {
+        *error = QStringLiteral("no command template is set for the command agent");
+        return {};
+    }
+    for (QString &arg : args) {
+        for (auto it = values.cbegin(); it != values.cend(); ++it)
+            arg.replace(QLatin1Char('{') + it.key() + QLatin1Char('}'), it.value());
+    }
+    return args;
+}
+
+AgentResult CommandAgent::propose(const AgentContext &context)
+{
+    QElapsedTimer clock;
+    clock.start();
+    auto seconds = [&] { return double(clock.elapsed()) / 1000.0; };
+    auto fail = [&](AgentError::Kind kind, const QString &why, bool retryable, const QString &output = QString()) {
+        AgentError e;
+        e.kind = kind;
+        e.reason = why;
+        e.retryable = retryable;
+        e.rawReply = output;
+        return finish(AgentResult::failure(e), seconds());
+    };
+    if (stopRequested())
+        return cancelled(0);
+
+    QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/autokernel-command-XXXXXX"));
+    if (!scratch.isValid())
+        return fail(AgentError::Kind::Command, QStringLiteral("cannot create a scratch folder: ") + scratch.errorString(), true);
+    const QString workDir = scratch.filePath(QStringLiteral("work"));
+    const QString promptFile = scratch.filePath(QStringLiteral("prompt.md"));
+    const QString kernelFile = workDir + QStringLiteral("/kernel.py");
+    QString error;
+    if (!QDir().mkpath(workDir) || !copyTree(context.kernelDir, workDir, &error))
+        return fail(AgentError::Kind::Command, error.isEmpty() ? QStringLiteral("cannot prepare the scratch folder") : error, true);
+    QFile::remove(workDir + QStringLiteral("/DESCRIPTION"));
+    QString prompt = context.systemPrompt;
+    if (!prompt.isEmpty() && !context.prompt.isEmpty())
+        prompt += QStringLiteral("\n\n");
+    prompt += context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
+    if (!writeFile(kernelFile, context.kernelPy) || !writeFile(promptFile, prompt))
+        return fail(AgentError::Kind::Command, QStringLiteral("cannot write into the scratch folder %1").arg(scratch.path()), true);
+
+    const QStringList args = expand(m_template, {{QStringLiteral("prompt"), promptFile}, {QStringLiteral("dir"), workDir}, {QStringLiteral("kernel"), kernelFile}}, &error);
+    if (args.isEmpty())
+        return fail(AgentError::Kind::Config, error, false);
+
+    QProcess process;
+    process.setProgram(args.first());
+    process.setArguments(args.mid(1));
+    process.setWorkingDirectory(workDir);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("AUTOKERNEL_PROMPT_FILE"), promptFile);
+    env.insert(QStringLiteral("AUTOKERNEL_WORKDIR"), workDir);
+    env.insert(QStringLiteral("AUTOKERNEL_KERNEL_FILE"), kernelFile);
+    process.setProcessEnvironment(env);
+    process.setStandardInputFile(QProcess::nullDevice());
+    // Files, not pipes: a chatty tool cannot fill a pipe and stall, and nothing is held in memory.
+    const QString outFile = scratch.filePath(QStringLiteral("stdout.txt"));
+    const QString errFile = scratch.filePath(QStringLiteral("stderr.txt"));
+    process.setStandardOutputFile(outFile);
+    process.setStandardErrorFile(errFile);
+    // Its own process group, so that stop/timeout also ends whatever the tool spawned.
+    process.setChildProcessModifier([] { ::setpgid(0, 0); });
+    process.start();
+    if (!process.waitForStarted(10000))
+        return fail(AgentError::Kind::Command, QStringLiteral("cannot start \"%1\": %2").arg(args.first(), process.errorString()), false);
+
+    while (!process.waitForFinished(25)) {
+        if (process.state() == QProcess::NotRunning)
+            break;
+        if (stopRequested()) {
+            killGroup(&process);
+            return cancelled(seconds());
+        }
+        if (clock.elapsed() > m_timeoutMs) {
+            killGroup(&process);
+            return fail(AgentError::Kind::Timeout, QStringLiteral("the command did not finish within %1 s and was killed").arg(m_timeoutMs / 1000.0), true,
+                        readText(outFile, kMaxOutputKept));
+        }
+    }
+    const QString out = readText(outFile, kMaxOutputKept);
+    if (process.exitStatus() == QProcess::CrashExit)
+        return fail(AgentError::Kind::Command, QStringLiteral("the command crashed: %1").arg(lastLine(readText(errFile, kMaxOutputKept))), true, out);
+    if (process.exitCode() != 0) {
+        const QString why = lastLine(readText(errFile, kMaxOutputKept));
+        return fail(AgentError::Kind::Command,
+                    QStringLiteral("the command exited with code %1%2").arg(process.exitCode()).arg(why.isEmpty() ? QString() : QStringLiteral(": ") + why),
+                    true, out);
+    }
+    if (!QFileInfo::exists(kernelFile))
+        return fail(AgentError::Kind::BadReply, QStringLiteral("the command removed kernel.py"), true, out);
+    const QString proposed = readText(kernelFile);
+    if (proposed == context.kernelPy)
+        return fail(AgentError::Kind::NoChange, QStringLiteral("the command left kernel.py unchanged"), true, out);
+
+    AgentProposal p;
+    p.kernelPy = proposed;
+    p.description = firstLine(readText(workDir + QStringLiteral("/DESCRIPTION"), 4096));
+    if (p.description.isEmpty())
+        p.description = firstLine(out);
+    if (p.description.isEmpty())
+        p.description = QStringLiteral("edit by %1").arg(QFileInfo(args.first()).fileName());
+    p.rawReply = out;
+    return finish(AgentResult::success(std::move(p)), seconds());
+}
+
+} // namespace ak

@@ -1,0 +1,120 @@
+#include "llmagent.h"
+
+#include "contextprompt.h"
+#include "llmclient.h"
+#include "llmprotocol.h"
+#include "replyparser.h"
+
+#include <QElapsedTimer>
+
+namespace ak {
+
+LlmAgent::LlmAgent(const AgentConfig &config, const QString &apiKey, const PriceTable &prices)
+    : m_prices(prices)
+    , m_apiKeyEnv(config.apiKeyEnv.trimmed())
+{
+    if (!LlmProtocol::parse(config.llmProtocol, &m_request.protocol))
+        m_configError = QStringLiteral("unknown LLM protocol \"%1\" (expected openai or anthropic)").arg(config.llmProtocol);
+    m_request.baseUrl = config.baseUrl;
+    m_request.model = config.model.trimmed();
+    m_request.apiKey = apiKey;
+    if (m_request.apiKey.isEmpty() && !m_apiKeyEnv.isEmpty())
+        m_request.apiKey = qEnvironmentVariable(m_apiKeyEnv.toLocal8Bit().constData());
+    m_request.maxTokens = config.maxTokens > 0 ? config.maxTokens : 16384;
+    m_request.temperature = config.temperature;
+    m_request.stream = config.stream;
+    m_request.totalTimeoutMs = std::max(1, config.requestTimeoutSec) * 1000;
+    m_request.idleTimeoutMs = std::max(1, config.idleTimeoutSec) * 1000;
+    m_request.maxAttempts = std::max(1, config.maxAttempts);
+
+    if (m_configError.isEmpty() && m_request.model.isEmpty())
+        m_configError = QStringLiteral("no model is set for the LLM agent");
+    if (m_configError.isEmpty() && !LlmProtocol::endpoint(m_request).isValid())
+        m_configError = QStringLiteral("the LLM base URL \"%1\" is not a valid URL").arg(config.baseUrl);
+}
+
+QString LlmAgent::name() const
+{
+    return QStringLiteral("llm:") + m_request.model;
+}
+
+QString LlmAgent::configurationError() const
+{
+    if (!m_configError.isEmpty())
+        return m_configError;
+    if (m_request.apiKey.isEmpty() && LlmProtocol::isPublicCloud(m_request)) {
+        const QString env = m_apiKeyEnv.isEmpty()
+            ? (m_request.protocol == LlmRequest::Protocol::Anthropic ? QStringLiteral("ANTHROPIC_API_KEY") : QStringLiteral("OPENAI_API_KEY"))
+            : m_apiKeyEnv;
+        return QStringLiteral("no API key for %1: set $%2 or enter a key in the settings")
+            .arg(LlmProtocol::endpoint(m_request).host(), env);
+    }
+    return QString();
+}
+
+AgentError LlmAgent::error(AgentError::Kind kind, const QString &reason, bool retryable) const
+{
+    AgentError e;
+    e.kind = kind;
+    e.reason = LlmClient::redact(reason, m_request.apiKey);
+    e.retryable = retryable;
+    return e;
+}
+
+QString LlmAgent::userPrompt(const AgentContext &context)
+{
+    return context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
+}
+
+AgentResult LlmAgent::propose(const AgentContext &context)
+{
+    QElapsedTimer clock;
+    clock.start();
+    auto seconds = [&] { return double(clock.elapsed()) / 1000.0; };
+    if (stopRequested())
+        return cancelled(seconds());
+    if (const QString why = configurationError(); !why.isEmpty())
+        return finish(AgentResult::failure(error(AgentError::Kind::Config, why, false)), seconds());
+
+    LlmRequest request = m_request;
+    request.system = context.systemPrompt;
+    request.user = userPrompt(context);
+    LlmClient client(stopFlag());
+    const LlmResponse response = client.send(request);
+
+    AgentUsage usage;
+    usage.tokensIn = response.tokensIn;
+    usage.tokensOut = response.tokensOut;
+    usage.cost = m_prices.cost(m_request.model, response.tokensIn, response.tokensOut);
+    usage.attempts = response.attempts;
+    usage.seconds = seconds();
+
+    auto fail = [&](AgentError e) {
+        e.usage = usage;
+        e.rawReply = response.text;
+        return finish(AgentResult::failure(std::move(e)), usage.seconds);
+    };
+    if (!response.ok)
+        return fail(error(response.errorKind, response.error, response.retryable));
+    if (response.text.trimmed().isEmpty())
+        return fail(error(AgentError::Kind::BadReply, QStringLiteral("the model's reply is empty"), true));
+
+    const ParsedReply parsed = ReplyParser::parse(response.text);
+    if (!parsed.ok) {
+        QString why = QStringLiteral("unusable reply: ") + parsed.error;
+        if (response.truncated())
+            why += QStringLiteral(" (the reply was cut off at max_tokens %1)").arg(request.maxTokens);
+        return fail(error(AgentError::Kind::BadReply, why, true));
+    }
+    if (parsed.kernelPy.trimmed() == context.kernelPy.trimmed())
+        return fail(error(AgentError::Kind::NoChange, QStringLiteral("the model returned kernel.py unchanged"), true));
+
+    AgentProposal p;
+    p.kernelPy = parsed.kernelPy;
+    p.description = parsed.description;
+    p.usage = usage;
+    p.rawReply = response.text;
+    return finish(AgentResult::success(std::move(p)), usage.seconds);
+}
+
+} // namespace ak

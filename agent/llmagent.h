@@ -1,0 +1,40 @@
+#pragma once
+
+#include "agent.h"
+#include "agentconfig.h"
+#include "llmpricing.h"
+#include "llmrequest.h"
+
+namespace ak {
+
+// Asks a chat model for a new kernel.py: system prompt = program.md, user prompt = the kernel's
+// context (AgentContext::prompt). The reply must carry a DESCRIPTION line and one fenced python block
+// (ReplyParser); anything else is an AgentError of kind BadReply with the raw reply kept.
+//
+// The API key is resolved once at construction: the key passed in (the user's settings store) or
+// else the environment variable config.apiKeyEnv. It lives in memory only and is redacted from every
+// error message. A key is required only for the public endpoints (api.openai.com, api.anthropic.com).
+class LlmAgent : public Agent
+{
+public:
+    LlmAgent(const AgentConfig &config, const QString &apiKey = QString(), const PriceTable &prices = PriceTable());
+
+    QString name() const override;
+    AgentResult propose(const AgentContext &context) override;
+
+    // The request every proposal starts from (protocol, URL, limits). Tests shorten backoffs here.
+    LlmRequest &requestDefaults() { return m_request; }
+    // "" when the agent can run; otherwise why not ("no API key: set $ANTHROPIC_API_KEY ...").
+    QString configurationError() const;
+
+private:
+    AgentError error(AgentError::Kind kind, const QString &reason, bool retryable) const;
+    static QString userPrompt(const AgentContext &context);
+
+    LlmRequest m_request;
+    PriceTable m_prices;
+    QString m_apiKeyEnv;
+    QString m_configError;
+};
+
+} // namespace ak

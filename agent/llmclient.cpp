@@ -1,0 +1,255 @@
+#include "llmclient.h"
+
+#include "llmprotocol.h"
+#include "ssedecoder.h"
+
+#include <QDateTime>
+#include <QDeadlineTimer>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace ak {
+namespace {
+
+constexpr qsizetype kMaxReplyBytes = 16 * 1024 * 1024; // a kernel.py reply is tens of kB
+constexpr int kStopPollMs = 25;
+
+} // namespace
+
+LlmClient::LlmClient(const std::atomic<bool> *stop)
+    : m_stop(stop)
+{
+}
+
+QString LlmClient::redact(QString text, const QString &secret)
+{
+    if (secret.size() >= 4)
+        text.replace(secret, QStringLiteral("[redacted]"));
+    return text;
+}
+
+int LlmClient::retryAfterMs(const QByteArray &value)
+{
+    const QByteArray v = value.trimmed();
+    if (v.isEmpty())
+        return -1;
+    bool ok = false;
+    const double seconds = v.toDouble(&ok);
+    if (ok)
+        return seconds < 0 ? -1 : int(std::min(seconds, 86400.0) * 1000);
+    // HTTP dates say "GMT" ("Wed, 21 Oct 2015 07:28:00 GMT"); Qt's RFC 2822 parser wants an offset.
+    QString date = QString::fromLatin1(v);
+    if (date.endsWith(QLatin1String(" GMT")))
+        date = date.chopped(4) + QStringLiteral(" +0000");
+    const QDateTime when = QDateTime::fromString(date, Qt::RFC2822Date);
+    if (!when.isValid())
+        return -1;
+    return int(std::clamp<qint64>(QDateTime::currentDateTimeUtc().msecsTo(when), 0, 86400 * 1000));
+}
+
+bool LlmClient::isRetryableStatus(int status)
+{
+    return status == 408 || status == 429 || status >= 500;
+}
+
+bool LlmClient::isRetryableNetworkError(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::ConnectionRefusedError:
+    case QNetworkReply::RemoteHostClosedError:
+    case QNetworkReply::HostNotFoundError:
+    case QNetworkReply::TimeoutError:
+    case QNetworkReply::TemporaryNetworkFailureError:
+    case QNetworkReply::NetworkSessionFailedError:
+    case QNetworkReply::ProxyConnectionRefusedError:
+    case QNetworkReply::ProxyConnectionClosedError:
+    case QNetworkReply::ProxyTimeoutError:
+    case QNetworkReply::UnknownNetworkError:
+    case QNetworkReply::UnknownProxyError:
+    case QNetworkReply::ServiceUnavailableError:
+    case QNetworkReply::InternalServerError:
+    case QNetworkReply::UnknownServerError:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool LlmClient::sleepMs(int ms) const
+{
+    QDeadlineTimer deadline(ms);
+    while (!deadline.hasExpired()) {
+        if (m_stop && m_stop->load())
+            return false;
+        QThread::msleep(std::min<qint64>(kStopPollMs, std::max<qint64>(1, deadline.remainingTime())));
+    }
+    return !(m_stop && m_stop->load());
+}
+
+LlmResponse LlmClient::send(const LlmRequest &request)
+{
+    LlmResponse last;
+    qint64 tokensIn = 0;
+    qint64 tokensOut = 0;
+    const int attempts = std::max(1, request.maxAttempts);
+    for (int i = 1; i <= attempts; ++i) {
+        int retryAfter = -1;
+        last = attempt(request, &retryAfter);
+        // Tokens a failed attempt reported were still billed.
+        tokensIn += last.tokensIn;
+        tokensOut += last.tokensOut;
+        last.tokensIn = tokensIn;
+        last.tokensOut = tokensOut;
+        last.attempts = i;
+        if (last.ok || !last.retryable || i == attempts)
+            break;
+        const qint64 backoff = std::min<qint64>(qint64(request.initialBackoffMs) << std::min(i - 1, 20), request.maxBackoffMs);
+        const int wait = retryAfter >= 0 ? std::min(retryAfter, request.maxBackoffMs) : int(backoff);
+        if (!sleepMs(wait)) {
+            last.ok = false;
+            last.errorKind = AgentError::Kind::Cancelled;
+            last.error = QStringLiteral("stopped by request");
+            last.retryable = false;
+            break;
+        }
+    }
+    if (!last.ok && last.attempts > 1 && last.errorKind != AgentError::Kind::Cancelled)
+        last.error += QStringLiteral(" (after %1 attempts)").arg(last.attempts);
+    last.error = redact(last.error, request.apiKey);
+    return last;
+}
+
+LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
+{
+    LlmResponse out;
+    if (m_stop && m_stop->load()) {
+        out.errorKind = AgentError::Kind::Cancelled;
+        out.error = QStringLiteral("stopped by request");
+        return out;
+    }
+
+    QNetworkAccessManager nam;
+    QNetworkRequest nr = LlmProtocol::networkRequest(request);
+    nr.setTransferTimeout(request.idleTimeoutMs); // aborts after this long without a byte
+    QNetworkReply *reply = nam.post(nr, LlmProtocol::body(request));
+
+    enum class Abort { None, Total, Cancel, TooLarge, BadStream };
+    Abort abortReason = Abort::None;
+    bool streaming = false;
+    bool done = false;
+    QByteArray whole;
+    SseDecoder decoder;
+    QString streamError;
+    bool gotData = false;
+
+    QEventLoop loop;
+    QTimer total;
+    total.setSingleShot(true);
+    QTimer poll;
+    auto abortWith = [&](Abort why) {
+        if (abortReason == Abort::None)
+            abortReason = why;
+        reply->abort();
+    };
+    QObject::connect(&total, &QTimer::timeout, &loop, [&] { abortWith(Abort::Total); });
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (m_stop && m_stop->load())
+            abortWith(Abort::Cancel);
+    });
+    QObject::connect(reply, &QNetworkReply::metaDataChanged, &loop, [&] {
+        const QString type = reply->header(QNetworkRequest::ContentTypeHeader).toString();
+        streaming = type.startsWith(QLatin1String("text/event-stream"));
+    });
+    QObject::connect(reply, &QNetworkReply::readyRead, &loop, [&] {
+        const QByteArray chunk = reply->readAll();
+        gotData = gotData || !chunk.isEmpty();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (!streaming || status >= 300) {
+            whole.append(chunk);
+            if (whole.size() > kMaxReplyBytes)
+                abortWith(Abort::TooLarge);
+            return;
+        }
+        for (const SseEvent &e : decoder.feed(chunk)) {
+            if (!LlmProtocol::applyEvent(request.protocol, e, &out, &done)) {
+                streamError = out.error;
+                abortWith(Abort::BadStream);
+                return;
+            }
+        }
+        if (out.text.size() > kMaxReplyBytes)
+            abortWith(Abort::TooLarge);
+    });
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    total.start(std::max(1, request.totalTimeoutMs));
+    poll.start(kStopPollMs);
+    if (!reply->isFinished())
+        loop.exec();
+
+    out.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    *retryAfter = retryAfterMs(reply->rawHeader("Retry-After"));
+    const QNetworkReply::NetworkError netError = reply->error();
+    const QString netErrorText = reply->errorString();
+    if (streaming && abortReason == Abort::None && out.httpStatus < 300) {
+        for (const SseEvent &e : decoder.finish()) {
+            if (!LlmProtocol::applyEvent(request.protocol, e, &out, &done)) {
+                streamError = out.error;
+                abortReason = Abort::BadStream;
+                break;
+            }
+        }
+    }
+    delete reply;
+
+    auto fail = [&](AgentError::Kind kind, const QString &why, bool retryable) {
+        out.ok = false;
+        out.errorKind = kind;
+        out.error = why;
+        out.retryable = retryable;
+        return out;
+    };
+    const int seconds = std::max(1, request.totalTimeoutMs / 1000);
+    switch (abortReason) {
+    case Abort::Cancel: return fail(AgentError::Kind::Cancelled, QStringLiteral("stopped by request"), false);
+    case Abort::Total: return fail(AgentError::Kind::Timeout, QStringLiteral("no complete reply within %1 s").arg(seconds), true);
+    case Abort::TooLarge: return fail(AgentError::Kind::BadReply, QStringLiteral("the reply exceeds %1 MiB").arg(kMaxReplyBytes >> 20), false);
+    case Abort::BadStream: {
+        // Anthropic reports overload inside a 200 stream; that one is worth retrying.
+        const bool overloaded = streamError.contains(QLatin1String("overloaded")) || streamError.contains(QLatin1String("api_error"));
+        return fail(AgentError::Kind::Http, QStringLiteral("error in the reply stream: ") + streamError, overloaded);
+    }
+    case Abort::None: break;
+    }
+
+    if (out.httpStatus >= 400) {
+        const QString msg = LlmProtocol::errorMessage(whole);
+        return fail(AgentError::Kind::Http,
+                    QStringLiteral("HTTP %1 from %2%3").arg(out.httpStatus).arg(LlmProtocol::endpoint(request).toDisplayString(),
+                                                             msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),
+                    isRetryableStatus(out.httpStatus));
+    }
+    if (netError == QNetworkReply::OperationCanceledError)
+        return fail(AgentError::Kind::Timeout, QStringLiteral("no data from the server for %1 s").arg(std::max(1, request.idleTimeoutMs / 1000)), true);
+    if (netError != QNetworkReply::NoError) {
+        const QString where = LlmProtocol::endpoint(request).toDisplayString();
+        const QString what = !gotData ? QStringLiteral("request to %1 failed: %2").arg(where, netErrorText)
+                                                : QStringLiteral("connection to %1 lost mid-reply: %2").arg(where, netErrorText);
+        return fail(AgentError::Kind::Network, what, isRetryableNetworkError(netError));
+    }
+
+    if (streaming) {
+        if (!done && out.text.isEmpty())
+            return fail(AgentError::Kind::Network, QStringLiteral("the reply stream ended without an answer"), true);
+    } else if (!LlmProtocol::parseBody(request.protocol, whole, &out)) {
+        return fail(AgentError::Kind::BadReply, out.error, false);
+    }
+    out.ok = true;
+    out.error.clear();
+    return out;
+}
+
+} // namespace ak

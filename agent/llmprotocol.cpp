@@ -1,0 +1,267 @@
+#include "llmprotocol.h"
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace ak {
+namespace {
+
+const QString kOpenAiBase = QStringLiteral("https://api.openai.com/v1");
+const QString kAnthropicBase = QStringLiteral("https://api.anthropic.com");
+
+std::string utf8(const QString &s) { return s.toStdString(); }
+
+QString str(const json &j, const char *key)
+{
+    if (!j.is_object())
+        return QString();
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_string())
+        return QString();
+    return QString::fromStdString(it->get<std::string>());
+}
+
+// Never throws: a missing key or a non-object gives null (replies from other servers vary).
+json sub(const json &j, const char *key)
+{
+    if (!j.is_object())
+        return json();
+    const auto it = j.find(key);
+    return it == j.end() ? json() : *it;
+}
+
+qint64 num(const json &j, const char *key)
+{
+    if (!j.is_object())
+        return 0;
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<qint64>() : 0;
+}
+
+QString oneLine(QString s, int max = 300)
+{
+    s.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    s.replace(QLatin1Char('\r'), QLatin1Char(' '));
+    s = s.simplified();
+    if (s.size() > max)
+        s = s.left(max) + QStringLiteral("...");
+    return s;
+}
+
+QString errorOf(const json &j)
+{
+    if (!j.is_object() || !j.contains("error"))
+        return QString();
+    const json &e = j["error"];
+    if (e.is_string())
+        return QString::fromStdString(e.get<std::string>());
+    QString msg = str(e, "message");
+    const QString type = str(e, "type");
+    if (msg.isEmpty())
+        msg = QString::fromStdString(e.dump());
+    return type.isEmpty() ? msg : type + QStringLiteral(": ") + msg;
+}
+
+void anthropicUsage(const json &usage, LlmResponse *out)
+{
+    if (!usage.is_object())
+        return;
+    // Cached prompt tokens are still prompt tokens; the price table has one input price.
+    const qint64 in = num(usage, "input_tokens") + num(usage, "cache_creation_input_tokens")
+        + num(usage, "cache_read_input_tokens");
+    if (in > 0)
+        out->tokensIn = in;
+    if (usage.contains("output_tokens"))
+        out->tokensOut = num(usage, "output_tokens");
+}
+
+void openAiUsage(const json &usage, LlmResponse *out)
+{
+    if (!usage.is_object())
+        return;
+    out->tokensIn = num(usage, "prompt_tokens");
+    out->tokensOut = num(usage, "completion_tokens");
+}
+
+} // namespace
+
+QString LlmProtocol::name(LlmRequest::Protocol p)
+{
+    return p == LlmRequest::Protocol::Anthropic ? QStringLiteral("anthropic") : QStringLiteral("openai");
+}
+
+bool LlmProtocol::parse(const QString &text, LlmRequest::Protocol *out)
+{
+    const QString t = text.trimmed().toLower();
+    LlmRequest::Protocol p;
+    if (t == QLatin1String("openai") || t == QLatin1String("chat-completions"))
+        p = LlmRequest::Protocol::OpenAi;
+    else if (t == QLatin1String("anthropic") || t == QLatin1String("messages"))
+        p = LlmRequest::Protocol::Anthropic;
+    else
+        return false;
+    if (out)
+        *out = p;
+    return true;
+}
+
+QUrl LlmProtocol::endpoint(const LlmRequest &request)
+{
+    const bool anthropic = request.protocol == LlmRequest::Protocol::Anthropic;
+    QString base = request.baseUrl.trimmed();
+    if (base.isEmpty())
+        base = anthropic ? kAnthropicBase : kOpenAiBase;
+    while (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    if (anthropic) {
+        if (base.endsWith(QLatin1String("/messages")))
+            return QUrl(base);
+        return QUrl(base.endsWith(QLatin1String("/v1")) ? base + QStringLiteral("/messages")
+                                                          : base + QStringLiteral("/v1/messages"));
+    }
+    if (base.endsWith(QLatin1String("/chat/completions")))
+        return QUrl(base);
+    return QUrl(base + QStringLiteral("/chat/completions"));
+}
+
+bool LlmProtocol::isPublicCloud(const LlmRequest &request)
+{
+    const QString host = endpoint(request).host().toLower();
+    return host == QLatin1String("api.openai.com") || host == QLatin1String("api.anthropic.com");
+}
+
+QNetworkRequest LlmProtocol::networkRequest(const LlmRequest &request)
+{
+    QNetworkRequest r(endpoint(request));
+    r.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    r.setRawHeader("Accept", request.stream ? QByteArrayLiteral("text/event-stream") : QByteArrayLiteral("application/json"));
+    r.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
+    if (request.protocol == LlmRequest::Protocol::Anthropic) {
+        r.setRawHeader("anthropic-version", QByteArrayLiteral("2023-06-01"));
+        if (!request.apiKey.isEmpty())
+            r.setRawHeader("x-api-key", request.apiKey.toUtf8());
+    } else if (!request.apiKey.isEmpty()) {
+        r.setRawHeader("Authorization", QByteArrayLiteral("Bearer ") + request.apiKey.toUtf8());
+    }
+    return r;
+}
+
+QByteArray LlmProtocol::body(const LlmRequest &request)
+{
+    json j;
+    j["model"] = utf8(request.model);
+    j["max_tokens"] = request.maxTokens;
+    if (request.temperature >= 0)
+        j["temperature"] = request.temperature;
+    j["stream"] = request.stream;
+    if (request.protocol == LlmRequest::Protocol::Anthropic) {
+        if (!request.system.isEmpty())
+            j["system"] = utf8(request.system);
+        j["messages"] = json::array({{{"role", "user"}, {"content", utf8(request.user)}}});
+    } else {
+        json messages = json::array();
+        if (!request.system.isEmpty())
+            messages.push_back({{"role", "system"}, {"content", utf8(request.system)}});
+        messages.push_back({{"role", "user"}, {"content", utf8(request.user)}});
+        j["messages"] = messages;
+        if (request.stream)
+            j["stream_options"] = {{"include_usage", true}}; // usage arrives in the last chunk
+    }
+    return QByteArray::fromStdString(j.dump());
+}
+
+bool LlmProtocol::parseBody(LlmRequest::Protocol p, const QByteArray &body, LlmResponse *out)
+{
+    const json j = json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        out->error = QStringLiteral("the reply is not JSON: ") + oneLine(QString::fromUtf8(body), 120);
+        return false;
+    }
+    if (const QString e = errorOf(j); !e.isEmpty()) {
+        out->error = oneLine(e);
+        return false;
+    }
+    if (p == LlmRequest::Protocol::Anthropic) {
+        if (!j.contains("content") || !j["content"].is_array()) {
+            out->error = QStringLiteral("the reply has no \"content\" array");
+            return false;
+        }
+        QString text;
+        for (const json &block : j["content"]) {
+            if (str(block, "type") == QLatin1String("text"))
+                text += str(block, "text");
+        }
+        out->text = text;
+        out->stopReason = str(j, "stop_reason");
+        anthropicUsage(sub(j, "usage"), out);
+        return true;
+    }
+    if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) {
+        out->error = QStringLiteral("the reply has no \"choices\"");
+        return false;
+    }
+    const json &choice = j["choices"][0];
+    out->text = str(sub(choice, "message"), "content");
+    out->stopReason = str(choice, "finish_reason");
+    openAiUsage(sub(j, "usage"), out);
+    return true;
+}
+
+bool LlmProtocol::applyEvent(LlmRequest::Protocol p, const SseEvent &event, LlmResponse *out, bool *done)
+{
+    const QByteArray data = event.data.trimmed();
+    if (p == LlmRequest::Protocol::OpenAi && data == "[DONE]") {
+        *done = true;
+        return true;
+    }
+    if (data.isEmpty())
+        return true;
+    const json j = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        out->error = QStringLiteral("unreadable stream event: ") + oneLine(QString::fromUtf8(data), 120);
+        return false;
+    }
+    if (const QString e = errorOf(j); !e.isEmpty()) {
+        out->error = oneLine(e);
+        return false;
+    }
+    if (p == LlmRequest::Protocol::Anthropic) {
+        const QString type = str(j, "type");
+        if (type == QLatin1String("message_start")) {
+            anthropicUsage(sub(sub(j, "message"), "usage"), out);
+        } else if (type == QLatin1String("content_block_delta")) {
+            const json delta = sub(j, "delta");
+            if (str(delta, "type") == QLatin1String("text_delta"))
+                out->text += str(delta, "text");
+        } else if (type == QLatin1String("message_delta")) {
+            out->stopReason = str(sub(j, "delta"), "stop_reason");
+            anthropicUsage(sub(j, "usage"), out);
+        } else if (type == QLatin1String("message_stop")) {
+            *done = true;
+        }
+        return true;
+    }
+    if (j.contains("choices") && j["choices"].is_array() && !j["choices"].empty()) {
+        const json &choice = j["choices"][0];
+        out->text += str(sub(choice, "delta"), "content");
+        if (const QString r = str(choice, "finish_reason"); !r.isEmpty())
+            out->stopReason = r;
+    }
+    if (j.contains("usage"))
+        openAiUsage(j["usage"], out);
+    return true;
+}
+
+QString LlmProtocol::errorMessage(const QByteArray &body)
+{
+    const json j = json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
+    if (!j.is_discarded()) {
+        if (const QString e = errorOf(j); !e.isEmpty())
+            return oneLine(e);
+    }
+    const QString text = QString::fromUtf8(body).trimmed();
+    return oneLine(text.section(QLatin1Char('\n'), 0, 0), 200);
+}
+
+} // namespace ak

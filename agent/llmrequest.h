@@ -1,0 +1,50 @@
+#pragma once
+
+#include "agentresult.h"
+
+#include <QString>
+
+namespace ak {
+
+// One request to a chat model, protocol-neutral. Holds the API key in memory only: nothing in the
+// LLM layer writes a request, its headers or the key anywhere.
+struct LlmRequest
+{
+    enum class Protocol { OpenAi, Anthropic };
+    Protocol protocol = Protocol::OpenAi;
+    QString baseUrl;             // empty = the protocol's public endpoint
+    QString model;
+    QString apiKey;              // empty = no auth header (local servers)
+    QString system;
+    QString user;
+    int maxTokens = 16384;
+    double temperature = -1;     // < 0: the server's default
+    bool stream = true;
+    int totalTimeoutMs = 600000; // per attempt, from sending to the last byte
+    int idleTimeoutMs = 120000;  // per attempt, longest silence (no byte received)
+    int maxAttempts = 4;         // retries on 429, 5xx and connection failures
+    int initialBackoffMs = 1000; // doubled per retry unless the server sends Retry-After
+    int maxBackoffMs = 60000;
+};
+
+struct LlmResponse
+{
+    bool ok = false;
+    QString text;                // the assistant's reply
+    QString stopReason;          // "stop", "length", "end_turn", "max_tokens", ...
+    qint64 tokensIn = 0;
+    qint64 tokensOut = 0;
+    int httpStatus = 0;          // of the last attempt; 0 when no HTTP answer arrived
+    int attempts = 0;
+    AgentError::Kind errorKind = AgentError::Kind::Network;
+    QString error;               // one line, redacted
+    bool retryable = false;
+
+    // True when the model stopped because it hit max_tokens (a cut-off kernel.py).
+    bool truncated() const
+    {
+        return stopReason == QLatin1String("length") || stopReason == QLatin1String("max_tokens");
+    }
+};
+
+} // namespace ak

@@ -1,0 +1,72 @@
+"""The `extract` worker op: a starter kernel.py for an op type and device, with the model's own
+shapes and dtype written in as TEST_SIZES / TEST_DTYPES (the harness times TEST_SIZES[0]).
+
+args {op_type, device: cpu|cuda, dtype, shapes: [[...], ...] (one call's input shapes) or a list
+of such lists (several calls), name} -> {"kernel_py": text, "kernel_type", "test_sizes", "starter"}
+"""
+
+import os
+import re
+
+from . import ops
+from .dtypes import canonical
+
+STARTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "starters")
+
+
+def _calls(shapes):
+    """One call's shapes ([[4096, 4096]]) or several calls' ([[[4096, 4096]], [[8, 1024]]])."""
+    if not shapes:
+        return []
+    if not isinstance(shapes, (list, tuple)):
+        raise ValueError("shapes must be a list of input shapes")
+    first = shapes[0]
+    if isinstance(first, (list, tuple)) and first and isinstance(first[0], (list, tuple)):
+        return [list(c) for c in shapes]
+    return [list(shapes)]
+
+
+def model_sizes(spec, shapes):
+    sizes = []
+    for call in _calls(shapes):
+        try:
+            size = spec.normalize_size(spec.from_shapes(call))
+        except (ValueError, IndexError, TypeError) as e:
+            raise ValueError("extract: %s shapes %r do not fit %s: %s"
+                             % (spec.name, call, ", ".join(spec.arg_shapes), e))
+        if size not in sizes:
+            sizes.append(size)
+    return sizes
+
+
+def render(spec, device, dtype, sizes, name):
+    kind = "triton" if device == "cuda" else "cpu"
+    path = os.path.join(STARTERS_DIR, kind, spec.name + ".py")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines = ['', '# Extracted for %s: the model\'s own shapes (timed first) and dtype.' % (name or spec.name)]
+    if sizes:
+        lines.append("TEST_SIZES = [")
+        lines += ["    %r," % (dict(s),) for s in sizes]
+        lines.append("]")
+    lines.append("TEST_DTYPES = [%r]" % canonical(dtype))
+    block = "\n".join(lines) + "\n"
+    pattern = re.compile(r'^KERNEL_TYPE = "[^"]*"\n', re.MULTILINE)
+    if not pattern.search(text):
+        raise ValueError("starter %s has no KERNEL_TYPE line" % path)
+    return pattern.sub(lambda m: m.group(0) + block, text, count=1), "%s/%s.py" % (kind, spec.name)
+
+
+def handle(args, ctx=None):
+    args = args or {}
+    try:
+        spec = ops.get(args.get("op_type", ""))
+    except KeyError as e:
+        raise ValueError("extract: %s" % e.args[0])
+    device = str(args.get("device") or "cpu").lower()
+    if device not in ("cpu", "cuda"):
+        raise ValueError("extract: device %r is not cpu or cuda" % device)
+    dtype = args.get("dtype") or ("bfloat16" if device == "cuda" else "float32")
+    sizes = model_sizes(spec, args.get("shapes"))
+    text, starter = render(spec, device, dtype, sizes, args.get("name", ""))
+    return {"kernel_py": text, "kernel_type": spec.name, "test_sizes": sizes, "starter": starter}

@@ -1,0 +1,43 @@
+"""CPU starter: layernorm (eps 1e-5) over the last dimension, ROW_CHUNK rows at a time.
+
+Tunables: ROW_CHUNK rows per step, NUM_THREADS intra-op threads (0 = PyTorch's default).
+"""
+
+import contextlib
+
+import torch
+
+KERNEL_TYPE = "layernorm"
+
+_EPS = 1e-5
+ROW_CHUNK = 64
+NUM_THREADS = 0
+
+TUNE_SPACE = {"ROW_CHUNK": [1, 8, 16, 32, 64, 128, 256, 1024], "NUM_THREADS": [0, 1, 2, 4]}
+
+
+@contextlib.contextmanager
+def _threads(n):
+    """Run with n intra-op threads (0 = leave PyTorch's setting), restoring the old count."""
+    old = torch.get_num_threads()
+    if n and n != old:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if n and n != old:
+            torch.set_num_threads(old)
+
+
+def kernel_fn(x, weight, bias):
+    rows = x.shape[0]
+    y = torch.empty_like(x)
+    w, b = weight.float(), bias.float()
+    with _threads(NUM_THREADS):
+        for r0 in range(0, rows, ROW_CHUNK):
+            c = x[r0:r0 + ROW_CHUNK].float()
+            c = c - c.mean(dim=-1, keepdim=True)
+            var = (c * c).mean(dim=-1, keepdim=True)
+            c.mul_(torch.rsqrt(var + _EPS)).mul_(w).add_(b)
+            y[r0:r0 + ROW_CHUNK].copy_(c)
+    return y

@@ -1,0 +1,41 @@
+"""CPU starter: rmsnorm (eps 1e-6) over the last dimension, ROW_CHUNK rows at a time.
+
+Tunables: ROW_CHUNK rows per step, NUM_THREADS intra-op threads (0 = PyTorch's default).
+"""
+
+import contextlib
+
+import torch
+
+KERNEL_TYPE = "rmsnorm"
+
+_EPS = 1e-6
+ROW_CHUNK = 64
+NUM_THREADS = 0
+
+TUNE_SPACE = {"ROW_CHUNK": [1, 8, 16, 32, 64, 128, 256, 1024], "NUM_THREADS": [0, 1, 2, 4]}
+
+
+@contextlib.contextmanager
+def _threads(n):
+    """Run with n intra-op threads (0 = leave PyTorch's setting), restoring the old count."""
+    old = torch.get_num_threads()
+    if n and n != old:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if n and n != old:
+            torch.set_num_threads(old)
+
+
+def kernel_fn(x, weight):
+    rows = x.shape[0]
+    y = torch.empty_like(x)
+    w = weight.float()
+    with _threads(NUM_THREADS):
+        for r0 in range(0, rows, ROW_CHUNK):
+            c = x[r0:r0 + ROW_CHUNK].float()      # no copy for fp32: never modify c in place
+            ms = (c * c).mean(dim=-1, keepdim=True)
+            y[r0:r0 + ROW_CHUNK].copy_(c * torch.rsqrt(ms + _EPS) * w)
+    return y

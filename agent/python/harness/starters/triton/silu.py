@@ -1,0 +1,35 @@
+"""Triton starter: silu, x / (1 + exp(-x)).
+One BLOCK_SIZE-wide slice per program, math in fp32.
+
+Tunables: BLOCK_SIZE, NUM_WARPS.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+KERNEL_TYPE = "silu"
+
+BLOCK_SIZE = 1024
+NUM_WARPS = 4
+
+TUNE_SPACE = {"BLOCK_SIZE": [256, 512, 1024, 2048, 4096, 8192], "NUM_WARPS": [1, 2, 4, 8, 16]}
+
+
+@triton.jit
+def _silu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    y = x / (1.0 + tl.exp(-x))
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def kernel_fn(x):
+    if not x.is_cuda:
+        raise ValueError("the Triton silu starter needs a CUDA tensor")
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    n = x.numel()
+    _silu_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, y, n, BLOCK=BLOCK_SIZE, num_warps=NUM_WARPS)
+    return y

@@ -1,0 +1,145 @@
+#include "replyparser.h"
+
+#include <QRegularExpression>
+#include <QStringList>
+#include <QVector>
+
+namespace ak {
+
+namespace {
+
+struct Block
+{
+    QString lang;     // first word of the info string, lower case
+    QStringList lines;
+    int line = 0;     // 1-based line of the opening fence
+    bool closed = false;
+};
+
+bool isPythonTag(const QString &lang)
+{
+    return lang == QLatin1String("python") || lang == QLatin1String("py") || lang == QLatin1String("python3");
+}
+
+bool definesKernelFn(const QString &code)
+{
+    static const QRegularExpression def(QStringLiteral(R"(^\s*(async\s+)?def\s+kernel_fn\s*\()"),
+                                        QRegularExpression::MultilineOption);
+    return def.match(code).hasMatch();
+}
+
+// Long descriptions become commit subjects and table cells: keep them readable.
+constexpr int kMaxDescription = 200;
+
+} // namespace
+
+ParsedReply ReplyParser::parse(const QString &reply)
+{
+    ParsedReply out;
+    QString text = reply;
+    text.replace(QLatin1String("\r\n"), QLatin1String("\n"));
+    text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
+    const QStringList lines = text.split(QLatin1Char('\n'));
+
+    // Fences as CommonMark has them (``` or ~~~, three or more, closed by at least as many of the
+    // same character), but any indentation: models indent blocks inside list items.
+    static const QRegularExpression open(QStringLiteral(R"(^(\s*)(`{3,}|~{3,})\s*([^`\s]*).*$)"));
+    // The label may sit in a list item, a quote or bold markup: "1. **Description:** ...".
+    static const QRegularExpression label(QStringLiteral(R"(^(?:[\s>*_#+-]|\d+[.)])*description[\s*_]*:[\s*_]*(.*)$)"),
+                                          QRegularExpression::CaseInsensitiveOption);
+
+    QVector<Block> blocks;
+    QString description;
+    bool sawLabel = false;
+    Block *current = nullptr;
+    QString fence;
+    int indent = 0;
+    for (int i = 0; i < lines.size(); ++i) {
+        const QString &line = lines.at(i);
+        if (current) {
+            const QString t = line.trimmed();
+            if (t.size() >= fence.size() && t == QString(t.size(), fence.at(0))) {
+                current->closed = true;
+                current = nullptr;
+                continue;
+            }
+            int strip = 0;
+            while (strip < indent && strip < line.size() && line.at(strip) == QLatin1Char(' '))
+                ++strip;
+            current->lines << line.mid(strip);
+            continue;
+        }
+        const QRegularExpressionMatch m = open.match(line);
+        if (m.hasMatch()) {
+            blocks.append(Block{m.captured(3).toLower(), {}, i + 1, false});
+            current = &blocks.last();
+            indent = m.captured(1).size();
+            fence = m.captured(2);
+            continue;
+        }
+        const QRegularExpressionMatch d = label.match(line);
+        if (d.hasMatch() && !sawLabel) {
+            sawLabel = true;
+            description = d.captured(1).trimmed();
+            // "**DESCRIPTION:** text**" or `text` or "text": drop the wrapping, keep the words.
+            while (description.endsWith(QLatin1Char('*')) || description.endsWith(QLatin1Char('_')))
+                description.chop(1);
+            description = description.trimmed();
+            for (const QChar q : {QLatin1Char('`'), QLatin1Char('"'), QLatin1Char('\'')}) {
+                if (description.size() >= 2 && description.startsWith(q) && description.endsWith(q))
+                    description = description.mid(1, description.size() - 2).trimmed();
+            }
+        }
+    }
+
+    QVector<const Block *> python;
+    for (const Block &b : blocks) {
+        if (isPythonTag(b.lang) || (b.lang.isEmpty() && definesKernelFn(b.lines.join(QLatin1Char('\n')))))
+            python << &b;
+    }
+    if (python.isEmpty()) {
+        out.error = QStringLiteral("no ```python block in the reply; send the complete kernel.py in one");
+        return out;
+    }
+    if (python.size() > 1) {
+        QStringList at;
+        for (const Block *b : python)
+            at << QString::number(b->line);
+        out.error = QStringLiteral("%1 python blocks in the reply (lines %2); send exactly one, holding the "
+                                   "complete kernel.py")
+                        .arg(python.size())
+                        .arg(at.join(QStringLiteral(", ")));
+        return out;
+    }
+    const Block &code = *python.first();
+    if (!code.closed) {
+        out.error = QStringLiteral("the python block opened at line %1 is never closed (reply truncated?)")
+                        .arg(code.line);
+        return out;
+    }
+    QString kernel = code.lines.join(QLatin1Char('\n'));
+    if (!definesKernelFn(kernel)) {
+        out.error = QStringLiteral("the python block (line %1) does not define kernel_fn; send the complete "
+                                   "kernel.py, not a fragment")
+                        .arg(code.line);
+        return out;
+    }
+    if (!sawLabel) {
+        out.error = QStringLiteral("no DESCRIPTION: line in the reply");
+        return out;
+    }
+    if (description.isEmpty()) {
+        out.error = QStringLiteral("the DESCRIPTION: line is empty; write the one-line description on it");
+        return out;
+    }
+    if (description.size() > kMaxDescription)
+        description = description.left(kMaxDescription - 1) + QChar(0x2026);
+    while (kernel.endsWith(QLatin1Char('\n')))
+        kernel.chop(1);
+    out.ok = true;
+    out.kernelPy = kernel + QLatin1Char('\n');
+    out.description = description;
+    return out;
+}
+
+} // namespace ak

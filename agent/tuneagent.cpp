@@ -1,0 +1,265 @@
+#include "tuneagent.h"
+
+#include "kernelstaticcheck.h"
+
+#include <QElapsedTimer>
+#include <QSet>
+#include <QStringList>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace ak {
+namespace {
+
+constexpr double kFailed = -std::numeric_limits<double>::infinity();
+constexpr double kEnumerateLimit = 100000; // grids up to this size are enumerated for restarts
+
+// Stable across processes (qHash is seeded per process), so restarts replay after a restart.
+quint64 fnv1a(const QString &text)
+{
+    quint64 h = 1469598103934665603ull;
+    for (const QChar c : text) {
+        h ^= c.unicode();
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+bool isRestart(const Experiment &e)
+{
+    return e.agent == QLatin1String("tune") && e.description.startsWith(QLatin1String("restart"));
+}
+
+} // namespace
+
+TuneAgent::TuneAgent(quint64 seed)
+    : m_seed(seed)
+{
+}
+
+double TuneAgent::score(const Experiment &e)
+{
+    switch (e.status) {
+    case ExperimentStatus::Kept:
+    case ExperimentStatus::Reverted:
+    case ExperimentStatus::Pending:
+    case ExperimentStatus::Baseline:
+        break;
+    default:
+        return kFailed;
+    }
+    const Metrics &m = e.metrics;
+    if (!m.correct)
+        return kFailed;
+    if (Metrics::has(m.speedup))
+        return m.speedup;
+    if (Metrics::has(m.latencyUs) && m.latencyUs > 0)
+        return (Metrics::has(m.refLatencyUs) ? m.refLatencyUs : 1.0) / m.latencyUs;
+    return kFailed;
+}
+
+bool TuneAgent::configOfText(const QString &kernelPy, const TuneSpace &space, TuneConfig *out)
+{
+    KernelStaticInfo info;
+    {
+        QMutexLocker lock(&m_cacheMutex);
+        const auto it = m_infoCache.constFind(kernelPy);
+        if (it != m_infoCache.cend())
+            info = it.value();
+    }
+    if (info.kernelType.isEmpty() && info.error.isEmpty()) {
+        info = checkKernelSource(kernelPy.toUtf8());
+        QMutexLocker lock(&m_cacheMutex);
+        if (m_infoCache.size() > 4096)
+            m_infoCache.clear();
+        m_infoCache.insert(kernelPy, info);
+    }
+    return info.ok && space.configOf(info, out);
+}
+
+QVector<TuneAgent::Tried> TuneAgent::learn(const AgentContext &context, const TuneSpace &space)
+{
+    QVector<Tried> tried;
+    for (const Experiment &e : context.history) {
+        if (!context.kernelName.isEmpty() && !e.kernel.isEmpty() && e.kernel != context.kernelName)
+            continue;
+        const QString text = context.historyKernelPy.value(e.id);
+        TuneConfig config;
+        if (text.isEmpty() || !configOfText(text, space, &config))
+            continue; // its configuration is unknown: it cannot be avoided or learnt from
+        tried.append(Tried{config, score(e), &e});
+    }
+    return tried;
+}
+
+AgentResult TuneAgent::propose(const AgentContext &context)
+{
+    QElapsedTimer clock;
+    clock.start();
+    auto done = [&](AgentResult r) { return finish(std::move(r), double(clock.elapsed()) / 1000.0); };
+    auto fail = [&](AgentError::Kind kind, const QString &why) {
+        AgentError e;
+        e.kind = kind;
+        e.reason = why;
+        return done(AgentResult::failure(e));
+    };
+    if (stopRequested())
+        return cancelled(0);
+    // A loop that did not run the static check leaves a default KernelStaticInfo: run it here.
+    KernelStaticInfo info = context.staticInfo;
+    if (!info.ok && info.error.isEmpty())
+        info = checkKernelSource(context.kernelPy.toUtf8());
+    if (!info.ok)
+        return fail(AgentError::Kind::Config, QStringLiteral("the current kernel.py did not pass the static check: ") + info.error);
+
+    const TuneSpace space = TuneSpace::fromStaticInfo(info);
+    if (space.isEmpty())
+        return fail(AgentError::Kind::Exhausted,
+                    QStringLiteral("kernel.py declares no tunable constants (UPPER_CASE int constants, or TUNE_SPACE)"));
+    TuneConfig current;
+    space.configOf(info, &current);
+
+    const QVector<Tried> tried = learn(context, space);
+    QSet<QString> seen{TuneSpace::key(current)};
+    for (const Tried &t : tried)
+        seen.insert(TuneSpace::key(t.config));
+
+    // Where the descent stands: the current kernel, or after a restart the best point measured since.
+    TuneConfig walker = current;
+    int lastRestart = -1;
+    for (int i = 0; i < tried.size(); ++i) {
+        if (isRestart(*tried.at(i).experiment))
+            lastRestart = i;
+    }
+    bool restartNow = false;
+    if (lastRestart >= 0) {
+        double best = kFailed;
+        for (int i = lastRestart; i < tried.size(); ++i) {
+            if (tried.at(i).score > best) {
+                best = tried.at(i).score;
+                walker = tried.at(i).config;
+            }
+        }
+        // A restart point that failed gives nothing to descend from; the current kernel is done too.
+        restartNow = best == kFailed;
+        if (restartNow)
+            walker = current;
+    }
+
+    // Momentum: the last kept step that changed one constant is tried again in the same direction.
+    int momentumAxis = -1, momentumDir = 0;
+    {
+        const TuneConfig *previous = nullptr;
+        const TuneConfig *latest = nullptr;
+        for (const Tried &t : tried) {
+            const ExperimentStatus s = t.experiment->status;
+            if (s == ExperimentStatus::Kept || s == ExperimentStatus::Baseline) {
+                previous = latest;
+                latest = &t.config;
+            }
+        }
+        if (previous && latest) {
+            int changed = 0;
+            for (int a = 0; a < space.axes().size(); ++a) {
+                const QString &n = space.axes().at(a).name;
+                const int from = space.indexOf(a, previous->value(n));
+                const int to = space.indexOf(a, latest->value(n));
+                if (from != to && from >= 0 && to >= 0) {
+                    ++changed;
+                    momentumAxis = a;
+                    momentumDir = to > from ? 1 : -1;
+                }
+            }
+            if (changed != 1)
+                momentumAxis = -1;
+        }
+    }
+
+    TuneConfig proposal;
+    bool found = false;
+    bool restart = false;
+    auto tryStep = [&](int axis, int step) {
+        const TuneAxis &a = space.axes().at(axis);
+        const int at = space.indexOf(axis, walker.value(a.name));
+        if (at < 0 || at + step < 0 || at + step >= a.values.size())
+            return false;
+        TuneConfig c = walker;
+        c.insert(a.name, a.values.at(at + step));
+        if (seen.contains(TuneSpace::key(c)))
+            return false;
+        proposal = c;
+        return true;
+    };
+    if (!restartNow) {
+        if (momentumAxis >= 0 && walker == current)
+            found = tryStep(momentumAxis, momentumDir);
+        for (int ring = 1; ring <= 2 && !found; ++ring) {
+            for (int a = 0; a < space.axes().size() && !found; ++a)
+                found = tryStep(a, ring) || tryStep(a, -ring);
+        }
+    }
+    if (!found) {
+        // Seeded by the seed, the kernel and how far the search has got: the same history gives the same restart.
+        std::seed_seq seq{quint32(m_seed), quint32(m_seed >> 32), quint32(fnv1a(context.kernelName)), quint32(tried.size())};
+        std::mt19937_64 rng(seq);
+        const QVector<TuneAxis> &axes = space.axes();
+        auto configAt = [&](quint64 index) {
+            TuneConfig c;
+            for (const TuneAxis &a : axes) {
+                c.insert(a.name, a.values.at(int(index % quint64(a.values.size()))));
+                index /= quint64(a.values.size());
+            }
+            return c;
+        };
+        if (space.gridSize() <= kEnumerateLimit) {
+            QVector<quint64> untried;
+            for (quint64 i = 0; i < quint64(space.gridSize()); ++i) {
+                if (!seen.contains(TuneSpace::key(configAt(i))))
+                    untried.append(i);
+            }
+            if (!untried.isEmpty()) {
+                proposal = configAt(untried.at(int(rng() % quint64(untried.size()))));
+                found = true;
+            }
+        } else {
+            for (int attempt = 0; attempt < 1000 && !found; ++attempt) {
+                TuneConfig c;
+                for (const TuneAxis &a : axes)
+                    c.insert(a.name, a.values.at(int(rng() % quint64(a.values.size()))));
+                if (!seen.contains(TuneSpace::key(c))) {
+                    proposal = c;
+                    found = true;
+                }
+            }
+        }
+        restart = found;
+    }
+    if (!found)
+        return fail(AgentError::Kind::Exhausted,
+                    QStringLiteral("every configuration of the %1 tunable constants has been tried").arg(space.axes().size()));
+
+    QMap<QString, double> changes;
+    QStringList described;
+    for (int i = 0; i < space.axes().size(); ++i) {
+        const TuneAxis &a = space.axes().at(i);
+        const double from = current.value(a.name);
+        const double to = proposal.value(a.name);
+        if (space.indexOf(i, from) == space.indexOf(i, to))
+            continue;
+        changes.insert(a.name, to);
+        described << QStringLiteral("%1 %2 -> %3").arg(a.name, TuneSpace::format(from, a.isInteger), TuneSpace::format(to, a.isInteger));
+    }
+    QString error;
+    const QByteArray text = rewriteConstants(context.kernelPy.toUtf8(), changes, &error);
+    if (text.isEmpty())
+        return fail(AgentError::Kind::Config, QStringLiteral("could not rewrite the constants of kernel.py: ") + error);
+
+    AgentProposal p;
+    p.kernelPy = QString::fromUtf8(text);
+    p.description = (restart ? QStringLiteral("restart: ") : QString()) + described.join(QStringLiteral(", "));
+    return done(AgentResult::success(std::move(p)));
+}
+
+} // namespace ak

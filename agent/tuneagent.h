@@ -1,0 +1,51 @@
+#pragma once
+
+#include "agent.h"
+#include "tunespace.h"
+
+#include <QHash>
+#include <QMutex>
+
+namespace ak {
+
+// The offline default agent: no model, it rewrites the tunable constants of kernel.py (TuneSpace).
+//
+// Search: coordinate descent from the current (best kept) kernel: one candidate step up or down on
+// one constant at a time (continuing first along the constant and direction of the last kept
+// improvement), then two steps; when every such neighbour has been tried, a random restart (a random
+// untried configuration, description "restart: ..."), whose neighbourhood is then descended from the
+// best configuration measured since that restart, kept or not. When nothing untried is left it
+// reports Exhausted.
+//
+// It keeps no state between calls: every proposal is a function of the context (current kernel.py,
+// the history of experiments with their results and the kernel.py each proposed) and the seed. So
+// after a restart of the program it continues exactly where it was, and it never proposes a
+// configuration that the history shows was already tried, whoever tried it.
+class TuneAgent : public Agent
+{
+public:
+    explicit TuneAgent(quint64 seed = 0);
+
+    QString name() const override { return QStringLiteral("tune"); }
+    AgentResult propose(const AgentContext &context) override;
+
+    // Higher is better: speedup, else reference/latency; -inf for a failed or incorrect experiment.
+    static double score(const Experiment &e);
+
+private:
+    struct Tried
+    {
+        TuneConfig config;
+        double score;
+        const Experiment *experiment;
+    };
+    QVector<Tried> learn(const AgentContext &context, const TuneSpace &space);
+    bool configOfText(const QString &kernelPy, const TuneSpace &space, TuneConfig *out);
+
+    quint64 m_seed;
+    // kernel.py text -> its static info; only a cache (parsing history texts is the slow part).
+    QMutex m_cacheMutex;
+    QHash<QString, KernelStaticInfo> m_infoCache;
+};
+
+} // namespace ak

@@ -1,0 +1,231 @@
+// autokernel-cli profile: profile a whole model, rank its kernels by Amdahl's law and create a run.
+#include "clicommand.h"
+
+#include "contractshapes.h"
+#include "modelprofiler.h"
+#include "opclassifier.h"
+#include "pythonlocator.h"
+#include "runstore.h"
+#include "workerclient.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QSet>
+#include <QTextStream>
+
+namespace ak::cli {
+
+namespace {
+
+QString fmt(double v, int decimals, const QString &none = QStringLiteral("—"))
+{
+    return v > 0 ? QString::number(v, 'f', decimals) : none;
+}
+
+void printTable(const ProfileReport &r, int rows)
+{
+    QTextStream out(stdout);
+    out << "model    " << r.model << " (" << r.modelPath << ")\n"
+        << "device   " << r.device.summary() << "\n"
+        << "timed    " << r.activity << ", " << r.dtype << ", " << r.iterations << " iterations after " << r.warmup
+        << " warm-up; " << QString::number(r.totalUs / 1000.0, 'f', 3) << " ms of " << r.activity
+        << " time per iteration\n\n";
+    out << QStringLiteral("%1  %2 %3 %4  %5 %6 %7 %8  %9\n")
+               .arg(QStringLiteral("rank"), QStringLiteral("share").rightJustified(6),
+                    QStringLiteral("time us").rightJustified(10), QStringLiteral("calls").rightJustified(5),
+                    QStringLiteral("op type").leftJustified(16), QStringLiteral("floor us").rightJustified(9),
+                    QStringLiteral("max x").rightJustified(7), QStringLiteral("model x").rightJustified(7),
+                    QStringLiteral("kernel (aten op)"));
+    for (int i = 0; i < std::min(rows, int(r.kernels.size())); ++i) {
+        const KernelRecord &k = r.kernels[i];
+        const double floorIter = k.floorUs * std::max(1, k.calls);
+        out << QStringLiteral("%1  %2 %3 %4  %5 %6 %7 %8  %9 (%10)\n")
+                   .arg(QString::number(k.rank).rightJustified(4),
+                        QString(QString::number(100.0 * k.share, 'f', 1) + QLatin1Char('%')).rightJustified(6),
+                        QString::number(k.timeUs, 'f', 1).rightJustified(10),
+                        QString::number(k.calls).rightJustified(5), k.opType.leftJustified(16),
+                        fmt(floorIter, 1).rightJustified(9), fmt(k.maxSpeedup, 1).rightJustified(7),
+                        fmt(k.floorUs > 0 ? k.modelSpeedupAt90 : 0, 3).rightJustified(7), k.name.left(60),
+                        k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp);
+    }
+    if (r.kernels.size() > rows)
+        out << "  ... " << (r.kernels.size() - rows) << " more in profile.json\n";
+    out << "\nprojected whole-model speedup at " << int(r.fraction * 100) << "% of each roof:";
+    bool any = false;
+    for (int k : {1, 3, 5, 10}) {
+        if (k > r.kernels.size())
+            break;
+        out << "  top-" << k << " " << QString::number(r.projected(k), 'f', 3) << "x";
+        any = true;
+    }
+    if (!any || r.device.bandwidthGBs <= 0)
+        out << "  (no roof known for " << r.device.name << ": CPU runs claim no speedup)";
+    out << Qt::endl;
+}
+
+// Kernel types that have a kernel.py contract (an optimisation target); others stay in profile.json.
+bool isTarget(const QString &opType)
+{
+    static const QStringList targets = {QStringLiteral("matmul"), QStringLiteral("flash_attention"),
+                                        QStringLiteral("softmax"), QStringLiteral("layernorm"),
+                                        QStringLiteral("rmsnorm"), QStringLiteral("fused_mlp"),
+                                        QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"),
+                                        QStringLiteral("reduce")};
+    return targets.contains(opType);
+}
+
+} // namespace
+
+int runProfile(const QStringList &arguments)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Profile a PyTorch model and rank its kernels by Amdahl's law."));
+    p.addHelpOption();
+    p.addOptions({
+        {QStringLiteral("model"), QStringLiteral("bundled example (gpt2, llama, bert, cnn) or a .py with get_model()/get_inputs()"), QStringLiteral("MODEL")},
+        {QStringLiteral("out"), QStringLiteral("run directory to create (left unchanged if profiling fails)"), QStringLiteral("RUN_DIR")},
+        {QStringLiteral("device"), QStringLiteral("cuda or cpu (default: cuda when available)"), QStringLiteral("DEVICE")},
+        {QStringLiteral("dtype"), QStringLiteral("bf16, fp16 or fp32 (default: the model's get_dtype(), else bf16 on GPU, fp32 on CPU)"), QStringLiteral("DTYPE")},
+        {QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: auto-detect)"), QStringLiteral("PY")},
+        {QStringLiteral("timeout"), QStringLiteral("seconds before profiling is abandoned (default 600)"), QStringLiteral("SEC"), QStringLiteral("600")},
+        {QStringLiteral("iterations"), QStringLiteral("profiled iterations (default 3)"), QStringLiteral("N"), QStringLiteral("3")},
+        {QStringLiteral("warmup"), QStringLiteral("untimed warm-up iterations (default 2)"), QStringLiteral("N"), QStringLiteral("2")},
+        {QStringLiteral("top"), QStringLiteral("kernel folders to create, largest share first (default 10)"), QStringLiteral("N"), QStringLiteral("10")},
+    });
+    if (!p.parse(QStringList{QStringLiteral("autokernel-cli profile")} + arguments))
+        return printUsageError(p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << p.helpText();
+        return 0;
+    }
+    const QString model = p.value(QStringLiteral("model"));
+    const QString outDir = p.value(QStringLiteral("out"));
+    if (model.isEmpty() || outDir.isEmpty())
+        return printUsageError(QStringLiteral("profile needs --model MODEL and --out RUN_DIR"));
+    const QString device = p.value(QStringLiteral("device")).toLower();
+    if (!device.isEmpty() && device != QLatin1String("cuda") && device != QLatin1String("cpu"))
+        return printUsageError(QStringLiteral("--device must be cuda or cpu, not '%1'").arg(device));
+    const QString dtype = p.value(QStringLiteral("dtype")).toLower();
+    if (!dtype.isEmpty() && dtype != QLatin1String("bf16") && dtype != QLatin1String("fp16") && dtype != QLatin1String("fp32"))
+        return printUsageError(QStringLiteral("--dtype must be bf16, fp16 or fp32, not '%1'").arg(dtype));
+    bool ok = false;
+    const int timeout = p.value(QStringLiteral("timeout")).toInt(&ok);
+    if (!ok || timeout <= 0)
+        return printUsageError(QStringLiteral("--timeout must be a positive number of seconds"));
+    const int iterations = p.value(QStringLiteral("iterations")).toInt(&ok);
+    if (!ok || iterations <= 0)
+        return printUsageError(QStringLiteral("--iterations must be a positive number"));
+    const int warmup = p.value(QStringLiteral("warmup")).toInt(&ok);
+    if (!ok || warmup < 0)
+        return printUsageError(QStringLiteral("--warmup must be 0 or more"));
+    const int top = p.value(QStringLiteral("top")).toInt(&ok);
+    if (!ok || top < 0)
+        return printUsageError(QStringLiteral("--top must be 0 or more"));
+    QTextStream err(stderr);
+    // Refuse an existing run before the (long) profile, not after it.
+    if (QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("run.json")))) {
+        err << "autokernel-cli: " << outDir << " already holds a run (run.json exists); choose another --out" << Qt::endl;
+        return 2;
+    }
+
+    PythonLocator locator;
+    locator.setExplicit(p.value(QStringLiteral("python")));
+    const PythonLocator::Choice choice = locator.locate();
+    if (!choice.ok()) {
+        err << "autokernel-cli: no usable Python: " << choice.error << Qt::endl;
+        return 2;
+    }
+    WorkerClient worker;
+    worker.setPython(choice.python);
+    QStringList log;
+    const DeviceInfo dev = ModelProfiler::resolveDevice(worker, device, &log);
+    err << "device: " << dev.summary() << Qt::endl;
+
+    ModelProfiler::Options o;
+    o.model = model;
+    o.device = device;
+    o.dtype = dtype;
+    o.iterations = iterations;
+    o.warmup = warmup;
+    o.timeoutMs = timeout * 1000;
+    ProfileReport report;
+    QString error, traceback;
+    const bool profiled = ModelProfiler::profile(worker, o, dev, &report, &error, &traceback,
+                                                 [&err](const QString &message, double) { err << "  " << message << Qt::endl; });
+    if (!profiled) {
+        err << "autokernel-cli: profiling failed: " << error << Qt::endl;
+        if (!traceback.trimmed().isEmpty())
+            err << traceback.trimmed() << Qt::endl;
+        err << "(nothing was written to " << outDir << ")" << Qt::endl;
+        return 1;
+    }
+
+    // Only now, with a complete profile, does the run directory come into being.
+    nlohmann::json config{{"model", model.toStdString()},
+                          {"model_path", report.modelPath.toStdString()},
+                          {"dtype", report.dtype.toStdString()},
+                          {"activity", report.activity.toStdString()},
+                          {"python", choice.python.toStdString()},
+                          {"device", ProfileReport::deviceToJson(report.device)}};
+    std::unique_ptr<RunStore> store = RunStore::create(outDir, config, &error);
+    if (!store) {
+        err << "autokernel-cli: cannot create the run in " << outDir << ": " << error << Qt::endl;
+        return 2;
+    }
+    int created = 0;
+    QStringList notes;
+    QSet<QString> seen; // one folder per (op type, contract shapes): repeated layers share a kernel
+    for (int index = 0; index < report.kernels.size() && created < top; ++index) {
+        KernelRecord &k = report.kernels[index];
+        if (!isTarget(k.opType))
+            continue;
+        const std::vector<ContractShapes::Shape> shapes = ContractShapes::of(k.opType, report.calls[index]);
+        if (shapes.empty())
+            continue; // this kernel's op does not carry the operands (e.g. a copy inside addmm)
+        nlohmann::json shapesJson = shapes;
+        const QString key = k.opType + QString::fromStdString(shapesJson.dump());
+        if (seen.contains(key))
+            continue;
+        seen.insert(key);
+        nlohmann::json extractArgs{{"op_type", k.opType.toStdString()},
+                                   {"device", report.activity.toStdString()},
+                                   {"dtype", k.dtype.toStdString()},
+                                   {"shapes", shapesJson},
+                                   {"name", QStringLiteral("%1 (%2, rank %3)").arg(k.name, k.atenOp).arg(k.rank).toStdString()}};
+        const WorkerReply reply = worker.request(QStringLiteral("extract"), extractArgs, 120000);
+        if (!reply.ok() && reply.error.contains(QLatin1String("is not available"))) {
+            notes << QStringLiteral("no kernel folders: the worker has no extract op (%1)").arg(reply.error);
+            break;
+        }
+        if (!reply.ok() || !reply.result.is_object() || !reply.result.contains("kernel_py")
+            || !reply.result["kernel_py"].is_string()) {
+            notes << QStringLiteral("rank %1 (%2): no kernel.py extracted: %3")
+                         .arg(k.rank)
+                         .arg(k.opType, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
+            continue;
+        }
+        k.folder = QStringLiteral("kernels/%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(k.opType);
+        const QByteArray py = QByteArray::fromStdString(reply.result["kernel_py"].get<std::string>());
+        const Experiment baseline = store->addKernel(k, py, &error);
+        if (baseline.id == 0) {
+            notes << QStringLiteral("rank %1: %2").arg(k.rank).arg(error);
+            k.folder.clear();
+            continue;
+        }
+        ++created;
+    }
+    if (!store->writeProfile(report.toJson(), &error)) {
+        err << "autokernel-cli: cannot write profile.json: " << error << Qt::endl;
+        return 2;
+    }
+    printTable(report, 20);
+    QTextStream out(stdout);
+    out << "\nrun directory " << QFileInfo(outDir).absoluteFilePath() << ": profile.json, " << created
+        << " kernel folder(s)" << Qt::endl;
+    for (const QString &n : notes)
+        err << "note: " << n << Qt::endl;
+    return 0;
+}
+
+} // namespace ak::cli

@@ -1,0 +1,102 @@
+// autokernel-cli status RUN_DIR [--json]: what a run directory holds, read through the same loader as
+// the GUI (no lock, so it works while another process runs the loop).
+#include "clicommand.h"
+
+#include "experimentlog.h"
+#include "runloader.h"
+#include "runlock.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QMap>
+#include <QTextStream>
+
+namespace ak::cli {
+
+int runStatus(const QStringList &args)
+{
+    const bool asJson = args.contains(QStringLiteral("--json"));
+    QStringList rest = args;
+    rest.removeAll(QStringLiteral("--json"));
+    if (rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) {
+        QTextStream(stdout) << "Usage: autokernel-cli status RUN_DIR [--json]\n"
+                            << "Show the kernels, their state and best experiment, and the counts of outcomes.\n";
+        return 0;
+    }
+    if (rest.size() != 1)
+        return printUsageError(QStringLiteral("status: give one run directory"));
+    QString error;
+    const RunSnapshotPtr s = RunLoader::load(rest.first(), &error);
+    if (!s)
+        return printUsageError(error);
+
+    QMap<QString, int> counts;
+    QList<int> pending;
+    for (const Experiment &e : s->experiments) {
+        counts[statusName(e.status)] += 1;
+        if (e.status == ExperimentStatus::Pending)
+            pending << e.id;
+    }
+    const qint64 writer = RunLock::holderPid(s->runDir);
+
+    if (asJson) {
+        nlohmann::json o;
+        o["run_dir"] = s->runDir.toStdString();
+        o["model"] = s->model.toStdString();
+        o["device"] = s->device.name.toStdString();
+        o["review_mode"] = s->reviewMode;
+        o["best_commit"] = s->bestCommit.toStdString();
+        o["writer_pid"] = writer;
+        o["experiments"] = s->experiments.size();
+        for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+            o["counts"][it.key().toStdString()] = it.value();
+        o["pending"] = nlohmann::json(std::vector<int>(pending.cbegin(), pending.cend()));
+        o["kernels"] = nlohmann::json::array();
+        for (const KernelRecord &k : s->kernels) {
+            nlohmann::json kj = ExperimentLog::kernelRecordToJson(k);
+            kj["state"] = kernelStateName(k.state).toStdString();
+            kj["head"] = k.head.toStdString();
+            kj["head_experiment"] = k.headExperiment;
+            kj["experiment_count"] = k.experimentCount;
+            if (const Experiment *h = s->experiment(k.headExperiment))
+                kj["head_metrics"] = ExperimentLog::metricsToJson(h->metrics);
+            o["kernels"].push_back(kj);
+        }
+        o["warnings"] = nlohmann::json::array();
+        for (const QString &w : s->warnings)
+            o["warnings"].push_back(w.toStdString());
+        QTextStream(stdout) << QString::fromStdString(o.dump(2)) << '\n';
+        return 0;
+    }
+
+    QTextStream out(stdout);
+    out << "run      " << s->runDir << '\n'
+        << "model    " << s->model << '\n'
+        << "device   " << (s->device.name.isEmpty() ? QStringLiteral("-") : s->device.summary()) << '\n'
+        << "writer   " << (writer ? QStringLiteral("pid %1").arg(writer) : QStringLiteral("none")) << '\n'
+        << "review   " << (s->reviewMode ? "on" : "off") << '\n'
+        << "best     " << (s->bestCommit.isEmpty() ? QStringLiteral("-") : s->bestCommit.left(12)) << '\n'
+        << "experiments " << s->experiments.size();
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        out << "  " << it.key() << ' ' << it.value();
+    out << "\n\n"
+        << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(QStringLiteral("kernel"), -28).arg(QStringLiteral("op"), -14)
+               .arg(QStringLiteral("state"), -8).arg(QStringLiteral("tries"), 5).arg(QStringLiteral("head"), 6).arg(QStringLiteral("speedup"), 8);
+    for (const KernelRecord &k : s->kernels) {
+        const Experiment *h = s->experiment(k.headExperiment);
+        const QString speed = h && Metrics::has(h->metrics.speedup) ? QString::number(h->metrics.speedup, 'f', 2) + QLatin1Char('x') : QStringLiteral("-");
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(RunLoader::kernelName(k.folder), -28).arg(k.opType, -14)
+                   .arg(kernelStateName(k.state), -8).arg(k.experimentCount, 5).arg(QStringLiteral("#%1").arg(k.headExperiment), 6).arg(speed, 8);
+    }
+    if (!pending.isEmpty()) {
+        out << "\npending review:";
+        for (int id : pending)
+            out << " #" << id;
+        out << '\n';
+    }
+    for (const QString &w : s->warnings)
+        out << "warning: " << w << '\n';
+    return 0;
+}
+
+} // namespace ak::cli

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "kernelrecord.h"
+
+#include <QVector>
+
+namespace ak {
+
+// Amdahl's law over a profile: a kernel can only save the time it takes, and only down to its floor.
+class Amdahl
+{
+public:
+    // Sorts by time per iteration (largest first) and fills rank, share, maxSpeedup and
+    // modelSpeedupAt90 (at `fraction` of the roof). Records need timeUs (per iteration), calls and
+    // floorUs (per call; 0 = unknown, then no speedup is claimed: maxSpeedup 0, model speedup 1).
+    static void rank(QVector<KernelRecord> &kernels, double fraction = 0.9);
+
+    // Whole-model speedup if one kernel taking `kernelUs` of `totalUs` ran at `fraction` of its roof
+    // (time floorUs / fraction, never slower than it is now).
+    static double modelSpeedup(double totalUs, double kernelUs, double floorUs, double fraction = 0.9);
+
+    // Whole-model speedup if the first `topK` kernels (rank order) all reached `fraction` of their roof.
+    static double projectedSpeedup(const QVector<KernelRecord> &ranked, int topK, double fraction = 0.9);
+
+    // Time one kernel would take at `fraction` of its roof, per iteration (its current time if that is
+    // already faster, or if the floor is unknown).
+    static double targetUs(const KernelRecord &k, double fraction = 0.9);
+};
+
+} // namespace ak

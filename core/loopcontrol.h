@@ -1,0 +1,67 @@
+#pragma once
+
+#include <QFlags>
+#include <QObject>
+#include <QString>
+
+namespace ak {
+
+// The optimisation loop as the GUI steers it (GammaRay's TimerTopInterface pattern): an abstract
+// QObject here in core, the in-process implementation in agent, a fake in tests, a remote one later,
+// all without touching ui. Calls are requests: they return at once and never block the caller; the
+// outcome arrives through the signals (stateChanged, actionFinished / actionFailed).
+//
+// Kernels are named by their folder name inside the run directory, the same string as
+// Experiment::kernel (e.g. "01-matmul"); experiments by their run-wide Experiment::id.
+class LoopControl : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Stopped, Running, Paused, Stopping };
+    Q_ENUM(State)
+
+    // What this implementation can do at all; the GUI disables what is missing and says why.
+    enum Capability {
+        NoCapability = 0,
+        CanStartStop = 1 << 0,  // start, stop
+        CanPause = 1 << 1,      // pause, resume
+        CanSteerKernels = 1 << 2, // pin, unpin, skip
+        CanRevert = 1 << 3,     // revert a kept experiment
+        CanReview = 1 << 4,     // accept / reject a pending experiment (review mode)
+    };
+    Q_DECLARE_FLAGS(Capabilities, Capability)
+    Q_FLAG(Capabilities)
+
+    explicit LoopControl(QObject *parent = nullptr) : QObject(parent) {}
+    ~LoopControl() override = default;
+
+    virtual Capabilities capabilities() const = 0;
+    virtual State state() const = 0;
+    // One line for the GUI: "local loop on NVIDIA H200", "replay of run-0412".
+    virtual QString description() const = 0;
+
+    virtual void start() = 0;
+    virtual void pause() = 0;
+    virtual void resume() = 0;
+    virtual void stop() = 0;
+
+    virtual void pin(const QString &kernel) = 0;    // work on this kernel until unpinned
+    virtual void unpin(const QString &kernel) = 0;
+    virtual void skip(const QString &kernel) = 0;   // move on; the loop does not return to it
+    virtual void revert(const QString &kernel, int experimentId) = 0; // undo a kept experiment
+    virtual void accept(int experimentId) = 0;      // keep a pending experiment
+    virtual void reject(int experimentId) = 0;      // drop a pending experiment
+
+Q_SIGNALS:
+    void stateChanged(ak::LoopControl::State state);
+    void capabilitiesChanged();
+    // Free text for the log, e.g. "01-matmul: experiment 14 kept (1.31x)".
+    void message(const QString &text);
+    // A request was carried out / could not be; action is the method name ("pin", "revert", ...).
+    void actionFinished(const QString &action, const QString &detail);
+    void actionFailed(const QString &action, const QString &error);
+};
+
+} // namespace ak
+
+Q_DECLARE_OPERATORS_FOR_FLAGS(ak::LoopControl::Capabilities)

@@ -1,0 +1,166 @@
+#include "moveonrules.h"
+
+#include <QFile>
+#include <QSaveFile>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace ak {
+
+namespace {
+
+using json = nlohmann::json;
+
+const char *const kReverts = "max_consecutive_reverts";
+const char *const kRoof = "roof_pct";
+const char *const kHours = "hours_per_kernel";
+const char *const kSpeedup = "speedup_over_baseline";
+
+QString fieldError(const char *field, const QString &what, const json &value)
+{
+    return QStringLiteral("move-on rules: %1 %2 (got %3)")
+        .arg(QLatin1String(field), what, QString::fromStdString(value.dump()));
+}
+
+} // namespace
+
+QByteArray MoveOnRules::toJson() const
+{
+    const json j = {{kReverts, maxConsecutiveReverts},
+                    {kRoof, roofPct},
+                    {kHours, hoursPerKernel},
+                    {kSpeedup, speedupOverBaseline}};
+    return QByteArray::fromStdString(j.dump(2)) + '\n';
+}
+
+bool MoveOnRules::fromJson(const QByteArray &text, MoveOnRules *out, QString *error)
+{
+    QString err;
+    MoveOnRules r;
+    json j;
+    try {
+        j = json::parse(text.toStdString());
+    } catch (const json::parse_error &e) {
+        err = QStringLiteral("move-on rules: not valid JSON: %1").arg(QString::fromUtf8(e.what()));
+    }
+    if (err.isEmpty() && !j.is_object())
+        err = QStringLiteral("move-on rules: expected a JSON object");
+    for (auto it = err.isEmpty() ? j.begin() : j.end(); it != j.end() && err.isEmpty(); ++it) {
+        const std::string &key = it.key();
+        const json &v = it.value();
+        if (key == kReverts) {
+            if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 1000000)
+                err = fieldError(kReverts, QStringLiteral("must be a whole number >= 0 (0 = off)"), v);
+            else
+                r.maxConsecutiveReverts = v.get<int>();
+        } else if (key == kRoof) {
+            if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 100)
+                err = fieldError(kRoof, QStringLiteral("must be a percentage in [0, 100] (0 = off)"), v);
+            else if (v.get<double>() > 0 && v.get<double>() <= 1)
+                err = fieldError(kRoof, QStringLiteral("is a percentage, not a fraction (90 means 90%)"), v);
+            else
+                r.roofPct = v.get<double>();
+        } else if (key == kHours) {
+            if (!v.is_number() || v.get<double>() < 0 || !std::isfinite(v.get<double>()))
+                err = fieldError(kHours, QStringLiteral("must be a number of hours >= 0 (0 = off)"), v);
+            else
+                r.hoursPerKernel = v.get<double>();
+        } else if (key == kSpeedup) {
+            if (!v.is_number() || !(v.get<double>() == 0 || v.get<double>() > 1))
+                err = fieldError(kSpeedup, QStringLiteral("must be a factor > 1 (0 = off)"), v);
+            else
+                r.speedupOverBaseline = v.get<double>();
+        } else {
+            err = QStringLiteral("move-on rules: unknown field \"%1\" (known: %2, %3, %4, %5)")
+                      .arg(QString::fromStdString(key), QLatin1String(kReverts), QLatin1String(kRoof),
+                           QLatin1String(kHours), QLatin1String(kSpeedup));
+        }
+    }
+    if (error)
+        *error = err;
+    if (!err.isEmpty())
+        return false;
+    if (out)
+        *out = r;
+    return true;
+}
+
+bool MoveOnRules::save(const QString &path, QString *error) const
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(toJson()) < 0 || !f.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: cannot write: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool MoveOnRules::load(const QString &path, MoveOnRules *out, QString *error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: cannot read: %2").arg(path, f.errorString());
+        return false;
+    }
+    QString err;
+    if (!fromJson(f.readAll(), out, &err)) {
+        if (error)
+            *error = path + QStringLiteral(": ") + err;
+        return false;
+    }
+    return true;
+}
+
+bool MoveOnRules::operator==(const MoveOnRules &o) const
+{
+    return maxConsecutiveReverts == o.maxConsecutiveReverts && roofPct == o.roofPct
+        && hoursPerKernel == o.hoursPerKernel && speedupOverBaseline == o.speedupOverBaseline;
+}
+
+QString moveOnReasonName(MoveOnReason r)
+{
+    switch (r) {
+    case MoveOnReason::None: return QStringLiteral("none");
+    case MoveOnReason::NearRoof: return QStringLiteral("near_roof");
+    case MoveOnReason::SpeedupReached: return QStringLiteral("speedup_reached");
+    case MoveOnReason::ConsecutiveReverts: return QStringLiteral("consecutive_reverts");
+    case MoveOnReason::TimeBudget: return QStringLiteral("time_budget");
+    }
+    return QString();
+}
+
+MoveOnDecision evaluate(const MoveOnRules &rules, const KernelProgress &k)
+{
+    MoveOnDecision d;
+    auto fire = [&d](MoveOnReason reason, const QString &why) {
+        d.moveOn = true;
+        d.reason = reason;
+        d.explanation = why;
+        return d;
+    };
+    if (rules.roofPct > 0 && !std::isnan(k.bestPctPeak) && k.bestPctPeak >= rules.roofPct)
+        return fire(MoveOnReason::NearRoof, QStringLiteral("best %1% of roof >= %2%")
+                                                .arg(k.bestPctPeak, 0, 'f', 1)
+                                                .arg(rules.roofPct, 0, 'g', 4));
+    if (rules.speedupOverBaseline > 0 && !std::isnan(k.bestSpeedup) && k.bestSpeedup >= rules.speedupOverBaseline)
+        return fire(MoveOnReason::SpeedupReached, QStringLiteral("best %1x over baseline >= %2x")
+                                                      .arg(k.bestSpeedup, 0, 'f', 2)
+                                                      .arg(rules.speedupOverBaseline, 0, 'g', 4));
+    if (rules.maxConsecutiveReverts > 0 && k.consecutiveReverts >= rules.maxConsecutiveReverts)
+        return fire(MoveOnReason::ConsecutiveReverts,
+                    QStringLiteral("%1 consecutive reverts").arg(k.consecutiveReverts));
+    if (rules.hoursPerKernel > 0 && k.started.isValid() && k.now.isValid()) {
+        const double hours = double(k.started.msecsTo(k.now)) / 3.6e6;
+        if (hours >= rules.hoursPerKernel)
+            return fire(MoveOnReason::TimeBudget, QStringLiteral("%1 h on this kernel >= %2 h")
+                                                      .arg(hours, 0, 'f', 2)
+                                                      .arg(rules.hoursPerKernel, 0, 'g', 4));
+    }
+    return d;
+}
+
+} // namespace ak

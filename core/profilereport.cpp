@@ -1,0 +1,265 @@
+#include "profilereport.h"
+
+#include "amdahl.h"
+#include "opclassifier.h"
+
+#include <cmath>
+
+namespace ak {
+
+namespace {
+
+using Json = nlohmann::json;
+
+QString qs(const Json &o, const char *key)
+{
+    const auto it = o.find(key);
+    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+Json strings(const QStringList &l)
+{
+    Json a = Json::array();
+    for (const QString &s : l)
+        a.push_back(s.toStdString());
+    return a;
+}
+
+OpCall callFrom(const Json &row)
+{
+    OpCall c;
+    c.kernelName = qs(row, "name");
+    c.atenOp = qs(row, "aten_op");
+    c.module = qs(row, "module");
+    if (const auto s = row.find("op_stack"); s != row.end() && s->is_array()) {
+        for (const Json &v : *s)
+            if (v.is_string())
+                c.opStack << QString::fromStdString(v.get<std::string>());
+    }
+    if (const auto s = row.find("shapes"); s != row.end() && s->is_array()) {
+        for (const Json &shape : *s) {
+            std::vector<int64_t> dims;
+            if (shape.is_array()) {
+                for (const Json &d : shape)
+                    if (d.is_number_integer())
+                        dims.push_back(d.get<int64_t>());
+            }
+            c.shapes.push_back(dims);
+        }
+    }
+    if (const auto s = row.find("dtypes"); s != row.end() && s->is_array()) {
+        for (const Json &v : *s)
+            c.dtypes << (v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString());
+    }
+    if (const auto s = row.find("concrete_inputs"); s != row.end() && s->is_array()) {
+        for (const Json &v : *s) {
+            if (v.is_boolean())
+                c.concreteInputs << v.get<bool>();
+            else if (v.is_number())
+                c.concreteInputs << v.get<double>();
+            else if (v.is_string())
+                c.concreteInputs << QString::fromStdString(v.get<std::string>());
+            else
+                c.concreteInputs << QVariant();
+        }
+    }
+    return c;
+}
+
+double finiteOrZero(double v)
+{
+    return std::isfinite(v) ? v : 0.0;
+}
+
+} // namespace
+
+QString ProfileReport::shapeText(const std::vector<int64_t> &shape)
+{
+    QStringList dims;
+    for (int64_t d : shape)
+        dims << QString::number(d);
+    return QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileReport *out, QString *error)
+{
+    auto fail = [error](const QString &m) {
+        if (error)
+            *error = QStringLiteral("profile reply: ") + m;
+        return false;
+    };
+    if (!r.is_object())
+        return fail(QStringLiteral("not an object"));
+    const auto rows = r.find("kernels");
+    if (rows == r.end() || !rows->is_array())
+        return fail(QStringLiteral("field \"kernels\" missing or not an array"));
+    ProfileReport p;
+    p.model = qs(r, "model");
+    p.modelPath = qs(r, "model_path");
+    p.activity = qs(r, "activity");
+    p.dtype = qs(r, "dtype");
+    p.torchVersion = qs(r, "torch");
+    p.python = qs(r, "python");
+    p.warmup = r.value("warmup", 0);
+    p.iterations = r.value("iterations", 0);
+    p.wallMs = r.value("wall_time_ms", 0.0);
+    p.device = device;
+
+    struct Item
+    {
+        KernelRecord k;
+        OpCall c;
+        RooflineEstimate roof;
+    };
+    QVector<Item> items;
+    for (size_t i = 0; i < rows->size(); ++i) {
+        const Json &row = (*rows)[i];
+        if (!row.is_object() || !row.contains("time_us") || !row["time_us"].is_number())
+            return fail(QStringLiteral("kernels[%1].time_us missing or not a number").arg(i));
+        Item it;
+        it.c = callFrom(row);
+        const OpClassifier::Result cls = OpClassifier::classify(it.c);
+        it.roof = Roofline::estimate(it.c, cls.opType, p.dtype, device);
+        // A memset/memcpy an op issues besides its main kernel does not carry the op's work: giving it
+        // the op's floor would claim a roof it cannot have.
+        if (it.c.kernelName.startsWith(QLatin1String("Memset")) || it.c.kernelName.startsWith(QLatin1String("Memcpy"))) {
+            it.roof = RooflineEstimate();
+            it.roof.why = QStringLiteral("auxiliary memset/memcpy of %1").arg(it.c.atenOp);
+        }
+        KernelRecord &k = it.k;
+        k.name = it.c.kernelName;
+        k.opType = cls.opType;
+        k.classifiedBy = cls.reason;
+        k.atenOp = it.c.atenOp;
+        k.module = it.c.module;
+        for (const auto &s : it.c.shapes)
+            k.shapes << shapeText(s);
+        k.dtype = p.dtype;
+        for (const QString &d : it.c.dtypes) {
+            if (d == QLatin1String("bf16") || d == QLatin1String("fp16") || d == QLatin1String("fp32")) {
+                k.dtype = d;
+                break;
+            }
+        }
+        k.timeUs = finiteOrZero(row["time_us"].get<double>());
+        k.calls = int(std::lround(row.value("calls", 1.0)));
+        k.flops = it.roof.flops;
+        k.bytes = it.roof.bytes;
+        k.floorUs = it.roof.known ? it.roof.floorUs : 0.0;
+        k.bound = it.roof.known ? it.roof.bound : QString();
+        items.push_back(it);
+    }
+    QVector<KernelRecord> records;
+    for (const Item &it : items)
+        records.push_back(it.k);
+    Amdahl::rank(records, p.fraction);
+    // Amdahl::rank sorts stably by time; re-pair calls and roofs with their records by the same order.
+    std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return a.k.timeUs > b.k.timeUs; });
+    for (int i = 0; i < items.size(); ++i) {
+        p.calls.push_back(items[i].c);
+        p.roofs.push_back(items[i].roof);
+        p.totalUs += records[i].timeUs;
+    }
+    p.kernels = records;
+    *out = p;
+    return true;
+}
+
+double ProfileReport::projected(int topK) const
+{
+    return Amdahl::projectedSpeedup(kernels, topK, fraction);
+}
+
+Json ProfileReport::deviceToJson(const DeviceInfo &d)
+{
+    Json peaks = Json::object();
+    for (int i = 0; i < int(Precision::Count); ++i)
+        peaks[precisionName(Precision(i)).toStdString()] = d.peakTflops[size_t(i)];
+    return Json{{"available", d.available},
+                {"name", d.name.toStdString()},
+                {"vendor", d.vendor.toStdString()},
+                {"detected_by", d.detectedBy.toStdString()},
+                {"database_key", d.databaseKey.toStdString()},
+                {"compute_capability", d.computeCapability.toStdString()},
+                {"sm_count", d.smCount},
+                {"boost_clock_mhz", d.boostClockMHz},
+                {"memory_clock_mhz", d.memoryClockMHz},
+                {"memory_bus_width_bits", d.memoryBusWidthBits},
+                {"memory_gib", d.memoryGiB},
+                {"l2_mib", d.l2MiB},
+                {"bandwidth_gbs", d.bandwidthGBs},
+                {"peak_tflops", peaks},
+                {"estimated", d.estimated},
+                {"note", d.note.toStdString()}};
+}
+
+Json ProfileReport::toJson() const
+{
+    Json kernelsJson = Json::array();
+    for (int i = 0; i < kernels.size(); ++i) {
+        const KernelRecord &k = kernels[i];
+        const OpCall &c = calls[i];
+        const RooflineEstimate &roof = roofs[i];
+        Json shapes = Json::array();
+        for (const auto &s : c.shapes)
+            shapes.push_back(s);
+        Json o{{"rank", k.rank},
+               {"name", k.name.toStdString()},
+               {"op_type", k.opType.toStdString()},
+               {"classified_by", k.classifiedBy.toStdString()},
+               {"aten_op", k.atenOp.toStdString()},
+               {"op_stack", strings(c.opStack)},
+               {"module", k.module.toStdString()},
+               {"shapes", shapes},
+               {"dtypes", strings(c.dtypes)},
+               {"dtype", k.dtype.toStdString()},
+               {"time_us", k.timeUs},
+               {"share", k.share},
+               {"calls", k.calls},
+               {"flops", k.flops},
+               {"bytes", k.bytes},
+               {"floor_us", k.floorUs},
+               {"bound", k.bound.toStdString()},
+               {"roofline", roof.known ? roof.formula.toStdString() : QString(QStringLiteral("unknown: ") + roof.why).toStdString()},
+               {"max_speedup", k.maxSpeedup},
+               {"model_speedup_at_90", k.modelSpeedupAt90}};
+        if (!k.folder.isEmpty())
+            o["folder"] = k.folder.toStdString();
+        Json concrete = Json::array();
+        for (const QVariant &v : c.concreteInputs) {
+            if (v.typeId() == QMetaType::Bool)
+                concrete.push_back(v.toBool());
+            else if (v.typeId() == QMetaType::Double)
+                concrete.push_back(v.toDouble());
+            else if (v.typeId() == QMetaType::QString)
+                concrete.push_back(v.toString().toStdString());
+            else
+                concrete.push_back(nullptr);
+        }
+        o["concrete_inputs"] = concrete;
+        kernelsJson.push_back(o);
+    }
+    Json projection = Json::array();
+    for (int k : {1, 3, 5, 10}) {
+        if (k <= kernels.size() || k == 1)
+            projection.push_back({{"top_k", k}, {"speedup", projected(k)}});
+    }
+    return Json{{"format", "autokernel-profile"},
+                {"version", 1},
+                {"model", model.toStdString()},
+                {"model_path", modelPath.toStdString()},
+                {"activity", activity.toStdString()},
+                {"dtype", dtype.toStdString()},
+                {"torch", torchVersion.toStdString()},
+                {"python", python.toStdString()},
+                {"warmup", warmup},
+                {"iterations", iterations},
+                {"total_time_us", totalUs},
+                {"wall_time_ms", wallMs},
+                {"roof_fraction", fraction},
+                {"device", deviceToJson(device)},
+                {"projection", projection},
+                {"kernels", kernelsJson}};
+}
+
+} // namespace ak

@@ -1,0 +1,219 @@
+#include "runloader.h"
+
+#include "gitrepo.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
+
+using nlohmann::json;
+
+namespace ak {
+
+namespace {
+
+QString jstr(const json &o, const char *key)
+{
+    const auto it = o.find(key);
+    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+double jnum(const json &o, const char *key)
+{
+    const auto it = o.find(key);
+    return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+DeviceInfo deviceFrom(const json &o)
+{
+    DeviceInfo d;
+    if (!o.is_object())
+        return d;
+    d.available = o.value("available", false);
+    d.name = jstr(o, "name");
+    d.vendor = jstr(o, "vendor");
+    d.detectedBy = jstr(o, "detected_by");
+    d.databaseKey = jstr(o, "database_key");
+    d.computeCapability = jstr(o, "compute_capability");
+    d.smCount = int(jnum(o, "sm_count"));
+    d.boostClockMHz = jnum(o, "boost_clock_mhz");
+    d.memoryClockMHz = jnum(o, "memory_clock_mhz");
+    d.memoryBusWidthBits = int(jnum(o, "memory_bus_width_bits"));
+    d.memoryGiB = jnum(o, "memory_gib");
+    d.l2MiB = jnum(o, "l2_mib");
+    d.bandwidthGBs = jnum(o, "bandwidth_gbs");
+    if (const auto p = o.find("peak_tflops"); p != o.end() && p->is_object()) {
+        for (auto it = p->begin(); it != p->end(); ++it) {
+            Precision prec;
+            if (it->is_number() && parsePrecision(QString::fromStdString(it.key()), &prec))
+                d.peakTflops[size_t(prec)] = it->get<double>();
+        }
+    }
+    d.estimated = o.value("estimated", false);
+    d.note = jstr(o, "note");
+    return d;
+}
+
+bool hasWork(const Experiment &e)
+{
+    return e.status != ExperimentStatus::Baseline;
+}
+
+} // namespace
+
+QString RunLoader::kernelName(const QString &folderOrName)
+{
+    QString n = folderOrName;
+    while (n.endsWith(QLatin1Char('/')))
+        n.chop(1);
+    return n.section(QLatin1Char('/'), -1);
+}
+
+bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
+{
+    s.runJson = data;
+    const json o = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    if (o.is_discarded() || !o.is_object()) {
+        if (error)
+            *error = QStringLiteral("run.json: not a JSON object");
+        return false;
+    }
+    s.model = jstr(o, "model");
+    if (const auto d = o.find("device"); d != o.end())
+        s.device = deviceFrom(*d);
+    if (const auto st = o.find("settings"); st != o.end() && st->is_object())
+        s.reviewMode = st->value("review_mode", false);
+    return true;
+}
+
+void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
+{
+    const QString where = QStringLiteral("%1:%2: ").arg(ExperimentLog::fileName()).arg(e.line);
+    switch (e.type) {
+    case LogEntry::Type::Run:
+        if (e.action == QLatin1String("review"))
+            s.reviewMode = e.value;
+        return;
+    case LogEntry::Type::Kernel: {
+        const QString name = kernelName(e.kernel);
+        if (e.action == QLatin1String("add")) {
+            if (s.kernelIndex.contains(name)) {
+                s.warnings << where + QStringLiteral("kernel %1 added twice; the first entry is kept").arg(name);
+                return;
+            }
+            KernelRecord k = e.record;
+            k.folder = QStringLiteral("kernels/") + name;
+            k.state = KernelState::Waiting;
+            s.kernelIndex.insert(name, int(s.kernels.size()));
+            s.kernels.push_back(k);
+            return;
+        }
+        const auto it = s.kernelIndex.constFind(name);
+        if (it == s.kernelIndex.constEnd()) {
+            s.warnings << where + QStringLiteral("unknown kernel \"%1\"").arg(name);
+            return;
+        }
+        KernelRecord &k = s.kernels[*it];
+        const KernelState resumed = k.experimentCount > 0 ? KernelState::Active : KernelState::Waiting;
+        if (e.action == QLatin1String("pin"))
+            k.state = KernelState::Pinned;
+        else if (e.action == QLatin1String("skip"))
+            k.state = KernelState::Skipped;
+        else if (e.action == QLatin1String("done"))
+            k.state = KernelState::Done;
+        else if (e.action == QLatin1String("unpin") || e.action == QLatin1String("unskip"))
+            k.state = resumed;
+        else
+            s.warnings << where + QStringLiteral("unknown kernel action \"%1\"").arg(e.action);
+        k.stateReason = k.state == resumed ? QString() : e.reason;
+        return;
+    }
+    case LogEntry::Type::Experiment:
+        break;
+    }
+
+    const Experiment &x = e.experiment;
+    const auto kit = s.kernelIndex.constFind(kernelName(x.kernel));
+    if (kit == s.kernelIndex.constEnd()) {
+        s.warnings << where + QStringLiteral("experiment %1 names unknown kernel \"%2\"").arg(x.id).arg(x.kernel);
+        return;
+    }
+    KernelRecord &k = s.kernels[*kit];
+    const auto it = s.experimentIndex.constFind(x.id);
+    if (it == s.experimentIndex.constEnd()) {
+        s.experimentIndex.insert(x.id, int(s.experiments.size()));
+        s.experiments.push_back(x);
+        if (hasWork(x)) {
+            ++k.experimentCount;
+            if (k.state == KernelState::Waiting)
+                k.state = KernelState::Active;
+        }
+    } else {
+        s.experiments[*it] = x;
+    }
+    if (!e.head.isEmpty()) {
+        k.head = e.head;
+        k.headExperiment = x.id;
+    }
+}
+
+void RunLoader::finish(RunSnapshot &s)
+{
+    const bool kernelsSorted = std::is_sorted(s.kernels.cbegin(), s.kernels.cend(),
+                                              [](const KernelRecord &a, const KernelRecord &b) { return a.rank < b.rank; });
+    if (!kernelsSorted) {
+        std::stable_sort(s.kernels.begin(), s.kernels.end(),
+                         [](const KernelRecord &a, const KernelRecord &b) { return a.rank < b.rank; });
+        s.kernelIndex.clear();
+        for (int i = 0; i < s.kernels.size(); ++i)
+            s.kernelIndex.insert(kernelName(s.kernels[i].folder), i);
+    }
+    const bool experimentsSorted = std::is_sorted(s.experiments.cbegin(), s.experiments.cend(),
+                                                  [](const Experiment &a, const Experiment &b) { return a.id < b.id; });
+    if (!experimentsSorted) {
+        std::sort(s.experiments.begin(), s.experiments.end(),
+                  [](const Experiment &a, const Experiment &b) { return a.id < b.id; });
+        s.experimentIndex.clear();
+        for (int i = 0; i < s.experiments.size(); ++i)
+            s.experimentIndex.insert(s.experiments[i].id, i);
+    }
+}
+
+RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
+{
+    const QDir d(dir);
+    const QString runJsonPath = d.filePath(QStringLiteral("run.json"));
+    if (!QFileInfo(runJsonPath).isFile()) {
+        if (error)
+            *error = QFileInfo(dir).isDir() ? QStringLiteral("%1: not a run directory (no run.json)").arg(dir)
+                                           : QStringLiteral("%1: no such directory").arg(dir);
+        return nullptr;
+    }
+    auto s = std::make_shared<RunSnapshot>();
+    s->runDir = d.absolutePath();
+
+    QFile runJson(runJsonPath);
+    QString why;
+    if (!runJson.open(QIODevice::ReadOnly))
+        s->warnings << QStringLiteral("run.json: %1").arg(runJson.errorString());
+    else if (!applyRunJson(*s, runJson.readAll(), &why))
+        s->warnings << why;
+
+    const ExperimentLog::ReadResult log = ExperimentLog::read(d.filePath(ExperimentLog::fileName()));
+    s->warnings << log.errors;
+    s->experiments.reserve(int(log.entries.size() / 2 + 1));
+    for (const LogEntry &e : log.entries)
+        apply(*s, e);
+    finish(*s);
+
+    // One ref lookup, not a history walk.
+    if (auto repo = GitRepo::open(dir, nullptr))
+        s->bestCommit = repo->resolveRef(QStringLiteral("refs/heads/best"));
+    return s;
+}
+
+} // namespace ak

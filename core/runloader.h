@@ -1,0 +1,32 @@
+#pragma once
+
+#include "experimentlog.h"
+#include "runsnapshot.h"
+
+#include <QString>
+
+namespace ak {
+
+// Builds the in-memory model of a run directory from run.json and experiments.jsonl. It needs no
+// lock and never walks git history (the log is the index, git the content store), so a GUI can load
+// a run that another process is writing: a record still being appended is simply not seen yet.
+class RunLoader
+{
+public:
+    // nullptr with `error` set when `dir` is not a run directory; problems inside the files (a bad log
+    // line, a malformed run.json) become snapshot warnings naming file and line.
+    static RunSnapshotPtr load(const QString &dir, QString *error = nullptr);
+
+    // Folds one log entry into a snapshot under construction. Shared with RunStore so the writer and
+    // every reader interpret the log the same way.
+    static void apply(RunSnapshot &s, const LogEntry &e);
+    // Puts kernels in rank order and experiments in id order, rebuilding the indexes.
+    static void finish(RunSnapshot &s);
+    // Reads run.json into model, device, review mode and runJson; false with `error` if malformed.
+    static bool applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error);
+
+    // "kernels/01-matmul" or "01-matmul" -> "01-matmul".
+    static QString kernelName(const QString &folderOrName);
+};
+
+} // namespace ak

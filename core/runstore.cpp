@@ -1,0 +1,311 @@
+#include "runstore.h"
+
+#include "atomicfile.h"
+#include "experimentlog.h"
+#include "gitrepo.h"
+#include "resultstsv.h"
+#include "runloader.h"
+#include "runlock.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+using nlohmann::json;
+
+namespace ak {
+
+namespace {
+
+bool fail(QString *error, const QString &message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+
+bool isSecretKey(const std::string &key)
+{
+    const QString k = QString::fromStdString(key).toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
+    // "max_tokens" is a setting, "token" and "auth_token" are credentials.
+    return k.contains(QLatin1String("api_key")) || k.contains(QLatin1String("apikey")) || k.contains(QLatin1String("secret"))
+        || k.contains(QLatin1String("password")) || k == QLatin1String("token") || k.endsWith(QLatin1String("_token"))
+        || k == QLatin1String("authorization");
+}
+
+void strip(json &j, const QString &prefix, QStringList *removed)
+{
+    if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end();) {
+            const QString name = prefix.isEmpty() ? QString::fromStdString(it.key()) : prefix + QLatin1Char('.') + QString::fromStdString(it.key());
+            if (isSecretKey(it.key())) {
+                if (removed)
+                    *removed << name;
+                it = j.erase(it);
+            } else {
+                strip(*it, name, removed);
+                ++it;
+            }
+        }
+    } else if (j.is_array()) {
+        for (auto &v : j)
+            strip(v, prefix, removed);
+    }
+}
+
+QString sanitizeName(const QString &name)
+{
+    QString s = name;
+    s.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.]+")), QStringLiteral("_"));
+    while (s.startsWith(QLatin1Char('.')) || s.startsWith(QLatin1Char('_')))
+        s.remove(0, 1);
+    s = s.left(48);
+    return s.isEmpty() ? QStringLiteral("kernel") : s;
+}
+
+} // namespace
+
+RunStore::RunStore(const QString &dir, std::unique_ptr<GitRepo> repo, std::unique_ptr<RunLock> lock)
+    : m_dir(QDir(dir).absolutePath())
+    , m_repo(std::move(repo))
+    , m_lock(std::move(lock))
+{
+    m_state.runDir = m_dir;
+}
+
+RunStore::~RunStore() = default;
+
+QString RunStore::path(const QString &name) const
+{
+    return QDir(m_dir).filePath(name);
+}
+
+json RunStore::stripSecrets(const json &config, QStringList *removed)
+{
+    json copy = config;
+    strip(copy, QString(), removed);
+    return copy;
+}
+
+std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runConfig, QString *error)
+{
+    if (!runConfig.is_object())
+        return fail(error, QStringLiteral("run configuration must be a JSON object")), nullptr;
+    const QDir d(dir);
+    if (QFileInfo::exists(d.filePath(QStringLiteral("run.json"))) || QFileInfo::exists(d.filePath(QStringLiteral(".git"))))
+        return fail(error, QStringLiteral("%1: already holds a run or a git repository").arg(dir)), nullptr;
+    if (!QDir().mkpath(dir))
+        return fail(error, QStringLiteral("%1: cannot create the folder").arg(dir)), nullptr;
+    auto repo = GitRepo::init(dir, error);
+    if (!repo)
+        return nullptr;
+    auto lock = std::make_unique<RunLock>(dir);
+    if (!lock->acquire(error))
+        return nullptr;
+    std::unique_ptr<RunStore> store(new RunStore(dir, std::move(repo), std::move(lock)));
+
+    QStringList removed;
+    json config = stripSecrets(runConfig, &removed);
+    store->m_strippedKeys = removed;
+    config["format"] = 1;
+    if (!config.contains("created"))
+        config["created"] = ExperimentLog::timeText(QDateTime::currentDateTimeUtc()).toStdString();
+    const QByteArray runJson = QByteArray::fromStdString(config.dump(2)) + '\n';
+    const QByteArray ignore = "# written by AutoKernel Studio: the log and its export live beside the commits\n"
+                              "experiments.jsonl\nresults.tsv\n";
+    if (!AtomicFile::write(store->path(QStringLiteral("run.json")), runJson, error)
+        || !AtomicFile::write(store->path(QStringLiteral(".gitignore")), ignore, error)
+        || !AtomicFile::write(store->path(ExperimentLog::fileName()), QByteArray(), error)
+        || !AtomicFile::write(store->path(ResultsTsv::fileName()), ResultsTsv::header(), error))
+        return nullptr;
+    store->m_rootFiles.insert(QStringLiteral("run.json"), store->m_repo->writeBlob(runJson, error));
+    store->m_rootFiles.insert(QStringLiteral(".gitignore"), store->m_repo->writeBlob(ignore, error));
+    RunLoader::applyRunJson(store->m_state, runJson, nullptr);
+    if (!store->updateBest(QString(), QStringLiteral("Create run"), error) || !store->m_repo->setHeadSymbolic(QStringLiteral("refs/heads/best"), error))
+        return nullptr;
+    return store;
+}
+
+bool RunStore::appendLog(LogEntry &entry, QString *error)
+{
+    if (!entry.time.isValid())
+        entry.time = QDateTime::currentDateTimeUtc();
+    if (!ExperimentLog::append(path(ExperimentLog::fileName()), entry, error))
+        return false;
+    entry.line = ++m_lineCount;
+    RunLoader::apply(m_state, entry);
+    return true;
+}
+
+KernelRecord *RunStore::findKernel(const QString &kernel, QString *error)
+{
+    const auto it = m_state.kernelIndex.constFind(RunLoader::kernelName(kernel));
+    if (it == m_state.kernelIndex.constEnd()) {
+        fail(error, QStringLiteral("unknown kernel \"%1\"").arg(kernel));
+        return nullptr;
+    }
+    return &m_state.kernels[*it];
+}
+
+QString RunStore::commitMessage(const Experiment &e)
+{
+    const QString subject = e.description.simplified().isEmpty() ? QStringLiteral("(no description)") : e.description.simplified();
+    return subject + QStringLiteral("\n\nExperiment: %1\nKernel: %2\nAgent: %3\nOutcome: %4\n")
+                         .arg(e.id)
+                         .arg(e.kernel, e.agent.isEmpty() ? QStringLiteral("unknown") : e.agent, statusName(e.status));
+}
+
+bool RunStore::writeProfile(const json &profile, QString *error)
+{
+    const QByteArray data = QByteArray::fromStdString(profile.dump(2)) + '\n';
+    if (!AtomicFile::write(path(QStringLiteral("profile.json")), data, error))
+        return false;
+    const QString blob = m_repo->writeBlob(data, error);
+    if (blob.isEmpty())
+        return false;
+    LogEntry e;
+    e.type = LogEntry::Type::Run;
+    e.action = QStringLiteral("profile");
+    if (!appendLog(e, error))
+        return false;
+    m_rootFiles.insert(QStringLiteral("profile.json"), blob);
+    return updateBest(QString(), QStringLiteral("Profile"), error);
+}
+
+Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy, QString *error)
+{
+    const QString name = k.folder.isEmpty() ? QStringLiteral("%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(sanitizeName(k.name))
+                                            : RunLoader::kernelName(k.folder);
+    if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]*$")).match(name).hasMatch() || name.contains(QLatin1String("..")))
+        return fail(error, QStringLiteral("invalid kernel folder name \"%1\"").arg(name)), Experiment();
+    if (m_state.kernelIndex.contains(name))
+        return fail(error, QStringLiteral("kernel %1 already exists").arg(name)), Experiment();
+
+    Experiment base;
+    base.id = m_nextId;
+    base.kernel = name;
+    base.agent = QStringLiteral("baseline");
+    base.description = QStringLiteral("Baseline of %1").arg(k.name.isEmpty() ? name : k.name);
+    base.status = ExperimentStatus::Baseline;
+    base.started = QDateTime::currentDateTimeUtc();
+    base.metrics.correct = true;
+    const QString blob = m_repo->writeBlob(kernelPy, error);
+    const QString tree = blob.isEmpty() ? QString() : m_repo->writeTree({{kernelPath(name), blob}}, error);
+    base.commit = tree.isEmpty() ? QString() : m_repo->writeCommit(tree, {}, commitMessage(base), base.started, error);
+    if (base.commit.isEmpty()
+        || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(base.id), base.commit, QStringLiteral("baseline"), error))
+        return Experiment();
+    ++m_nextId;
+
+    LogEntry add;
+    add.type = LogEntry::Type::Kernel;
+    add.action = QStringLiteral("add");
+    add.kernel = name;
+    add.record = k;
+    add.record.folder = QStringLiteral("kernels/") + name;
+    LogEntry line;
+    line.action = QStringLiteral("baseline");
+    line.experiment = base;
+    line.head = base.commit;
+    if (!appendLog(add, error) || !appendLog(line, error))
+        return Experiment();
+    if (!moveHead(name, base.commit, error))
+        return Experiment();
+    return base;
+}
+
+Experiment RunStore::beginExperiment(const QString &kernel, const QByteArray &kernelPy, const QString &agent,
+                                     const QString &description, QString *error, double agentSeconds)
+{
+    Experiment draft;
+    draft.agent = agent;
+    draft.description = description;
+    draft.agentSeconds = agentSeconds;
+    return beginExperiment(kernel, kernelPy, draft, error);
+}
+
+Experiment RunStore::beginExperiment(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
+                                     QString *error)
+{
+    const KernelRecord *k = findKernel(kernel, error);
+    if (!k)
+        return Experiment();
+    if (k->state == KernelState::Pinned)
+        return fail(error, QStringLiteral("kernel %1 is pinned: its best is locked").arg(kernel)), Experiment();
+    Experiment e;
+    e.id = m_nextId;
+    e.kernel = RunLoader::kernelName(kernel);
+    e.parent = k->head;
+    e.agent = draft.agent;
+    e.description = draft.description.simplified();
+    e.status = ExperimentStatus::Running;
+    e.started = QDateTime::currentDateTimeUtc();
+    e.agentSeconds = draft.agentSeconds;
+    e.tokensIn = draft.tokensIn;
+    e.tokensOut = draft.tokensOut;
+    e.cost = draft.cost;
+    const QString blob = m_repo->writeBlob(kernelPy, error);
+    const QString tree = blob.isEmpty() ? QString() : m_repo->writeTree({{kernelPath(e.kernel), blob}}, error);
+    const QStringList parents = e.parent.isEmpty() ? QStringList() : QStringList{e.parent};
+    e.commit = tree.isEmpty() ? QString() : m_repo->writeCommit(tree, parents, commitMessage(e), e.started, error);
+    if (e.commit.isEmpty()
+        || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(e.id), e.commit, QStringLiteral("begin"), error))
+        return Experiment();
+    ++m_nextId;
+    LogEntry line;
+    line.action = QStringLiteral("begin");
+    line.experiment = e;
+    if (!appendLog(line, error))
+        return Experiment();
+    return e;
+}
+
+QString RunStore::finalCommit(const Experiment &e, QString *error)
+{
+    const QString tree = m_repo->treeOf(e.commit);
+    if (tree.isEmpty())
+        return fail(error, QStringLiteral("experiment %1: commit %2 is missing").arg(e.id).arg(e.commit)), QString();
+    const QStringList parents = e.parent.isEmpty() ? QStringList() : QStringList{e.parent};
+    const QString commit = m_repo->writeCommit(tree, parents, commitMessage(e), e.finished, error);
+    if (commit.isEmpty()
+        || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(e.id), commit, statusName(e.status), error))
+        return QString();
+    return commit;
+}
+
+bool RunStore::finishExperiment(int id, ExperimentStatus status, const Metrics &metrics, const QString &failure, QString *error)
+{
+    const Experiment *found = m_state.experiment(id);
+    if (!found)
+        return fail(error, QStringLiteral("unknown experiment %1").arg(id));
+    const Experiment before = *found;
+    const bool baselineMetrics = before.status == ExperimentStatus::Baseline && status == ExperimentStatus::Baseline;
+    if (before.status != ExperimentStatus::Running && !baselineMetrics)
+        return fail(error, QStringLiteral("experiment %1 is already finished (%2)").arg(id).arg(statusName(before.status)));
+    if (status == ExperimentStatus::Running || status == ExperimentStatus::Rejected
+        || (status == ExperimentStatus::Baseline && !baselineMetrics))
+        return fail(error, QStringLiteral("experiment %1 cannot finish as %2").arg(id).arg(statusName(status)));
+
+    Experiment e = before;
+    e.status = (status == ExperimentStatus::Kept && m_state.reviewMode) ? ExperimentStatus::Pending : status;
+    e.metrics = metrics;
+    e.failure = failure;
+    e.finished = QDateTime::currentDateTimeUtc();
+    e.benchSeconds = e.started.isValid() ? e.started.msecsTo(e.finished) / 1000.0 : 0;
+    if (!baselineMetrics) {
+        e.commit = finalCommit(e, error);
+        if (e.commit.isEmpty())
+            return false;
+    }
+    LogEntry line;
+    line.action = baselineMetrics ? QStringLiteral("baseline") : QStringLiteral("finish");
+    line.experiment = e;
+    if (e.status == ExperimentStatus::Kept)
+        line.head = e.commit;
+    if (!appendLog(line, error))
+        return false;
+    exportRow(before, e);
+    return e.status != ExperimentStatus::Kept || moveHead(e.kernel, e.commit, error);
+}
+
+} // namespace ak

@@ -1,0 +1,128 @@
+#pragma once
+
+#include "experiment.h"
+#include "kernelrecord.h"
+#include "runsnapshot.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QByteArray>
+#include <QHash>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace ak {
+
+class GitRepo;
+class RunLock;
+struct LogEntry;
+
+// The writer of a run directory (format: docs/run-format.md). Holds the single-writer lock for its
+// lifetime. Every operation has one durable commit point, the fsynced append of its line to
+// experiments.jsonl; git objects are written before it and derived state (branch refs, the best
+// commit, the working-tree kernel.py, results.tsv) after it, so open() can always rebuild the
+// derived state from the log. Not thread-safe: use from one thread.
+class RunStore
+{
+public:
+    ~RunStore();
+    RunStore(const RunStore &) = delete;
+    RunStore &operator=(const RunStore &) = delete;
+
+    // Creates a new run in `dir` (which may exist but must not already hold a run). Keys that look
+    // like secrets (api_key, *_token, *secret*, password) are removed from `runConfig` before it
+    // reaches disk; strippedKeys() names them.
+    static std::unique_ptr<RunStore> create(const QString &dir, const nlohmann::json &runConfig, QString *error);
+    // Opens an existing run for writing: takes the lock, then repairs (see repairNotes()).
+    static std::unique_ptr<RunStore> open(const QString &dir, QString *error);
+
+    static nlohmann::json stripSecrets(const nlohmann::json &config, QStringList *removed = nullptr);
+    // Queues a steering request for the process that holds the lock (the GUI while the CLI runs the
+    // loop). `request`: {"action":"pin|unpin|skip|unskip|revert|accept|reject|review", "kernel":..,
+    // "experiment":N, "reason":.., "value":bool}. The writer applies it in applyRequests().
+    static bool queueRequest(const QString &dir, const nlohmann::json &request, QString *error);
+
+    QString dir() const { return m_dir; }
+    // The writer's current view of the run (same shape the loader builds).
+    const RunSnapshot &state() const { return m_state; }
+    RunSnapshotPtr snapshot() const { return std::make_shared<const RunSnapshot>(m_state); }
+    QStringList repairNotes() const { return m_repairNotes; }
+    QStringList strippedKeys() const { return m_strippedKeys; }
+    GitRepo &repo() { return *m_repo; }
+
+    bool writeProfile(const nlohmann::json &profile, QString *error = nullptr);
+    // Creates kernels/<NN>-<name>/kernel.py (folder from k.folder, else rank and name) with a baseline
+    // commit on refs/heads/kernels/<NN>-<name>. Returns the baseline experiment (id 0 on error); its
+    // metrics are recorded later with finishExperiment(id, Baseline, metrics, {}).
+    Experiment addKernel(const KernelRecord &k, const QByteArray &kernelPy, QString *error = nullptr);
+
+    // Commits kernelPy on top of the kernel's head (refs/experiments/<id>), logs it as running.
+    // Refused for a pinned kernel. Returns id 0 on error.
+    Experiment beginExperiment(const QString &kernel, const QByteArray &kernelPy, const QString &agent,
+                               const QString &description, QString *error = nullptr, double agentSeconds = 0);
+    // The same, taking agent, description, agentSeconds and the token/cost fields from `draft`.
+    Experiment beginExperiment(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
+                               QString *error = nullptr);
+    // Keep advances the kernel's branch (in review mode it becomes Pending instead); any other
+    // outcome leaves the branch and keeps the commit reachable under refs/experiments/<id>.
+    bool finishExperiment(int id, ExperimentStatus status, const Metrics &metrics, const QString &failure,
+                          QString *error = nullptr);
+
+    bool pin(const QString &kernel, const QString &reason = QString(), QString *error = nullptr);
+    bool unpin(const QString &kernel, QString *error = nullptr);
+    bool skip(const QString &kernel, const QString &reason = QString(), QString *error = nullptr);
+    bool unskip(const QString &kernel, QString *error = nullptr);
+    bool markDone(const QString &kernel, const QString &reason, QString *error = nullptr);
+    // Makes an earlier kept, rejected or baseline experiment's kernel.py the head again, as a new
+    // experiment (agent "user", status keep). Returns it (id 0 on error).
+    Experiment revert(const QString &kernel, int experimentId, QString *error = nullptr);
+    bool accept(int id, QString *error = nullptr);
+    bool reject(int id, const QString &reason = QString(), QString *error = nullptr);
+    bool setReviewMode(bool on, QString *error = nullptr);
+    // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
+    // a request are reported in `errors` and the request is dropped.
+    int applyRequests(QStringList *errors = nullptr);
+
+    // kernel.py at the kernel's head.
+    QByteArray kernelSource(const QString &kernel, QString *error = nullptr) const;
+    QString bestCommit() const;
+
+    static QString kernelPath(const QString &kernel) { return QStringLiteral("kernels/") + kernel + QStringLiteral("/kernel.py"); }
+    static QString commitMessage(const Experiment &e);
+    static QString requestDir(const QString &dir);
+
+private:
+    RunStore(const QString &dir, std::unique_ptr<GitRepo> repo, std::unique_ptr<RunLock> lock);
+
+    bool load(QString *error);
+    void removeStaleGitLocks();
+    void repair();
+    bool appendLog(LogEntry &entry, QString *error);
+    KernelRecord *findKernel(const QString &kernel, QString *error);
+    bool kernelEvent(const QString &kernel, const QString &action, const QString &reason, QString *error);
+    // Writes the final commit of an experiment (same tree and parent, outcome trailer) and points
+    // refs/experiments/<id> at it; returns its id.
+    QString finalCommit(const Experiment &e, QString *error);
+    bool moveHead(const QString &kernel, const QString &commit, QString *error);
+    bool updateBest(const QString &changedHead, const QString &why, QString *error);
+    void exportRow(const Experiment &before, const Experiment &after);
+    bool rewriteResults(QString *error);
+    QString path(const QString &name) const;
+    bool applyRequest(const nlohmann::json &request, QString *error);
+
+    QString m_dir;
+    std::unique_ptr<GitRepo> m_repo;
+    std::unique_ptr<RunLock> m_lock;
+    RunSnapshot m_state;
+    int m_nextId = 1;
+    int m_lineCount = 0;
+    QHash<QString, QString> m_headBlob;   // kernel -> blob id of kernel.py at its head
+    QMap<QString, QString> m_rootFiles;   // run.json, profile.json, .gitignore -> blob id (best tree)
+    QStringList m_repairNotes;
+    QStringList m_strippedKeys;
+};
+
+} // namespace ak

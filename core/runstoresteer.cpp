@@ -1,0 +1,234 @@
+// RunStore: steering (pin, skip, revert, review) and the derived state every operation updates
+// after its log line: kernel branch, working-tree kernel.py, the best commit, results.tsv.
+#include "runstore.h"
+
+#include "atomicfile.h"
+#include "experimentlog.h"
+#include "gitrepo.h"
+#include "resultstsv.h"
+#include "runloader.h"
+
+#include <QDir>
+#include <QFile>
+
+using nlohmann::json;
+
+namespace ak {
+
+namespace {
+bool fail(QString *error, const QString &message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+} // namespace
+
+bool RunStore::kernelEvent(const QString &kernel, const QString &action, const QString &reason, QString *error)
+{
+    const KernelRecord *k = findKernel(kernel, error);
+    if (!k)
+        return false;
+    const bool pinned = k->state == KernelState::Pinned;
+    const bool skipped = k->state == KernelState::Skipped;
+    if ((action == QLatin1String("unpin") && !pinned) || (action == QLatin1String("unskip") && !skipped))
+        return fail(error, QStringLiteral("kernel %1 is not %2").arg(kernel, action == QLatin1String("unpin") ? QStringLiteral("pinned") : QStringLiteral("skipped")));
+    if ((action == QLatin1String("pin") && pinned) || (action == QLatin1String("skip") && skipped))
+        return fail(error, QStringLiteral("kernel %1 is already %2").arg(kernel, pinned ? QStringLiteral("pinned") : QStringLiteral("skipped")));
+    LogEntry e;
+    e.type = LogEntry::Type::Kernel;
+    e.action = action;
+    e.kernel = RunLoader::kernelName(kernel);
+    e.reason = reason;
+    return appendLog(e, error);
+}
+
+bool RunStore::pin(const QString &kernel, const QString &reason, QString *error) { return kernelEvent(kernel, QStringLiteral("pin"), reason, error); }
+bool RunStore::unpin(const QString &kernel, QString *error) { return kernelEvent(kernel, QStringLiteral("unpin"), QString(), error); }
+bool RunStore::skip(const QString &kernel, const QString &reason, QString *error) { return kernelEvent(kernel, QStringLiteral("skip"), reason, error); }
+bool RunStore::unskip(const QString &kernel, QString *error) { return kernelEvent(kernel, QStringLiteral("unskip"), QString(), error); }
+bool RunStore::markDone(const QString &kernel, const QString &reason, QString *error) { return kernelEvent(kernel, QStringLiteral("done"), reason, error); }
+
+bool RunStore::setReviewMode(bool on, QString *error)
+{
+    LogEntry e;
+    e.type = LogEntry::Type::Run;
+    e.action = QStringLiteral("review");
+    e.value = on;
+    return appendLog(e, error);
+}
+
+Experiment RunStore::revert(const QString &kernel, int experimentId, QString *error)
+{
+    const KernelRecord *k = findKernel(kernel, error);
+    if (!k)
+        return Experiment();
+    const QString name = RunLoader::kernelName(kernel);
+    if (k->state == KernelState::Pinned)
+        return fail(error, QStringLiteral("kernel %1 is pinned; unpin it first").arg(name)), Experiment();
+    const Experiment *source = m_state.experiment(experimentId);
+    if (!source || source->kernel != name)
+        return fail(error, QStringLiteral("experiment %1 is not an experiment of kernel %2").arg(experimentId).arg(name)), Experiment();
+    if (source->status != ExperimentStatus::Kept && source->status != ExperimentStatus::Rejected
+        && source->status != ExperimentStatus::Baseline)
+        return fail(error, QStringLiteral("experiment %1 was %2: only kept, rejected or baseline experiments can be restored")
+                               .arg(experimentId).arg(statusName(source->status))), Experiment();
+    const QString tree = m_repo->treeOf(source->commit);
+    if (tree.isEmpty())
+        return fail(error, QStringLiteral("experiment %1: commit %2 is missing").arg(experimentId).arg(source->commit)), Experiment();
+
+    Experiment e;
+    e.id = m_nextId;
+    e.kernel = name;
+    e.parent = k->head;
+    e.agent = QStringLiteral("user");
+    e.description = QStringLiteral("Revert to experiment %1: %2").arg(experimentId).arg(source->description);
+    e.status = ExperimentStatus::Kept;
+    e.metrics = source->metrics; // the restored code's measurements
+    e.started = e.finished = QDateTime::currentDateTimeUtc();
+    e.commit = m_repo->writeCommit(tree, e.parent.isEmpty() ? QStringList() : QStringList{e.parent}, commitMessage(e), e.started, error);
+    if (e.commit.isEmpty() || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(e.id), e.commit, QStringLiteral("revert"), error))
+        return Experiment();
+    ++m_nextId;
+    LogEntry line;
+    line.action = QStringLiteral("revert");
+    line.experiment = e;
+    line.head = e.commit;
+    if (!appendLog(line, error))
+        return Experiment();
+    exportRow(Experiment(), e);
+    if (!moveHead(name, e.commit, error))
+        return Experiment();
+    return e;
+}
+
+bool RunStore::accept(int id, QString *error)
+{
+    const Experiment *p = m_state.experiment(id);
+    if (!p || p->status != ExperimentStatus::Pending)
+        return fail(error, p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
+                             : QStringLiteral("unknown experiment %1").arg(id));
+    if (const KernelRecord *k = m_state.kernel(p->kernel); k && k->state == KernelState::Pinned)
+        return fail(error, QStringLiteral("kernel %1 is pinned; unpin it first").arg(p->kernel));
+    const Experiment before = *p;
+    Experiment e = before;
+    e.status = ExperimentStatus::Kept;
+    e.finished = QDateTime::currentDateTimeUtc();
+    e.commit = finalCommit(e, error);
+    if (e.commit.isEmpty())
+        return false;
+    LogEntry line;
+    line.action = QStringLiteral("accept");
+    line.experiment = e;
+    line.head = e.commit;
+    if (!appendLog(line, error))
+        return false;
+    exportRow(before, e);
+    return moveHead(e.kernel, e.commit, error);
+}
+
+bool RunStore::reject(int id, const QString &reason, QString *error)
+{
+    const Experiment *p = m_state.experiment(id);
+    if (!p || p->status != ExperimentStatus::Pending)
+        return fail(error, p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
+                             : QStringLiteral("unknown experiment %1").arg(id));
+    const Experiment before = *p;
+    Experiment e = before;
+    e.status = ExperimentStatus::Rejected;
+    e.failure = reason.isEmpty() ? QStringLiteral("rejected in review") : reason;
+    e.finished = QDateTime::currentDateTimeUtc();
+    e.commit = finalCommit(e, error);
+    if (e.commit.isEmpty())
+        return false;
+    LogEntry line;
+    line.action = QStringLiteral("reject");
+    line.experiment = e;
+    if (!appendLog(line, error))
+        return false;
+    exportRow(before, e);
+    return true;
+}
+
+bool RunStore::moveHead(const QString &kernel, const QString &commit, QString *error)
+{
+    const QString ref = QStringLiteral("refs/heads/kernels/") + kernel;
+    if (m_repo->resolveRef(ref) != commit && !m_repo->setRef(ref, commit, QStringLiteral("head"), error))
+        return false;
+    const QString blob = m_repo->blobIdAt(commit, kernelPath(kernel));
+    if (blob.isEmpty())
+        return fail(error, QStringLiteral("%1 missing at %2").arg(kernelPath(kernel), commit));
+    // The working tree shows each kernel's head, so `git status` stays clean and a user can look.
+    const QString file = path(kernelPath(kernel));
+    const QByteArray content = m_repo->readBlobById(blob, error);
+    QFile current(file);
+    const bool same = current.open(QIODevice::ReadOnly) && current.readAll() == content;
+    if (!same && !AtomicFile::write(file, content, error))
+        return false;
+    if (m_headBlob.value(kernel) == blob && !m_repo->resolveRef(QStringLiteral("refs/heads/best")).isEmpty())
+        return true;
+    m_headBlob.insert(kernel, blob);
+    return updateBest(commit, QStringLiteral("Best: %1 at %2").arg(kernel, commit.left(10)), error);
+}
+
+bool RunStore::updateBest(const QString &changedHead, const QString &why, QString *error)
+{
+    QMap<QString, QString> files = m_rootFiles;
+    for (auto it = m_headBlob.cbegin(); it != m_headBlob.cend(); ++it)
+        files.insert(kernelPath(it.key()), it.value());
+    const QString tree = m_repo->writeTree(files, error);
+    if (tree.isEmpty())
+        return false;
+    const QString previous = m_repo->resolveRef(QStringLiteral("refs/heads/best"));
+    if (!previous.isEmpty() && m_repo->treeOf(previous) == tree) {
+        m_state.bestCommit = previous;
+        return true;
+    }
+    // First parent: the previous best state; second: the kernel head that changed it. So
+    // `git log --first-parent best` is the history of the combined best.
+    QStringList parents;
+    if (!previous.isEmpty())
+        parents << previous;
+    if (!changedHead.isEmpty() && !parents.contains(changedHead))
+        parents << changedHead;
+    const QString commit = m_repo->writeCommit(tree, parents, why + QLatin1Char('\n'), QDateTime::currentDateTimeUtc(), error);
+    if (commit.isEmpty() || !m_repo->setRef(QStringLiteral("refs/heads/best"), commit, why, error) || !m_repo->resetIndex(tree, error))
+        return false;
+    m_state.bestCommit = commit;
+    return true;
+}
+
+void RunStore::exportRow(const Experiment &before, const Experiment &after)
+{
+    if (!ResultsTsv::isExported(after))
+        return;
+    // A re-measured baseline changes a row already exported: rewrite instead of appending twice.
+    if (ResultsTsv::isExported(before)) {
+        rewriteResults(nullptr);
+        return;
+    }
+    const KernelRecord *k = m_state.kernel(after.kernel);
+    AtomicFile::append(path(ResultsTsv::fileName()), ResultsTsv::row(after, k ? k->opType : QString()), nullptr);
+}
+
+bool RunStore::rewriteResults(QString *error)
+{
+    return AtomicFile::write(path(ResultsTsv::fileName()), ResultsTsv::render(m_state.experiments, m_state.kernels), error);
+}
+
+QByteArray RunStore::kernelSource(const QString &kernel, QString *error) const
+{
+    const KernelRecord *k = m_state.kernel(RunLoader::kernelName(kernel));
+    if (!k) {
+        fail(error, QStringLiteral("unknown kernel \"%1\"").arg(kernel));
+        return QByteArray();
+    }
+    return m_repo->readBlob(k->head, kernelPath(RunLoader::kernelName(kernel)), error);
+}
+
+QString RunStore::bestCommit() const
+{
+    return m_state.bestCommit;
+}
+
+} // namespace ak

@@ -1,0 +1,146 @@
+"""Timing summary, keep decision, roofline bound, physical-peak rejection, the 10x flag."""
+
+import time
+import unittest
+
+from harnesstest import run  # noqa: F401 (sets sys.path)
+
+from harness import ops, roofline, timing
+
+
+class KeepDecision(unittest.TestCase):
+    def test_rule(self):
+        keep = roofline.keep_decision
+        self.assertTrue(keep(100.0, 98.0, 0.5)["keep"])        # 2% > max(1, 0.5)
+        self.assertFalse(keep(100.0, 99.5, 0.1)["keep"])       # 0.5% < 1% floor
+        self.assertFalse(keep(100.0, 98.0, 3.0)["keep"])       # 2% < 3% noise
+        self.assertTrue(keep(100.0, 96.0, 3.0)["keep"])
+        self.assertFalse(keep(100.0, 101.0, 0.0)["keep"])      # slower
+        self.assertFalse(keep(100.0, 99.0, 0.0)["keep"])       # exactly 1% is not more than 1%
+        self.assertFalse(keep(0.0, 50.0, 0.0)["keep"])
+        d = keep(200.0, 150.0, None)
+        self.assertAlmostEqual(d["improvement_pct"], 25.0)
+        self.assertEqual(d["threshold_pct"], 1.0)
+
+    def test_bench_reports_keep_when_given_a_best(self):
+        import os
+        from harnesstest import STARTERS
+        r = run(os.path.join(STARTERS, "cpu", "softmax.py"), best_latency_us=1e9)
+        self.assertTrue(r["keep"]["keep"])
+        r = run(os.path.join(STARTERS, "cpu", "softmax.py"), best_latency_us=1e-3)
+        self.assertFalse(r["keep"]["keep"])
+
+
+class Summary(unittest.TestCase):
+    def test_paired_speedup_and_noise(self):
+        k = [10.0, 11.0, 10.0, 12.0, 10.0, 10.5]
+        r = [20.0, 22.0, 20.0, 24.0, 20.0, 21.0]
+        s = timing.summarize(k, r)
+        self.assertAlmostEqual(s["speedup"], 2.0)
+        self.assertAlmostEqual(s["latency_us"], 10.25)
+        self.assertGreater(s["noise_pct"], 0)
+        flat = timing.summarize([5.0] * 8, [5.0] * 8)
+        self.assertEqual(flat["noise_pct"], 0.0)
+        self.assertEqual(flat["speedup"], 1.0)
+
+    def test_cpu_ab_alternates_and_probes(self):
+        order, probed = [], []
+
+        class Probe:
+            last_output = None
+
+            def __call__(self, i):
+                if i == 2:
+                    return (lambda: probed.append("before"), lambda out: probed.append(out))
+                return None
+
+        def kernel():
+            order.append("k")
+            time.sleep(0.002)
+            return "out"
+
+        def reference():
+            order.append("r")
+            time.sleep(0.008)
+
+        res = timing.cpu_ab(kernel, reference, Probe(), budget_s=0.05, warmup=1, min_pairs=4)
+        self.assertEqual(order[:2], ["k", "r"])                  # warm-up
+        self.assertEqual(order[2:6], ["k", "r", "r", "k"])       # alternating order
+        self.assertEqual(probed, ["before", "out"])
+        self.assertGreater(res["speedup"], 1.5)
+        self.assertLess(res["speedup"], 8.0)
+        self.assertFalse(res["cold_l2"])
+        self.assertEqual(res["reps"], res["samples"])
+
+
+class Roofline(unittest.TestCase):
+    PEAKS = {"tflops": {"fp32": 60.0, "tf32": 400.0, "bf16": 1000.0}, "bandwidth_gbs": 4000.0}
+
+    def test_bound_and_pct(self):
+        mm = ops.get("matmul")
+        m = roofline.metrics(mm, {"M": 4096, "N": 4096, "K": 4096}, "bfloat16", 200.0, self.PEAKS)
+        self.assertEqual(m["bound"], "compute")
+        self.assertAlmostEqual(m["tflops"], 2 * 4096 ** 3 / 200e-6 / 1e12)
+        self.assertAlmostEqual(m["pct_peak"], 100 * m["tflops"] / 1000.0)
+        sm = ops.get("softmax")
+        m = roofline.metrics(sm, {"rows": 4096, "cols": 4096}, "bfloat16", 20.0, self.PEAKS)
+        self.assertEqual(m["bound"], "memory")
+        self.assertAlmostEqual(m["gbps"], 2 * 4096 * 4096 * 2 / 20e-6 / 1e9)
+        self.assertAlmostEqual(m["arithmetic_intensity"], 5 / 4.0)
+        none = roofline.metrics(sm, {"rows": 8, "cols": 8}, "float32", 1.0, {})
+        self.assertEqual(none["bound"], "")
+        self.assertNotEqual(none["pct_peak"], none["pct_peak"])   # NaN: unknown device
+
+    def test_impossible_rates_are_rejected(self):
+        mm = ops.get("matmul")
+        size = {"M": 4096, "N": 4096, "K": 4096}
+        fast = roofline.metrics(mm, size, "bfloat16", 50.0, self.PEAKS)       # 2749 TFLOP/s
+        self.assertIn("physical bf16 peak", roofline.impossible(fast, "bfloat16", self.PEAKS, True))
+        ok = roofline.metrics(mm, size, "bfloat16", 200.0, self.PEAKS)
+        self.assertIsNone(roofline.impossible(ok, "bfloat16", self.PEAKS, True))
+        # fp32 may run on TF32 tensor cores: judged against the larger tf32 peak.
+        fp32 = roofline.metrics(mm, size, "float32", 1000.0, self.PEAKS)      # 137 TFLOP/s
+        self.assertIsNone(roofline.impossible(fp32, "float32", self.PEAKS, True))
+        sm = ops.get("softmax")
+        bw = roofline.metrics(sm, {"rows": 4096, "cols": 4096}, "bfloat16", 5.0, self.PEAKS)
+        self.assertIn("DRAM bandwidth", roofline.impossible(bw, "bfloat16", self.PEAKS, True))
+        # Warm caches (CPU timing) may legitimately beat DRAM bandwidth.
+        self.assertIsNone(roofline.impossible(bw, "bfloat16", self.PEAKS, False))
+
+    def test_suspicious_speedup_flag(self):
+        self.assertIsNone(roofline.suspicious(9.9))
+        self.assertIn("verify by hand", roofline.suspicious(12.0))
+        self.assertIsNone(roofline.suspicious(float("nan")))
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class Compare(unittest.TestCase):
+    def test_out_of_range_truth_accepts_inf(self):
+        import torch
+        from harness import compare
+        tol = {"atol": 1e-2, "rtol": 1e-2}
+        truth = torch.tensor([1.0, 1e5, -2e5], dtype=torch.float32)
+        good = torch.tensor([1.0, float("inf"), float("-inf")]).half()
+        self.assertIsNone(compare.check(good, truth, torch.float16, tol))
+        saturated = torch.tensor([1.0, 65504.0, -65504.0]).half()
+        self.assertIsNone(compare.check(saturated, truth, torch.float16, tol))
+        wrong_sign = torch.tensor([1.0, float("-inf"), float("-inf")]).half()
+        self.assertIn("beyond float16's range", compare.check(wrong_sign, truth, torch.float16, tol))
+        nan_in_range = torch.tensor([float("nan"), float("inf"), float("-inf")]).half()
+        self.assertIn("1 NaN", compare.check(nan_in_range, truth, torch.float16, tol))
+
+    def test_worst_element_and_row_scale(self):
+        import torch
+        from harness import compare
+        tol = {"atol": 1e-3, "rtol": 1e-3}
+        truth = torch.tensor([[1000.0, -1000.0, 0.01], [0.5, 0.25, 0.125]], dtype=torch.float64)
+        out = truth.clone().float()
+        out[0, 2] += 0.5      # row RMS ~816: atol scales to ~0.8, so 0.5 is within
+        self.assertIsNone(compare.check(out, truth, torch.float32, tol))
+        out[1, 1] += 0.01     # row RMS < 1: plain atol, 0.01 is outside
+        msg = compare.check(out, truth, torch.float32, tol)
+        self.assertIn("1 of 6 elements outside tolerance", msg)
+        self.assertIn("worst at [1, 1]", msg)

@@ -1,0 +1,490 @@
+#include "llmagent.h"
+#include "llmclient.h"
+#include "llmpricing.h"
+#include "loopbackllmserver.h"
+#include "ssedecoder.h"
+#include "testregistry.h"
+
+#include <QElapsedTimer>
+#include <QLocale>
+#include <QTcpServer>
+
+#include <nlohmann/json.hpp>
+
+#include <thread>
+
+using namespace ak;
+using ak::test::LoopbackLlmServer;
+using ak::test::ScriptedReply;
+
+namespace {
+
+const QString kCurrent = QStringLiteral("KERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 256\n\ndef kernel_fn(x):\n    return x.softmax(-1)\n");
+const QString kImproved = QStringLiteral("KERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 512\n\ndef kernel_fn(x):\n    return x.softmax(-1)\n");
+const QString kKey = QStringLiteral("sk-loopback-secret-0123456789");
+
+QString goodReply()
+{
+    return QStringLiteral("Here is my change.\n\nDESCRIPTION: BLOCK_SIZE 256 -> 512 for fewer programs\n\n```python\n") + kImproved
+        + QStringLiteral("```\n\nThat should help.");
+}
+
+AgentContext context()
+{
+    AgentContext c;
+    c.kernelName = QStringLiteral("01-softmax");
+    c.opType = QStringLiteral("softmax");
+    c.kernelPy = kCurrent;
+    c.systemPrompt = QStringLiteral("You optimise GPU kernels.");
+    return c;
+}
+
+nlohmann::json bodyOf(const ak::test::RecordedRequest &r)
+{
+    return nlohmann::json::parse(r.body.constData(), r.body.constData() + r.body.size(), nullptr, false);
+}
+
+} // namespace
+
+class LlmAgentTest : public QObject
+{
+    Q_OBJECT
+
+    std::unique_ptr<LoopbackLlmServer> m_server;
+
+    std::unique_ptr<LlmAgent> agent(const QString &protocol, bool stream, int attempts = 3, const PriceTable &prices = PriceTable())
+    {
+        AgentConfig c;
+        c.kind = AgentConfig::Kind::Llm;
+        c.llmProtocol = protocol;
+        c.baseUrl = m_server->baseUrl();
+        c.model = QStringLiteral("test-model");
+        c.stream = stream;
+        c.maxAttempts = attempts;
+        c.requestTimeoutSec = 10;
+        c.idleTimeoutSec = 10;
+        auto a = std::make_unique<LlmAgent>(c, kKey, prices);
+        a->requestDefaults().initialBackoffMs = 10;
+        a->requestDefaults().maxBackoffMs = 3000;
+        return a;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_server = std::make_unique<LoopbackLlmServer>();
+        QVERIFY(m_server->start());
+    }
+    void cleanup() { m_server.reset(); }
+
+    void goodEdit_data()
+    {
+        QTest::addColumn<QString>("protocol");
+        QTest::addColumn<bool>("stream");
+        QTest::newRow("openai-stream") << QStringLiteral("openai") << true;
+        QTest::newRow("openai-json") << QStringLiteral("openai") << false;
+        QTest::newRow("anthropic-stream") << QStringLiteral("anthropic") << true;
+        QTest::newRow("anthropic-json") << QStringLiteral("anthropic") << false;
+    }
+    void goodEdit()
+    {
+        QFETCH(QString, protocol);
+        QFETCH(bool, stream);
+        ScriptedReply r = ScriptedReply::reply(goodReply());
+        r.chunkChars = 7; // many small events: the stream is reassembled across reads
+        r.tokensIn = 1000;
+        r.tokensOut = 200;
+        m_server->enqueue(r);
+        PriceTable prices;
+        prices.set(QStringLiteral("test-model"), ModelPrice{3.0, 15.0});
+        const AgentResult result = agent(protocol, stream, 3, prices)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved);
+        QCOMPARE(result.proposal().description, QStringLiteral("BLOCK_SIZE 256 -> 512 for fewer programs"));
+        QCOMPARE(result.proposal().agentName, QStringLiteral("llm:test-model"));
+        QCOMPARE(result.usage().tokensIn, 1000);
+        QCOMPARE(result.usage().tokensOut, 200);
+        QCOMPARE(result.usage().cost, (1000 * 3.0 + 200 * 15.0) / 1e6);
+        QCOMPARE(result.usage().attempts, 1);
+
+        const auto requests = m_server->requests();
+        QCOMPARE(requests.size(), 1);
+        const auto &req = requests.first();
+        const nlohmann::json body = bodyOf(req);
+        QCOMPARE(req.method, QByteArray("POST"));
+        QCOMPARE(body.value("model", std::string()), std::string("test-model"));
+        QCOMPARE(body.value("stream", !stream), stream);
+        if (protocol == QLatin1String("anthropic")) {
+            QCOMPARE(req.path, QByteArray("/v1/messages"));
+            QCOMPARE(req.headers.value("x-api-key"), kKey.toUtf8());
+            QVERIFY(!req.headers.value("anthropic-version").isEmpty());
+            QCOMPARE(body.value("system", std::string()), std::string("You optimise GPU kernels."));
+            QVERIFY(QString::fromStdString(body["messages"][0]["content"].get<std::string>()).contains(QStringLiteral("BLOCK_SIZE = 256")));
+        } else {
+            QCOMPARE(req.path, QByteArray("/v1/chat/completions"));
+            QCOMPARE(req.headers.value("authorization"), QByteArray("Bearer ") + kKey.toUtf8());
+            QCOMPARE(body["messages"][0]["role"].get<std::string>(), std::string("system"));
+            QVERIFY(QString::fromStdString(body["messages"][1]["content"].get<std::string>()).contains(QStringLiteral("BLOCK_SIZE = 256")));
+        }
+    }
+
+    void badRepliesAreAgentErrors_data()
+    {
+        QTest::addColumn<QString>("protocol");
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("reasonHas");
+        const auto bad = int(AgentError::Kind::BadReply);
+        const QString noFn = QStringLiteral("DESCRIPTION: drop kernel_fn\n```python\nKERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 512\n```\n");
+        for (const QString &p : {QStringLiteral("openai"), QStringLiteral("anthropic")}) {
+            for (bool s : {true, false}) {
+                const QByteArray tag = p.toLatin1() + (s ? "-stream" : "-json");
+                QTest::newRow(QByteArray(tag + "-garbage").constData()) << p << s << bad << QStringLiteral("I am sorry, I cannot do that.") << QStringLiteral("unusable reply");
+                QTest::newRow(QByteArray(tag + "-empty").constData()) << p << s << bad << QString() << QStringLiteral("empty");
+                QTest::newRow(QByteArray(tag + "-no-kernel_fn").constData()) << p << s << bad << noFn << QStringLiteral("unusable reply");
+                QTest::newRow(QByteArray(tag + "-unchanged").constData()) << p << s << int(AgentError::Kind::NoChange)
+                                                   << QStringLiteral("DESCRIPTION: nothing\n```python\n") + kCurrent + QStringLiteral("```\n")
+                                                   << QStringLiteral("unchanged");
+            }
+        }
+    }
+    void badRepliesAreAgentErrors()
+    {
+        QFETCH(QString, protocol);
+        QFETCH(bool, stream);
+        QFETCH(int, kind);
+        QFETCH(QString, text);
+        QFETCH(QString, reasonHas);
+        m_server->enqueue(ScriptedReply::reply(text));
+        const AgentResult result = agent(protocol, stream)->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(int(result.error().kind), kind);
+        QVERIFY2(result.error().reason.contains(reasonHas), qPrintable(result.error().reason));
+        QCOMPARE(result.error().rawReply, text);        // kept for the experiment's record
+        QCOMPARE(result.usage().tokensOut, 45);          // a bad reply still cost tokens
+        QCOMPARE(m_server->requests().size(), 1);        // and is not retried by the agent
+    }
+
+    void malformedBodies_data()
+    {
+        QTest::addColumn<QByteArray>("raw");
+        QTest::addColumn<QByteArray>("type");
+        QTest::newRow("not-json") << QByteArray("<html>gateway</html>") << QByteArray("text/html");
+        QTest::newRow("empty-body") << QByteArray() << QByteArray("application/json");
+        QTest::newRow("wrong-shape") << QByteArray(R"({"result": "ok"})") << QByteArray("application/json");
+        QTest::newRow("garbage-stream") << QByteArray("data: {not json\n\n") << QByteArray("text/event-stream");
+    }
+    void malformedBodies()
+    {
+        QFETCH(QByteArray, raw);
+        QFETCH(QByteArray, type);
+        ScriptedReply r;
+        r.kind = ScriptedReply::Kind::Raw;
+        r.raw = raw;
+        r.contentType = type;
+        m_server->enqueue(r);
+        const AgentResult result = agent(QStringLiteral("openai"), false, 1)->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY(result.error().kind == AgentError::Kind::BadReply || result.error().kind == AgentError::Kind::Http
+                || result.error().kind == AgentError::Kind::Network);
+        QVERIFY(!result.error().reason.isEmpty());
+    }
+
+    void serverIgnoringStreamFlag()
+    {
+        // Some local servers answer a streaming request with one JSON body.
+        const nlohmann::json j = {{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", goodReply().toStdString()}}}, {"finish_reason", "stop"}}}},
+                                  {"usage", {{"prompt_tokens", 11}, {"completion_tokens", 22}}}};
+        ScriptedReply r;
+        r.kind = ScriptedReply::Kind::Raw;
+        r.raw = QByteArray::fromStdString(j.dump());
+        m_server->enqueue(r);
+        const AgentResult result = agent(QStringLiteral("openai"), true)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved);
+        QCOMPARE(result.usage().tokensOut, 22);
+    }
+
+    void errorInsideStream()
+    {
+        ScriptedReply r;
+        r.kind = ScriptedReply::Kind::Raw;
+        r.contentType = "text/event-stream";
+        r.raw = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n"
+                "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt too long\"}}\n\n";
+        m_server->enqueue(r);
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Http);
+        QVERIFY(!result.error().retryable); // not an overload: the same request would fail again
+        QVERIFY2(result.error().reason.contains(QStringLiteral("prompt too long")), qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 1);
+    }
+
+    void retriesAfter429HonouringRetryAfter()
+    {
+        ScriptedReply limited = ScriptedReply::error(429, QStringLiteral("rate limited"));
+        limited.headers << qMakePair(QByteArray("Retry-After"), QByteArray("1"));
+        m_server->enqueue(limited);
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        QElapsedTimer t;
+        t.start();
+        const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.usage().attempts, 2);
+        QCOMPARE(m_server->requests().size(), 2);
+        QVERIFY2(t.elapsed() >= 900, "Retry-After: 1 must be honoured (backoff alone is 10 ms)");
+        QVERIFY(t.elapsed() < 8000);
+    }
+
+    void serverErrorsExhaustRetries()
+    {
+        for (int i = 0; i < 3; ++i)
+            m_server->enqueue(ScriptedReply::error(i == 1 ? 503 : 500, QStringLiteral("upstream failed")));
+        m_server->enqueue(ScriptedReply::reply(goodReply())); // must not be reached: 3 attempts only
+        const AgentResult result = agent(QStringLiteral("openai"), true, 3)->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Http);
+        QVERIFY(result.error().retryable);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("HTTP 500")) && result.error().reason.contains(QStringLiteral("upstream failed")),
+                 qPrintable(result.error().reason));
+        QCOMPARE(result.usage().attempts, 3);
+        QCOMPARE(m_server->requests().size(), 3);
+        QCOMPARE(m_server->pendingReplies(), 1);
+    }
+
+    void noRetryOnClientError()
+    {
+        m_server->enqueue(ScriptedReply::error(400, QStringLiteral("max_tokens is too large")));
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("openai"), true, 4)->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Http);
+        QVERIFY(!result.error().retryable);
+        QVERIFY(result.error().reason.contains(QStringLiteral("max_tokens is too large")));
+        QCOMPARE(m_server->requests().size(), 1);
+    }
+
+    void keyIsRedactedFromErrors()
+    {
+        m_server->enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided: ") + kKey));
+        const AgentResult result = agent(QStringLiteral("openai"), false, 3)->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY(!result.error().reason.contains(kKey));
+        QVERIFY(result.error().reason.contains(QStringLiteral("[redacted]")));
+        QVERIFY(result.error().reason.contains(QStringLiteral("401")));
+        QCOMPARE(m_server->requests().size(), 1); // 401 is not retried
+    }
+
+    void droppedConnectionIsRetried_data()
+    {
+        QTest::addColumn<int>("dropAfter");
+        QTest::newRow("before-answer") << -2;
+        QTest::newRow("mid-stream") << 3;
+    }
+    void droppedConnectionIsRetried()
+    {
+        QFETCH(int, dropAfter);
+        ScriptedReply drop = ScriptedReply::reply(goodReply());
+        if (dropAfter == -2) {
+            drop.kind = ScriptedReply::Kind::Drop;
+        } else {
+            drop.dropAfterEvents = dropAfter;
+            drop.chunkDelayMs = 30;
+        }
+        m_server->enqueue(drop);
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("openai"), true, 3)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved); // not the half-streamed text of the first attempt
+        QCOMPARE(m_server->requests().size(), 2);
+        // Qt itself resends a request whose connection closed before any byte of the answer; a
+        // connection lost mid-answer is retried by the client.
+        if (dropAfter >= 0)
+            QCOMPARE(result.usage().attempts, 2);
+    }
+
+    void droppedConnectionsExhaustRetries()
+    {
+        for (int i = 0; i < 8; ++i) {
+            ScriptedReply drop = ScriptedReply::reply(goodReply());
+            drop.dropAfterEvents = 2;
+            drop.chunkDelayMs = 20;
+            m_server->enqueue(drop);
+        }
+        const AgentResult result = agent(QStringLiteral("anthropic"), true, 2)->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Network);
+        QVERIFY(result.error().retryable);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("mid-reply")), qPrintable(result.error().reason));
+        QCOMPARE(result.usage().attempts, 2);
+    }
+
+    void idleTimeout()
+    {
+        ScriptedReply stall = ScriptedReply::reply(goodReply());
+        stall.stallAfterEvents = 2;
+        m_server->enqueue(stall);
+        auto a = agent(QStringLiteral("anthropic"), true, 1);
+        a->requestDefaults().idleTimeoutMs = 700;
+        QElapsedTimer t;
+        t.start();
+        const AgentResult result = a->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Timeout);
+        QVERIFY(result.error().retryable);
+        QVERIFY2(t.elapsed() >= 600 && t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
+    }
+
+    void totalTimeout()
+    {
+        ScriptedReply slow = ScriptedReply::reply(goodReply()); // trickles: never idle, never done in time
+        slow.chunkChars = 4;
+        slow.chunkDelayMs = 200;
+        m_server->enqueue(slow);
+        auto a = agent(QStringLiteral("openai"), true, 1);
+        a->requestDefaults().totalTimeoutMs = 1000;
+        a->requestDefaults().idleTimeoutMs = 5000;
+        QElapsedTimer t;
+        t.start();
+        const AgentResult result = a->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Timeout);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("within")), qPrintable(result.error().reason));
+        QVERIFY2(t.elapsed() >= 900 && t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
+    }
+
+    void networkDown()
+    {
+        QTcpServer closed;
+        QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
+        const quint16 port = closed.serverPort();
+        closed.close(); // nothing listens there now
+        AgentConfig c;
+        c.llmProtocol = QStringLiteral("openai");
+        c.baseUrl = QStringLiteral("http://127.0.0.1:%1/v1").arg(port);
+        c.model = QStringLiteral("m");
+        c.maxAttempts = 2;
+        LlmAgent a(c);
+        a.requestDefaults().initialBackoffMs = 10;
+        const AgentResult result = a.propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Network);
+        QVERIFY(result.error().retryable);
+        QCOMPARE(result.usage().attempts, 2);
+    }
+
+    void stopFromAnotherThread()
+    {
+        ScriptedReply slow = ScriptedReply::reply(goodReply());
+        slow.delayMs = 20000;
+        m_server->enqueue(slow);
+        auto a = agent(QStringLiteral("openai"), true, 3);
+        LlmAgent *raw = a.get();
+        std::thread stopper([raw] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            raw->requestStop();
+        });
+        QElapsedTimer t;
+        t.start();
+        const AgentResult result = a->propose(context());
+        stopper.join();
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Cancelled);
+        QVERIFY2(t.elapsed() < 3000, qPrintable(QString::number(t.elapsed())));
+        // Still stopped until cleared; then it works again.
+        QCOMPARE(a->propose(context()).error().kind, AgentError::Kind::Cancelled);
+        a->clearStop();
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        QVERIFY(a->propose(context()).ok());
+    }
+
+    void truncatedReplySaysSo()
+    {
+        ScriptedReply cut = ScriptedReply::reply(QStringLiteral("DESCRIPTION: x\n```python\nKERNEL_TYPE = \"softmax\"\ndef kernel_fn(x):\n"));
+        cut.stopReason = QStringLiteral("max_tokens");
+        m_server->enqueue(cut);
+        const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY2(result.error().reason.contains(QStringLiteral("max_tokens")), qPrintable(result.error().reason));
+    }
+
+    void keyFromEnvironmentAndMissingKey()
+    {
+        qputenv("AK_LOOPBACK_TEST_KEY", "env-key-987654");
+        AgentConfig c;
+        c.llmProtocol = QStringLiteral("openai");
+        c.baseUrl = m_server->baseUrl();
+        c.model = QStringLiteral("m");
+        c.apiKeyEnv = QStringLiteral("AK_LOOPBACK_TEST_KEY");
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        LlmAgent fromEnv(c);
+        QVERIFY(fromEnv.propose(context()).ok());
+        QCOMPARE(m_server->requests().first().headers.value("authorization"), QByteArray("Bearer env-key-987654"));
+        qunsetenv("AK_LOOPBACK_TEST_KEY");
+
+        // The public endpoint without a key: a configuration error before any connection is made.
+        c.baseUrl.clear();
+        c.llmProtocol = QStringLiteral("anthropic");
+        LlmAgent noKey(c);
+        const AgentResult result = noKey.propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("AK_LOOPBACK_TEST_KEY")), qPrintable(result.error().reason));
+        QVERIFY(!result.error().retryable);
+    }
+
+    void priceTable()
+    {
+        PriceTable t;
+        QString error;
+        QVERIFY(PriceTable::fromJson(R"({"claude-sonnet-4": {"input": 3, "output": 15}, "claude-sonnet-4-5": {"input": 4, "output": 20}})", &t, &error));
+        QCOMPARE(t.cost(QStringLiteral("claude-sonnet-4-20250514"), 1000000, 0), 3.0);
+        QCOMPARE(t.cost(QStringLiteral("claude-sonnet-4-5-20250929"), 0, 1000000), 20.0); // longest prefix wins
+        QCOMPARE(t.cost(QStringLiteral("llama3:8b"), 5000, 5000), 0.0);                  // unknown: 0, not a guess
+        QVERIFY(!PriceTable::fromJson(R"({"m": {"input": "cheap"}})", &t, &error));
+        QVERIFY(error.contains(QStringLiteral("\"m\".input")));
+        PriceTable back;
+        PriceTable orig;
+        orig.set(QStringLiteral("x"), ModelPrice{1.5, 2.5});
+        QVERIFY(PriceTable::fromJson(orig.toJson(), &back, &error));
+        QCOMPARE(back.cost(QStringLiteral("x"), 1000000, 1000000), 4.0);
+    }
+
+    void sseDecoderAcrossArbitrarySplits()
+    {
+        const QByteArray stream = ": comment\r\nevent: a\r\ndata: {\"x\":1}\r\n\r\ndata: line1\ndata: line2\n\nevent: b\ndata:no-space\n\ndata: tail";
+        for (int split = 1; split < stream.size(); split += 3) {
+            SseDecoder d;
+            QVector<SseEvent> events;
+            for (int i = 0; i < stream.size(); i += split)
+                events += d.feed(stream.mid(i, split));
+            events += d.finish();
+            QCOMPARE(events.size(), 4);
+            QCOMPARE(events.at(0).event, QStringLiteral("a"));
+            QCOMPARE(events.at(0).data, QByteArray("{\"x\":1}"));
+            QCOMPARE(events.at(1).data, QByteArray("line1\nline2"));
+            QCOMPARE(events.at(2).event, QStringLiteral("b"));
+            QCOMPARE(events.at(2).data, QByteArray("no-space"));
+            QCOMPARE(events.at(3).data, QByteArray("tail"));
+        }
+    }
+
+    void retryAfterParsing()
+    {
+        QCOMPARE(LlmClient::retryAfterMs("2"), 2000);
+        QCOMPARE(LlmClient::retryAfterMs(""), -1);
+        QCOMPARE(LlmClient::retryAfterMs("soon"), -1);
+        const QByteArray date = QDateTime::currentDateTimeUtc().addSecs(30).toString(Qt::RFC2822Date).toLatin1();
+        const int ms = LlmClient::retryAfterMs(date);
+        QVERIFY2(ms > 25000 && ms <= 31000, qPrintable(QString::number(ms)));
+        const QByteArray gmt = QLocale::c().toString(QDateTime::currentDateTimeUtc().addSecs(60), QStringLiteral("ddd, dd MMM yyyy hh:mm:ss 'GMT'")).toLatin1();
+        const int gmtMs = LlmClient::retryAfterMs(gmt);
+        QVERIFY2(gmtMs > 55000 && gmtMs <= 61000, gmt.constData());
+    }
+};
+
+AK_TEST_CLASS(LlmAgentTest)
+#include "tst_llmagent.moc"

@@ -1,0 +1,309 @@
+#include "agentfactory.h"
+#include "kernelstaticcheck.h"
+#include "replayagent.h"
+#include "testregistry.h"
+#include "tuneagent.h"
+#include "tunespace.h"
+
+#include <QSet>
+
+#include <cmath>
+#include <functional>
+
+using namespace ak;
+
+namespace {
+
+// Three knobs: two with TUNE_SPACE candidates, NUM_WARPS with powers of two chosen by the agent, and
+// a float (EPS) that must never be touched. Deliberately mis-tuned.
+const QString kKernel = QStringLiteral(
+    "KERNEL_TYPE = \"softmax\"\n"
+    "BLOCK_SIZE = 64  # rows per program\n"
+    "NUM_WARPS = 1\n"
+    "NUM_STAGES = 1\n"
+    "EPS = 1e-5\n"
+    "TUNE_SPACE = {\"BLOCK_SIZE\": [32, 64, 128, 256, 512, 1024, 2048, 4096], \"NUM_STAGES\": [1, 2, 3, 4]}\n"
+    "\n"
+    "def kernel_fn(x):\n"
+    "    return x.softmax(-1)\n");
+
+using Objective = std::function<double(const TuneConfig &)>; // latency in us, lower is better
+
+double smooth(const TuneConfig &c)
+{
+    const double b = std::log2(c.value(QStringLiteral("BLOCK_SIZE")));
+    const double w = std::log2(c.value(QStringLiteral("NUM_WARPS")));
+    const double s = c.value(QStringLiteral("NUM_STAGES"));
+    return 10 + (b - 10) * (b - 10) + 0.5 * (w - 3) * (w - 3) + 0.8 * (s - 3) * (s - 3);
+}
+
+// BLOCK_SIZE has a local optimum at the start (64) behind a hump, the global one at 2048.
+double trap(const TuneConfig &c)
+{
+    static const QMap<int, double> byBlock{{32, 30}, {64, 20}, {128, 25}, {256, 40}, {512, 45}, {1024, 16}, {2048, 8}, {4096, 12}};
+    const double s = c.value(QStringLiteral("NUM_STAGES"));
+    const double w = std::log2(c.value(QStringLiteral("NUM_WARPS")));
+    return byBlock.value(int(c.value(QStringLiteral("BLOCK_SIZE"))), 99) + 0.5 * std::abs(s - 1) + 0.3 * std::abs(w);
+}
+
+// A stand-in for the loop: measures a proposal with the objective, keeps it when it is >1% faster.
+struct Simulation
+{
+    Objective latency;
+    QString kernelName = QStringLiteral("03-softmax");
+    QString best = kKernel;
+    double bestSpeedup = 1;
+    double reference = 0;
+    QVector<Experiment> history;
+    QHash<int, QString> texts;
+    QStringList proposedKeys;
+    QStringList descriptions;
+
+    explicit Simulation(Objective f)
+        : latency(std::move(f))
+    {
+        const TuneConfig start = config(kKernel);
+        reference = latency(start);
+        record(kKernel, QStringLiteral("baseline"), QStringLiteral("user"), ExperimentStatus::Baseline, 1.0);
+    }
+
+    static TuneConfig config(const QString &text)
+    {
+        const KernelStaticInfo info = checkKernelSource(text.toUtf8());
+        TuneConfig c;
+        for (const TunableConstant &t : info.constants)
+            c.insert(t.name, t.value);
+        return c;
+    }
+
+    void record(const QString &text, const QString &description, const QString &agent, ExperimentStatus status, double speedup)
+    {
+        Experiment e;
+        e.id = int(history.size()) + 1;
+        e.kernel = kernelName;
+        e.agent = agent;
+        e.description = description;
+        e.status = status;
+        e.metrics.correct = true;
+        e.metrics.speedup = speedup;
+        history.append(e);
+        texts.insert(e.id, text);
+    }
+
+    AgentContext context() const
+    {
+        AgentContext c;
+        c.kernelName = kernelName;
+        c.opType = QStringLiteral("softmax");
+        c.kernelPy = best;
+        c.staticInfo = checkKernelSource(best.toUtf8());
+        c.history = history;
+        c.historyKernelPy = texts;
+        c.experimentId = int(history.size()) + 1;
+        return c;
+    }
+
+    // One experiment; false when the agent had nothing to propose.
+    bool step(Agent &agent, AgentResult *out = nullptr)
+    {
+        const AgentResult r = agent.propose(context());
+        if (out)
+            *out = r;
+        if (!r.ok())
+            return false;
+        const TuneConfig c = config(r.proposal().kernelPy);
+        proposedKeys << TuneSpace::key(c);
+        descriptions << r.proposal().description;
+        const double speedup = reference / latency(c);
+        const bool keep = speedup > bestSpeedup * 1.01;
+        record(r.proposal().kernelPy, r.proposal().description, r.proposal().agentName,
+               keep ? ExperimentStatus::Kept : ExperimentStatus::Reverted, speedup);
+        if (keep) {
+            best = r.proposal().kernelPy;
+            bestSpeedup = speedup;
+        }
+        return true;
+    }
+};
+
+} // namespace
+
+class TuneAgentTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const KernelStaticInfo info = checkKernelSource(kKernel.toUtf8());
+        QVERIFY2(info.ok, qPrintable(embeddedPythonStatus() + QStringLiteral(" / ") + info.error));
+    }
+
+    void spaceFromStaticInfo()
+    {
+        const TuneSpace space = TuneSpace::fromStaticInfo(checkKernelSource(kKernel.toUtf8()));
+        QStringList names;
+        for (const TuneAxis &a : space.axes())
+            names << a.name;
+        QCOMPARE(names, QStringList({QStringLiteral("BLOCK_SIZE"), QStringLiteral("NUM_WARPS"), QStringLiteral("NUM_STAGES")}));
+        QCOMPARE(space.axes().at(0).values.size(), 8);
+        QCOMPARE(space.axes().at(1).values, QVector<double>({1, 2, 4, 8, 16, 32})); // powers of two, NUM_WARPS <= 32
+        QCOMPARE(space.axes().at(2).values, QVector<double>({1, 2, 3, 4}));
+        QCOMPARE(TuneSpace::powersOfTwoAround(QStringLiteral("NUM_STAGES"), 4), QVector<double>({1, 2, 4, 8}));
+        QVERIFY(TuneSpace::powersOfTwoAround(QStringLiteral("X"), 0.5).isEmpty());
+        const QVector<double> odd = TuneSpace::powersOfTwoAround(QStringLiteral("BLOCK_M"), 96);
+        QVERIFY(odd.contains(96) && odd.contains(64) && odd.contains(128) && odd.first() == 1 && odd.last() == 8192);
+    }
+
+    void improvesMisTunedKernelToOptimum()
+    {
+        Simulation sim(smooth);
+        TuneAgent agent(7);
+        const TuneConfig optimum{{QStringLiteral("BLOCK_SIZE"), 1024}, {QStringLiteral("NUM_WARPS"), 8}, {QStringLiteral("NUM_STAGES"), 3},
+                                 {QStringLiteral("EPS"), 1e-5}};
+        for (int i = 0; i < 60 && Simulation::config(sim.best) != optimum; ++i)
+            QVERIFY(sim.step(agent));
+        const TuneConfig best = Simulation::config(sim.best);
+        QCOMPARE(best.value(QStringLiteral("BLOCK_SIZE")), 1024.0);
+        QCOMPARE(best.value(QStringLiteral("NUM_WARPS")), 8.0);
+        QCOMPARE(best.value(QStringLiteral("NUM_STAGES")), 3.0);
+        QCOMPARE(best.value(QStringLiteral("EPS")), 1e-5); // floats without TUNE_SPACE are left alone
+        // Coordinate descent needs 4 + 3 + 2 improving steps plus the probes around them.
+        QVERIFY2(sim.proposedKeys.size() <= 25, qPrintable(QString::number(sim.proposedKeys.size())));
+        QVERIFY(sim.best.contains(QStringLiteral("BLOCK_SIZE = 1024  # rows per program"))); // comments survive
+        QVERIFY2(sim.descriptions.first().contains(QStringLiteral(" -> ")), qPrintable(sim.descriptions.first()));
+    }
+
+    void neverRepeatsAndEscapesLocalOptimum()
+    {
+        Simulation sim(trap);
+        TuneAgent agent(3);
+        int steps = 0;
+        while (steps < 250 && sim.step(agent))
+            ++steps;
+        // It ran until the space (8 x 6 x 4 = 192, minus the start) was exhausted, never repeating.
+        QCOMPARE(steps, 191);
+        QSet<QString> unique(sim.proposedKeys.cbegin(), sim.proposedKeys.cend());
+        QCOMPARE(unique.size(), sim.proposedKeys.size());
+        QVERIFY(!unique.contains(TuneSpace::key(Simulation::config(kKernel))));
+        QCOMPARE(Simulation::config(sim.best).value(QStringLiteral("BLOCK_SIZE")), 2048.0);
+        QVERIFY(sim.descriptions.filter(QStringLiteral("restart: ")).size() > 0);
+        // The global optimum was found well before the space ran out.
+        int foundAt = -1;
+        for (int i = 0; i < sim.history.size(); ++i) {
+            if (sim.history.at(i).status == ExperimentStatus::Kept
+                && Simulation::config(sim.texts.value(sim.history.at(i).id)).value(QStringLiteral("BLOCK_SIZE")) == 2048)
+                foundAt = i;
+        }
+        QVERIFY2(foundAt > 0 && foundAt < 60, qPrintable(QString::number(foundAt)));
+        AgentResult last;
+        QVERIFY(!sim.step(agent, &last));
+        QCOMPARE(last.error().kind, AgentError::Kind::Exhausted);
+    }
+
+    void deterministicForSeed()
+    {
+        auto run = [](quint64 seed) {
+            Simulation sim(trap);
+            TuneAgent agent(seed);
+            for (int i = 0; i < 40; ++i)
+                sim.step(agent);
+            return sim.proposedKeys;
+        };
+        QCOMPARE(run(11), run(11));
+        QVERIFY(run(11) != run(12)); // restarts draw from the seed
+    }
+
+    void resumesFromHistoryAlone()
+    {
+        // One agent kept for the whole run versus a fresh agent (a restarted program) at every step.
+        Simulation kept(trap);
+        TuneAgent persistent(5);
+        Simulation restarted(trap);
+        for (int i = 0; i < 40; ++i) {
+            kept.step(persistent);
+            TuneAgent fresh(5);
+            restarted.step(fresh);
+        }
+        QCOMPARE(restarted.proposedKeys, kept.proposedKeys);
+        QCOMPARE(restarted.descriptions, kept.descriptions);
+    }
+
+    void learnsFromOtherAgentsExperiments()
+    {
+        Simulation sim(smooth);
+        TuneAgent agent(1);
+        AgentResult first;
+        QVERIFY(Simulation(smooth).step(agent, &first));
+        const QString natural = TuneSpace::key(Simulation::config(first.proposal().kernelPy));
+        // Someone else (an LLM, a person) already tried exactly that configuration, and it failed.
+        sim.record(first.proposal().kernelPy, QStringLiteral("llm tried it"), QStringLiteral("llm:x"), ExperimentStatus::Failed, std::nan(""));
+        QVERIFY(sim.step(agent));
+        QVERIFY(sim.proposedKeys.last() != natural);
+    }
+
+    void nothingToTune()
+    {
+        AgentContext c;
+        c.kernelPy = QStringLiteral("KERNEL_TYPE = \"softmax\"\nEPS = 1e-5\n\ndef kernel_fn(x):\n    return x\n");
+        TuneAgent agent; // staticInfo left default: the agent checks the text itself
+        const AgentResult r = agent.propose(c);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().kind, AgentError::Kind::Exhausted);
+        QCOMPARE(r.error().agentName, QStringLiteral("tune"));
+    }
+
+    void factoryRefusesUnusableConfigs()
+    {
+        QString error;
+        AgentConfig c;
+        c.kind = AgentConfig::Kind::Tune;
+        auto tune = createAgent(c, {}, &error);
+        QVERIFY(tune);
+        QCOMPARE(tune->name(), QStringLiteral("tune"));
+        c.kind = AgentConfig::Kind::Llm;
+        QVERIFY(!createAgent(c, {}, &error));
+        QVERIFY2(error.contains(QStringLiteral("no model")), qPrintable(error));
+        c.model = QStringLiteral("m");
+        c.baseUrl = QStringLiteral("http://127.0.0.1:9/v1"); // a local server needs no key
+        auto llm = createAgent(c, {}, &error);
+        QVERIFY(llm);
+        QCOMPARE(llm->name(), QStringLiteral("llm:m"));
+        c.kind = AgentConfig::Kind::Command;
+        QVERIFY(!createAgent(c, {}, &error));
+        QVERIFY(error.contains(QStringLiteral("command template")));
+        c.kind = AgentConfig::Kind::Replay;
+        QVERIFY(!createAgent(c, {}, &error));
+        AgentInputs inputs;
+        inputs.recorded = {{QStringLiteral("01-a"), QStringLiteral("x"), QStringLiteral("d"), QStringLiteral("tune")}};
+        QVERIFY(createAgent(c, inputs, &error));
+    }
+
+    void replayInOrderAndResumes()
+    {
+        QVector<RecordedProposal> recorded{
+            {QStringLiteral("01-a"), QStringLiteral("A1"), QStringLiteral("first a"), QStringLiteral("llm:m")},
+            {QStringLiteral("02-b"), QStringLiteral("B1"), QStringLiteral("first b"), QStringLiteral("tune")},
+            {QStringLiteral("01-a"), QStringLiteral("A2"), QStringLiteral("second a"), QStringLiteral("llm:m")},
+        };
+        AgentContext a;
+        a.kernelName = QStringLiteral("01-a");
+        ReplayAgent replay(recorded);
+        AgentResult r = replay.propose(a);
+        QVERIFY(r.ok());
+        QCOMPARE(r.proposal().kernelPy, QStringLiteral("A1"));
+        QCOMPARE(r.proposal().agentName, QStringLiteral("replay"));
+        QCOMPARE(replay.propose(a).proposal().description, QStringLiteral("second a"));
+        QCOMPARE(replay.propose(a).error().kind, AgentError::Kind::Exhausted);
+
+        // A new process: the history says one replay experiment of 01-a was recorded.
+        ReplayAgent resumed(recorded);
+        Experiment done;
+        done.kernel = QStringLiteral("01-a");
+        done.agent = QStringLiteral("replay");
+        a.history = {done};
+        QCOMPARE(resumed.propose(a).proposal().kernelPy, QStringLiteral("A2"));
+    }
+};
+
+AK_TEST_CLASS(TuneAgentTest)
+#include "tst_tuneagent.moc"

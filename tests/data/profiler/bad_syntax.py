@@ -1,0 +1,5 @@
+import torch
+
+
+def get_model(:
+    return torch.nn.Linear(4, 4)

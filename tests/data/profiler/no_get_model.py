@@ -1,0 +1,5 @@
+import torch
+
+
+def get_inputs():
+    return [torch.randn(2, 4)]

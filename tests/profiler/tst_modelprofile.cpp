@@ -1,0 +1,245 @@
+// Profiles every bundled example on the CPU through the real worker, and feeds bad model files to
+// `autokernel-cli profile`. Needs a Python with torch: $AUTOKERNEL_TEST_PYTHON.
+#include "gpudatabase.h"
+#include "modelprofiler.h"
+#include "testregistry.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+
+using namespace ak;
+
+namespace {
+
+QString python()
+{
+    return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+}
+
+QString fixture(const QString &name)
+{
+    return QStringLiteral(AUTOKERNEL_SOURCE_DIR "/tests/data/profiler/") + name;
+}
+
+QSet<QString> opTypes(const ProfileReport &r)
+{
+    QSet<QString> s;
+    for (const KernelRecord &k : r.kernels)
+        s.insert(k.opType);
+    return s;
+}
+
+} // namespace
+
+class ModelProfileTest : public QObject
+{
+    Q_OBJECT
+    WorkerClient *m_worker = nullptr;
+
+    ProfileReport profile(const QString &model, const DeviceInfo &device)
+    {
+        ModelProfiler::Options o;
+        o.model = model;
+        o.device = QStringLiteral("cpu");
+        o.warmup = 1;
+        o.iterations = 1;
+        o.timeoutMs = 120000;
+        ProfileReport r;
+        QString error, traceback;
+        const bool ok = ModelProfiler::profile(*m_worker, o, device, &r, &error, &traceback);
+        if (!ok)
+            qWarning().noquote() << error << traceback;
+        return ok ? r : ProfileReport();
+    }
+
+    static void checkRanking(const ProfileReport &r)
+    {
+        QVERIFY(!r.kernels.isEmpty());
+        double shares = 0, total = 0;
+        for (int i = 0; i < r.kernels.size(); ++i) {
+            const KernelRecord &k = r.kernels[i];
+            QCOMPARE(k.rank, i + 1);
+            if (i > 0)
+                QVERIFY(k.timeUs <= r.kernels[i - 1].timeUs);
+            QVERIFY(k.calls >= 0);
+            QVERIFY(!k.opType.isEmpty());
+            shares += k.share;
+            total += k.timeUs;
+        }
+        QVERIFY2(qAbs(shares - 1.0) < 1e-6, qPrintable(QString::number(shares)));
+        QVERIFY(qAbs(total - r.totalUs) < 1e-6 * total);
+        QCOMPARE(r.kernels.size(), r.calls.size());
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_worker = new WorkerClient(this);
+        m_worker->setPython(python());
+        QString error;
+        QVERIFY2(m_worker->start(&error), qPrintable(error));
+    }
+
+    void gpt2()
+    {
+        const ProfileReport r = profile(QStringLiteral("gpt2"), DeviceInfo());
+        checkRanking(r);
+        QCOMPARE(r.activity, QStringLiteral("cpu"));
+        QCOMPARE(r.kernels.first().opType, QStringLiteral("matmul"));
+        const auto types = opTypes(r);
+        for (const char *t : {"matmul", "layernorm", "activation", "elementwise"})
+            QVERIFY2(types.contains(QLatin1String(t)), t);
+        // torch < 2 has no SDPA: the example's explicit form must show a softmax; torch 2 shows attention.
+        QVERIFY(types.contains(QStringLiteral("softmax")) || types.contains(QStringLiteral("flash_attention")));
+    }
+
+    void llama()
+    {
+        const ProfileReport r = profile(QStringLiteral("llama"), DeviceInfo());
+        checkRanking(r);
+        QCOMPARE(r.kernels.first().opType, QStringLiteral("matmul"));
+        const auto types = opTypes(r);
+        for (const char *t : {"matmul", "rmsnorm", "rotary_embedding", "fused_mlp"})
+            QVERIFY2(types.contains(QLatin1String(t)), t);
+    }
+
+    void bert()
+    {
+        const ProfileReport r = profile(QStringLiteral("bert"), DeviceInfo());
+        checkRanking(r);
+        QCOMPARE(r.kernels.first().opType, QStringLiteral("matmul"));
+        const auto types = opTypes(r);
+        for (const char *t : {"matmul", "layernorm", "softmax", "cross_entropy", "activation"})
+            QVERIFY2(types.contains(QLatin1String(t)), t);
+    }
+
+    void cnn()
+    {
+        const ProfileReport r = profile(QStringLiteral("cnn"), DeviceInfo());
+        checkRanking(r);
+        QCOMPARE(r.kernels.first().opType, QStringLiteral("conv"));
+        QVERIFY(opTypes(r).contains(QStringLiteral("batchnorm")));
+    }
+
+    void amdahlAgainstAGpuRoof()
+    {
+        // A CPU-timed profile ranked against an H100's roof: every roofed kernel obeys Amdahl's law.
+        const DeviceInfo h100 = GpuDatabase::toDevice(*GpuDatabase::builtin().byKey(QStringLiteral("h100-sxm")));
+        ProfileReport r = profile(fixture(QStringLiteral("tiny_mlp.py")), DeviceInfo());
+        checkRanking(r);
+        QVERIFY(r.modelPath.endsWith(QStringLiteral("tiny_mlp.py")));
+        // Re-rank the same rows against the H100 (as the GUI does when the target device changes).
+        nlohmann::json raw = r.toJson();
+        ProfileReport g;
+        QString error;
+        QVERIFY2(ProfileReport::fromWorker(raw, h100, &g, &error), qPrintable(error));
+        int roofed = 0;
+        for (const KernelRecord &k : g.kernels) {
+            if (k.floorUs <= 0)
+                continue;
+            ++roofed;
+            QVERIFY(qAbs(k.maxSpeedup - k.timeUs / (k.floorUs * std::max(1, k.calls))) < 1e-9 * k.maxSpeedup);
+            QVERIFY(k.modelSpeedupAt90 >= 1.0);
+            QVERIFY(k.modelSpeedupAt90 <= 1.0 / (1.0 - k.share) + 1e-9); // Amdahl's limit
+        }
+        QVERIFY(roofed > 0);
+        // The first linear: x[64,256] @ W^T[256,1024] -> 2*64*256*1024 FLOPs; fp32 on an H100.
+        bool found = false;
+        for (int i = 0; i < g.kernels.size(); ++i) {
+            if (g.kernels[i].atenOp == QLatin1String("aten::addmm") && g.calls[i].shapes.size() >= 3
+                && g.calls[i].shapes[2] == std::vector<int64_t>{256, 1024}) {
+                QCOMPARE(g.kernels[i].flops, 2.0 * 64 * 256 * 1024);
+                QCOMPARE(g.kernels[i].bytes, (64.0 * 256 + 256.0 * 1024 + 64.0 * 1024) * 4);
+                const double expect = std::max(2.0 * 64 * 256 * 1024 / 66.9e12, (64.0 * 256 + 256.0 * 1024 + 64.0 * 1024) * 4 / 3350e9) * 1e6;
+                QVERIFY(qAbs(g.kernels[i].floorUs - expect) < 1e-9);
+                found = true;
+            }
+        }
+        QVERIFY(found);
+        QVERIFY(g.projected(int(g.kernels.size())) >= g.projected(1));
+    }
+
+    void badModelFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("expect");
+        QTest::newRow("syntax error") << "bad_syntax.py" << "bad_syntax.py:4: syntax error";
+        QTest::newRow("raises on import") << "raises_on_import.py" << "refuses to load";
+        QTest::newRow("no get_model") << "no_get_model.py" << "does not define get_model()";
+        QTest::newRow("forward raises") << "forward_raises.py" << "shape mismatch in Broken.forward";
+    }
+
+    void badModelFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, expect);
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("run"));
+        QDir().mkpath(out);
+        QFile marker(out + QStringLiteral("/keep.txt"));
+        QVERIFY(marker.open(QIODevice::WriteOnly));
+        marker.write("user data");
+        marker.close();
+        QProcess cli;
+        cli.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
+                  {QStringLiteral("profile"), QStringLiteral("--model"), fixture(file), QStringLiteral("--out"), out,
+                   QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python()});
+        QVERIFY(cli.waitForFinished(120000));
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(err.contains(expect), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("Traceback")), qPrintable(err)); // the Python traceback is shown
+        QCOMPARE(QDir(out).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden),
+                 QStringList{QStringLiteral("keep.txt")});
+    }
+
+    void modelThatNeverFinishesTimesOut()
+    {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("run"));
+        QProcess cli;
+        cli.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
+                  {QStringLiteral("profile"), QStringLiteral("--model"), fixture(QStringLiteral("hangs.py")),
+                   QStringLiteral("--out"), out, QStringLiteral("--device"), QStringLiteral("cpu"),
+                   QStringLiteral("--python"), python(), QStringLiteral("--timeout"), QStringLiteral("4"),
+                   QStringLiteral("--warmup"), QStringLiteral("0")});
+        QVERIFY(cli.waitForFinished(120000));
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(err.contains(QStringLiteral("did not finish within 4 s")), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out));
+    }
+
+    void cliCreatesRun()
+    {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("run"));
+        QProcess cli;
+        cli.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
+                  {QStringLiteral("profile"), QStringLiteral("--model"), fixture(QStringLiteral("tiny_mlp.py")),
+                   QStringLiteral("--out"), out, QStringLiteral("--device"), QStringLiteral("cpu"),
+                   QStringLiteral("--python"), python(), QStringLiteral("--iterations"), QStringLiteral("1")});
+        QVERIFY(cli.waitForFinished(120000));
+        const QString stdoutText = QString::fromUtf8(cli.readAllStandardOutput());
+        QVERIFY2(cli.exitCode() == 0, qPrintable(QString::fromUtf8(cli.readAllStandardError())));
+        QVERIFY(stdoutText.contains(QStringLiteral("matmul")));
+        QFile f(out + QStringLiteral("/profile.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json j = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(j["format"].get<std::string>(), std::string("autokernel-profile"));
+        QVERIFY(!j["kernels"].empty());
+        QCOMPARE(j["kernels"][0]["rank"].get<int>(), 1);
+        // A second profile into the same run is refused before any work.
+        QProcess again;
+        again.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
+                    {QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral("gpt2"),
+                     QStringLiteral("--out"), out, QStringLiteral("--python"), python()});
+        QVERIFY(again.waitForFinished(60000));
+        QCOMPARE(again.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(again.readAllStandardError()).contains(QStringLiteral("already holds a run")));
+    }
+};
+
+AK_TEST_CLASS(ModelProfileTest)
+#include "tst_modelprofile.moc"

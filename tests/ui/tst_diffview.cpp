@@ -1,0 +1,101 @@
+#include "diffview.h"
+#include "emptystate.h"
+#include "testregistry.h"
+
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTextBlock>
+
+using ak::DiffView;
+
+namespace {
+
+QString numbered(int n, int changedLine, const QString &changed)
+{
+    QStringList lines;
+    for (int i = 1; i <= n; ++i)
+        lines << (i == changedLine ? changed : QStringLiteral("x%1 = %1").arg(i));
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+} // namespace
+
+class DiffViewTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void emptyStateBeforeSelection()
+    {
+        DiffView view;
+        QVERIFY(!view.isShowingDiff());
+        QVERIFY(view.emptyState()->title().contains(QStringLiteral("No commit selected")));
+    }
+
+    void sidesHaveEqualLineCounts()
+    {
+        DiffView view;
+        view.resize(900, 400);
+        view.show();
+        const QString oldText = QStringLiteral("import triton\nBLOCK = 64\n\ndef kernel_fn(x):\n    return x\n");
+        const QString newText = QStringLiteral("import triton\nimport torch\nBLOCK = 128\nWARPS = 4\n\ndef kernel_fn(x):\n    return x\n");
+        view.showDiff(ak::TextDiff::compute(oldText, newText), QStringLiteral("old"), QStringLiteral("new"));
+        QVERIFY(view.isShowingDiff());
+        const int left = view.editor(0)->document()->blockCount();
+        const int right = view.editor(1)->document()->blockCount();
+        QCOMPARE(left, right);
+        QCOMPARE(right, 7); // the new text; the old side is padded
+        // The padded left side still holds exactly the old text, in order.
+        QStringList leftLines;
+        for (const ak::DiffRow &row : view.displayedRows())
+            if (row.side[0].kind != ak::DiffLineKind::Padding)
+                leftLines << row.side[0].text;
+        QCOMPARE(leftLines, ak::TextDiff::splitLines(oldText));
+        // Line backgrounds mark removed / added / padding rows; intra-line highlights exist.
+        int coloured = 0;
+        for (QTextBlock b = view.editor(0)->document()->firstBlock(); b.isValid(); b = b.next())
+            coloured += b.blockFormat().hasProperty(QTextFormat::BackgroundBrush) ? 1 : 0;
+        QVERIFY(coloured >= 2);
+        QVERIFY(!view.editor(1)->extraSelections().isEmpty()); // "64" -> "128"
+    }
+
+    void scrollingIsSynchronised()
+    {
+        DiffView view;
+        view.resize(800, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QString a = numbered(300, 150, QStringLiteral("changed = 1"));
+        const QString b = numbered(300, 150, QStringLiteral("changed = 2"));
+        view.showDiff(ak::TextDiff::compute(a, b), QStringLiteral("a"), QStringLiteral("b"));
+        QCoreApplication::processEvents();
+        QScrollBar *right = view.editor(1)->verticalScrollBar();
+        QScrollBar *left = view.editor(0)->verticalScrollBar();
+        QVERIFY(right->maximum() > 50);
+        right->setValue(120);
+        QCOMPARE(left->value(), 120);
+        left->setValue(30);
+        QCOMPARE(right->value(), 30);
+        QCOMPARE(view.editor(0)->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+    }
+
+    void backgroundComputationLatestWins()
+    {
+        DiffView view;
+        QSignalSpy shown(&view, &DiffView::diffShown);
+        view.showTexts(QStringLiteral("a\n"), QStringLiteral("b\n"), QStringLiteral("o"), QStringLiteral("first"));
+        view.showTexts(QStringLiteral("a\n"), QStringLiteral("a\nc\n"), QStringLiteral("o"), QStringLiteral("second"));
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 5000);
+        QTest::qWait(100); // a stale first result must not arrive afterwards
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(view.editor(1)->toPlainText(), QStringLiteral("a\nc"));
+        // A message supersedes a computation still running.
+        view.showTexts(QStringLiteral("x\n"), QStringLiteral("y\n"), QStringLiteral("o"), QStringLiteral("n"));
+        view.showMessage(QStringLiteral("Nothing"), QString());
+        QTest::qWait(200);
+        QVERIFY(!view.isShowingDiff());
+    }
+};
+
+AK_TEST_CLASS(DiffViewTest)
+#include "tst_diffview.moc"

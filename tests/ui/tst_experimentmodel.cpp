@@ -1,0 +1,94 @@
+#include "experimentmodel.h"
+#include "testregistry.h"
+#include "testsnapshot.h"
+#include "throughputchartmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+
+using ak::ExperimentModel;
+using ak::ThroughputChartModel;
+
+class ExperimentModelTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void passesModelTesterAndAppends()
+    {
+        ExperimentModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        QVector<ak::Experiment> first = s->experiments.mid(0, 4);
+        model.resetRows(first);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        // A live run appends experiments: rows are inserted, nothing is reset.
+        model.setRows(s->experiments);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(inserted.at(0).at(1).toInt(), 4);
+        QCOMPARE(inserted.at(0).at(2).toInt(), 5);
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(model.rowOfId(5), 4);
+        QCOMPARE(model.rowOfId(99), -1);
+    }
+
+    void rolesAndFormatting()
+    {
+        ExperimentModel model;
+        model.resetRows(ak::test::makeRun(QStringLiteral("/r"))->experiments);
+        const QModelIndex speedup = model.index(2, ExperimentModel::SpeedupColumn);
+        QCOMPARE(speedup.data().toString(), QStringLiteral("1.30×"));
+        QCOMPARE(speedup.data(ExperimentModel::SortRole).toDouble(), 1.3);
+        QCOMPARE(model.index(2, ExperimentModel::StatusColumn).data().toString(), QStringLiteral("keep"));
+        QCOMPARE(model.index(2, ExperimentModel::CommitColumn).data().toString().size(), 8);
+        QCOMPARE(model.index(2, 0).data(ExperimentModel::CommitRole).toString().size(), 40);
+        // A failed experiment has no measurement: a dash, and it sorts below every measured one.
+        const QModelIndex failed = model.index(3, ExperimentModel::SpeedupColumn);
+        QCOMPARE(failed.data().toString(), QStringLiteral("—"));
+        QVERIFY(failed.data(ExperimentModel::SortRole).toDouble() < 0);
+        QVERIFY(model.index(3, ExperimentModel::StatusColumn).data(Qt::ForegroundRole).isValid());
+    }
+
+    void chartRowsAndColumns()
+    {
+        ThroughputChartModel chart;
+        QAbstractItemModelTester tester(&chart, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        chart.setKernel(s->kernels[0], QStringLiteral("01-matmul"), s->experiments);
+        // 5 experiments on the kernel, one failed: 4 measured points.
+        QCOMPARE(chart.rowCount(), 4);
+        QCOMPARE(chart.columnCount(), int(ThroughputChartModel::ColumnCount));
+        QCOMPARE(chart.metric(), ThroughputChartModel::Metric::PercentOfRoof);
+        auto v = [&](int r, int c) { return chart.index(r, c).data().toDouble(); };
+        QCOMPARE(v(0, ThroughputChartModel::ExperimentColumn), 1.0);
+        QCOMPARE(v(3, ThroughputChartModel::ExperimentColumn), 5.0);
+        QCOMPARE(v(1, ThroughputChartModel::MeasuredColumn), 36.0);
+        // Best kept so far: baseline 40, the reverted 36 does not count, then 52, then 60.
+        QCOMPARE(v(1, ThroughputChartModel::BestColumn), 40.0);
+        QCOMPARE(v(2, ThroughputChartModel::BestColumn), 52.0);
+        QCOMPARE(v(3, ThroughputChartModel::BestColumn), 60.0);
+        QCOMPARE(v(0, ThroughputChartModel::RoofColumn), 100.0);
+        QCOMPARE(chart.firstBestRow(), 0);
+    }
+
+    void chartFallsBackToSpeedupWithoutPeak()
+    {
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        for (auto &e : s->experiments)
+            e.metrics.pctPeak = std::nan(""); // a CPU run: nobody knows the roof
+        s->kernels[0].maxSpeedup = 0;
+        ThroughputChartModel chart;
+        chart.setKernel(s->kernels[0], QStringLiteral("01-matmul"), s->experiments);
+        QCOMPARE(chart.metric(), ThroughputChartModel::Metric::Speedup);
+        QCOMPARE(chart.yAxisTitle(), QStringLiteral("speedup vs PyTorch"));
+        QVERIFY(!chart.hasRoof());
+        QCOMPARE(chart.index(2, ThroughputChartModel::MeasuredColumn).data().toDouble(), 1.3);
+        // A kernel with no experiments: no rows.
+        chart.setKernel(s->kernels[2], QStringLiteral("03-layernorm"), s->experiments);
+        QCOMPARE(chart.rowCount(), 0);
+        QCOMPARE(chart.firstBestRow(), -1);
+    }
+};
+
+AK_TEST_CLASS(ExperimentModelTest)
+#include "tst_experimentmodel.moc"

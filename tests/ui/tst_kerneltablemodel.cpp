@@ -1,0 +1,153 @@
+#include "costdelegate.h"
+#include "kernelfilterproxy.h"
+#include "kerneltablemodel.h"
+#include "testregistry.h"
+#include "testsnapshot.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+
+using ak::KernelTableModel;
+
+class KernelTableModelTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void passesModelTester()
+    {
+        KernelTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.resetRows(KernelTableModel::rowsFrom(*ak::test::makeRun(QStringLiteral("/r"))));
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), int(KernelTableModel::ColumnCount));
+        // Live update path of the base too.
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        s->kernels[1].state = ak::KernelState::Pinned;
+        model.setRows(KernelTableModel::rowsFrom(*s));
+        ak::KernelTableModel other;
+        QAbstractItemModelTester tester2(&other, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        other.setRows(model.rows()); // empty -> rows: an insertion
+        QCOMPARE(other.rowCount(), 3);
+    }
+
+    void displayFormattedSortRaw()
+    {
+        KernelTableModel model;
+        model.resetRows(KernelTableModel::rowsFrom(*ak::test::makeRun(QStringLiteral("/r"))));
+        const QModelIndex time = model.index(0, KernelTableModel::TimeColumn);
+        QCOMPARE(time.data(Qt::DisplayRole).toString(), QStringLiteral("1.20 ms"));
+        QCOMPARE(time.data(KernelTableModel::SortRole).toDouble(), 1200.0);
+        const QModelIndex share = model.index(1, KernelTableModel::ShareColumn);
+        QCOMPARE(share.data(Qt::DisplayRole).toString(), QStringLiteral("27.5 %"));
+        QCOMPARE(share.data(KernelTableModel::SortRole).toDouble(), 0.275);
+        QCOMPARE(share.data(KernelTableModel::TotalCostRole).toDouble(), 1.0);
+        QCOMPARE(model.index(0, KernelTableModel::KernelColumn).data(KernelTableModel::KeyRole).toString(),
+                 QStringLiteral("01-matmul"));
+    }
+
+    void bestOfKeptExperiments()
+    {
+        KernelTableModel model;
+        model.resetRows(KernelTableModel::rowsFrom(*ak::test::makeRun(QStringLiteral("/r"))));
+        // Kernel 1: kept 1.3x and 1.5x, a reverted 0.9x and a failure; the baseline is not counted.
+        QCOMPARE(model.index(0, KernelTableModel::BestSpeedupColumn).data().toString(), QStringLiteral("1.50×"));
+        QCOMPARE(model.index(0, KernelTableModel::RoofColumn).data(KernelTableModel::SortRole).toDouble(), 60.0);
+        QCOMPARE(model.index(0, KernelTableModel::ExperimentsColumn).data(KernelTableModel::SortRole).toInt(), 4);
+        QCOMPARE(model.rowAt(0).kept, 2);
+        // Kernel 2: only a pending experiment: nothing kept, nothing measured shown as a dash, no bar.
+        QCOMPARE(model.index(1, KernelTableModel::BestSpeedupColumn).data().toString(), QStringLiteral("—"));
+        QVERIFY(!model.index(1, KernelTableModel::RoofColumn).data(KernelTableModel::TotalCostRole).isValid());
+        QVERIFY(model.index(1, KernelTableModel::ExperimentsColumn).data().toString().contains(QStringLiteral("1 to review")));
+    }
+
+    void headersHaveTooltipsAndInitialOrder()
+    {
+        KernelTableModel model;
+        for (int c = 0; c < KernelTableModel::ColumnCount; ++c) {
+            QVERIFY(!model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
+            QVERIFY2(!model.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty(), qPrintable(QString::number(c)));
+        }
+        QCOMPARE(model.headerData(KernelTableModel::ShareColumn, Qt::Horizontal, Qt::InitialSortOrderRole).value<Qt::SortOrder>(),
+                 Qt::DescendingOrder);
+        QCOMPARE(model.headerData(KernelTableModel::RankColumn, Qt::Horizontal, Qt::InitialSortOrderRole).value<Qt::SortOrder>(),
+                 Qt::AscendingOrder);
+    }
+
+    void liveUpdateEmitsDataChangedNotReset()
+    {
+        KernelTableModel model;
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        s->kernels[1].state = ak::KernelState::Skipped;
+        s->kernels[2].state = ak::KernelState::Active;
+        QVERIFY(!model.setRows(KernelTableModel::rowsFrom(*s)));
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(changed.count(), 1); // rows 1 and 2 are contiguous: one range
+        QCOMPARE(changed.at(0).at(0).toModelIndex().row(), 1);
+        QCOMPARE(changed.at(0).at(1).toModelIndex().row(), 2);
+        QCOMPARE(model.index(1, KernelTableModel::StateColumn).data().toString(), QStringLiteral("skipped"));
+        // Unchanged data: no signal at all.
+        changed.clear();
+        model.setRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(changed.count(), 0);
+        // A different kernel list (a new profile) resets.
+        s->kernels.removeFirst();
+        QVERIFY(model.setRows(KernelTableModel::rowsFrom(*s)));
+        QCOMPARE(resets.count(), 1);
+    }
+
+    void proxySortsByRawValue()
+    {
+        KernelTableModel model;
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        // As text "80.0 µs" > "600.0 µs" > "1.20 ms"; as numbers the opposite.
+        ak::KernelFilterProxy proxy;
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        proxy.sort(KernelTableModel::TimeColumn, Qt::DescendingOrder);
+        QCOMPARE(proxy.index(0, KernelTableModel::RankColumn).data().toInt(), 1);
+        QCOMPARE(proxy.index(2, KernelTableModel::RankColumn).data().toInt(), 3);
+        proxy.sort(KernelTableModel::TimeColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, KernelTableModel::RankColumn).data().toInt(), 3);
+    }
+
+    void searchIsDebounced()
+    {
+        KernelTableModel model;
+        model.resetRows(KernelTableModel::rowsFrom(*ak::test::makeRun(QStringLiteral("/r"))));
+        ak::KernelFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QElapsedTimer clock;
+        clock.start();
+        proxy.setSearchText(QStringLiteral("soft"));
+        QCOMPARE(proxy.rowCount(), 3); // not yet
+        QTRY_COMPARE_WITH_TIMEOUT(proxy.rowCount(), 1, 2000);
+        QVERIFY(clock.elapsed() >= ak::KernelFilterProxy::DebounceMs - 10);
+        QCOMPARE(proxy.index(0, KernelTableModel::OpColumn).data().toString(), QStringLiteral("softmax"));
+        // Every word must match: op and dtype narrow together.
+        proxy.setSearchText(QStringLiteral("norm bf16"));
+        proxy.applySearchNow();
+        QCOMPARE(proxy.rowCount(), 1);
+        proxy.setSearchText(QStringLiteral("norm fp32"));
+        proxy.applySearchNow();
+        QCOMPARE(proxy.rowCount(), 0);
+        proxy.setSearchText(QString());
+        proxy.applySearchNow();
+        QCOMPARE(proxy.rowCount(), 3);
+    }
+
+    void costBarFraction()
+    {
+        QCOMPARE(ak::CostDelegate::fraction(0.25, 1.0), 0.25);
+        QCOMPARE(ak::CostDelegate::fraction(150, 100), 1.0);
+        QCOMPARE(ak::CostDelegate::fraction(std::nan(""), 100), 0.0);
+        QCOMPARE(ak::CostDelegate::fraction(5, 0), 0.0);
+        QCOMPARE(ak::CostDelegate::fraction(-1, 10), 0.0);
+    }
+};
+
+AK_TEST_CLASS(KernelTableModelTest)
+#include "tst_kerneltablemodel.moc"

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QtConcurrent>
+
+#include <utility>
+
+namespace ak {
+
+// Runs work() on the global thread pool and done(result) on context's thread once it finishes.
+//
+// Why not QFuture::then(context, ...): in Qt 6.4 it asserts when the context is destroyed before the
+// work finishes (closing a window while a run loads), and it runs the continuation synchronously
+// when the work is already done. A QFutureWatcher owned by context has neither problem: it dies
+// with the context and always reports through the event loop. Callers still use a generation
+// counter so that only the latest request's result is shown.
+template <typename Work, typename Done>
+void runInBackground(QObject *context, Work work, Done done)
+{
+    using Result = decltype(work());
+    auto *watcher = new QFutureWatcher<Result>(context);
+    QObject::connect(watcher, &QFutureWatcher<Result>::finished, context, [watcher, done = std::move(done)]() mutable {
+        watcher->deleteLater();
+        done(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run(std::move(work)));
+}
+
+} // namespace ak

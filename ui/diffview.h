@@ -1,0 +1,62 @@
+#pragma once
+
+#include "textdiff.h"
+
+#include <QWidget>
+
+#include <array>
+
+class QLabel;
+class QPlainTextEdit;
+class QStackedLayout;
+
+namespace KSyntaxHighlighting {
+class SyntaxHighlighter;
+}
+
+namespace ak {
+
+class EmptyState;
+
+// Qt Creator's side-by-side diff: old text left, new text right, padding rows so both sides have
+// the same line count, scrolling kept in step (one vertical scroll bar), line backgrounds for
+// removed / added lines and stronger ones for the changed characters. KSyntaxHighlighting colours
+// the text; the diff only paints backgrounds.
+class DiffView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit DiffView(QWidget *parent = nullptr);
+    ~DiffView() override;
+
+    // Diffs in the background (QtConcurrent); a later call or a message supersedes a running one.
+    void showTexts(const QString &oldText, const QString &newText, const QString &oldTitle, const QString &newTitle);
+    // Shows a computed diff now.
+    void showDiff(const TextDiffResult &diff, const QString &oldTitle, const QString &newTitle);
+    // Empty state or error instead of a diff.
+    void showMessage(const QString &title, const QString &body);
+
+    bool isShowingDiff() const;
+    QPlainTextEdit *editor(int side) const { return m_editors[size_t(side)]; }
+    EmptyState *emptyState() const { return m_empty; }
+    // Side and kind of each displayed row, for tests and the gutter.
+    const QVector<DiffRow> &displayedRows() const { return m_rows; }
+
+Q_SIGNALS:
+    void diffShown();
+
+private:
+    void syncScroll(int fromSide, Qt::Orientation orientation, int value);
+
+    QStackedLayout *m_stack;
+    EmptyState *m_empty;
+    QWidget *m_diffPage;
+    std::array<QLabel *, 2> m_titles{};
+    std::array<QPlainTextEdit *, 2> m_editors{};
+    std::array<KSyntaxHighlighting::SyntaxHighlighter *, 2> m_highlighters{};
+    QVector<DiffRow> m_rows;
+    bool m_syncing = false;   // re-entrancy guard: a synced scroll must not echo back
+    quint64 m_generation = 0; // latest request wins; stale background results are dropped
+};
+
+} // namespace ak

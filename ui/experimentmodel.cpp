@@ -1,0 +1,161 @@
+#include "experimentmodel.h"
+
+#include "numberformat.h"
+
+#include <QColor>
+
+namespace ak {
+
+namespace {
+
+QVariant raw(double v)
+{
+    return std::isnan(v) ? QVariant(-1.0) : QVariant(v);
+}
+
+QString throughputText(const Metrics &m)
+{
+    // The bound decides which rate matters; show that one first.
+    if (m.bound == QLatin1String("memory") && Metrics::has(m.gbps))
+        return formatRate(m.gbps, QStringLiteral("GB/s"));
+    if (Metrics::has(m.tflops))
+        return formatRate(m.tflops, QStringLiteral("TFLOP/s"));
+    return formatRate(m.gbps, QStringLiteral("GB/s"));
+}
+
+QColor statusColor(ExperimentStatus s)
+{
+    switch (s) {
+    case ExperimentStatus::Kept: return QColor(0x1b, 0x7f, 0x3b);
+    case ExperimentStatus::Pending: return QColor(0xb3, 0x6b, 0x00);
+    case ExperimentStatus::Failed:
+    case ExperimentStatus::Crashed:
+    case ExperimentStatus::Timeout: return QColor(0xc0, 0x1c, 0x28);
+    default: return {};
+    }
+}
+
+} // namespace
+
+ExperimentModel::ExperimentModel(QObject *parent)
+    : RowTableModel<Experiment>(parent)
+{
+}
+
+int ExperimentModel::rowOfId(int id) const
+{
+    for (int i = 0; i < rows().size(); ++i)
+        if (rows().at(i).id == id)
+            return i;
+    return -1;
+}
+
+QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
+{
+    const Metrics &m = e.metrics;
+    switch (role) {
+    case KernelKeyRole: return e.kernel;
+    case IdRole: return e.id;
+    case StatusRole: return int(e.status);
+    case CommitRole: return e.commit;
+    case Qt::DisplayRole:
+        switch (column) {
+        case IdColumn: return e.id;
+        case KernelColumn: return e.kernel;
+        case StatusColumn: return statusName(e.status);
+        case SpeedupColumn: return formatRatio(m.speedup);
+        case RoofColumn: return formatPercentValue(m.pctPeak);
+        case ThroughputColumn: return throughputText(m);
+        case LatencyColumn: return formatMicros(m.latencyUs);
+        case AgentColumn: return e.agent;
+        case DescriptionColumn: return e.description;
+        case CommitColumn: return e.commit.left(8);
+        case FinishedColumn: return e.finished.isValid() ? e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
+        }
+        break;
+    case SortRole:
+        switch (column) {
+        case IdColumn: return e.id;
+        case KernelColumn: return e.kernel;
+        case StatusColumn: return int(e.status);
+        case SpeedupColumn: return raw(m.speedup);
+        case RoofColumn: return raw(m.pctPeak);
+        case ThroughputColumn: return raw(m.bound == QLatin1String("memory") ? m.gbps : m.tflops);
+        case LatencyColumn: return raw(m.latencyUs);
+        case AgentColumn: return e.agent;
+        case DescriptionColumn: return e.description;
+        case CommitColumn: return e.commit;
+        case FinishedColumn: return e.finished;
+        }
+        break;
+    case TotalCostRole:
+        if (column == RoofColumn && Metrics::has(m.pctPeak))
+            return 100.0;
+        break;
+    case Qt::ForegroundRole:
+        if (column == StatusColumn) {
+            const QColor c = statusColor(e.status);
+            return c.isValid() ? QVariant(c) : QVariant();
+        }
+        break;
+    case Qt::TextAlignmentRole:
+        if (column == IdColumn || column == SpeedupColumn || column == RoofColumn || column == ThroughputColumn
+            || column == LatencyColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case Qt::ToolTipRole:
+        switch (column) {
+        case StatusColumn:
+            return e.failure.isEmpty() ? statusName(e.status) : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
+        case DescriptionColumn: return e.description;
+        case CommitColumn: return QStringLiteral("commit %1\nparent %2").arg(e.commit, e.parent);
+        case SpeedupColumn:
+            return Metrics::has(m.refLatencyUs) ? QStringLiteral("reference %1, noise %2").arg(formatMicros(m.refLatencyUs), formatPercentValue(m.noisePct))
+                                                : QVariant();
+        case ThroughputColumn:
+            return QStringLiteral("%1, %2, %3-bound").arg(formatRate(m.tflops, QStringLiteral("TFLOP/s")), formatRate(m.gbps, QStringLiteral("GB/s")),
+                                                         m.bound.isEmpty() ? QStringLiteral("?") : m.bound);
+        case AgentColumn:
+            return QStringLiteral("proposed in %1 s, benchmarked in %2 s").arg(e.agentSeconds, 0, 'f', 1).arg(e.benchSeconds, 0, 'f', 1);
+        }
+        break;
+    }
+    return {};
+}
+
+QVariant ExperimentModel::header(int column, int role) const
+{
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+        case IdColumn: return QStringLiteral("#");
+        case KernelColumn: return QStringLiteral("Kernel");
+        case StatusColumn: return QStringLiteral("Status");
+        case SpeedupColumn: return QStringLiteral("Speedup");
+        case RoofColumn: return QStringLiteral("% of roof");
+        case ThroughputColumn: return QStringLiteral("Throughput");
+        case LatencyColumn: return QStringLiteral("Latency");
+        case AgentColumn: return QStringLiteral("Agent");
+        case DescriptionColumn: return QStringLiteral("Description");
+        case CommitColumn: return QStringLiteral("Commit");
+        case FinishedColumn: return QStringLiteral("Finished");
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (column) {
+        case IdColumn: return QStringLiteral("Experiment number, run-wide");
+        case StatusColumn: return QStringLiteral("keep, revert, fail, crash, timeout, pending (waits for review), reject, baseline");
+        case SpeedupColumn: return QStringLiteral("Paired speedup over the PyTorch reference (median of alternating runs)");
+        case RoofColumn: return QStringLiteral("Percent of the roof that bounds this kernel on the device");
+        case ThroughputColumn: return QStringLiteral("Achieved rate of the bounding resource");
+        case LatencyColumn: return QStringLiteral("Median latency per call");
+        case AgentColumn: return QStringLiteral("Who proposed the change: tune, llm:<model>, command, replay, user");
+        case CommitColumn: return QStringLiteral("Git commit of the experiment in the run directory");
+        }
+    } else if (role == Qt::InitialSortOrderRole) {
+        if (column == SpeedupColumn || column == RoofColumn || column == ThroughputColumn)
+            return QVariant::fromValue(Qt::DescendingOrder);
+        return QVariant::fromValue(Qt::AscendingOrder);
+    }
+    return {};
+}
+
+} // namespace ak

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "experiment.h"
+#include "rowtablemodel.h"
+
+namespace ak {
+
+// The commit list: one row per experiment (one git commit each), in id order. Same role scheme as
+// KernelTableModel: DisplayRole formatted, SortRole raw, tooltips per column.
+class ExperimentModel : public RowTableModel<Experiment>
+{
+    Q_OBJECT
+public:
+    enum Columns {
+        IdColumn,
+        KernelColumn,
+        StatusColumn,
+        SpeedupColumn,
+        RoofColumn,
+        ThroughputColumn,
+        LatencyColumn,
+        AgentColumn,
+        DescriptionColumn,
+        CommitColumn,
+        FinishedColumn,
+        ColumnCount
+    };
+    Q_ENUM(Columns)
+
+    enum Roles {
+        SortRole = Qt::UserRole,
+        TotalCostRole,
+        KernelKeyRole,   // Experiment::kernel
+        IdRole,          // Experiment::id
+        StatusRole,      // int(ExperimentStatus)
+        CommitRole,      // full hex id
+    };
+
+    explicit ExperimentModel(QObject *parent = nullptr);
+
+    // Row of the experiment with this id, -1 if absent.
+    int rowOfId(int id) const;
+
+protected:
+    int columns() const override { return ColumnCount; }
+    QVariant cell(const Experiment &e, int column, int role) const override;
+    QVariant header(int column, int role) const override;
+    QString key(const Experiment &e) const override { return QString::number(e.id); }
+};
+
+} // namespace ak

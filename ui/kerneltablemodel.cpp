@@ -1,0 +1,192 @@
+#include "kerneltablemodel.h"
+
+#include "numberformat.h"
+
+#include <QFileInfo>
+#include <QHash>
+
+namespace ak {
+
+QString kernelKey(const KernelRecord &kernel)
+{
+    const QString name = QFileInfo(kernel.folder).fileName();
+    return name.isEmpty() ? kernel.name : name;
+}
+
+KernelTableModel::KernelTableModel(QObject *parent)
+    : RowTableModel<KernelRow>(parent)
+{
+}
+
+QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
+{
+    QVector<KernelRow> rows;
+    QHash<QString, int> byKey;
+    for (const KernelRecord &k : snapshot.kernels) {
+        KernelRow row;
+        row.kernel = k;
+        row.key = kernelKey(k);
+        byKey.insert(row.key, int(rows.size()));
+        rows.append(row);
+    }
+    for (const Experiment &e : snapshot.experiments) {
+        const auto it = byKey.constFind(e.kernel);
+        if (it == byKey.constEnd())
+            continue;
+        KernelRow &row = rows[*it];
+        if (e.status != ExperimentStatus::Baseline)
+            ++row.experiments;
+        if (e.status == ExperimentStatus::Pending)
+            ++row.pending;
+        if (e.status != ExperimentStatus::Kept || !e.metrics.correct)
+            continue;
+        ++row.kept;
+        const Metrics &m = e.metrics;
+        if (Metrics::has(m.speedup) && !(m.speedup <= row.bestSpeedup))
+            row.bestSpeedup = m.speedup;
+        if (Metrics::has(m.pctPeak) && !(m.pctPeak <= row.bestPctPeak))
+            row.bestPctPeak = m.pctPeak;
+    }
+    return rows;
+}
+
+namespace {
+
+// Sorting puts "not measured" below every measured value in either direction's natural reading.
+QVariant sortable(double v)
+{
+    return std::isnan(v) ? QVariant(-1.0) : QVariant(v);
+}
+
+QString headroomText(double x)
+{
+    return x > 0 ? formatRatio(x) : notMeasured();
+}
+
+} // namespace
+
+QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) const
+{
+    const KernelRecord &k = row.kernel;
+    if (role == KeyRole)
+        return row.key;
+    if (role == StateRole)
+        return int(k.state);
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+        case RankColumn: return k.rank;
+        case KernelColumn: return k.name;
+        case OpColumn: return k.opType;
+        case ShapesColumn: return k.shapes.join(QStringLiteral(", "));
+        case DtypeColumn: return k.dtype;
+        case TimeColumn: return formatMicros(k.timeUs);
+        case ShareColumn: return formatPercent(k.share);
+        case CallsColumn: return k.calls;
+        case HeadroomColumn: return headroomText(k.maxSpeedup);
+        case ModelGainColumn: return headroomText(k.modelSpeedupAt90);
+        case BestSpeedupColumn: return formatRatio(row.bestSpeedup);
+        case RoofColumn: return formatPercentValue(row.bestPctPeak);
+        case ExperimentsColumn:
+            if (row.experiments == 0)
+                return QStringLiteral("none yet");
+            return row.pending > 0 ? QStringLiteral("%1 (%2 kept, %3 to review)").arg(row.experiments).arg(row.kept).arg(row.pending)
+                                   : QStringLiteral("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
+        case StateColumn: return kernelStateName(k.state);
+        }
+    } else if (role == SortRole) {
+        switch (column) {
+        case RankColumn: return k.rank;
+        case KernelColumn: return k.name;
+        case OpColumn: return k.opType;
+        case ShapesColumn: return k.shapes.join(QStringLiteral(", "));
+        case DtypeColumn: return k.dtype;
+        case TimeColumn: return k.timeUs;
+        case ShareColumn: return k.share;
+        case CallsColumn: return k.calls;
+        case HeadroomColumn: return k.maxSpeedup;
+        case ModelGainColumn: return k.modelSpeedupAt90;
+        case BestSpeedupColumn: return sortable(row.bestSpeedup);
+        case RoofColumn: return sortable(row.bestPctPeak);
+        case ExperimentsColumn: return row.experiments;
+        case StateColumn: return int(k.state);
+        }
+    } else if (role == TotalCostRole) {
+        if (column == ShareColumn)
+            return 1.0;
+        if (column == RoofColumn && Metrics::has(row.bestPctPeak))
+            return 100.0;
+    } else if (role == Qt::TextAlignmentRole) {
+        switch (column) {
+        case RankColumn: case TimeColumn: case ShareColumn: case CallsColumn: case HeadroomColumn:
+        case ModelGainColumn: case BestSpeedupColumn: case RoofColumn:
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (column) {
+        case KernelColumn:
+            return QStringLiteral("%1\nlaunched by %2\nfolder %3").arg(k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
+        case ShapesColumn: return k.shapes.join(QLatin1Char('\n'));
+        case TimeColumn:
+            return QStringLiteral("%1 per iteration over %2 calls (%3 per call)")
+                .arg(formatMicros(k.timeUs)).arg(k.calls).arg(formatMicros(k.calls > 0 ? k.timeUs / k.calls : k.timeUs));
+        case HeadroomColumn:
+            return k.maxSpeedup > 0 ? QStringLiteral("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
+                                    : QStringLiteral("No roofline: the device's peak is unknown");
+        case RoofColumn:
+        case BestSpeedupColumn:
+            return row.kept == 0 ? QStringLiteral("No kept experiment for this kernel yet") : QVariant();
+        }
+    }
+    return {};
+}
+
+QVariant KernelTableModel::header(int column, int role) const
+{
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+        case RankColumn: return QStringLiteral("#");
+        case KernelColumn: return QStringLiteral("Kernel");
+        case OpColumn: return QStringLiteral("Op");
+        case ShapesColumn: return QStringLiteral("Shapes");
+        case DtypeColumn: return QStringLiteral("Dtype");
+        case TimeColumn: return QStringLiteral("Time");
+        case ShareColumn: return QStringLiteral("Share");
+        case CallsColumn: return QStringLiteral("Calls");
+        case HeadroomColumn: return QStringLiteral("Headroom");
+        case ModelGainColumn: return QStringLiteral("Model @90%");
+        case BestSpeedupColumn: return QStringLiteral("Best");
+        case RoofColumn: return QStringLiteral("% of roof");
+        case ExperimentsColumn: return QStringLiteral("Experiments");
+        case StateColumn: return QStringLiteral("State");
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (column) {
+        case RankColumn: return QStringLiteral("Rank by share of the model's device time (1 = largest)");
+        case KernelColumn: return QStringLiteral("Kernel symbol as profiled");
+        case OpColumn: return QStringLiteral("Operation type the harness knows how to check and benchmark");
+        case ShapesColumn: return QStringLiteral("Input shapes as profiled");
+        case DtypeColumn: return QStringLiteral("Element type; the roof is the device's peak for it");
+        case TimeColumn: return QStringLiteral("Device time per model iteration, all calls together");
+        case ShareColumn: return QStringLiteral("Fraction of the model's device time spent in this kernel");
+        case CallsColumn: return QStringLiteral("Launches per model iteration");
+        case HeadroomColumn: return QStringLiteral("Largest speedup the roofline allows: profiled time ÷ (calls × roofline floor)");
+        case ModelGainColumn: return QStringLiteral("Whole-model speedup (Amdahl) if this kernel reached 90% of its roof");
+        case BestSpeedupColumn: return QStringLiteral("Best kept experiment, speedup over the PyTorch reference");
+        case RoofColumn: return QStringLiteral("Best kept experiment, percent of the roof that bounds this kernel (compute or memory)");
+        case ExperimentsColumn: return QStringLiteral("Experiments run on this kernel (baseline not counted)");
+        case StateColumn: return QStringLiteral("Steering state: waiting, active, pinned, skipped or done");
+        }
+    } else if (role == Qt::InitialSortOrderRole) {
+        // Costs and gains read best largest-first; names and rank smallest-first.
+        switch (column) {
+        case TimeColumn: case ShareColumn: case CallsColumn: case HeadroomColumn: case ModelGainColumn:
+        case BestSpeedupColumn: case RoofColumn: case ExperimentsColumn:
+            return QVariant::fromValue(Qt::DescendingOrder);
+        default:
+            return QVariant::fromValue(Qt::AscendingOrder);
+        }
+    }
+    return {};
+}
+
+} // namespace ak

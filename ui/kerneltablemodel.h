@@ -1,0 +1,69 @@
+#pragma once
+
+#include "kernelrecord.h"
+#include "rowtablemodel.h"
+#include "runsnapshot.h"
+
+#include <cmath>
+
+namespace ak {
+
+// One row of the ranked kernel table: the profiled kernel plus what the run's experiments achieved.
+struct KernelRow
+{
+    KernelRecord kernel;
+    QString key;                    // folder name, same as Experiment::kernel
+    int experiments = 0;
+    int kept = 0;
+    int pending = 0;
+    double bestSpeedup = std::nan("");  // best kept experiment vs the PyTorch reference
+    double bestPctPeak = std::nan("");  // best kept experiment, % of the kernel's roof
+};
+
+// The kernel folder name that experiments and LoopControl use for a kernel ("kernels/01-matmul" -> "01-matmul").
+QString kernelKey(const KernelRecord &kernel);
+
+// Kernels of a run in rank order: DisplayRole formatted, SortRole raw numbers, a bar through
+// TotalCostRole for the share and roof columns (drawn by CostDelegate), a tooltip per column.
+class KernelTableModel : public RowTableModel<KernelRow>
+{
+    Q_OBJECT
+public:
+    enum Columns {
+        RankColumn,
+        KernelColumn,
+        OpColumn,
+        ShapesColumn,
+        DtypeColumn,
+        TimeColumn,
+        ShareColumn,
+        CallsColumn,
+        HeadroomColumn,
+        ModelGainColumn,
+        BestSpeedupColumn,
+        RoofColumn,
+        ExperimentsColumn,
+        StateColumn,
+        ColumnCount
+    };
+    Q_ENUM(Columns)
+
+    enum Roles {
+        SortRole = Qt::UserRole,  // raw value for sorting
+        TotalCostRole,            // the value that fills a whole bar (CostDelegate); absent = no bar
+        KeyRole,                  // kernel key
+        StateRole,                // int(KernelState)
+    };
+
+    explicit KernelTableModel(QObject *parent = nullptr);
+
+    static QVector<KernelRow> rowsFrom(const RunSnapshot &snapshot);
+
+protected:
+    int columns() const override { return ColumnCount; }
+    QVariant cell(const KernelRow &row, int column, int role) const override;
+    QVariant header(int column, int role) const override;
+    QString key(const KernelRow &row) const override { return row.key; }
+};
+
+} // namespace ak

@@ -1,0 +1,311 @@
+#include "runworkspace.h"
+
+#include "backgroundjob.h"
+
+#include "costdelegate.h"
+#include "diffview.h"
+#include "emptystate.h"
+#include "experimentmodel.h"
+#include "kernelfilterproxy.h"
+#include "kerneltablemodel.h"
+#include "steeringactions.h"
+#include "throughputchart.h"
+#include "throughputchartmodel.h"
+
+#include <QDataStream>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace ak {
+
+namespace {
+
+QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    view->setModel(model);
+    view->setSortingEnabled(true);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(false);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+    view->horizontalHeader()->setHighlightSections(false);
+    view->horizontalHeader()->setSectionsMovable(true);
+    return view;
+}
+
+struct DiffTexts
+{
+    QString oldText;
+    QString newText;
+    QString error;
+};
+
+} // namespace
+
+RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
+    : QWidget(parent)
+    , m_steering(steering)
+    , m_kernelModel(new KernelTableModel(this))
+    , m_kernelProxy(new KernelFilterProxy(this))
+    , m_experimentModel(new ExperimentModel(this))
+    , m_experimentProxy(new QSortFilterProxyModel(this))
+    , m_chartModel(new ThroughputChartModel(this))
+    , m_vertical(new QSplitter(Qt::Vertical, this))
+    , m_top(new QSplitter(Qt::Horizontal, m_vertical))
+    , m_bottom(new QSplitter(Qt::Horizontal, m_vertical))
+{
+    m_kernelProxy->setSourceModel(m_kernelModel);
+    m_experimentProxy->setSourceModel(m_experimentModel);
+    m_experimentProxy->setSortRole(ExperimentModel::SortRole);
+    m_experimentProxy->setFilterRole(ExperimentModel::KernelKeyRole);
+
+    // Kernel table with its search box.
+    auto *kernelPanel = new QWidget(m_top);
+    auto *kernelLayout = new QVBoxLayout(kernelPanel);
+    kernelLayout->setContentsMargins(0, 0, 0, 0);
+    m_search = new QLineEdit(kernelPanel);
+    m_search->setPlaceholderText(QStringLiteral("Filter kernels by name, op, shape, dtype or state"));
+    m_search->setClearButtonEnabled(true);
+    connect(m_search, &QLineEdit::textChanged, m_kernelProxy, &KernelFilterProxy::setSearchText);
+    connect(m_search, &QLineEdit::returnPressed, m_kernelProxy, &KernelFilterProxy::applySearchNow);
+    m_kernelStack = new QStackedWidget(kernelPanel);
+    m_kernelEmpty = new EmptyState(m_kernelStack);
+    m_kernelView = makeTable(m_kernelProxy, m_kernelStack);
+    auto *cost = new CostDelegate(KernelTableModel::SortRole, KernelTableModel::TotalCostRole, this);
+    m_kernelView->setItemDelegateForColumn(KernelTableModel::ShareColumn, cost);
+    m_kernelView->setItemDelegateForColumn(KernelTableModel::RoofColumn, cost);
+    m_kernelView->sortByColumn(KernelTableModel::RankColumn, Qt::AscendingOrder);
+    m_kernelView->horizontalHeader()->setSectionResizeMode(KernelTableModel::ShapesColumn, QHeaderView::Interactive);
+    m_kernelStack->addWidget(m_kernelEmpty);
+    m_kernelStack->addWidget(m_kernelView);
+    kernelLayout->addWidget(m_search);
+    kernelLayout->addWidget(m_kernelStack);
+
+    m_chart = new ThroughputChart(m_chartModel, m_top);
+
+    // Commit list.
+    m_commitStack = new QStackedWidget(m_bottom);
+    m_commitEmpty = new EmptyState(m_commitStack);
+    m_commitView = makeTable(m_experimentProxy, m_commitStack);
+    m_commitView->setItemDelegateForColumn(ExperimentModel::RoofColumn,
+                                           new CostDelegate(ExperimentModel::SortRole, ExperimentModel::TotalCostRole, this));
+    m_commitView->sortByColumn(ExperimentModel::IdColumn, Qt::DescendingOrder); // newest first
+    m_commitView->horizontalHeader()->setStretchLastSection(true);
+    m_commitStack->addWidget(m_commitEmpty);
+    m_commitStack->addWidget(m_commitView);
+
+    m_diffView = new DiffView(m_bottom);
+
+    m_top->setStretchFactor(0, 3);
+    m_top->setStretchFactor(1, 2);
+    m_bottom->setStretchFactor(0, 2);
+    m_bottom->setStretchFactor(1, 3);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_vertical);
+
+    connect(m_kernelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &RunWorkspace::kernelSelectionChanged);
+    connect(m_commitView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &RunWorkspace::experimentSelectionChanged);
+
+    m_blobReader = [](const QString &, const QString &, const QString &, QString *error) {
+        *error = QStringLiteral("no git reader configured");
+        return QByteArray();
+    };
+    updateEmptyStates();
+}
+
+RunWorkspace::~RunWorkspace() = default;
+
+bool RunWorkspace::isShowingKernels() const
+{
+    return m_kernelStack->currentWidget() == m_kernelView;
+}
+
+bool RunWorkspace::isShowingCommits() const
+{
+    return m_commitStack->currentWidget() == m_commitView;
+}
+
+void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
+{
+    const bool sameRun = m_snapshot && snapshot && m_snapshot->runDir == snapshot->runDir;
+    m_snapshot = snapshot;
+    const QVector<KernelRow> kernels = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
+    const QVector<Experiment> experiments = snapshot ? snapshot->experiments : QVector<Experiment>();
+    if (sameRun) {
+        m_kernelModel->setRows(kernels);
+        m_experimentModel->setRows(experiments);
+    } else {
+        m_selectedKernel.clear();
+        m_selectedExperiment = 0;
+        m_kernelModel->resetRows(kernels);
+        m_experimentModel->resetRows(experiments);
+
+        m_diffView->showMessage(QStringLiteral("No commit selected"),
+                                QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+    }
+    refreshKernelDependents();
+    updateEmptyStates();
+    // Fit columns to a new run once the views are current (a hidden view measures no rows); the
+    // user's saved column widths win over fitting.
+    if (!sameRun && !m_headersRestored) {
+        QTimer::singleShot(0, this, [this] {
+            m_kernelView->resizeColumnsToContents();
+            m_commitView->resizeColumnsToContents();
+        });
+    }
+}
+
+void RunWorkspace::updateEmptyStates()
+{
+    const bool hasKernels = m_kernelModel->rowCount() > 0;
+    if (!hasKernels) {
+        m_kernelEmpty->setMessage(QStringLiteral("This run has no profiled kernels"),
+                                  QStringLiteral("Profile a model into a run directory, then open it:\n"
+                                                 "autokernel-cli profile --model gpt2 --out RUN_DIR"));
+    }
+    m_kernelStack->setCurrentWidget(hasKernels ? static_cast<QWidget *>(m_kernelView) : m_kernelEmpty);
+
+    const bool hasExperiments = m_experimentProxy->rowCount() > 0;
+    if (!hasExperiments) {
+        if (m_experimentModel->rowCount() == 0)
+            m_commitEmpty->setMessage(QStringLiteral("No experiments yet"),
+                                      QStringLiteral("Every attempt of the optimisation loop is a commit and appears here, "
+                                                     "newest first. Start the loop (Loop ▸ Start) to create some."));
+        else
+            m_commitEmpty->setMessage(QStringLiteral("No experiments on %1 yet").arg(m_selectedKernel),
+                                      QStringLiteral("Select another kernel, or clear the selection to list every commit."));
+    }
+    m_commitStack->setCurrentWidget(hasExperiments ? static_cast<QWidget *>(m_commitView) : m_commitEmpty);
+}
+
+void RunWorkspace::kernelSelectionChanged()
+{
+    const QModelIndex current = m_kernelView->selectionModel()->currentIndex();
+    m_selectedKernel = current.isValid() ? current.data(KernelTableModel::KeyRole).toString() : QString();
+    refreshKernelDependents();
+    updateEmptyStates();
+}
+
+void RunWorkspace::refreshKernelDependents()
+{
+    const KernelRecord *kernel = m_snapshot && !m_selectedKernel.isEmpty() ? m_snapshot->kernel(m_selectedKernel) : nullptr;
+    if (!kernel) {
+        // The hash index is filled by the loader; hand-built snapshots may lack it.
+        for (const KernelRow &row : m_kernelModel->rows())
+            if (row.key == m_selectedKernel)
+                kernel = &row.kernel;
+    }
+    m_experimentProxy->setFilterRegularExpression(
+        kernel ? QRegularExpression(QStringLiteral("^%1$").arg(QRegularExpression::escape(m_selectedKernel))) : QRegularExpression());
+    if (kernel) {
+        m_steering->setKernel(m_selectedKernel, kernel->state);
+        m_chartModel->setKernel(*kernel, m_selectedKernel, m_snapshot->experiments);
+        m_chart->setEmptyMessage(QStringLiteral("No measured experiment on %1 yet").arg(m_selectedKernel),
+                                 QStringLiteral("Each correct, benchmarked experiment adds a point: throughput as a "
+                                                "percentage of the device's roof, with the best kept so far as a line."));
+    } else {
+        m_steering->clearKernel();
+        m_chartModel->clear();
+        m_chart->setEmptyMessage(QStringLiteral("No kernel selected"),
+                                 QStringLiteral("Select a kernel in the table to chart its experiments against the device's peak."));
+    }
+}
+
+void RunWorkspace::experimentSelectionChanged()
+{
+    const QModelIndex current = m_commitView->selectionModel()->currentIndex();
+    const int id = current.isValid() ? current.data(ExperimentModel::IdRole).toInt() : 0;
+    const int row = m_experimentModel->rowOfId(id);
+    if (row < 0) {
+        m_selectedExperiment = 0;
+        m_steering->clearExperiment();
+        return;
+    }
+    const Experiment &e = m_experimentModel->rowAt(row);
+    m_steering->setExperiment(e);
+    if (id == m_selectedExperiment)
+        return; // a live update of the same commit: the diff is immutable
+    m_selectedExperiment = id;
+    loadDiff(e);
+}
+
+void RunWorkspace::loadDiff(const Experiment &e)
+{
+    if (!m_snapshot)
+        return;
+    if (e.commit.isEmpty()) {
+        m_diffView->showMessage(QStringLiteral("Experiment %1 has no commit yet").arg(e.id),
+                                QStringLiteral("It is still running; its change appears when it is committed."));
+        return;
+    }
+    const KernelRecord *kernel = m_snapshot->kernel(e.kernel);
+    const QString folder = kernel ? kernel->folder : QStringLiteral("kernels/%1").arg(e.kernel);
+    const QString path = QStringLiteral("%1/kernel.py").arg(folder);
+    const quint64 generation = ++m_diffGeneration;
+    m_diffView->showMessage(QStringLiteral("Loading experiment %1…").arg(e.id), QString());
+    runInBackground(this, [reader = m_blobReader, dir = m_snapshot->runDir, e, path] {
+        DiffTexts t;
+        QString err;
+        t.newText = QString::fromUtf8(reader(dir, e.commit, path, &err));
+        if (!err.isEmpty()) {
+            t.error = QStringLiteral("%1 at %2: %3").arg(path, e.commit.left(8), err);
+            return t;
+        }
+        if (!e.parent.isEmpty()) {
+            t.oldText = QString::fromUtf8(reader(dir, e.parent, path, &err));
+            if (!err.isEmpty())
+                t.error = QStringLiteral("%1 at %2: %3").arg(path, e.parent.left(8), err);
+        }
+        return t;
+    }, [this, generation, e, path](const DiffTexts &t) {
+        if (generation != m_diffGeneration)
+            return;
+        if (!t.error.isEmpty()) {
+            m_diffView->showMessage(QStringLiteral("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
+            Q_EMIT message(QStringLiteral("diff of experiment %1: %2").arg(e.id).arg(t.error));
+            return;
+        }
+        const QString oldTitle = e.parent.isEmpty() ? QStringLiteral("(no parent)")
+                                                    : QStringLiteral("%1 @ %2").arg(path, e.parent.left(8));
+        m_diffView->showTexts(t.oldText, t.newText, oldTitle,
+                              QStringLiteral("experiment %1 @ %2").arg(e.id).arg(e.commit.left(8)));
+    });
+}
+
+QByteArray RunWorkspace::saveState() const
+{
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    out << quint32(1) << m_vertical->saveState() << m_top->saveState() << m_bottom->saveState()
+        << m_kernelView->horizontalHeader()->saveState() << m_commitView->horizontalHeader()->saveState();
+    return state;
+}
+
+void RunWorkspace::restoreState(const QByteArray &state)
+{
+    QDataStream in(state);
+    quint32 version = 0;
+    QByteArray vertical, top, bottom, kernelHeader, commitHeader;
+    in >> version >> vertical >> top >> bottom >> kernelHeader >> commitHeader;
+    if (version != 1 || in.status() != QDataStream::Ok)
+        return;
+    m_vertical->restoreState(vertical);
+    m_top->restoreState(top);
+    m_bottom->restoreState(bottom);
+    m_headersRestored = m_kernelView->horizontalHeader()->restoreState(kernelHeader)
+                        && m_commitView->horizontalHeader()->restoreState(commitHeader);
+}
+
+} // namespace ak

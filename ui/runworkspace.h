@@ -1,0 +1,101 @@
+#pragma once
+
+#include "experiment.h"
+#include "runsnapshot.h"
+
+#include <QWidget>
+
+#include <functional>
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QSplitter;
+class QStackedWidget;
+class QTableView;
+
+namespace ak {
+
+class DiffView;
+class EmptyState;
+class ExperimentModel;
+class KernelFilterProxy;
+class KernelTableModel;
+class SteeringActions;
+class ThroughputChart;
+class ThroughputChartModel;
+
+// The regions of an open run: ranked kernel table with search (top left), throughput chart of the
+// selected kernel (top right), commit list (bottom left) and diff of the selected commit (bottom
+// right). Owns the models; MainWindow feeds it snapshots.
+class RunWorkspace : public QWidget
+{
+    Q_OBJECT
+public:
+    // Reads a file at a commit of the run's git repository (GitRepo::readBlob by default).
+    using BlobReader = std::function<QByteArray(const QString &runDir, const QString &commit, const QString &path, QString *error)>;
+
+    RunWorkspace(SteeringActions *steering, QWidget *parent = nullptr);
+    ~RunWorkspace() override;
+
+    // A snapshot of a different run resets every model; one of the same run updates in place.
+    void setSnapshot(const RunSnapshotPtr &snapshot);
+    RunSnapshotPtr snapshot() const { return m_snapshot; }
+    void setBlobReader(BlobReader reader) { m_blobReader = std::move(reader); }
+
+    QByteArray saveState() const;
+    void restoreState(const QByteArray &state);
+
+    KernelTableModel *kernelModel() const { return m_kernelModel; }
+    KernelFilterProxy *kernelProxy() const { return m_kernelProxy; }
+    ExperimentModel *experimentModel() const { return m_experimentModel; }
+    QSortFilterProxyModel *experimentProxy() const { return m_experimentProxy; }
+    ThroughputChartModel *chartModel() const { return m_chartModel; }
+    QTableView *kernelView() const { return m_kernelView; }
+    QTableView *commitView() const { return m_commitView; }
+    ThroughputChart *chart() const { return m_chart; }
+    DiffView *diffView() const { return m_diffView; }
+    EmptyState *kernelEmptyState() const { return m_kernelEmpty; }
+    EmptyState *commitEmptyState() const { return m_commitEmpty; }
+    bool isShowingKernels() const;
+    bool isShowingCommits() const;
+    QString selectedKernel() const { return m_selectedKernel; }
+
+Q_SIGNALS:
+    void message(const QString &text);
+
+private:
+    void kernelSelectionChanged();
+    void experimentSelectionChanged();
+    void refreshKernelDependents();
+    void updateEmptyStates();
+    void loadDiff(const Experiment &e);
+
+    SteeringActions *m_steering;
+    RunSnapshotPtr m_snapshot;
+    BlobReader m_blobReader;
+    QString m_selectedKernel;
+    int m_selectedExperiment = 0;
+    quint64 m_diffGeneration = 0;
+    bool m_headersRestored = false;
+
+    KernelTableModel *m_kernelModel;
+    KernelFilterProxy *m_kernelProxy;
+    ExperimentModel *m_experimentModel;
+    QSortFilterProxyModel *m_experimentProxy;
+    ThroughputChartModel *m_chartModel;
+
+    QSplitter *m_vertical;
+    QSplitter *m_top;
+    QSplitter *m_bottom;
+    QLineEdit *m_search;
+    QStackedWidget *m_kernelStack;
+    QStackedWidget *m_commitStack;
+    EmptyState *m_kernelEmpty;
+    EmptyState *m_commitEmpty;
+    QTableView *m_kernelView;
+    QTableView *m_commitView;
+    ThroughputChart *m_chart;
+    DiffView *m_diffView;
+};
+
+} // namespace ak

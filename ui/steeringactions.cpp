@@ -1,0 +1,166 @@
+#include "steeringactions.h"
+
+#include <QAction>
+
+namespace ak {
+
+SteeringActions::SteeringActions(QObject *parent)
+    : QObject(parent)
+    , m_start(new QAction(QStringLiteral("Start"), this))
+    , m_pause(new QAction(QStringLiteral("Pause"), this))
+    , m_resume(new QAction(QStringLiteral("Resume"), this))
+    , m_stop(new QAction(QStringLiteral("Stop"), this))
+    , m_pin(new QAction(QStringLiteral("Pin"), this))
+    , m_skip(new QAction(QStringLiteral("Skip"), this))
+    , m_revert(new QAction(QStringLiteral("Revert"), this))
+    , m_accept(new QAction(QStringLiteral("Accept"), this))
+    , m_reject(new QAction(QStringLiteral("Reject"), this))
+{
+    m_pin->setCheckable(true);
+    connect(m_start, &QAction::triggered, this, [this] { if (m_control) m_control->start(); });
+    connect(m_pause, &QAction::triggered, this, [this] { if (m_control) m_control->pause(); });
+    connect(m_resume, &QAction::triggered, this, [this] { if (m_control) m_control->resume(); });
+    connect(m_stop, &QAction::triggered, this, [this] { if (m_control) m_control->stop(); });
+    connect(m_pin, &QAction::triggered, this, [this](bool checked) {
+        if (!m_control || !m_kernel)
+            return;
+        if (checked)
+            m_control->pin(*m_kernel);
+        else
+            m_control->unpin(*m_kernel);
+    });
+    connect(m_skip, &QAction::triggered, this, [this] { if (m_control && m_kernel) m_control->skip(*m_kernel); });
+    connect(m_revert, &QAction::triggered, this, [this] {
+        if (m_control && m_experiment)
+            m_control->revert(m_experiment->kernel, m_experiment->id);
+    });
+    connect(m_accept, &QAction::triggered, this, [this] { if (m_control && m_experiment) m_control->accept(m_experiment->id); });
+    connect(m_reject, &QAction::triggered, this, [this] { if (m_control && m_experiment) m_control->reject(m_experiment->id); });
+    update();
+}
+
+QString SteeringActions::noLoopReason()
+{
+    return QStringLiteral("No optimisation loop is attached: this window is only viewing the run");
+}
+
+QList<QAction *> SteeringActions::loopActions() const
+{
+    return {m_start, m_pause, m_resume, m_stop};
+}
+
+QList<QAction *> SteeringActions::selectionActions() const
+{
+    return {m_pin, m_skip, m_revert, m_accept, m_reject};
+}
+
+void SteeringActions::setLoopControl(LoopControl *control)
+{
+    if (m_control)
+        disconnect(m_control, nullptr, this, nullptr);
+    m_control = control;
+    if (control) {
+        connect(control, &LoopControl::stateChanged, this, &SteeringActions::update);
+        connect(control, &LoopControl::capabilitiesChanged, this, &SteeringActions::update);
+        connect(control, &QObject::destroyed, this, &SteeringActions::update, Qt::QueuedConnection);
+    }
+    update();
+}
+
+void SteeringActions::setKernel(const QString &key, KernelState state)
+{
+    m_kernel = key;
+    m_kernelState = state;
+    update();
+}
+
+void SteeringActions::clearKernel()
+{
+    m_kernel.reset();
+    update();
+}
+
+void SteeringActions::setExperiment(const Experiment &experiment)
+{
+    m_experiment = experiment;
+    update();
+}
+
+void SteeringActions::clearExperiment()
+{
+    m_experiment.reset();
+    update();
+}
+
+void SteeringActions::enable(QAction *action, bool on, const QString &enabledTip, const QString &whyNot)
+{
+    action->setEnabled(on);
+    action->setToolTip(on ? enabledTip : QStringLiteral("%1 — %2").arg(action->text(), whyNot));
+}
+
+void SteeringActions::update()
+{
+    const bool pinned = m_kernel && m_kernelState == KernelState::Pinned;
+    m_pin->setChecked(pinned);
+    if (!m_control) {
+        for (QAction *a : loopActions() + selectionActions())
+            enable(a, false, QString(), noLoopReason());
+        return;
+    }
+    const LoopControl::Capabilities caps = m_control->capabilities();
+    const LoopControl::State state = m_control->state();
+    const QString unsupported = QStringLiteral("not supported by %1").arg(m_control->description());
+
+    auto loopAction = [&](QAction *a, LoopControl::Capability cap, bool stateOk, const QString &tip, const QString &stateWhy) {
+        if (!caps.testFlag(cap))
+            enable(a, false, tip, unsupported);
+        else
+            enable(a, stateOk, tip, stateWhy);
+    };
+    loopAction(m_start, LoopControl::CanStartStop, state == LoopControl::State::Stopped,
+               QStringLiteral("Start the optimisation loop"), QStringLiteral("the loop is already running"));
+    loopAction(m_pause, LoopControl::CanPause, state == LoopControl::State::Running,
+               QStringLiteral("Pause after the current experiment"), QStringLiteral("the loop is not running"));
+    loopAction(m_resume, LoopControl::CanPause, state == LoopControl::State::Paused,
+               QStringLiteral("Resume the paused loop"), QStringLiteral("the loop is not paused"));
+    loopAction(m_stop, LoopControl::CanStartStop,
+               state == LoopControl::State::Running || state == LoopControl::State::Paused,
+               QStringLiteral("Stop the loop; recorded experiments stay"), QStringLiteral("the loop is not running"));
+
+    const QString noKernel = QStringLiteral("select a kernel in the table");
+    if (!caps.testFlag(LoopControl::CanSteerKernels)) {
+        enable(m_pin, false, QString(), unsupported);
+        enable(m_skip, false, QString(), unsupported);
+    } else if (!m_kernel) {
+        enable(m_pin, false, QString(), noKernel);
+        enable(m_skip, false, QString(), noKernel);
+    } else {
+        const bool finished = m_kernelState == KernelState::Done || m_kernelState == KernelState::Skipped;
+        enable(m_pin, !finished || pinned,
+               pinned ? QStringLiteral("Unpin %1: the loop moves on by its rules again").arg(*m_kernel)
+                      : QStringLiteral("Pin %1: the loop works on it until unpinned").arg(*m_kernel),
+               QStringLiteral("%1 is %2").arg(*m_kernel, kernelStateName(m_kernelState)));
+        enable(m_skip, !finished, QStringLiteral("Skip %1: the loop moves to the next kernel").arg(*m_kernel),
+               QStringLiteral("%1 is already %2").arg(*m_kernel, kernelStateName(m_kernelState)));
+    }
+
+    const QString noExperiment = QStringLiteral("select an experiment in the commit list");
+    auto experimentAction = [&](QAction *a, LoopControl::Capability cap, ExperimentStatus needed, const QString &tip) {
+        if (!caps.testFlag(cap))
+            enable(a, false, tip, unsupported);
+        else if (!m_experiment)
+            enable(a, false, tip, noExperiment);
+        else
+            enable(a, m_experiment->status == needed, tip,
+                   QStringLiteral("experiment %1 is %2, not %3").arg(m_experiment->id).arg(statusName(m_experiment->status), statusName(needed)));
+    };
+    const int id = m_experiment ? m_experiment->id : 0;
+    experimentAction(m_revert, LoopControl::CanRevert, ExperimentStatus::Kept,
+                     QStringLiteral("Revert experiment %1: its kernel goes back to the parent commit").arg(id));
+    experimentAction(m_accept, LoopControl::CanReview, ExperimentStatus::Pending,
+                     QStringLiteral("Accept experiment %1: keep it").arg(id));
+    experimentAction(m_reject, LoopControl::CanReview, ExperimentStatus::Pending,
+                     QStringLiteral("Reject experiment %1: drop it").arg(id));
+}
+
+} // namespace ak

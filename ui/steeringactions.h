@@ -1,0 +1,67 @@
+#pragma once
+
+#include "experiment.h"
+#include "kernelrecord.h"
+#include "loopcontrol.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <optional>
+
+class QAction;
+
+namespace ak {
+
+// The steering buttons (start, pause, resume, stop, pin, skip, revert, accept, reject) as QActions
+// for the toolbar and menus. Each is enabled from the selection and the attached LoopControl's
+// state and capabilities; a disabled action's tooltip says why.
+class SteeringActions : public QObject
+{
+    Q_OBJECT
+public:
+    explicit SteeringActions(QObject *parent = nullptr);
+
+    // nullptr: no loop attached (viewing a run); every action is disabled.
+    void setLoopControl(LoopControl *control);
+    LoopControl *loopControl() const { return m_control; }
+
+    void setKernel(const QString &key, KernelState state);
+    void clearKernel();
+    void setExperiment(const Experiment &experiment);
+    void clearExperiment();
+
+    QAction *start() const { return m_start; }
+    QAction *pause() const { return m_pause; }
+    QAction *resume() const { return m_resume; }
+    QAction *stop() const { return m_stop; }
+    QAction *pin() const { return m_pin; } // checkable: checked = pinned; unchecking unpins
+    QAction *skip() const { return m_skip; }
+    QAction *revert() const { return m_revert; }
+    QAction *accept() const { return m_accept; }
+    QAction *reject() const { return m_reject; }
+    QList<QAction *> loopActions() const;
+    QList<QAction *> selectionActions() const;
+
+    static QString noLoopReason();
+
+private:
+    void update();
+    void enable(QAction *action, bool on, const QString &enabledTip, const QString &whyNot);
+
+    QPointer<LoopControl> m_control;
+    std::optional<QString> m_kernel;
+    KernelState m_kernelState = KernelState::Waiting;
+    std::optional<Experiment> m_experiment;
+    QAction *m_start;
+    QAction *m_pause;
+    QAction *m_resume;
+    QAction *m_stop;
+    QAction *m_pin;
+    QAction *m_skip;
+    QAction *m_revert;
+    QAction *m_accept;
+    QAction *m_reject;
+};
+
+} // namespace ak

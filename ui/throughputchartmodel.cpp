@@ -1,0 +1,106 @@
+#include "throughputchartmodel.h"
+
+#include <cmath>
+
+namespace ak {
+
+ThroughputChartModel::ThroughputChartModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void ThroughputChartModel::setKernel(const KernelRecord &kernel, const QString &key,
+                                     const QVector<Experiment> &allExperiments)
+{
+    beginResetModel();
+    m_points.clear();
+    m_key = key;
+    m_headroom = kernel.maxSpeedup;
+    m_firstBestRow = -1;
+    QVector<const Experiment *> mine;
+    bool anyPct = false;
+    for (const Experiment &e : allExperiments) {
+        if (e.kernel != key || !e.metrics.correct)
+            continue;
+        mine.append(&e);
+        anyPct = anyPct || Metrics::has(e.metrics.pctPeak);
+    }
+    m_metric = anyPct ? Metric::PercentOfRoof : Metric::Speedup;
+    double best = std::nan("");
+    for (const Experiment *e : mine) {
+        const double y = m_metric == Metric::PercentOfRoof ? e->metrics.pctPeak : e->metrics.speedup;
+        if (!Metrics::has(y))
+            continue;
+        const bool kept = e->status == ExperimentStatus::Kept || e->status == ExperimentStatus::Baseline;
+        if (kept && !(y <= best))
+            best = y;
+        if (kept && m_firstBestRow < 0)
+            m_firstBestRow = int(m_points.size());
+        m_points.append({e->id, y, best, kept});
+    }
+    endResetModel();
+}
+
+void ThroughputChartModel::clear()
+{
+    beginResetModel();
+    m_points.clear();
+    m_key.clear();
+    m_firstBestRow = -1;
+    m_headroom = 0;
+    endResetModel();
+}
+
+bool ThroughputChartModel::hasRoof() const
+{
+    return m_metric == Metric::PercentOfRoof || m_headroom > 0;
+}
+
+QString ThroughputChartModel::yAxisTitle() const
+{
+    return m_metric == Metric::PercentOfRoof ? QStringLiteral("% of roof") : QStringLiteral("speedup vs PyTorch");
+}
+
+int ThroughputChartModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_points.size());
+}
+
+int ThroughputChartModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ThroughputChartModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    if (role != Qt::DisplayRole && role != Qt::EditRole)
+        return {};
+    const Point &p = m_points.at(index.row());
+    switch (index.column()) {
+    case ExperimentColumn: return double(p.id);
+    case MeasuredColumn: return p.y;
+    case BestColumn: return p.best;
+    case RoofColumn:
+        if (m_metric == Metric::PercentOfRoof)
+            return 100.0;
+        return m_headroom > 0 ? m_headroom : std::nan("");
+    }
+    return {};
+}
+
+QVariant ThroughputChartModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case ExperimentColumn: return QStringLiteral("Experiment");
+    case MeasuredColumn: return QStringLiteral("Attempt");
+    case BestColumn: return QStringLiteral("Best kept");
+    case RoofColumn: return m_metric == Metric::PercentOfRoof ? QStringLiteral("Device roof") : QStringLiteral("Roofline limit");
+    }
+    return {};
+}
+
+} // namespace ak
