@@ -30,6 +30,11 @@ struct AgentConfig
     // Command agent: the external command is killed after this long.
     int commandTimeoutSec = 1800;
 
+    // run.json's "agent" object. Unknown keys are ignored (forward compatible); a wrong type or an
+    // unknown kind is an error naming the field. A key that looks like a secret is never read or written.
+    QByteArray toJson() const;
+    static bool fromJson(const QByteArray &text, AgentConfig *out, QString *error);
+
     static QString kindName(Kind k);
     static bool parseKind(const QString &text, Kind *out);
     static QStringList kindNames();

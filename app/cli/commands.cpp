@@ -7,6 +7,7 @@ namespace ak::cli {
 int runBench(const QStringList &args); // bench.cpp
 int runProfile(const QStringList &args); // profile.cpp
 int runStatus(const QStringList &args); // status.cpp
+int runRun(const QStringList &args);    // run.cpp
 int runPin(const QStringList &args);    // steer.cpp
 int runUnpin(const QStringList &args);  // steer.cpp
 int runSkip(const QStringList &args);   // steer.cpp
@@ -24,6 +25,7 @@ const Command *commands(int *count)
          }},
         {"bench", "check and time one kernel.py with the fixed harness", runBench},
         {"profile", "profile a model, rank its kernels by Amdahl's law, create a run", runProfile},
+        {"run", "run the optimisation loop on a run directory (resumes where it stopped)", runRun},
         {"status", "show a run directory: kernels, states, outcomes (--json)", runStatus},
         {"pin", "lock a kernel's best: the agent does not touch it again", runPin},
         {"unpin", "let the agent work on a pinned kernel again", runUnpin},

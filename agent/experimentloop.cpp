@@ -1,0 +1,409 @@
+#include "experimentloop.h"
+
+#include "gitrepo.h"
+#include "keeprule.h"
+#include "kernelstaticcheck.h"
+#include "orchestrator.h"
+#include "runloader.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QMutexLocker>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ak {
+
+namespace {
+
+// Stops the overhead clock while an agent or the harness runs.
+class OverheadClock
+{
+public:
+    OverheadClock() { m_timer.start(); }
+    void pause() { m_ms += m_timer.nsecsElapsed() / 1e6; }
+    void resume() { m_timer.restart(); }
+    double totalMs() { pause(); m_timer.restart(); return m_ms; }
+
+private:
+    QElapsedTimer m_timer;
+    double m_ms = 0;
+};
+
+QString speedText(double x)
+{
+    return std::isnan(x) ? QStringLiteral("—") : QString::number(x, 'f', 2) + QLatin1Char('x');
+}
+
+ExperimentStatus statusOf(const BenchResult &r)
+{
+    switch (r.status) {
+    case BenchStatus::Timeout: return ExperimentStatus::Timeout;
+    case BenchStatus::Crash: return ExperimentStatus::Crashed;
+    default: return ExperimentStatus::Failed;
+    }
+}
+
+QString failureOf(const BenchResult &r)
+{
+    QString why = r.failure.isEmpty() ? BenchResult::statusName(r.status) : r.failure;
+    if (r.status == BenchStatus::Error && !r.traceback.isEmpty()) {
+        // The last traceback line names the exception; the whole traceback is in the harness log.
+        const QStringList lines = r.traceback.trimmed().split(QLatin1Char('\n'));
+        if (!lines.isEmpty() && !why.contains(lines.last().trimmed()))
+            why += QStringLiteral(" (") + lines.last().trimmed() + QLatin1Char(')');
+    }
+    return why.simplified();
+}
+
+} // namespace
+
+ExperimentLoop::ExperimentLoop(LoopSession *session, Agent *agent, BenchFn bench, ExperimentLoopConfig config)
+    : m_session(session), m_agent(agent), m_bench(std::move(bench)), m_config(std::move(config))
+{
+}
+
+void ExperimentLoop::message(const QString &text) const
+{
+    if (m_session->onMessage)
+        m_session->onMessage(QStringLiteral("[%1] %2").arg(m_config.label, text));
+}
+
+ExperimentLoop::Step ExperimentLoop::run()
+{
+    Step s = Step::Worked;
+    while (s == Step::Worked)
+        s = step();
+    return s;
+}
+
+BenchRequest ExperimentLoop::request(const QString &path) const
+{
+    BenchRequest r;
+    r.kernelPath = path;
+    r.device = m_config.benchDevice;
+    r.quick = m_config.quickBench;
+    r.timeLimitSec = m_config.benchTimeLimitSec;
+    r.deviceInfo = m_config.device;
+    return r;
+}
+
+QString ExperimentLoop::writeCandidate(const QString &kernel, const QByteArray &kernelPy, QString *error)
+{
+    // Outside the run directory: a candidate is not the kernel's state until it is kept.
+    const QString dir = m_scratch.filePath(kernel);
+    QDir().mkpath(dir);
+    const QString path = dir + QStringLiteral("/kernel.py");
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(kernelPy) != kernelPy.size()) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+        return QString();
+    }
+    return path;
+}
+
+ExperimentLoop::Step ExperimentLoop::step()
+{
+    if (!m_session->waitWhilePaused() || m_session->stopRequested())
+        return Step::Stopped;
+    if (m_session->budgetSpent()) {
+        m_session->requestStop();
+        return Step::Stopped;
+    }
+    OverheadClock clock;
+    QString kernel;
+    RunSnapshot run;
+    MoveOnRules rules;
+    {
+        QMutexLocker lock(&m_session->mutex());
+        RunStore &store = m_session->store();
+        QStringList errors;
+        store.applyRequests(&errors);
+        for (const QString &e : errors)
+            message(QStringLiteral("request not applied: ") + e);
+        QString rulesError;
+        rules = Orchestrator::rulesOf(store.state(), &rulesError);
+        if (!rulesError.isEmpty() && rulesError != m_rulesWarning)
+            message(m_rulesWarning = rulesError);
+        const Orchestrator::Choice choice = Orchestrator::next(store.state(), rules, m_config.maxKernels,
+                                                               m_session->claimed(), QDateTime::currentDateTimeUtc());
+        for (const auto &[name, decision] : choice.retire) {
+            QString error;
+            if (store.markDone(name, decision.explanation, &error))
+                message(QStringLiteral("%1: moving on (%2)").arg(name, decision.explanation));
+            else
+                message(QStringLiteral("%1: cannot mark done: %2").arg(name, error));
+        }
+        if (choice.kernel.isEmpty())
+            return Step::NothingLeft;
+        kernel = choice.kernel;
+        m_session->claimed().insert(kernel);
+        run = store.state(); // implicitly shared: a cheap copy
+    }
+    struct Release
+    {
+        LoopSession *session;
+        QString kernel;
+        ~Release()
+        {
+            QMutexLocker lock(&session->mutex());
+            session->claimed().remove(kernel);
+        }
+    } release{m_session, kernel};
+
+    if (Orchestrator::needsBaseline(run, kernel))
+        return measureBaseline(kernel, run);
+
+    AgentContext ctx = context(kernel, run, rules);
+    if (ctx.kernelPy.isEmpty())
+        return Step::Worked; // context() reported why; the kernel is skipped
+    clock.pause();
+    const AgentResult result = m_agent->propose(ctx);
+    clock.resume();
+
+    Experiment draft;
+    draft.agent = result.ok() ? result.proposal().agentName : result.error().agentName;
+    if (draft.agent.isEmpty())
+        draft.agent = m_agent->name();
+    draft.agentSeconds = result.usage().seconds;
+    draft.tokensIn = result.usage().tokensIn;
+    draft.tokensOut = result.usage().tokensOut;
+    draft.cost = result.usage().cost;
+    const QByteArray current = ctx.kernelPy.toUtf8();
+    if (!result.ok()) {
+        const AgentError &e = result.error();
+        switch (e.kind) {
+        case AgentError::Kind::Cancelled:
+            return Step::Stopped;
+        case AgentError::Kind::Exhausted: {
+            QMutexLocker lock(&m_session->mutex());
+            QString error;
+            if (!m_session->store().markDone(kernel, QStringLiteral("agent has nothing left: ") + e.reason, &error))
+                message(QStringLiteral("%1: cannot mark done: %2").arg(kernel, error));
+            message(QStringLiteral("%1: moving on (agent has nothing left: %2)").arg(kernel, e.reason));
+            return Step::Worked;
+        }
+        case AgentError::Kind::Config:
+            m_session->requestStop(QStringLiteral("agent cannot work: ") + e.reason, true);
+            return Step::Stopped;
+        default:
+            draft.description = QStringLiteral("agent error (%1)").arg(AgentError::kindName(e.kind));
+            const Experiment failed = recordFailure(kernel, current, draft, e.reason, ExperimentStatus::Failed);
+            m_lastOverheadMs = clock.totalMs();
+            if (failed.id != 0)
+                finished(failed, e.reason);
+            return Step::Worked;
+        }
+    }
+
+    const AgentProposal &p = result.proposal();
+    draft.description = p.description.isEmpty() ? QStringLiteral("(no description)") : p.description;
+    const QByteArray proposed = p.kernelPy.toUtf8();
+    const KernelStaticInfo info = checkKernelSource(proposed);
+    QString rejected = info.ok ? validateProposal(ctx.staticInfo, info) : info.error;
+    if (rejected.isEmpty() && proposed == current)
+        rejected = QStringLiteral("the proposal is identical to the current kernel.py");
+    if (!rejected.isEmpty()) {
+        const QString why = QStringLiteral("static check: ") + rejected;
+        const Experiment failed = recordFailure(kernel, proposed, draft, why, ExperimentStatus::Failed);
+        m_lastOverheadMs = clock.totalMs();
+        if (failed.id != 0)
+            finished(failed, why);
+        return Step::Worked;
+    }
+
+    Experiment e;
+    QString error;
+    {
+        QMutexLocker lock(&m_session->mutex());
+        e = m_session->store().beginExperiment(kernel, proposed, draft, &error);
+    }
+    if (e.id == 0) {
+        message(QStringLiteral("%1: proposal dropped: %2").arg(kernel, error));
+        return Step::Worked;
+    }
+    const QString path = writeCandidate(kernel, proposed, &error);
+    BenchResult bench;
+    if (path.isEmpty()) {
+        bench.failure = error;
+        bench.environmentError = true;
+    } else {
+        clock.pause();
+        bench = m_bench(request(path));
+        clock.resume();
+    }
+
+    ExperimentStatus status = ExperimentStatus::Kept;
+    QString verdict;
+    const Experiment *head = run.experiment(run.kernel(kernel)->headExperiment);
+    const Experiment *base = Orchestrator::baseline(run, kernel);
+    if (m_session->stopRequested() && bench.status != BenchStatus::Ok) {
+        status = ExperimentStatus::Crashed;
+        verdict = QStringLiteral("interrupted: the loop was stopped during the benchmark");
+    } else if (bench.environmentError) {
+        status = ExperimentStatus::Failed;
+        verdict = QStringLiteral("harness problem (not the kernel): ") + failureOf(bench);
+        if (++m_environmentErrors >= 3)
+            m_session->requestStop(QStringLiteral("the harness failed 3 times in a row: ") + failureOf(bench), true);
+    } else if (bench.status != BenchStatus::Ok || !bench.correct) {
+        m_environmentErrors = 0;
+        status = statusOf(bench);
+        verdict = failureOf(bench);
+    } else {
+        m_environmentErrors = 0;
+        double old = head ? head->metrics.latencyUs : std::nan("");
+        if (!Metrics::has(old) && base)
+            old = base->metrics.latencyUs;
+        const double noise = std::max(Metrics::has(bench.metrics.noisePct) ? bench.metrics.noisePct : 0.0,
+                                      head && Metrics::has(head->metrics.noisePct) ? head->metrics.noisePct : 0.0);
+        const double gain = improvementPct(old, bench.metrics.latencyUs);
+        if (Metrics::has(old) && !shouldKeep(old, bench.metrics.latencyUs, noise)) {
+            status = ExperimentStatus::Reverted;
+            verdict = QStringLiteral("%1% %2 than the best (%3 -> %4 us); a keep needs > %5% faster and > noise %6%")
+                          .arg(std::abs(gain), 0, 'f', 1)
+                          .arg(gain < 0 ? QStringLiteral("slower") : QStringLiteral("faster"))
+                          .arg(old, 0, 'f', 2)
+                          .arg(bench.metrics.latencyUs, 0, 'f', 2)
+                          .arg(kKeepMinImprovementPct, 0, 'g', 3)
+                          .arg(noise, 0, 'f', 1);
+        }
+    }
+    bool ok = false;
+    {
+        QMutexLocker lock(&m_session->mutex());
+        ok = m_session->store().finishExperiment(e.id, status, bench.metrics, verdict, &error);
+        if (ok)
+            e = *m_session->store().state().experiment(e.id);
+    }
+    if (!ok) {
+        message(QStringLiteral("%1: experiment %2 could not be recorded: %3").arg(kernel).arg(e.id).arg(error));
+        m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
+        return Step::Stopped;
+    }
+    m_lastOverheadMs = clock.totalMs();
+    finished(e, verdict);
+    return Step::Worked;
+}
+
+ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, const RunSnapshot &run)
+{
+    const Experiment *b = Orchestrator::baseline(run, kernel);
+    QByteArray py;
+    QString error;
+    {
+        QMutexLocker lock(&m_session->mutex());
+        py = m_session->store().kernelSource(kernel, &error);
+    }
+    const QString path = py.isEmpty() ? QString() : writeCandidate(kernel, py, &error);
+    if (path.isEmpty()) {
+        m_session->requestStop(QStringLiteral("%1: cannot read or stage kernel.py: %2").arg(kernel, error), true);
+        return Step::Stopped;
+    }
+    message(QStringLiteral("%1: measuring the baseline").arg(kernel));
+    const BenchResult bench = m_bench(request(path));
+    if (m_session->stopRequested())
+        return Step::Stopped;
+    if (bench.environmentError) {
+        m_session->requestStop(QStringLiteral("the harness cannot run: ") + failureOf(bench), true);
+        return Step::Stopped;
+    }
+    QMutexLocker lock(&m_session->mutex());
+    RunStore &store = m_session->store();
+    const bool correct = bench.status == BenchStatus::Ok && bench.correct;
+    const QString failure = correct ? QString() : failureOf(bench);
+    if (!store.finishExperiment(b->id, ExperimentStatus::Baseline, bench.metrics, failure, &error)) {
+        m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
+        return Step::Stopped;
+    }
+    if (!correct) {
+        // A baseline that fails its own harness cannot be improved on; a person can unskip it later.
+        store.skip(kernel, QStringLiteral("baseline fails the harness: ") + failure, &error);
+        message(QStringLiteral("%1: skipped, the baseline fails the harness: %2").arg(kernel, failure));
+    } else {
+        message(QStringLiteral("%1: baseline %2 us (%3 vs PyTorch)")
+                    .arg(kernel)
+                    .arg(bench.metrics.latencyUs, 0, 'f', 2)
+                    .arg(speedText(bench.metrics.speedup)));
+    }
+    return Step::Worked;
+}
+
+AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &run, const MoveOnRules &rules)
+{
+    AgentContext ctx;
+    const KernelRecord *k = run.kernel(kernel);
+    ctx.kernelName = kernel;
+    ctx.kernelDir = QDir(run.runDir).filePath(QStringLiteral("kernels/") + kernel);
+    ctx.record = *k;
+    ctx.opType = k->opType;
+    ctx.device = m_config.device;
+    if (const Experiment *head = run.experiment(k->headExperiment))
+        ctx.best = head->metrics;
+    QMutexLocker lock(&m_session->mutex());
+    RunStore &store = m_session->store();
+    QString error;
+    ctx.kernelPy = QString::fromUtf8(store.kernelSource(kernel, &error));
+    for (const Experiment &e : run.experiments) {
+        if (e.kernel != kernel)
+            continue;
+        ctx.history.push_back(e);
+        auto it = m_proposedText.find(e.id);
+        if (it == m_proposedText.end() && !e.commit.isEmpty())
+            it = m_proposedText.insert(e.id, QString::fromUtf8(store.repo().readBlob(e.commit, RunStore::kernelPath(kernel))));
+        if (it != m_proposedText.end() && !it->isEmpty())
+            ctx.historyKernelPy.insert(e.id, *it);
+    }
+    if (ctx.kernelPy.isEmpty()) {
+        store.skip(kernel, QStringLiteral("kernel.py cannot be read: ") + error);
+        message(QStringLiteral("%1: skipped, kernel.py cannot be read: %2").arg(kernel, error));
+        return ctx;
+    }
+    lock.unlock();
+    ctx.staticInfo = checkKernelSource(ctx.kernelPy.toUtf8());
+    ctx.systemPrompt = m_prompts.systemPrompt(m_config.device, *k, rules, &error);
+    return ctx;
+}
+
+Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
+                                   const QString &reason, ExperimentStatus status)
+{
+    // Still a commit: the diff of a rejected proposal (or the unchanged file, for an agent error)
+    // stays reviewable, and the failure counts toward the consecutive-reverts rule.
+    QMutexLocker lock(&m_session->mutex());
+    RunStore &store = m_session->store();
+    QString error;
+    Experiment e = store.beginExperiment(kernel, kernelPy, draft, &error);
+    if (e.id == 0 || !store.finishExperiment(e.id, status, Metrics(), reason.simplified(), &error)) {
+        lock.unlock();
+        message(QStringLiteral("%1: failure could not be recorded: %2").arg(kernel, error));
+        return Experiment();
+    }
+    return *store.state().experiment(e.id);
+}
+
+void ExperimentLoop::finished(const Experiment &e, const QString &verdict)
+{
+    const bool kept = e.status == ExperimentStatus::Kept || e.status == ExperimentStatus::Pending;
+    const bool failed = e.status == ExperimentStatus::Failed || e.status == ExperimentStatus::Crashed
+                        || e.status == ExperimentStatus::Timeout;
+    double best = std::nan("");
+    {
+        QMutexLocker lock(&m_session->mutex());
+        best = Orchestrator::progress(m_session->store().state(), e.kernel, QDateTime::currentDateTimeUtc()).bestSpeedup;
+    }
+    const LoopStats totals = m_session->stats();
+    const QString line = QStringLiteral("#%1 %2 %3 %4 | best %5 vs baseline | %6 kept / %7 | %8 exp/h")
+                             .arg(e.id)
+                             .arg(e.kernel, statusName(e.status), e.description.left(60), speedText(best))
+                             .arg(totals.kept + (kept ? 1 : 0))
+                             .arg(totals.experiments + 1)
+                             .arg(totals.elapsedSeconds > 0 ? (totals.experiments + 1) * 3600.0 / totals.elapsedSeconds : 0.0, 0, 'f', 0);
+    m_session->count(kept, failed, m_lastOverheadMs, line);
+    message(line + (verdict.isEmpty() || kept ? QString() : QStringLiteral(" — ") + verdict.left(160)));
+    if (m_session->onExperiment)
+        m_session->onExperiment(e.id, e.kernel, statusName(e.status), line);
+}
+
+} // namespace ak

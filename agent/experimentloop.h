@@ -1,0 +1,69 @@
+#pragma once
+
+#include "agent.h"
+#include "harnessclient.h"
+#include "loopsession.h"
+#include "moveonrules.h"
+#include "promptbuilder.h"
+
+#include <QHash>
+#include <QTemporaryDir>
+
+#include <functional>
+
+namespace ak {
+
+struct ExperimentLoopConfig
+{
+    QString label = QStringLiteral("cpu"); // shown in messages: "cpu", "cuda:1"
+    QString benchDevice = QStringLiteral("cpu"); // the harness's device: "cpu" | "cuda"
+    DeviceInfo device;                     // peaks for % of roof, the prompt's device facts
+    int maxKernels = 0;                    // only the first N kernels in Amdahl order; 0 = all
+    bool quickBench = false;
+    int benchTimeLimitSec = 0;             // 0: HarnessClient's default
+};
+
+// One device's loop: propose -> static check -> commit -> harness -> keep or revert -> log, kernel
+// after kernel in the orchestrator's order. Runs on one thread (the one that calls step()/run());
+// the agent and the harness run without the session lock, so several loops (one per GPU) share a run.
+class ExperimentLoop
+{
+public:
+    using BenchFn = std::function<BenchResult(const BenchRequest &request)>;
+
+    ExperimentLoop(LoopSession *session, Agent *agent, BenchFn bench, ExperimentLoopConfig config);
+
+    enum class Step { Worked, NothingLeft, Stopped };
+    // One experiment (or one baseline measurement, or one retirement of kernels). Requests queued in
+    // the run directory (pin, skip, revert, accept, reject) are applied first: the experiment boundary.
+    Step step();
+    // Steps until nothing is left, a stop, or the session's budget is spent. Returns the last step.
+    Step run();
+
+    // Loop time of the last experiment outside the agent and the harness, in ms.
+    double lastOverheadMs() const { return m_lastOverheadMs; }
+
+private:
+    Step measureBaseline(const QString &kernel, const RunSnapshot &run);
+    AgentContext context(const QString &kernel, const RunSnapshot &run, const MoveOnRules &rules);
+    // Records a proposal that never reaches the harness (agent error, static check) as failed.
+    Experiment recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
+                       const QString &reason, ExperimentStatus status);
+    void finished(const Experiment &e, const QString &verdict);
+    QString writeCandidate(const QString &kernel, const QByteArray &kernelPy, QString *error);
+    BenchRequest request(const QString &path) const;
+    void message(const QString &text) const;
+
+    LoopSession *m_session;
+    Agent *m_agent;
+    BenchFn m_bench;
+    ExperimentLoopConfig m_config;
+    PromptBuilder m_prompts;
+    QTemporaryDir m_scratch;
+    QHash<int, QString> m_proposedText; // experiment id -> kernel.py it proposed (read back once)
+    QString m_rulesWarning;
+    int m_environmentErrors = 0;
+    double m_lastOverheadMs = 0;
+};
+
+} // namespace ak

@@ -1,0 +1,284 @@
+#include "localloop.h"
+
+#include "cpudevice.h"
+#include "devicedetector.h"
+#include "experimentloop.h"
+#include "loopsession.h"
+#include "pythonlocator.h"
+#include "recordedrun.h"
+#include "runloader.h"
+#include "runstore.h"
+#include "workerclient.h"
+
+#include <QCoreApplication>
+#include <QMutex>
+#include <QProcessEnvironment>
+#include <QThread>
+
+#include <nlohmann/json.hpp>
+
+namespace ak {
+
+struct LocalLoop::Private
+{
+    std::unique_ptr<LoopSession> session;
+    QVector<QThread *> threads;
+    int running = 0;
+    QMutex registryMutex;
+    QVector<Agent *> agents;          // alive while their thread runs; for stop()
+    QVector<WorkerClient *> workers;
+    QString endReason;
+    bool failed = false;
+    LoopStats lastStats;              // totals of the last invocation, kept after it ends
+    AgentConfig agent;
+    QString python;
+};
+
+namespace {
+
+// "cuda:1" -> 1; "cuda" -> -1 (whatever the environment selects).
+int cudaIndex(const QString &device)
+{
+    const int colon = int(device.indexOf(QLatin1Char(':')));
+    bool ok = false;
+    const int index = colon < 0 ? -1 : device.mid(colon + 1).toInt(&ok);
+    return ok ? index : -1;
+}
+
+QString runPython(const QByteArray &runJson)
+{
+    const nlohmann::json o = nlohmann::json::parse(runJson.constData(), nullptr, false);
+    return o.is_object() && o.contains("python") && o["python"].is_string()
+               ? QString::fromStdString(o["python"].get<std::string>())
+               : QString();
+}
+
+} // namespace
+
+LocalLoop::LocalLoop(const LoopOptions &options, QObject *parent)
+    : LoopControl(parent), m_options(options), d(std::make_unique<Private>())
+{
+}
+
+LocalLoop::~LocalLoop()
+{
+    stop();
+    wait();
+}
+
+LoopControl::Capabilities LocalLoop::capabilities() const
+{
+    return CanStartStop | CanPause | CanSteerKernels | CanRevert | CanReview;
+}
+
+QString LocalLoop::description() const
+{
+    const QStringList devices = m_options.devices.isEmpty() ? QStringList{QStringLiteral("default device")} : m_options.devices;
+    return QStringLiteral("local loop (%1 agent) on %2")
+        .arg(AgentConfig::kindName(d->agent.kind), devices.join(QStringLiteral(", ")));
+}
+
+void LocalLoop::setState(State s)
+{
+    if (m_state == s)
+        return;
+    m_state = s;
+    Q_EMIT stateChanged(s);
+}
+
+void LocalLoop::start()
+{
+    if (m_state != State::Stopped)
+        return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("the loop is already running"));
+    QString error;
+    std::unique_ptr<RunStore> store = RunStore::open(m_options.runDir, &error);
+    if (!store)
+        return Q_EMIT actionFailed(QStringLiteral("start"), error);
+    for (const QString &note : store->repairNotes())
+        Q_EMIT message(QStringLiteral("repair: ") + note);
+    const RunSnapshot &run = store->state();
+
+    // The agent: the run's configuration unless this invocation overrides it.
+    AgentConfig config = m_options.agent;
+    if (!m_options.overrideAgent) {
+        const nlohmann::json o = nlohmann::json::parse(run.runJson.constData(), nullptr, false);
+        if (o.is_object() && o.contains("agent")
+            && !AgentConfig::fromJson(QByteArray::fromStdString(o["agent"].dump()), &config, &error))
+            return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("run.json: ") + error);
+    }
+    AgentInputs inputs = m_options.agentInputs;
+    if (config.kind == AgentConfig::Kind::Replay && inputs.recorded.isEmpty() && !config.replayRun.isEmpty())
+        inputs.recorded = readRecordedProposals(config.replayRun, &error);
+    if (!createAgent(config, inputs, &error)) // fail before any thread starts, with the reason
+        return Q_EMIT actionFailed(QStringLiteral("start"), error);
+    d->agent = config;
+
+    QString python = m_options.python.isEmpty() ? runPython(run.runJson) : m_options.python;
+    PythonLocator locator;
+    locator.setExplicit(python);
+    const PythonLocator::Choice choice = locator.locate();
+    if (!choice.ok())
+        return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
+    d->python = choice.python;
+
+    QStringList devices = m_options.devices;
+    if (devices.isEmpty())
+        devices << (run.device.available && run.device.vendor != QLatin1String("cpu") ? QStringLiteral("cuda") : QStringLiteral("cpu"));
+    const DeviceInfo runDevice = run.device;
+
+    d->session = std::make_unique<LoopSession>(std::move(store));
+    d->session->setBudget(m_options.budgetSeconds, m_options.maxExperiments);
+    d->session->onMessage = [this](const QString &line) { Q_EMIT message(line); };
+    d->session->onExperiment = [this](int id, const QString &kernel, const QString &status, const QString &line) {
+        Q_EMIT experimentFinished(id, kernel, status, line);
+    };
+    d->endReason.clear();
+    d->failed = false;
+    d->running = int(devices.size());
+    setState(State::Running);
+    for (const QString &device : devices) {
+        QThread *thread = QThread::create([this, device, config, inputs, runDevice] {
+            WorkerClient worker;
+            worker.setPython(d->python);
+            const int index = cudaIndex(device);
+            if (index >= 0) {
+                QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+                env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString::number(index));
+                worker.setEnvironment(env);
+            }
+            ExperimentLoopConfig cfg;
+            cfg.label = device;
+            cfg.benchDevice = device.startsWith(QLatin1String("cuda")) ? QStringLiteral("cuda") : QStringLiteral("cpu");
+            cfg.maxKernels = m_options.maxKernels;
+            cfg.quickBench = m_options.quickBench;
+            cfg.benchTimeLimitSec = m_options.benchTimeLimitSec;
+            if (cfg.benchDevice == QLatin1String("cpu")) {
+                cfg.device = cpuDevice();
+            } else {
+                cfg.device = DeviceDetector::detect(std::max(0, index));
+                if (!cfg.device.available)
+                    cfg.device = runDevice; // no vendor library here: trust what profiling found
+            }
+            QString error;
+            std::unique_ptr<Agent> agent = createAgent(config, inputs, &error);
+            if (!agent) {
+                d->session->requestStop(QStringLiteral("agent: ") + error, true);
+            } else {
+                {
+                    QMutexLocker lock(&d->registryMutex);
+                    d->agents << agent.get();
+                    d->workers << &worker;
+                }
+                HarnessClient harness(&worker);
+                ExperimentLoop loop(d->session.get(), agent.get(),
+                                    [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
+                const ExperimentLoop::Step last = loop.run();
+                if (last == ExperimentLoop::Step::NothingLeft)
+                    d->session->setEndReason(QStringLiteral("every kernel is done, pinned or skipped"));
+                QMutexLocker lock(&d->registryMutex);
+                d->agents.removeAll(agent.get());
+                d->workers.removeAll(&worker);
+            }
+            worker.stop();
+        });
+        connect(thread, &QThread::finished, this, [this, thread] {
+            thread->deleteLater();
+            d->threads.removeAll(thread);
+            if (--d->running > 0)
+                return;
+            d->endReason = d->session->endReason();
+            d->failed = d->session->failed();
+            d->lastStats = d->session->stats();
+            if (d->endReason.isEmpty())
+                d->endReason = QStringLiteral("stopped");
+            d->session.reset(); // closes the store: the run's lock is released
+            setState(State::Stopped);
+            Q_EMIT finished(d->endReason);
+        });
+        d->threads << thread;
+        thread->start();
+    }
+}
+
+void LocalLoop::pause()
+{
+    if (m_state != State::Running || !d->session)
+        return;
+    d->session->setPaused(true);
+    setState(State::Paused);
+}
+
+void LocalLoop::resume()
+{
+    if (m_state != State::Paused || !d->session)
+        return;
+    d->session->setPaused(false);
+    setState(State::Running);
+}
+
+void LocalLoop::stop()
+{
+    if (!d->session || m_state == State::Stopped)
+        return;
+    d->session->requestStop(QStringLiteral("stopped by the user"));
+    {
+        QMutexLocker lock(&d->registryMutex);
+        for (Agent *a : d->agents)
+            a->requestStop();
+        for (WorkerClient *w : d->workers)
+            w->cancel();
+    }
+    setState(State::Stopping);
+}
+
+void LocalLoop::wait()
+{
+    for (QThread *t : d->threads)
+        t->wait();
+    // Deliver the threads' queued finished() so the state and the lock are released now.
+    QCoreApplication::sendPostedEvents(this);
+}
+
+LoopStats LocalLoop::stats() const
+{
+    return d->session ? d->session->stats() : d->lastStats;
+}
+
+QString LocalLoop::endReason() const
+{
+    return d->endReason;
+}
+
+bool LocalLoop::endedWithFailure() const
+{
+    return d->failed;
+}
+
+void LocalLoop::queue(const char *action, const QString &kernel, int id)
+{
+    const QString name = QLatin1String(action);
+    nlohmann::json request{{"action", action}, {"kernel", kernel.toStdString()}, {"experiment", id}};
+    QString error;
+    if (!RunStore::queueRequest(m_options.runDir, request, &error))
+        return Q_EMIT actionFailed(name, error);
+    if (d->session)
+        return Q_EMIT actionFinished(name, QStringLiteral("queued; applied at the next experiment boundary"));
+    // Not running: become the writer for a moment and apply it now.
+    std::unique_ptr<RunStore> store = RunStore::open(m_options.runDir, &error);
+    if (!store)
+        return Q_EMIT actionFailed(name, error);
+    QStringList errors;
+    store->applyRequests(&errors);
+    if (!errors.isEmpty())
+        return Q_EMIT actionFailed(name, errors.join(QStringLiteral("; ")));
+    Q_EMIT actionFinished(name, QStringLiteral("applied"));
+}
+
+void LocalLoop::pin(const QString &kernel) { queue("pin", kernel, 0); }
+void LocalLoop::unpin(const QString &kernel) { queue("unpin", kernel, 0); }
+void LocalLoop::skip(const QString &kernel) { queue("skip", kernel, 0); }
+void LocalLoop::revert(const QString &kernel, int experimentId) { queue("revert", kernel, experimentId); }
+void LocalLoop::accept(int experimentId) { queue("accept", QString(), experimentId); }
+void LocalLoop::reject(int experimentId) { queue("reject", QString(), experimentId); }
+
+} // namespace ak

@@ -1,0 +1,85 @@
+#pragma once
+
+#include "agentconfig.h"
+#include "agentfactory.h"
+#include "loopcontrol.h"
+
+#include <QStringList>
+
+#include <memory>
+
+namespace ak {
+
+struct LoopStats;
+
+// How a LocalLoop runs. Everything here is a per-invocation choice; the run's own settings (move-on
+// rules, review mode, the agent configuration) live in run.json and are read by the loop.
+struct LoopOptions
+{
+    QString runDir;
+    // One loop (and one Python worker) per entry: "cpu", "cuda", "cuda:0", "cuda:1", ... Each loop owns
+    // its device and works on a different kernel. Empty: {"cuda"} if the run was profiled on a GPU,
+    // else {"cpu"}.
+    QStringList devices;
+    QString python;                 // interpreter with torch; empty: the run's, else auto-detect
+    bool overrideAgent = false;     // use `agent` below instead of run.json's "agent" section
+    AgentConfig agent;
+    AgentInputs agentInputs;        // API key, prices, recorded proposals (never written to the run)
+    int maxKernels = 0;             // only the first N kernels in Amdahl order; 0 = all
+    double budgetSeconds = 0;       // stop (at an experiment boundary) after this long; 0 = no limit
+    int maxExperiments = 0;         // stop after this many experiments in this invocation; 0 = no limit
+    bool quickBench = false;        // the harness's quick mode (fewer sizes / repetitions)
+    int benchTimeLimitSec = 0;      // per experiment; 0: HarnessClient's default
+};
+
+// The in-process loop behind LoopControl: one QThread per device, each running an ExperimentLoop over
+// the shared RunStore (this process becomes the run's single writer while it runs). Steering calls
+// (pin, skip, revert, accept, reject) are queued as run-directory requests, exactly like the CLI's,
+// and applied at the next experiment boundary; the GUI sees their effect by re-reading the run.
+class LocalLoop : public LoopControl
+{
+    Q_OBJECT
+public:
+    explicit LocalLoop(const LoopOptions &options, QObject *parent = nullptr);
+    ~LocalLoop() override; // stops and joins the threads
+
+    Capabilities capabilities() const override;
+    State state() const override { return m_state; }
+    QString description() const override;
+
+    void start() override;
+    void pause() override;
+    void resume() override;
+    void stop() override;
+    void pin(const QString &kernel) override;
+    void unpin(const QString &kernel) override;
+    void skip(const QString &kernel) override;
+    void revert(const QString &kernel, int experimentId) override;
+    void accept(int experimentId) override;
+    void reject(int experimentId) override;
+
+    // Blocks the calling thread until every loop thread has ended (the CLI; tests).
+    void wait();
+    // Totals since start() (thread-safe).
+    LoopStats stats() const;
+    // Why the loop ended when it ended on its own (all kernels done, budget, error); empty otherwise.
+    QString endReason() const;
+    // The loop ended because it could not go on (harness unusable, run not writable, agent unusable).
+    bool endedWithFailure() const;
+
+Q_SIGNALS:
+    // Queued from the loop threads after each experiment (live line, charts).
+    void experimentFinished(int id, const QString &kernel, const QString &status, const QString &line);
+    void finished(const QString &reason);
+
+private:
+    struct Private;
+    void setState(State s);
+    void queue(const char *action, const QString &kernel, int id);
+
+    LoopOptions m_options;
+    State m_state = State::Stopped;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace ak

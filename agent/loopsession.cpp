@@ -1,0 +1,88 @@
+#include "loopsession.h"
+
+namespace ak {
+
+LoopSession::LoopSession(std::unique_ptr<RunStore> store) : m_store(std::move(store))
+{
+    m_clock.start();
+}
+
+void LoopSession::setBudget(double seconds, int maxExperiments)
+{
+    m_budgetSeconds = seconds;
+    m_maxExperiments = maxExperiments;
+}
+
+bool LoopSession::budgetSpent()
+{
+    if (m_budgetSeconds > 0 && m_clock.elapsed() / 1000.0 >= m_budgetSeconds) {
+        setEndReason(QStringLiteral("time budget of %1 s spent").arg(m_budgetSeconds, 0, 'g', 6));
+        return true;
+    }
+    if (m_maxExperiments > 0 && stats().experiments >= m_maxExperiments) {
+        setEndReason(QStringLiteral("%1 experiments done").arg(m_maxExperiments));
+        return true;
+    }
+    return false;
+}
+
+void LoopSession::requestStop(const QString &reason, bool failure)
+{
+    if (!reason.isEmpty())
+        setEndReason(reason);
+    if (failure)
+        m_failed.store(true);
+    m_stop.store(true);
+    QMutexLocker lock(&m_pauseMutex);
+    m_pauseChanged.wakeAll();
+}
+
+void LoopSession::setPaused(bool paused)
+{
+    QMutexLocker lock(&m_pauseMutex);
+    m_paused.store(paused);
+    m_pauseChanged.wakeAll();
+}
+
+bool LoopSession::waitWhilePaused()
+{
+    QMutexLocker lock(&m_pauseMutex);
+    while (m_paused.load() && !m_stop.load())
+        m_pauseChanged.wait(&m_pauseMutex);
+    return !m_stop.load();
+}
+
+void LoopSession::setEndReason(const QString &reason)
+{
+    QMutexLocker lock(&m_statsMutex);
+    if (m_endReason.isEmpty())
+        m_endReason = reason;
+}
+
+QString LoopSession::endReason() const
+{
+    QMutexLocker lock(&m_statsMutex);
+    return m_endReason;
+}
+
+LoopStats LoopSession::count(bool kept, bool failed, double overheadMs, const QString &line)
+{
+    QMutexLocker lock(&m_statsMutex);
+    ++m_stats.experiments;
+    m_stats.kept += kept ? 1 : 0;
+    m_stats.failed += failed ? 1 : 0;
+    m_stats.overheadMsTotal += overheadMs;
+    m_stats.lastLine = line;
+    m_stats.elapsedSeconds = m_clock.elapsed() / 1000.0;
+    return m_stats;
+}
+
+LoopStats LoopSession::stats() const
+{
+    QMutexLocker lock(&m_statsMutex);
+    LoopStats s = m_stats;
+    s.elapsedSeconds = m_clock.elapsed() / 1000.0;
+    return s;
+}
+
+} // namespace ak

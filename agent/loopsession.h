@@ -1,0 +1,88 @@
+#pragma once
+
+#include "runstore.h"
+
+#include <QDeadlineTimer>
+#include <QElapsedTimer>
+#include <QHash>
+#include <QMutex>
+#include <QSet>
+#include <QString>
+#include <QWaitCondition>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+namespace ak {
+
+// Totals of one loop invocation (all devices), for the live line and the summary.
+struct LoopStats
+{
+    int experiments = 0;       // finished experiments (baselines excluded)
+    int kept = 0;
+    int failed = 0;            // failed, crashed, timed out
+    double elapsedSeconds = 0;
+    double overheadMsTotal = 0; // loop time outside agent and harness (static check, commit, log)
+    QString lastLine;
+
+    double perHour() const { return elapsedSeconds > 0 ? experiments * 3600.0 / elapsedSeconds : 0; }
+};
+
+// What the device loops of one invocation share: the run's single writer (RunStore, not thread-safe,
+// so every use holds mutex()), which kernel each loop has claimed, the pause / stop switches and the
+// budget. A loop holds the mutex only for run-store work, never while an agent or the harness runs.
+class LoopSession
+{
+public:
+    explicit LoopSession(std::unique_ptr<RunStore> store);
+
+    QMutex &mutex() { return m_mutex; }
+    RunStore &store() { return *m_store; } // hold mutex()
+
+    // Claims are taken and dropped with mutex() held.
+    QSet<QString> &claimed() { return m_claimed; }
+
+    void setBudget(double seconds, int maxExperiments);
+    // True when the budget (time or experiment count) is spent; sets the end reason once.
+    bool budgetSpent();
+
+    // `failure`: the loop cannot go on (harness unusable, run not writable, agent misconfigured).
+    void requestStop(const QString &reason = QString(), bool failure = false);
+    bool failed() const { return m_failed.load(); }
+    bool stopRequested() const { return m_stop.load(); }
+    void setPaused(bool paused);
+    bool paused() const { return m_paused.load(); }
+    // Blocks while paused; false when a stop arrived (before or during the wait).
+    bool waitWhilePaused();
+
+    void setEndReason(const QString &reason); // first reason wins
+    QString endReason() const;
+
+    // Records a finished experiment in the totals; returns the updated totals.
+    LoopStats count(bool kept, bool failed, double overheadMs, const QString &line);
+    LoopStats stats() const;
+
+    // Called (from loop threads, no lock held) with one line per event worth showing a person.
+    std::function<void(const QString &line)> onMessage;
+    // Called after each finished experiment (id, kernel, status name, live line).
+    std::function<void(int id, const QString &kernel, const QString &status, const QString &line)> onExperiment;
+
+private:
+    std::unique_ptr<RunStore> m_store;
+    QMutex m_mutex;
+    QSet<QString> m_claimed;
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_paused{false};
+    std::atomic<bool> m_failed{false};
+    QMutex m_pauseMutex;
+    QWaitCondition m_pauseChanged;
+    mutable QMutex m_statsMutex;
+    LoopStats m_stats;
+    QElapsedTimer m_clock;
+    double m_budgetSeconds = 0;
+    int m_maxExperiments = 0;
+    QString m_endReason;
+};
+
+} // namespace ak

@@ -1,0 +1,215 @@
+// autokernel-cli run RUN_DIR: the optimisation loop, headless. Progress goes to stderr as a live line
+// (one line per experiment when stderr is not a terminal); a summary table follows on stdout.
+#include "clicommand.h"
+
+#include "localloop.h"
+#include "loopsession.h"
+#include "orchestrator.h"
+#include "runloader.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRegularExpression>
+#include <QTextStream>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cmath>
+#include <unistd.h>
+
+namespace ak::cli {
+
+void printRunSummary(const RunSnapshot &run, int maxKernels); // runsummary.cpp
+
+namespace {
+
+std::atomic<int> g_signals{0};
+
+extern "C" void onSignal(int)
+{
+    g_signals.fetch_add(1);
+}
+
+// "90", "90s", "10m", "2h", "1h30m" -> seconds; -1 when malformed.
+double parseDuration(const QString &text)
+{
+    static const QRegularExpression part(QStringLiteral("(\\d+(?:\\.\\d+)?)([hms]?)"));
+    const QString t = text.trimmed().toLower();
+    double seconds = 0;
+    int pos = 0;
+    while (pos < t.size()) {
+        const QRegularExpressionMatch m = part.match(t, pos, QRegularExpression::NormalMatch,
+                                                     QRegularExpression::AnchorAtOffsetMatchOption);
+        if (!m.hasMatch() || m.capturedLength() == 0)
+            return -1;
+        const double v = m.captured(1).toDouble();
+        const QString unit = m.captured(2);
+        seconds += unit == QLatin1String("h") ? v * 3600 : unit == QLatin1String("m") ? v * 60 : v;
+        pos += int(m.capturedLength());
+    }
+    return t.isEmpty() ? -1 : seconds;
+}
+
+} // namespace
+
+int runRun(const QStringList &arguments)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Run the optimisation loop on a run directory until every kernel is done, "
+                                               "the budget is spent or you press Ctrl-C (the experiment in flight is "
+                                               "recorded as interrupted; run again to resume)."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("run directory made by 'autokernel-cli profile'"));
+    p.addOptions({
+        {QStringLiteral("agent"), QStringLiteral("tune (default offline), llm, command or replay; default: run.json's agent, else tune"), QStringLiteral("KIND")},
+        {QStringLiteral("budget"), QStringLiteral("stop after this long, e.g. 90s, 10m, 2h, 1h30m"), QStringLiteral("TIME")},
+        {QStringLiteral("kernels"), QStringLiteral("work on the first N kernels in Amdahl order only"), QStringLiteral("N")},
+        {QStringLiteral("experiments"), QStringLiteral("stop after N experiments"), QStringLiteral("N")},
+        {QStringLiteral("device"), QStringLiteral("cpu, cuda or cuda:N; a comma list runs one loop per device (cuda:0,cuda:1)"), QStringLiteral("DEV")},
+        {QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: the run's, else auto-detect)"), QStringLiteral("PY")},
+        {QStringLiteral("quick"), QStringLiteral("the harness's quick mode: fewer sizes and repetitions")},
+        {QStringLiteral("bench-timeout"), QStringLiteral("seconds one benchmark may take (default 180)"), QStringLiteral("SEC")},
+        {QStringLiteral("seed"), QStringLiteral("tune agent: random seed"), QStringLiteral("N")},
+        {QStringLiteral("protocol"), QStringLiteral("llm agent: openai or anthropic"), QStringLiteral("P")},
+        {QStringLiteral("base-url"), QStringLiteral("llm agent: server base URL (vLLM, Ollama, llama.cpp, LM Studio, ...)"), QStringLiteral("URL")},
+        {QStringLiteral("model"), QStringLiteral("llm agent: model name"), QStringLiteral("NAME")},
+        {QStringLiteral("api-key-env"), QStringLiteral("llm agent: environment variable holding the API key"), QStringLiteral("VAR")},
+        {QStringLiteral("command"), QStringLiteral("command agent: template, e.g. 'mytool --prompt-file {prompt} --workdir {dir}'"), QStringLiteral("TEMPLATE")},
+        {QStringLiteral("replay"), QStringLiteral("replay agent: run directory whose proposals are replayed"), QStringLiteral("RUN_DIR")},
+    });
+    if (!p.parse(QStringList{QStringLiteral("autokernel-cli run")} + arguments))
+        return printUsageError(p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << p.helpText();
+        return 0;
+    }
+    if (p.positionalArguments().size() != 1)
+        return printUsageError(QStringLiteral("run: give one run directory"));
+
+    LoopOptions o;
+    o.runDir = p.positionalArguments().first();
+    QString error;
+    const RunSnapshotPtr run = RunLoader::load(o.runDir, &error);
+    if (!run)
+        return printUsageError(error);
+
+    auto positive = [&p](const char *name, int *out) {
+        if (!p.isSet(QLatin1String(name)))
+            return true;
+        bool ok = false;
+        *out = p.value(QLatin1String(name)).toInt(&ok);
+        return ok && *out > 0;
+    };
+    if (!positive("kernels", &o.maxKernels))
+        return printUsageError(QStringLiteral("--kernels must be a positive number"));
+    if (!positive("experiments", &o.maxExperiments))
+        return printUsageError(QStringLiteral("--experiments must be a positive number"));
+    if (!positive("bench-timeout", &o.benchTimeLimitSec))
+        return printUsageError(QStringLiteral("--bench-timeout must be a positive number of seconds"));
+    if (p.isSet(QStringLiteral("budget"))) {
+        o.budgetSeconds = parseDuration(p.value(QStringLiteral("budget")));
+        if (o.budgetSeconds <= 0)
+            return printUsageError(QStringLiteral("--budget must be a duration such as 90s, 10m, 2h or 1h30m, not '%1'")
+                                       .arg(p.value(QStringLiteral("budget"))));
+    }
+    if (p.isSet(QStringLiteral("device"))) {
+        for (const QString &dev : p.value(QStringLiteral("device")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            static const QRegularExpression valid(QStringLiteral("^(cpu|cuda(:\\d+)?)$"));
+            if (!valid.match(dev.trimmed()).hasMatch())
+                return printUsageError(QStringLiteral("--device: '%1' is not cpu, cuda or cuda:N").arg(dev));
+            o.devices << dev.trimmed();
+        }
+    }
+    o.python = p.value(QStringLiteral("python"));
+    o.quickBench = p.isSet(QStringLiteral("quick"));
+
+    // The agent: run.json's configuration, with this command line's choices on top.
+    const nlohmann::json runJson = nlohmann::json::parse(run->runJson.constData(), nullptr, false);
+    if (runJson.is_object() && runJson.contains("agent")
+        && !AgentConfig::fromJson(QByteArray::fromStdString(runJson["agent"].dump()), &o.agent, &error))
+        return printUsageError(QStringLiteral("%1/run.json: %2").arg(o.runDir, error));
+    if (p.isSet(QStringLiteral("agent")) && !AgentConfig::parseKind(p.value(QStringLiteral("agent")), &o.agent.kind))
+        return printUsageError(QStringLiteral("--agent must be one of %1").arg(AgentConfig::kindNames().join(QStringLiteral(", "))));
+    const struct { const char *option; QString *field; } strings[] = {
+        {"protocol", &o.agent.llmProtocol}, {"base-url", &o.agent.baseUrl}, {"model", &o.agent.model},
+        {"api-key-env", &o.agent.apiKeyEnv}, {"command", &o.agent.commandTemplate}, {"replay", &o.agent.replayRun}};
+    for (const auto &s : strings)
+        if (p.isSet(QLatin1String(s.option)))
+            *s.field = p.value(QLatin1String(s.option));
+    if (p.isSet(QStringLiteral("seed")))
+        o.agent.seed = p.value(QStringLiteral("seed")).toInt();
+    o.overrideAgent = true;
+
+    QTextStream err(stderr);
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    bool liveLineShown = false;
+    LocalLoop loop(o);
+    int exitCode = 0;
+    QObject::connect(&loop, &LocalLoop::message, [&](const QString &line) {
+        // Experiment lines replace the live line on a terminal; everything else is a log line above it.
+        const bool experimentLine = line.contains(QLatin1String("] #"));
+        if (tty && experimentLine) {
+            err << "\r\x1b[K" << line.left(200) << Qt::flush;
+            liveLineShown = true;
+            return;
+        }
+        if (tty && liveLineShown)
+            err << "\r\x1b[K";
+        err << line << Qt::endl;
+        liveLineShown = false;
+    });
+    QObject::connect(&loop, &LocalLoop::actionFailed, [&](const QString &action, const QString &why) {
+        err << "autokernel-cli: " << action << ": " << why << Qt::endl;
+        exitCode = 2;
+        QCoreApplication::exit(0);
+    });
+    QObject::connect(&loop, &LocalLoop::finished, [&](const QString &) { QCoreApplication::exit(0); });
+
+    g_signals.store(0);
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    QTimer signalPoll;
+    signalPoll.setInterval(100);
+    QObject::connect(&signalPoll, &QTimer::timeout, [&] {
+        if (g_signals.load() > 0 && loop.state() != LoopControl::State::Stopping && loop.state() != LoopControl::State::Stopped) {
+            err << "\nstopping: the experiment in flight is recorded as interrupted (Ctrl-C again to force)" << Qt::endl;
+            loop.stop();
+        }
+        if (g_signals.load() > 1)
+            std::_Exit(130); // the run stays consistent: the next open repairs the interrupted experiment
+    });
+    signalPoll.start();
+
+    err << "run " << o.runDir << ": " << (o.agent.kind == AgentConfig::Kind::Tune ? QStringLiteral("tune agent (offline)")
+                                                                                 : AgentConfig::kindName(o.agent.kind) + QStringLiteral(" agent"))
+        << Qt::endl;
+    QTimer::singleShot(0, &loop, [&loop] { loop.start(); });
+    QCoreApplication::exec();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (exitCode != 0)
+        return exitCode;
+    loop.wait();
+    if (tty && liveLineShown)
+        err << Qt::endl;
+
+    const LoopStats stats = loop.stats();
+    err << "ended: " << loop.endReason() << Qt::endl;
+    const RunSnapshotPtr after = RunLoader::load(o.runDir, &error);
+    if (after)
+        printRunSummary(*after, o.maxKernels);
+    QTextStream(stdout) << QStringLiteral("\n%1 experiments (%2 kept, %3 failed) in %4 s, %5 experiments/hour; "
+                                          "loop overhead %6 ms per experiment (mean)\n")
+                               .arg(stats.experiments)
+                               .arg(stats.kept)
+                               .arg(stats.failed)
+                               .arg(stats.elapsedSeconds, 0, 'f', 1)
+                               .arg(stats.perHour(), 0, 'f', 0)
+                               .arg(stats.experiments > 0 ? stats.overheadMsTotal / stats.experiments : 0.0, 0, 'f', 1);
+    return loop.endedWithFailure() ? 1 : 0;
+}
+
+} // namespace ak::cli
