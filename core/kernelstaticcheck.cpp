@@ -86,6 +86,11 @@ Embedded start()
     config.write_bytecode = 0;
     // So sys.executable and the standard library prefix are the real interpreter's, not our binary's.
     PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, AUTOKERNEL_PYTHON_EXECUTABLE);
+    // A bundled CLI (packaging/bundle-cli.sh) carries its own copy of the standard library; isolated
+    // mode ignores PYTHONHOME (which would also leak into the user's interpreter), so it has its own name.
+    const QByteArray home = qgetenv("AUTOKERNEL_EMBEDDED_PYTHONHOME");
+    if (!PyStatus_Exception(status) && !home.isEmpty())
+        status = PyConfig_SetBytesString(&config, &config.home, home.constData());
     if (!PyStatus_Exception(status))
         status = Py_InitializeFromConfig(&config);
     PyConfig_Clear(&config);

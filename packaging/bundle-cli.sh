@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Packs autokernel-cli with the shared libraries it needs (except glibc, which every Linux has) into
 # one archive, so the headless twin runs on a GPU server that has no Qt: unpack it anywhere and
-#   LD_LIBRARY_PATH=DIR/lib DIR/bin/autokernel-cli ...
+#   LD_LIBRARY_PATH=DIR/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=DIR/python DIR/bin/autokernel-cli ...
+# The embedded interpreter (static checks of kernel.py) needs its own standard library, which travels
+# in DIR/python; torch work still runs in the target's own python3.
 # Usage: packaging/bundle-cli.sh [BUILD_DIR] [OUT_ARCHIVE]
 set -euo pipefail
 build=${1:-build/release}
@@ -13,10 +15,19 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib"
 cp "$cli" "$stage/bin/"
+strip --strip-debug "$stage/bin/autokernel-cli"
 # glibc's own libraries stay behind: the target's newer glibc runs binaries built against older ones.
 ldd "$cli" | awk '/=> \//{print $3}' \
   | grep -Ev '/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*)\.so' \
   | while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+pyver=$(ldd "$cli" | grep -o 'libpython3\.[0-9]*' | head -1 | sed 's/libpython//')
+if [[ -n $pyver ]]; then
+  mkdir -p "$stage/python/lib"
+  tar -C /usr/lib --exclude="python$pyver/test" --exclude="python$pyver/dist-packages" \
+      --exclude="python$pyver/site-packages" --exclude='__pycache__' --exclude="python$pyver/idlelib" \
+      --exclude="python$pyver/tkinter" --exclude="python$pyver/lib2to3" -cf - "python$pyver" \
+    | tar -C "$stage/python/lib" -xf -
+fi
 mkdir -p "$(dirname "$out")"
-tar -C "$stage" -cJf "$out" bin lib
+tar -C "$stage" -cJf "$out" bin lib $( [[ -d $stage/python ]] && echo python )
 echo "bundle-cli: $(du -h "$out" | cut -f1) -> $out"
