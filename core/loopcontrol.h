@@ -45,8 +45,10 @@ public:
     virtual void resume() = 0;
     virtual void stop() = 0;
 
-    virtual void pin(const QString &kernel) = 0;    // work on this kernel until unpinned
-    virtual void unpin(const QString &kernel) = 0;
+    // Pin locks the kernel's current best: the loop does not touch it again (no new experiment,
+    // revert or accept) until it is unpinned. The run store enforces this (docs/run-format.md).
+    virtual void pin(const QString &kernel) = 0;
+    virtual void unpin(const QString &kernel) = 0;  // the loop may work on the kernel again
     virtual void skip(const QString &kernel) = 0;   // move on; the loop does not return to it
     virtual void revert(const QString &kernel, int experimentId) = 0; // undo a kept experiment
     virtual void accept(int experimentId) = 0;      // keep a pending experiment

@@ -4,6 +4,7 @@
 
 #include "devicedetector.h"
 #include "devicestatus.h"
+#include "directorycontrol.h"
 #include "emptystate.h"
 #include "gitrepo.h"
 #include "logview.h"
@@ -53,6 +54,7 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
     , m_loader(&RunLoader::load)
     , m_steering(new SteeringActions(this))
+    , m_loops(new LoopHost(this))
     , m_central(new QStackedWidget(this))
     , m_noRun(new EmptyState(m_central))
     , m_workspace(new RunWorkspace(m_steering, m_central))
@@ -76,10 +78,14 @@ MainWindow::MainWindow(QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
 
     createMenus();
-    m_noRun->setMessage(QStringLiteral("No run open"),
-                        QStringLiteral("Open a run directory (File ▸ Open) or profile a model:\n"
-                                       "autokernel-cli profile --model gpt2 --out RUN_DIR"));
+    m_noRun->setMessage(QStringLiteral("No run open"), noRunHint());
     m_noRun->setAction(m_openAction);
+
+    connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
+    connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLauncher);
+    connect(m_loops, &LoopHost::message, this,
+            [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
+    updateLauncher();
 
     statusBar()->addPermanentWidget(m_runDevice);
     statusBar()->addPermanentWidget(m_deviceStatus);
@@ -139,6 +145,15 @@ void MainWindow::createMenus()
     loop->addActions(m_steering->selectionActions());
 
     QMenu *help = menuBar()->addMenu(QStringLiteral("&Help"));
+    QMenu *examples = help->addMenu(QStringLiteral("Open &Example Run"));
+    examples->setObjectName(QStringLiteral("ExampleMenu"));
+    examples->setToolTipsVisible(true);
+    for (const QString &name : ExampleRun::names()) {
+        QAction *a = examples->addAction(name, this, [this, name] { openExample(name); });
+        a->setToolTip(QStringLiteral("Open the bundled %1 model's run; the first time it is profiled on this "
+                                     "machine (in the background)").arg(name));
+    }
+    help->addSeparator();
     help->addAction(QStringLiteral("&About AutoKernel Studio"), this, &MainWindow::showAbout);
 }
 
@@ -152,21 +167,117 @@ void MainWindow::setBlobReader(RunWorkspace::BlobReader reader)
     m_workspace->setBlobReader(std::move(reader));
 }
 
+QString MainWindow::noRunHint() const
+{
+    return QStringLiteral("Open a run directory (File ▸ Open), try a bundled example (Help ▸ Open Example Run), "
+                          "or profile a model:\nautokernel-cli profile --model gpt2 --out RUN_DIR");
+}
+
 void MainWindow::setLoopControl(LoopControl *control)
 {
+    m_loops->setOverride(control);
+}
+
+void MainWindow::setLoopFactory(LoopHost::Factory factory)
+{
+    m_loops->setFactory(std::move(factory));
+}
+
+void MainWindow::attachControl(LoopControl *control)
+{
+    if (m_attached)
+        disconnect(m_attached, nullptr, this, nullptr);
+    m_attached = control;
     m_steering->setLoopControl(control);
     if (control) {
         connect(control, &LoopControl::message, this,
                 [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
         connect(control, &LoopControl::actionFailed, this, [this](const QString &action, const QString &error) {
             m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(action, error));
+            statusBar()->showMessage(QStringLiteral("%1 failed: %2").arg(action, error), 10000);
+        });
+        connect(control, &LoopControl::actionFinished, this, [this](const QString &action, const QString &detail) {
+            m_log->appendMessage(LogView::Level::Info, QStringLiteral("%1: %2").arg(action, detail));
+            statusBar()->showMessage(QStringLiteral("%1: %2").arg(action, detail), 5000);
+            scheduleReload(); // the watcher would notice too; this makes the table follow at once
         });
     }
+    updateLauncher();
+}
+
+void MainWindow::updateLauncher()
+{
+    m_steering->setLauncher([this] { m_loops->startLoop(); }, m_loops->whyCannotStart());
 }
 
 void MainWindow::openRun(const QString &runDir)
 {
+    ++m_opens;
     startLoad(QDir(runDir).absolutePath(), false);
+}
+
+void MainWindow::openExample(const QString &name)
+{
+    ExampleRun::Options options;
+    options.name = name;
+    openExample(options);
+}
+
+void MainWindow::openExample(const ExampleRun::Options &options)
+{
+    const QString name = options.name;
+    if (!ExampleRun::names().contains(name)) {
+        ExampleRun::Result unknown;
+        unknown.error = QStringLiteral("There is no bundled example called '%1'; the examples are: %2.")
+                            .arg(name, ExampleRun::names().join(QStringLiteral(", ")));
+        exampleFinished(name, unknown, m_opens);
+        return;
+    }
+    delete m_example; // another example asked for: the earlier creation is cancelled
+    auto *job = new ExampleRun(options, this);
+    m_example = job;
+    connect(job, &ExampleRun::progress, this, [this, name](const QString &m) { exampleProgress(name, m); });
+    connect(job, &ExampleRun::finished, this, [this, job, name, opens = m_opens](const ExampleRun::Result &r) {
+        job->deleteLater();
+        if (m_example == job)
+            m_example = nullptr;
+        exampleFinished(name, r, opens);
+    });
+    exampleProgress(name, QStringLiteral("looking for its run"));
+    m_example->start();
+}
+
+void MainWindow::exampleProgress(const QString &name, const QString &message)
+{
+    m_log->appendMessage(LogView::Level::Info, QStringLiteral("example %1: %2").arg(name, message));
+    statusBar()->showMessage(QStringLiteral("Example %1: %2…").arg(name, message));
+    if (!isShowingRun())
+        m_noRun->setMessage(QStringLiteral("Preparing the %1 example run").arg(name),
+                            QStringLiteral("%1…\n\nThe first time, the model is profiled on this machine (usually under "
+                                           "a minute); afterwards the example opens at once.").arg(message));
+}
+
+void MainWindow::exampleFinished(const QString &name, const ExampleRun::Result &r, quint64 opensAtStart)
+{
+    if (!r.ok) {
+        m_log->appendMessage(LogView::Level::Error, QStringLiteral("example %1: %2").arg(name, r.error));
+        if (!r.details.isEmpty())
+            m_log->appendMessage(LogView::Level::Error, r.details);
+        statusBar()->showMessage(r.error.section(QLatin1Char('\n'), 0, 0), 15000);
+        if (!isShowingRun())
+            m_noRun->setMessage(QStringLiteral("Could not prepare the %1 example run").arg(name),
+                                QStringLiteral("%1%2\n\n%3")
+                                    .arg(r.error, r.details.isEmpty() ? QString() : QStringLiteral("\n(the log has the details)"),
+                                         noRunHint()));
+        Q_EMIT exampleFailed(name, r.error);
+        return;
+    }
+    m_log->appendMessage(LogView::Level::Info, QStringLiteral("example %1: %2 %3").arg(name, r.created ? QStringLiteral("created") : QStringLiteral("found"), r.runDir));
+    if (opensAtStart != m_opens) { // the user opened another run meanwhile: do not take it away
+        statusBar()->showMessage(QStringLiteral("Example %1 is ready: %2").arg(name, r.runDir), 10000);
+        return;
+    }
+    openRun(r.runDir);
 }
 
 void MainWindow::reload()
@@ -202,8 +313,7 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
             statusBar()->showMessage(QStringLiteral("Could not open %1: %2").arg(dir, error), 10000);
             if (!isShowingRun())
                 m_noRun->setMessage(QStringLiteral("Could not open %1").arg(QDir::toNativeSeparators(dir)),
-                                    QStringLiteral("%1\n\nOpen another run directory (File ▸ Open) or profile a model:\n"
-                                                   "autokernel-cli profile --model gpt2 --out RUN_DIR").arg(error));
+                                    QStringLiteral("%1\n\n%2").arg(error, noRunHint()));
             Q_EMIT runLoadFailed(dir, error);
             return;
         }
@@ -216,6 +326,8 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
                                          .arg(dir).arg(snapshot->kernels.size()).arg(snapshot->experiments.size()), 5000);
         }
         showSnapshot(snapshot);
+        if (isReload)
+            m_loops->refresh(); // a loop may have started or stopped in another process
         Q_EMIT runLoaded(dir);
     });
 }
@@ -232,6 +344,8 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
 {
     if (!snapshot)
         return;
+    if (snapshot->runDir != m_runDir)
+        m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
     m_workspace->setSnapshot(snapshot);
     m_central->setCurrentWidget(m_workspace);

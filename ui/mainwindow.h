@@ -1,9 +1,12 @@
 #pragma once
 
+#include "examplerun.h"
+#include "loophost.h"
 #include "runsnapshot.h"
 #include "runworkspace.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QTimer>
 
 #include <functional>
@@ -44,8 +47,19 @@ public:
 
     void setLoader(Loader loader) { m_loader = std::move(loader); }
     void setBlobReader(RunWorkspace::BlobReader reader);
-    // nullptr detaches (viewing only). The control is not owned.
+    // Steers the open run with `control` instead of the default (a DirectoryControl for the open run,
+    // or the loop Loop ▸ Start made). nullptr goes back to the default. Not owned.
     void setLoopControl(LoopControl *control);
+    // Makes the in-process loop for Loop ▸ Start (app/gui/main.cpp sets ak::LocalLoop). Without one,
+    // Start stays disabled and its tooltip says why.
+    void setLoopFactory(LoopHost::Factory factory);
+    LoopHost *loopHost() const { return m_loops; }
+
+    // Opens the run of a bundled example (ExampleRun), creating it in the background first when it
+    // does not exist yet; progress and errors show in the window. runLoaded or exampleFailed follows.
+    void openExample(const QString &name);
+    void openExample(const ExampleRun::Options &options);
+    bool isCreatingExample() const { return m_example != nullptr; }
 
     QString runDir() const { return m_runDir; }
     bool isShowingRun() const;
@@ -59,6 +73,7 @@ public:
 Q_SIGNALS:
     void runLoaded(const QString &dir);
     void runLoadFailed(const QString &dir, const QString &error);
+    void exampleFailed(const QString &name, const QString &error);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -71,16 +86,25 @@ private:
     void addRecent(const QString &dir);
     void rebuildRecentMenu();
     void showAbout();
+    void attachControl(LoopControl *control);
+    void updateLauncher();
+    void exampleProgress(const QString &name, const QString &message);
+    void exampleFinished(const QString &name, const ExampleRun::Result &result, quint64 opensAtStart);
+    QString noRunHint() const;
     void restoreSettings();
     void saveSettings() const;
 
     Loader m_loader;
     QString m_runDir;        // the run shown (or being opened)
     quint64 m_generation = 0;
+    quint64 m_opens = 0;     // openRun calls: an example finishing later does not replace a newer choice
     QTimer m_reloadTimer;
     RunWatcher *m_watcher = nullptr;
 
     SteeringActions *m_steering;
+    LoopHost *m_loops;
+    QPointer<LoopControl> m_attached; // what m_steering and the log are connected to
+    ExampleRun *m_example = nullptr;  // the example being found or created
     QStackedWidget *m_central;
     EmptyState *m_noRun;
     RunWorkspace *m_workspace;

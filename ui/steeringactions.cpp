@@ -17,7 +17,14 @@ SteeringActions::SteeringActions(QObject *parent)
     , m_reject(new QAction(QStringLiteral("Reject"), this))
 {
     m_pin->setCheckable(true);
-    connect(m_start, &QAction::triggered, this, [this] { if (m_control) m_control->start(); });
+    connect(m_start, &QAction::triggered, this, [this] {
+        if (!m_control)
+            return;
+        if (m_control->capabilities().testFlag(LoopControl::CanStartStop))
+            m_control->start();
+        else if (m_launch && m_launchWhyNot.isEmpty())
+            m_launch();
+    });
     connect(m_pause, &QAction::triggered, this, [this] { if (m_control) m_control->pause(); });
     connect(m_resume, &QAction::triggered, this, [this] { if (m_control) m_control->resume(); });
     connect(m_stop, &QAction::triggered, this, [this] { if (m_control) m_control->stop(); });
@@ -64,6 +71,13 @@ void SteeringActions::setLoopControl(LoopControl *control)
         connect(control, &LoopControl::capabilitiesChanged, this, &SteeringActions::update);
         connect(control, &QObject::destroyed, this, &SteeringActions::update, Qt::QueuedConnection);
     }
+    update();
+}
+
+void SteeringActions::setLauncher(std::function<void()> launch, const QString &whyNot)
+{
+    m_launch = std::move(launch);
+    m_launchWhyNot = whyNot;
     update();
 }
 
@@ -117,8 +131,12 @@ void SteeringActions::update()
         else
             enable(a, stateOk, tip, stateWhy);
     };
-    loopAction(m_start, LoopControl::CanStartStop, state == LoopControl::State::Stopped,
-               QStringLiteral("Start the optimisation loop"), QStringLiteral("the loop is already running"));
+    if (!caps.testFlag(LoopControl::CanStartStop) && m_launch)
+        enable(m_start, m_launchWhyNot.isEmpty(), QStringLiteral("Start the optimisation loop on this run in this window"),
+               m_launchWhyNot);
+    else
+        loopAction(m_start, LoopControl::CanStartStop, state == LoopControl::State::Stopped,
+                   QStringLiteral("Start the optimisation loop"), QStringLiteral("the loop is already running"));
     loopAction(m_pause, LoopControl::CanPause, state == LoopControl::State::Running,
                QStringLiteral("Pause after the current experiment"), QStringLiteral("the loop is not running"));
     loopAction(m_resume, LoopControl::CanPause, state == LoopControl::State::Paused,
@@ -137,8 +155,8 @@ void SteeringActions::update()
     } else {
         const bool finished = m_kernelState == KernelState::Done || m_kernelState == KernelState::Skipped;
         enable(m_pin, !finished || pinned,
-               pinned ? QStringLiteral("Unpin %1: the loop moves on by its rules again").arg(*m_kernel)
-                      : QStringLiteral("Pin %1: the loop works on it until unpinned").arg(*m_kernel),
+               pinned ? QStringLiteral("Unpin %1: the loop may work on it again").arg(*m_kernel)
+                      : QStringLiteral("Pin %1: lock its current best; the loop does not touch it until unpinned").arg(*m_kernel),
                QStringLiteral("%1 is %2").arg(*m_kernel, kernelStateName(m_kernelState)));
         enable(m_skip, !finished, QStringLiteral("Skip %1: the loop moves to the next kernel").arg(*m_kernel),
                QStringLiteral("%1 is already %2").arg(*m_kernel, kernelStateName(m_kernelState)));

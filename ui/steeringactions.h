@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QPointer>
 
+#include <functional>
 #include <optional>
 
 class QAction;
@@ -25,6 +26,10 @@ public:
     // nullptr: no loop attached (viewing a run); every action is disabled.
     void setLoopControl(LoopControl *control);
     LoopControl *loopControl() const { return m_control; }
+    // Start for a control that cannot start a loop itself (a DirectoryControl): `launch` creates and
+    // attaches one. whyNot, when not empty, disables Start and becomes its tooltip (no loop factory,
+    // another process writes the run). A null `launch`: Start is "not supported" as before.
+    void setLauncher(std::function<void()> launch, const QString &whyNot = QString());
 
     void setKernel(const QString &key, KernelState state);
     void clearKernel();
@@ -50,6 +55,8 @@ private:
     void enable(QAction *action, bool on, const QString &enabledTip, const QString &whyNot);
 
     QPointer<LoopControl> m_control;
+    std::function<void()> m_launch;
+    QString m_launchWhyNot;
     std::optional<QString> m_kernel;
     KernelState m_kernelState = KernelState::Waiting;
     std::optional<Experiment> m_experiment;

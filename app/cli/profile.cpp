@@ -1,17 +1,10 @@
 // autokernel-cli profile: profile a whole model, rank its kernels by Amdahl's law and create a run.
 #include "clicommand.h"
 
-#include "contractshapes.h"
-#include "modelprofiler.h"
-#include "opclassifier.h"
-#include "pythonlocator.h"
-#include "runstore.h"
-#include "workerclient.h"
+#include "runcreator.h"
 
 #include <QCommandLineParser>
-#include <QDir>
 #include <QFileInfo>
-#include <QSet>
 #include <QTextStream>
 
 namespace ak::cli {
@@ -64,17 +57,6 @@ void printTable(const ProfileReport &r, int rows)
     out << Qt::endl;
 }
 
-// Kernel types that have a kernel.py contract (an optimisation target); others stay in profile.json.
-bool isTarget(const QString &opType)
-{
-    static const QStringList targets = {QStringLiteral("matmul"), QStringLiteral("flash_attention"),
-                                        QStringLiteral("softmax"), QStringLiteral("layernorm"),
-                                        QStringLiteral("rmsnorm"), QStringLiteral("fused_mlp"),
-                                        QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"),
-                                        QStringLiteral("reduce")};
-    return targets.contains(opType);
-}
-
 } // namespace
 
 int runProfile(const QStringList &arguments)
@@ -122,108 +104,50 @@ int runProfile(const QStringList &arguments)
     const int top = p.value(QStringLiteral("top")).toInt(&ok);
     if (!ok || top < 0)
         return printUsageError(QStringLiteral("--top must be 0 or more"));
-    QTextStream err(stderr);
-    // Refuse an existing run before the (long) profile, not after it.
-    if (QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("run.json")))) {
-        err << "autokernel-cli: " << outDir << " already holds a run (run.json exists); choose another --out" << Qt::endl;
-        return 2;
-    }
-
-    PythonLocator locator;
-    locator.setExplicit(p.value(QStringLiteral("python")));
-    const PythonLocator::Choice choice = locator.locate();
-    if (!choice.ok()) {
-        err << "autokernel-cli: no usable Python: " << choice.error << Qt::endl;
-        return 2;
-    }
-    WorkerClient worker;
-    worker.setPython(choice.python);
-    QStringList log;
-    const DeviceInfo dev = ModelProfiler::resolveDevice(worker, device, &log);
-    err << "device: " << dev.summary() << Qt::endl;
-
-    ModelProfiler::Options o;
+    RunCreator::Options o;
     o.model = model;
+    o.outDir = outDir;
     o.device = device;
     o.dtype = dtype;
+    o.python = p.value(QStringLiteral("python"));
+    o.timeoutMs = timeout * 1000;
     o.iterations = iterations;
     o.warmup = warmup;
-    o.timeoutMs = timeout * 1000;
-    ProfileReport report;
-    QString error, traceback;
-    const bool profiled = ModelProfiler::profile(worker, o, dev, &report, &error, &traceback,
-                                                 [&err](const QString &message, double) { err << "  " << message << Qt::endl; });
-    if (!profiled) {
-        err << "autokernel-cli: profiling failed: " << error << Qt::endl;
-        if (!traceback.trimmed().isEmpty())
-            err << traceback.trimmed() << Qt::endl;
+    o.top = top;
+    QTextStream err(stderr);
+    RunCreator::Callbacks callbacks;
+    callbacks.deviceResolved = [&err](const DeviceInfo &dev) { err << "device: " << dev.summary() << Qt::endl; };
+    callbacks.progress = [&err](const QString &message, double) { err << "  " << message << Qt::endl; };
+    RunCreator creator(o);
+    const RunCreator::Result result = creator.create(callbacks);
+    switch (result.failure) {
+    case RunCreator::Failure::None:
+        break;
+    case RunCreator::Failure::RunExists:
+        err << "autokernel-cli: " << outDir << " already holds a run (run.json exists); choose another --out" << Qt::endl;
+        return 2;
+    case RunCreator::Failure::NoPython:
+        err << "autokernel-cli: no usable Python: " << result.error << Qt::endl;
+        return 2;
+    case RunCreator::Failure::ProfileFailed:
+    case RunCreator::Failure::Cancelled:
+        err << "autokernel-cli: profiling failed: " << result.error << Qt::endl;
+        if (!result.traceback.trimmed().isEmpty())
+            err << result.traceback.trimmed() << Qt::endl;
         err << "(nothing was written to " << outDir << ")" << Qt::endl;
         return 1;
-    }
-
-    // Only now, with a complete profile, does the run directory come into being.
-    nlohmann::json config{{"model", model.toStdString()},
-                          {"model_path", report.modelPath.toStdString()},
-                          {"dtype", report.dtype.toStdString()},
-                          {"activity", report.activity.toStdString()},
-                          {"python", choice.python.toStdString()},
-                          {"device", ProfileReport::deviceToJson(report.device)}};
-    std::unique_ptr<RunStore> store = RunStore::create(outDir, config, &error);
-    if (!store) {
-        err << "autokernel-cli: cannot create the run in " << outDir << ": " << error << Qt::endl;
+    case RunCreator::Failure::CannotCreateRun:
+        err << "autokernel-cli: cannot create the run in " << outDir << ": " << result.error << Qt::endl;
+        return 2;
+    case RunCreator::Failure::CannotWriteProfile:
+        err << "autokernel-cli: cannot write profile.json: " << result.error << Qt::endl;
         return 2;
     }
-    int created = 0;
-    QStringList notes;
-    QSet<QString> seen; // one folder per (op type, contract shapes): repeated layers share a kernel
-    for (int index = 0; index < report.kernels.size() && created < top; ++index) {
-        KernelRecord &k = report.kernels[index];
-        if (!isTarget(k.opType))
-            continue;
-        const std::vector<ContractShapes::Shape> shapes = ContractShapes::of(k.opType, report.calls[index]);
-        if (shapes.empty())
-            continue; // this kernel's op does not carry the operands (e.g. a copy inside addmm)
-        nlohmann::json shapesJson = shapes;
-        const QString key = k.opType + QString::fromStdString(shapesJson.dump());
-        if (seen.contains(key))
-            continue;
-        seen.insert(key);
-        nlohmann::json extractArgs{{"op_type", k.opType.toStdString()},
-                                   {"device", report.activity.toStdString()},
-                                   {"dtype", k.dtype.toStdString()},
-                                   {"shapes", shapesJson},
-                                   {"name", QStringLiteral("%1 (%2, rank %3)").arg(k.name, k.atenOp).arg(k.rank).toStdString()}};
-        const WorkerReply reply = worker.request(QStringLiteral("extract"), extractArgs, 120000);
-        if (!reply.ok() && reply.error.contains(QLatin1String("is not available"))) {
-            notes << QStringLiteral("no kernel folders: the worker has no extract op (%1)").arg(reply.error);
-            break;
-        }
-        if (!reply.ok() || !reply.result.is_object() || !reply.result.contains("kernel_py")
-            || !reply.result["kernel_py"].is_string()) {
-            notes << QStringLiteral("rank %1 (%2): no kernel.py extracted: %3")
-                         .arg(k.rank)
-                         .arg(k.opType, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
-            continue;
-        }
-        k.folder = QStringLiteral("kernels/%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(k.opType);
-        const QByteArray py = QByteArray::fromStdString(reply.result["kernel_py"].get<std::string>());
-        const Experiment baseline = store->addKernel(k, py, &error);
-        if (baseline.id == 0) {
-            notes << QStringLiteral("rank %1: %2").arg(k.rank).arg(error);
-            k.folder.clear();
-            continue;
-        }
-        ++created;
-    }
-    if (!store->writeProfile(report.toJson(), &error)) {
-        err << "autokernel-cli: cannot write profile.json: " << error << Qt::endl;
-        return 2;
-    }
-    printTable(report, 20);
+    printTable(result.report, 20);
     QTextStream out(stdout);
-    out << "\nrun directory " << QFileInfo(outDir).absoluteFilePath() << ": profile.json, " << created
+    out << "\nrun directory " << QFileInfo(outDir).absoluteFilePath() << ": profile.json, " << result.kernelFolders
         << " kernel folder(s)" << Qt::endl;
-    for (const QString &n : notes)
+    for (const QString &n : result.notes)
         err << "note: " << n << Qt::endl;
     return 0;
 }

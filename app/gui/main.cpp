@@ -1,8 +1,11 @@
 // autokernel: the desktop application. Everything but argument handling lives in ui/.
+#include "examplerun.h"
+#include "localloop.h"
 #include "mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTextStream>
 
 int main(int argc, char **argv)
 {
@@ -12,17 +15,43 @@ int main(int argc, char **argv)
     QApplication::setOrganizationName(QStringLiteral("AutoKernel"));
     QApplication::setApplicationVersion(QStringLiteral(AUTOKERNEL_VERSION));
 
+    const QStringList examples = ak::ExampleRun::names();
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("AutoKernel Studio: profile a PyTorch model, rank its GPU "
                                                     "kernels and optimise them in an autonomous loop."));
     parser.addHelpOption();
     parser.addVersionOption();
+    parser.addOption({QStringLiteral("example"),
+                      QStringLiteral("open the run of a bundled example model (%1); the first time it is profiled on "
+                                     "this machine, in the background")
+                          .arg(examples.join(QStringLiteral(", "))),
+                      QStringLiteral("NAME")});
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("run directory to open (optional)"));
     parser.process(app);
 
-    ak::MainWindow window;
     const QStringList positional = parser.positionalArguments();
-    if (!positional.isEmpty())
+    const QString example = parser.value(QStringLiteral("example"));
+    QTextStream err(stderr);
+    if (!example.isEmpty() && !examples.contains(example)) {
+        err << "autokernel: no bundled example '" << example << "'; choose one of " << examples.join(QStringLiteral(", ")) << Qt::endl;
+        return 2;
+    }
+    if (!example.isEmpty() && !positional.isEmpty()) {
+        err << "autokernel: give either RUN_DIR or --example, not both" << Qt::endl;
+        return 2;
+    }
+
+    ak::MainWindow window;
+    // Loop ▸ Start runs the loop in this process (one thread per device, the run's agent from
+    // run.json, tune by default); steering works on any open run through its directory either way.
+    window.setLoopFactory([](const QString &runDir, QObject *parent) -> ak::LoopControl * {
+        ak::LoopOptions options;
+        options.runDir = runDir;
+        return new ak::LocalLoop(options, parent);
+    });
+    if (!example.isEmpty())
+        window.openExample(example);
+    else if (!positional.isEmpty())
         window.openRun(positional.first());
     window.show();
     return app.exec();

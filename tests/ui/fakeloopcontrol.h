@@ -17,7 +17,11 @@ public:
     QString description() const override { return QStringLiteral("fake loop"); }
     void setState(State s) { m_state = s; Q_EMIT stateChanged(s); }
 
-    void start() override { calls << QStringLiteral("start"); }
+    void start() override
+    {
+        calls << QStringLiteral("start");
+        Q_EMIT startCalled();
+    }
     void pause() override { calls << QStringLiteral("pause"); }
     void resume() override { calls << QStringLiteral("resume"); }
     void stop() override { calls << QStringLiteral("stop"); }
@@ -29,6 +33,9 @@ public:
     void reject(int id) override { calls << QStringLiteral("reject %1").arg(id); }
 
     QStringList calls;
+
+Q_SIGNALS:
+    void startCalled(); // lets a test react the way an implementation would (e.g. fail the start)
 
 private:
     Capabilities m_caps;

@@ -1,0 +1,159 @@
+// "Open example run": the window finds or creates a bundled example's run in the background and opens
+// it. The creation test profiles the real gpt2 example on the CPU through the worker (a few seconds
+// with torch; $AUTOKERNEL_TEST_PYTHON), exactly as Help ▸ Open Example Run does, only into a temporary
+// base folder instead of the user's data folder.
+#include "emptystate.h"
+#include "examplerun.h"
+#include "logview.h"
+#include "mainwindow.h"
+#include "testregistry.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QThreadPool>
+
+using namespace ak;
+
+namespace {
+
+QString python()
+{
+    return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+}
+
+ExampleRun::Options options(const QString &baseDir)
+{
+    ExampleRun::Options o;
+    o.name = QStringLiteral("gpt2");
+    o.baseDir = baseDir;
+    o.device = QStringLiteral("cpu");
+    o.python = python();
+    o.iterations = 1;
+    o.warmup = 1;
+    o.timeoutMs = 180000;
+    return o;
+}
+
+} // namespace
+
+class ExampleRunTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void bundledExamplesAreListed()
+    {
+        const QStringList names = ExampleRun::names();
+        for (const char *n : {"gpt2", "llama", "bert", "cnn"})
+            QVERIFY2(names.contains(QLatin1String(n)), qPrintable(names.join(QLatin1Char(' '))));
+        ExampleRun::Options o;
+        o.name = QStringLiteral("gpt2");
+        QCOMPARE(ExampleRun::runDirFor(o, QStringLiteral("cpu")),
+                 QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/examples/gpt2-cpu"));
+        MainWindow w;
+        auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("ExampleMenu"));
+        QVERIFY(menu);
+        QCOMPARE(menu->actions().size(), names.size());
+    }
+
+    void createsTheExampleRunAndOpensIt()
+    {
+        QTemporaryDir base;
+        MainWindow w;
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        QSignalSpy failed(&w, &MainWindow::exampleFailed);
+        w.openExample(options(base.path()));
+        // The GUI thread is free while the model is profiled: the window says what is happening.
+        QVERIFY(w.isCreatingExample());
+        QVERIFY(w.noRunState()->title().contains(QStringLiteral("Preparing the gpt2 example run")));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 240000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+
+        const QString dir = QDir(base.path()).filePath(QStringLiteral("gpt2-cpu"));
+        QCOMPARE(w.runDir(), dir);
+        QVERIFY(w.isShowingRun());
+        QVERIFY(!w.isCreatingExample());
+        QVERIFY(QFileInfo::exists(dir + QStringLiteral("/profile.json")));
+        QStringList kernels;
+        QDirIterator it(dir + QStringLiteral("/kernels"), {QStringLiteral("kernel.py")}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            kernels << it.next();
+        QVERIFY2(!kernels.isEmpty() && kernels.size() <= 5, qPrintable(kernels.join(QLatin1Char(' '))));
+        QVERIFY(w.workspace()->kernelView()->model()->rowCount() > 0);
+        const QString log = w.logView()->toPlainText();
+        QVERIFY2(log.contains(QStringLiteral("example gpt2: profiling:")), qPrintable(log));
+        QVERIFY(log.contains(QStringLiteral("example gpt2: created")));
+        // Created in a hidden folder and renamed into place: nothing else is left next to it.
+        QCOMPARE(QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{QStringLiteral("gpt2-cpu")});
+
+        // The second time the run exists and opens directly, without profiling.
+        MainWindow again;
+        QSignalSpy loadedAgain(&again, &MainWindow::runLoaded);
+        again.openExample(options(base.path()));
+        QTRY_COMPARE_WITH_TIMEOUT(loadedAgain.count(), 1, 10000);
+        QCOMPARE(again.runDir(), dir);
+        QVERIFY(again.logView()->toPlainText().contains(QStringLiteral("example gpt2: found")));
+    }
+
+    void missingPythonIsShownInTheWindow()
+    {
+        QTemporaryDir base;
+        MainWindow w;
+        QSignalSpy failed(&w, &MainWindow::exampleFailed);
+        ExampleRun::Options o = options(base.path());
+        o.python = QStringLiteral("/nonexistent/python3");
+        w.openExample(o);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+        QVERIFY(!w.isShowingRun());
+        QVERIFY(w.noRunState()->title().contains(QStringLiteral("Could not prepare the gpt2 example run")));
+        QVERIFY2(w.noRunState()->body().contains(QStringLiteral("No Python with PyTorch")), qPrintable(w.noRunState()->body()));
+        QVERIFY(w.noRunState()->body().contains(QStringLiteral("/nonexistent/python3")));
+        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("No Python with PyTorch")));
+        QCOMPARE(QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+    }
+
+    void unknownExampleIsRefused()
+    {
+        QTemporaryDir base;
+        MainWindow w;
+        QSignalSpy failed(&w, &MainWindow::exampleFailed);
+        w.openExample(QStringLiteral("resnet9000"));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(failed.first().at(1).toString().contains(QStringLiteral("gpt2")));
+        QVERIFY(!w.isCreatingExample());
+        // A bad name asked for while an example is being prepared leaves that one alone.
+        ExampleRun::Options o = options(base.path());
+        o.python = QStringLiteral("/nonexistent/python3"); // fails fast, without profiling
+        w.openExample(o);
+        w.openExample(QStringLiteral("resnet9000"));
+        QVERIFY(w.isCreatingExample());
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 3, 30000);
+        QCOMPARE(failed.at(2).at(0).toString(), QStringLiteral("gpt2"));
+    }
+
+    void closingWhileCreatingIsSafe()
+    {
+        // The window goes away mid-profile: the worker is cancelled and no half-made run is left
+        // (either nothing, or, if profiling won the race, the complete run).
+        QTemporaryDir base;
+        auto *w = new MainWindow;
+        w->openExample(options(base.path()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->logView()->toPlainText().contains(QStringLiteral("profiling:")), 60000);
+        delete w;
+        const auto entries = [&base] { return QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot); };
+        QTRY_VERIFY_WITH_TIMEOUT(entries().isEmpty() || entries() == QStringList{QStringLiteral("gpt2-cpu")}, 30000);
+        if (!entries().isEmpty())
+            QVERIFY(QFileInfo::exists(base.filePath(QStringLiteral("gpt2-cpu/profile.json"))));
+        QThreadPool::globalInstance()->waitForDone(30000);
+    }
+};
+
+AK_TEST_CLASS(ExampleRunTest)
+#include "tst_examplerun.moc"

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "loopcontrol.h"
+
+#include <QTimer>
+
+#include <deque>
+
+namespace ak {
+
+// Steers a run through its directory, whoever runs the loop (another process, or nobody): what
+// `autokernel-cli pin|skip|revert|accept|reject` does. Each request first tries RunStore::open: when
+// nobody writes the run it is applied directly and the store is closed again; when another process
+// holds the run lock it is queued with RunStore::queueRequest for that writer, which applies it
+// between experiments. Either way the outcome arrives as actionFinished / actionFailed.
+//
+// Opening the store takes the lock, repairs and may touch git, so requests run off the GUI thread,
+// one at a time in the order they were made (two at once would find each other's lock and queue).
+// It has no loop of its own: no start/stop; state() is always Stopped.
+class DirectoryControl : public LoopControl
+{
+    Q_OBJECT
+public:
+    // While another process writes the run, how often writerPid() is checked again (it may stop).
+    static constexpr int WriterPollMs = 3000;
+
+    explicit DirectoryControl(const QString &runDir, QObject *parent = nullptr);
+    ~DirectoryControl() override;
+
+    QString runDir() const { return m_runDir; }
+
+    Capabilities capabilities() const override { return CanSteerKernels | CanRevert | CanReview; }
+    State state() const override { return State::Stopped; }
+    QString description() const override;
+
+    void start() override;
+    void pause() override;
+    void resume() override;
+    void stop() override;
+    void pin(const QString &kernel) override;
+    void unpin(const QString &kernel) override;
+    void skip(const QString &kernel) override;
+    void revert(const QString &kernel, int experimentId) override;
+    void accept(int experimentId) override;
+    void reject(int experimentId) override;
+
+    // pid of the live process that holds the run's lock (its loop), 0 when nobody writes the run.
+    // Known after the first refresh (the constructor starts one); a stale lock counts as no writer.
+    qint64 writerPid() const { return m_writerPid; }
+    bool isWriterKnown() const { return m_writerKnown; }
+    // Checks the lock again, off the GUI thread; writerChanged follows if the answer changed.
+    void refresh();
+    // Requests waiting or being applied.
+    int pendingRequests() const { return int(m_queue.size()); }
+
+Q_SIGNALS:
+    void writerChanged(qint64 pid);
+    void idle(); // the last pending request has finished
+
+private:
+    struct Request
+    {
+        QString action; // "pin", "unpin", "skip", "revert", "accept", "reject"
+        QString kernel;
+        int experiment = 0;
+    };
+    struct Outcome
+    {
+        bool ok = false;
+        QString text;          // detail (ok) or error
+        QStringList messages;  // repair notes for the log
+        qint64 writer = 0;     // the lock holder the request was queued for
+    };
+
+    void enqueue(const QString &action, const QString &kernel, int experiment);
+    void runNext();
+    void noLoop(const QString &action);
+    static Outcome apply(const QString &runDir, const Request &request);
+    static qint64 probeWriter(const QString &runDir);
+
+    QString m_runDir;
+    std::deque<Request> m_queue; // front = the request being applied
+    qint64 m_writerPid = 0;
+    bool m_writerKnown = false;
+    bool m_probing = false;
+    bool m_refreshWhenIdle = false;
+    QTimer m_poll;
+};
+
+} // namespace ak

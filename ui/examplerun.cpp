@@ -1,0 +1,194 @@
+#include "examplerun.h"
+
+#include "backgroundjob.h"
+
+#include "devicedetector.h"
+#include "runcreator.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <mutex>
+
+namespace ak {
+
+namespace {
+// Profiling takes seconds to minutes: its own pool keeps the global one (run loads, diffs, device
+// detection) free. At exit the pool waits for a creation that is being cancelled.
+Q_GLOBAL_STATIC(QThreadPool, s_creationPool)
+} // namespace
+
+// What the GUI thread and the creating thread share. The receiver is cleared when the ExampleRun
+// dies, under the mutex, so the thread never posts to a deleted object; the creator is reachable
+// for cancel() while it runs.
+struct ExampleRun::Shared
+{
+    std::mutex mutex;
+    ExampleRun *receiver = nullptr;
+    RunCreator *creator = nullptr;
+    bool cancelled = false;
+
+    void post(const QString &message)
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (ExampleRun *r = receiver)
+            QMetaObject::invokeMethod(r, [r, message] { Q_EMIT r->progress(message); }, Qt::QueuedConnection);
+    }
+};
+
+ExampleRun::ExampleRun(const Options &options, QObject *parent)
+    : QObject(parent)
+    , m_options(options)
+    , m_shared(std::make_shared<Shared>())
+{
+    qRegisterMetaType<ak::ExampleRun::Result>();
+    m_shared->receiver = this;
+}
+
+ExampleRun::~ExampleRun()
+{
+    cancel();
+    std::lock_guard<std::mutex> lock(m_shared->mutex);
+    m_shared->receiver = nullptr;
+}
+
+QStringList ExampleRun::names()
+{
+    // The profiler library compiles resources/examples/*.py in; the list follows what is bundled.
+    QStringList names;
+    const QStringList files = QDir(QStringLiteral(":/autokernel/python/examples")).entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name);
+    for (const QString &f : files)
+        names << QFileInfo(f).completeBaseName();
+    return names;
+}
+
+QString ExampleRun::defaultBaseDir()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation)).filePath(QStringLiteral("examples"));
+}
+
+QString ExampleRun::runDirFor(const Options &options, const QString &device)
+{
+    const QString base = options.baseDir.isEmpty() ? defaultBaseDir() : options.baseDir;
+    return QDir(base).filePath(QStringLiteral("%1-%2").arg(options.name, device));
+}
+
+void ExampleRun::start()
+{
+    if (m_running)
+        return;
+    m_running = true;
+    runInBackground(s_creationPool(), this, [options = m_options, shared = m_shared] { return work(options, shared); },
+                    [this](const Result &result) {
+                        m_running = false;
+                        Q_EMIT finished(result);
+                    });
+}
+
+void ExampleRun::cancel()
+{
+    std::lock_guard<std::mutex> lock(m_shared->mutex);
+    m_shared->cancelled = true;
+    if (m_shared->creator)
+        m_shared->creator->cancel();
+}
+
+ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_ptr<Shared> &shared)
+{
+    Result r;
+    QString device = options.device;
+    if (device.isEmpty()) {
+        shared->post(QStringLiteral("detecting this machine's GPU"));
+        device = DeviceDetector::detect(0).available ? QStringLiteral("cuda") : QStringLiteral("cpu");
+    }
+    r.runDir = runDirFor(options, device);
+    const QDir runDir(r.runDir);
+    if (QFileInfo::exists(runDir.filePath(QStringLiteral("run.json")))) {
+        r.ok = true;
+        return r;
+    }
+    if (QFileInfo::exists(r.runDir)) {
+        r.error = QStringLiteral("%1 exists but holds no run. Remove it to create the %2 example again.")
+                      .arg(QDir::toNativeSeparators(r.runDir), options.name);
+        return r;
+    }
+    const QString base = QFileInfo(r.runDir).absolutePath();
+    if (!QDir().mkpath(base)) {
+        r.error = QStringLiteral("Cannot create the folder %1.").arg(QDir::toNativeSeparators(base));
+        return r;
+    }
+    // Hidden, next to the final folder (same file system, so the rename below is atomic).
+    QTemporaryDir partial(QDir(base).filePath(QStringLiteral(".%1-%2-XXXXXX").arg(options.name, device)));
+    if (!partial.isValid()) {
+        r.error = QStringLiteral("Cannot create a folder in %1: %2").arg(QDir::toNativeSeparators(base), partial.errorString());
+        return r;
+    }
+
+    RunCreator::Options o;
+    o.model = options.name;
+    o.outDir = partial.path();
+    o.device = device;
+    o.python = options.python;
+    o.top = options.top;
+    o.iterations = options.iterations;
+    o.warmup = options.warmup;
+    o.timeoutMs = options.timeoutMs;
+    RunCreator creator(o);
+    {
+        std::lock_guard<std::mutex> lock(shared->mutex);
+        if (shared->cancelled) {
+            r.error = QStringLiteral("cancelled");
+            return r;
+        }
+        shared->creator = &creator;
+    }
+    RunCreator::Callbacks callbacks;
+    callbacks.deviceResolved = [&shared](const DeviceInfo &d) { shared->post(QStringLiteral("device: ") + d.summary()); };
+    callbacks.progress = [&shared](const QString &message, double) { shared->post(QStringLiteral("profiling: ") + message); };
+    callbacks.step = [&shared](const QString &step) { shared->post(step); };
+    shared->post(QStringLiteral("looking for a Python with PyTorch"));
+    const RunCreator::Result created = creator.create(callbacks);
+    {
+        std::lock_guard<std::mutex> lock(shared->mutex);
+        shared->creator = nullptr;
+    }
+
+    switch (created.failure) {
+    case RunCreator::Failure::None:
+        break;
+    case RunCreator::Failure::NoPython:
+        r.error = QStringLiteral("No Python with PyTorch was found, and profiling needs one.\n%1\n"
+                                 "Install PyTorch (pip install torch) or set AUTOKERNEL_PYTHON to an interpreter that has it.")
+                      .arg(created.error);
+        return r;
+    case RunCreator::Failure::ProfileFailed:
+        r.error = QStringLiteral("Profiling the %1 example failed: %2").arg(options.name, created.error);
+        r.details = created.traceback.trimmed();
+        return r;
+    case RunCreator::Failure::Cancelled:
+        r.error = QStringLiteral("cancelled");
+        return r;
+    default:
+        r.error = QStringLiteral("Could not create the %1 example run: %2").arg(options.name, created.error);
+        return r;
+    }
+    for (const QString &note : created.notes)
+        shared->post(QStringLiteral("note: ") + note);
+    if (!QDir().rename(partial.path(), r.runDir)) {
+        // Another window may have finished the same example first: use that one.
+        if (QFileInfo::exists(runDir.filePath(QStringLiteral("run.json")))) {
+            r.ok = true;
+            return r;
+        }
+        r.error = QStringLiteral("Could not move the new run into %1.").arg(QDir::toNativeSeparators(r.runDir));
+        return r;
+    }
+    partial.setAutoRemove(false);
+    r.ok = true;
+    r.created = true;
+    return r;
+}
+
+} // namespace ak

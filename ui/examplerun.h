@@ -1,0 +1,73 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace ak {
+
+// The run directory of a bundled example model (resources/examples/: gpt2, llama, bert, cnn) for this
+// machine: <baseDir>/<name>-<device>, device "cuda" when a GPU is detected, else "cpu". start() finds
+// it or creates it (RunCreator: profile, kernel folders, profile.json), all off the GUI thread, and
+// reports through signals. The run is created in a hidden temporary folder next to it and renamed
+// into place only when complete, so a failed, cancelled or interrupted creation never leaves a
+// half-made example that would be opened next time.
+class ExampleRun : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        QString name;            // a bundled example (names())
+        QString baseDir;         // empty: defaultBaseDir()
+        QString device;          // "cuda" | "cpu" | "" (detect: cuda when a GPU is found, else cpu)
+        QString python;          // interpreter with torch; empty: PythonLocator's order
+        int top = 5;             // kernel folders
+        int iterations = 3;
+        int warmup = 2;
+        int timeoutMs = 600000;
+    };
+
+    // The outcome, delivered on the GUI thread.
+    struct Result
+    {
+        bool ok = false;
+        bool created = false;    // false: the run already existed and was only found
+        QString runDir;
+        QString error;           // one paragraph for the window
+        QString details;         // the Python traceback, for the log
+    };
+
+    explicit ExampleRun(const Options &options, QObject *parent = nullptr);
+    ~ExampleRun() override; // cancels a creation in progress (the worker is stopped)
+
+    // The bundled examples, from the compiled-in resources.
+    static QStringList names();
+    // <AppLocalDataLocation>/examples
+    static QString defaultBaseDir();
+    // <baseDir>/<name>-<device>
+    static QString runDirFor(const Options &options, const QString &device);
+
+    const Options &options() const { return m_options; }
+    void start();
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+Q_SIGNALS:
+    void progress(const QString &message);
+    void finished(const ak::ExampleRun::Result &result);
+
+private:
+    struct Shared;
+    static Result work(const Options &options, const std::shared_ptr<Shared> &shared);
+
+    Options m_options;
+    std::shared_ptr<Shared> m_shared;
+    bool m_running = false;
+};
+
+} // namespace ak
+
+Q_DECLARE_METATYPE(ak::ExampleRun::Result)
