@@ -13,6 +13,8 @@
 #include "throughputchartmodel.h"
 
 #include <QDataStream>
+
+#include <algorithm>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
@@ -25,6 +27,8 @@
 namespace ak {
 
 namespace {
+
+constexpr int kMaxFittedColumnWidth = 280; // px; wider columns are the user's choice
 
 QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 {
@@ -85,6 +89,7 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_kernelView->setItemDelegateForColumn(KernelTableModel::RoofColumn, cost);
     m_kernelView->sortByColumn(KernelTableModel::RankColumn, Qt::AscendingOrder);
     m_kernelView->horizontalHeader()->setSectionResizeMode(KernelTableModel::ShapesColumn, QHeaderView::Interactive);
+    m_kernelView->setTextElideMode(Qt::ElideMiddle);
     m_kernelStack->addWidget(m_kernelEmpty);
     m_kernelStack->addWidget(m_kernelView);
     kernelLayout->addWidget(m_search);
@@ -163,6 +168,11 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
         QTimer::singleShot(0, this, [this] {
             m_kernelView->resizeColumnsToContents();
             m_commitView->resizeColumnsToContents();
+            // Kernel symbols (C++ template names) run to hundreds of characters; capped and elided in
+            // the middle, the numbers that rank them stay in view. The full name is in the tooltip.
+            for (QTableView *view : {m_kernelView, m_commitView})
+                for (int c = 0; c < view->model()->columnCount(); ++c)
+                    view->setColumnWidth(c, std::min(view->columnWidth(c), kMaxFittedColumnWidth));
         });
     }
 }
