@@ -115,8 +115,14 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         case ThroughputColumn:
             return QStringLiteral("%1, %2, %3-bound").arg(formatRate(m.tflops, QStringLiteral("TFLOP/s")), formatRate(m.gbps, QStringLiteral("GB/s")),
                                                          m.bound.isEmpty() ? QStringLiteral("?") : m.bound);
-        case AgentColumn:
-            return QStringLiteral("proposed in %1 s, benchmarked in %2 s").arg(e.agentSeconds, 0, 'f', 1).arg(e.benchSeconds, 0, 'f', 1);
+        case AgentColumn: {
+            QString tip = QStringLiteral("proposed in %1 s, benchmarked in %2 s").arg(e.agentSeconds, 0, 'f', 1).arg(e.benchSeconds, 0, 'f', 1);
+            if (e.tokensIn > 0 || e.tokensOut > 0)
+                tip += QStringLiteral("\n%L1 tokens in, %L2 out").arg(e.tokensIn).arg(e.tokensOut);
+            if (e.cost > 0)
+                tip += QStringLiteral(", $%1").arg(e.cost, 0, 'f', 4);
+            return tip;
+        }
         }
         break;
     }

@@ -49,6 +49,22 @@ private Q_SLOTS:
         QVERIFY(model.index(3, ExperimentModel::StatusColumn).data(Qt::ForegroundRole).isValid());
     }
 
+    void agentTooltipShowsTokensAndCost()
+    {
+        QVector<ak::Experiment> rows = ak::test::makeRun(QStringLiteral("/r"))->experiments;
+        rows[2].tokensIn = 12345;
+        rows[2].tokensOut = 678;
+        rows[2].cost = 0.0421;
+        ExperimentModel model;
+        model.resetRows(rows);
+        const QString llm = model.index(2, ExperimentModel::AgentColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(llm.contains(QStringLiteral("12,345 tokens in, 678 out")) || llm.contains(QStringLiteral("12345 tokens in, 678 out")),
+                 qPrintable(llm));
+        QVERIFY2(llm.contains(QStringLiteral("$0.0421")), qPrintable(llm));
+        // An agent without a model costs nothing and says nothing about tokens.
+        QVERIFY(!model.index(1, ExperimentModel::AgentColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("tokens")));
+    }
+
     void chartRowsAndColumns()
     {
         ThroughputChartModel chart;
