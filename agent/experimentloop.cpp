@@ -180,8 +180,13 @@ ExperimentLoop::Step ExperimentLoop::step()
         case AgentError::Kind::Exhausted: {
             QMutexLocker lock(&m_session->mutex());
             QString error;
-            if (!m_session->store().markDone(kernel, QStringLiteral("agent has nothing left: ") + e.reason, &error))
+            if (!m_session->store().markDone(kernel, QStringLiteral("agent has nothing left: ") + e.reason, &error)) {
+                // Not marked, the kernel would be chosen (and the agent asked) again and again.
+                lock.unlock();
                 message(QStringLiteral("%1: cannot mark done: %2").arg(kernel, error));
+                m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
+                return Step::Stopped;
+            }
             message(QStringLiteral("%1: moving on (agent has nothing left: %2)").arg(kernel, e.reason));
             return Step::Worked;
         }
@@ -222,6 +227,8 @@ ExperimentLoop::Step ExperimentLoop::step()
     }
     if (e.id == 0) {
         message(QStringLiteral("%1: proposal dropped: %2").arg(kernel, error));
+        if (writeRefused(kernel, error))
+            return Step::Stopped;
         return Step::Worked;
     }
     const QString path = writeCandidate(kernel, proposed, &error);
@@ -378,9 +385,26 @@ Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray
     if (e.id == 0 || !store.finishExperiment(e.id, status, Metrics(), reason.simplified(), &error)) {
         lock.unlock();
         message(QStringLiteral("%1: failure could not be recorded: %2").arg(kernel, error));
+        writeRefused(kernel, error); // the next step() sees the stop
         return Experiment();
     }
     return *store.state().experiment(e.id);
+}
+
+bool ExperimentLoop::writeRefused(const QString &kernel, const QString &error)
+{
+    {
+        // Pinned meanwhile (by a request another device's loop applied): the proposal is simply
+        // not wanted, and the orchestrator passes the kernel from now on.
+        QMutexLocker lock(&m_session->mutex());
+        const KernelRecord *k = m_session->store().state().kernel(kernel);
+        if (k && k->state == KernelState::Pinned)
+            return false;
+    }
+    // The run cannot be written (disk full, permissions, a broken repository): going on would ask the
+    // agent, and pay for its tokens, again and again for nothing recorded.
+    m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
+    return true;
 }
 
 void ExperimentLoop::finished(const Experiment &e, const QString &verdict)

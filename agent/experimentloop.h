@@ -50,6 +50,9 @@ private:
     Experiment recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
                        const QString &reason, ExperimentStatus status);
     void finished(const Experiment &e, const QString &verdict);
+    // After a refused run-store write: stops the session (as a failure) unless the kernel was pinned
+    // meanwhile, which is the one refusal that is not a problem. Returns whether it stopped.
+    bool writeRefused(const QString &kernel, const QString &error);
     QString writeCandidate(const QString &kernel, const QByteArray &kernelPy, QString *error);
     BenchRequest request(const QString &path) const;
     void message(const QString &text) const;

@@ -11,6 +11,7 @@
 #include "workerclient.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QMutex>
 #include <QProcessEnvironment>
 #include <QThread>
@@ -29,6 +30,7 @@ struct LocalLoop::Private
     QVector<WorkerClient *> workers;
     QString endReason;
     bool failed = false;
+    bool nothingLeft = false;         // a loop ended because it found no kernel to work on (registryMutex)
     LoopStats lastStats;              // totals of the last invocation, kept after it ends
     AgentConfig agent;
     QString python;
@@ -68,7 +70,7 @@ LocalLoop::~LocalLoop()
 
 LoopControl::Capabilities LocalLoop::capabilities() const
 {
-    return CanStartStop | CanPause | CanSteerKernels | CanRevert | CanReview;
+    return CanStartStop | CanPause | CanSteerKernels | CanRevert | CanReview | CanEditRules;
 }
 
 QString LocalLoop::description() const
@@ -113,7 +115,12 @@ void LocalLoop::start()
         return Q_EMIT actionFailed(QStringLiteral("start"), error);
     d->agent = config;
 
-    QString python = m_options.python.isEmpty() ? runPython(run.runJson) : m_options.python;
+    // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the interpreter
+    // the run was profiled with if it exists on this machine, then auto-detection.
+    QString python = m_options.python;
+    const QString recorded = runPython(run.runJson);
+    if (python.isEmpty() && qEnvironmentVariableIsEmpty("AUTOKERNEL_PYTHON") && QFileInfo(recorded).isExecutable())
+        python = recorded;
     PythonLocator locator;
     locator.setExplicit(python);
     const PythonLocator::Choice choice = locator.locate();
@@ -134,6 +141,7 @@ void LocalLoop::start()
     };
     d->endReason.clear();
     d->failed = false;
+    d->nothingLeft = false;
     d->running = int(devices.size());
     setState(State::Running);
     for (const QString &device : devices) {
@@ -173,9 +181,11 @@ void LocalLoop::start()
                 ExperimentLoop loop(d->session.get(), agent.get(),
                                     [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
                 const ExperimentLoop::Step last = loop.run();
-                if (last == ExperimentLoop::Step::NothingLeft)
-                    d->session->setEndReason(QStringLiteral("every kernel is done, pinned or skipped"));
                 QMutexLocker lock(&d->registryMutex);
+                // Not the end reason yet: with several devices, the other loops may still be working
+                // on the kernels they hold (and then end on the budget or a stop instead).
+                if (last == ExperimentLoop::Step::NothingLeft)
+                    d->nothingLeft = true;
                 d->agents.removeAll(agent.get());
                 d->workers.removeAll(&worker);
             }
@@ -186,6 +196,8 @@ void LocalLoop::start()
             d->threads.removeAll(thread);
             if (--d->running > 0)
                 return;
+            if (d->nothingLeft)
+                d->session->setEndReason(QStringLiteral("every kernel is done, pinned or skipped"));
             d->endReason = d->session->endReason();
             d->failed = d->session->failed();
             d->lastStats = d->session->stats();
@@ -256,22 +268,34 @@ bool LocalLoop::endedWithFailure() const
 
 void LocalLoop::queue(const char *action, const QString &kernel, int id)
 {
-    const QString name = QLatin1String(action);
-    nlohmann::json request{{"action", action}, {"kernel", kernel.toStdString()}, {"experiment", id}};
+    send(QLatin1String(action), nlohmann::json{{"action", action}, {"kernel", kernel.toStdString()}, {"experiment", id}});
+}
+
+void LocalLoop::send(const QString &name, const nlohmann::json &request)
+{
     QString error;
+    std::unique_ptr<RunStore> store;
+    // Not running: become the writer for a moment (opening applies requests queued earlier, so this
+    // one is queued after that and applied here, with its own error if it fails).
+    if (!d->session)
+        store = RunStore::open(m_options.runDir, &error);
     if (!RunStore::queueRequest(m_options.runDir, request, &error))
         return Q_EMIT actionFailed(name, error);
-    if (d->session)
-        return Q_EMIT actionFinished(name, QStringLiteral("queued; applied at the next experiment boundary"));
-    // Not running: become the writer for a moment and apply it now.
-    std::unique_ptr<RunStore> store = RunStore::open(m_options.runDir, &error);
     if (!store)
-        return Q_EMIT actionFailed(name, error);
+        return Q_EMIT actionFinished(name, QStringLiteral("queued; applied at the next experiment boundary"));
     QStringList errors;
     store->applyRequests(&errors);
     if (!errors.isEmpty())
         return Q_EMIT actionFailed(name, errors.join(QStringLiteral("; ")));
     Q_EMIT actionFinished(name, QStringLiteral("applied"));
+}
+
+void LocalLoop::setMoveOnRules(const MoveOnRules &rules)
+{
+    send(QStringLiteral("setMoveOnRules"),
+         nlohmann::json{{"action", "move_on"},
+                        {"value", nlohmann::json::parse(rules.toJson().toStdString())},
+                        {"by", RunStore::author().toStdString()}});
 }
 
 void LocalLoop::pin(const QString &kernel) { queue("pin", kernel, 0); }

@@ -6,6 +6,8 @@
 
 #include <QStringList>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <memory>
 
 namespace ak {
@@ -57,6 +59,7 @@ public:
     void revert(const QString &kernel, int experimentId) override;
     void accept(int experimentId) override;
     void reject(int experimentId) override;
+    void setMoveOnRules(const ak::MoveOnRules &rules) override;
 
     // Blocks the calling thread until every loop thread has ended (the CLI; tests).
     void wait();
@@ -76,6 +79,8 @@ private:
     struct Private;
     void setState(State s);
     void queue(const char *action, const QString &kernel, int id);
+    // Queues a run-directory request; applies it at once when no loop of ours is running.
+    void send(const QString &name, const nlohmann::json &request);
 
     LoopOptions m_options;
     State m_state = State::Stopped;

@@ -14,9 +14,11 @@ QStringList Orchestrator::amdahlOrder(const RunSnapshot &run, int maxKernels)
     for (const KernelRecord &k : run.kernels)
         kernels.push_back(&k);
     // Gain at 90% of the roof is Amdahl's law with the kernel's attainable speedup; it is only
-    // comparable between kernels when every kernel has a roof, so mix it with shares never.
-    const bool roofs = std::all_of(kernels.begin(), kernels.end(),
-                                   [](const KernelRecord *k) { return k->modelSpeedupAt90 > 0; });
+    // comparable between kernels when every kernel has a roof, so mix it with shares never. A kernel
+    // without a roof has floor 0 (the profiler then writes a gain of exactly 1, not 0).
+    const bool roofs = std::all_of(kernels.begin(), kernels.end(), [](const KernelRecord *k) {
+        return k->floorUs > 0 && k->modelSpeedupAt90 > 0;
+    });
     std::stable_sort(kernels.begin(), kernels.end(), [roofs](const KernelRecord *a, const KernelRecord *b) {
         if (roofs && a->modelSpeedupAt90 != b->modelSpeedupAt90)
             return a->modelSpeedupAt90 > b->modelSpeedupAt90;
@@ -88,9 +90,10 @@ KernelProgress Orchestrator::progress(const RunSnapshot &run, const QString &ker
         if (e.agent == QLatin1String("user"))
             continue;
         any = true;
-        seconds += e.agentSeconds;
-        if (e.started.isValid() && e.finished.isValid())
-            seconds += std::max<qint64>(0, e.started.msecsTo(e.finished)) / 1000.0;
+        // benchSeconds, not finished - started: `finished` moves when a person accepts or rejects a
+        // pending experiment, and a crash repaired on the next open is finished then, so the span
+        // would count the hours spent waiting for review or with the loop stopped.
+        seconds += std::max(0.0, e.agentSeconds) + std::max(0.0, e.benchSeconds);
     }
     if (any)
         p.started = now.addMSecs(-qint64(seconds * 1000.0));

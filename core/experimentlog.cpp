@@ -158,7 +158,17 @@ LogEntry entryFrom(const json &o)
     } else if (type == QLatin1String("run")) {
         e.type = LogEntry::Type::Run;
         const auto v = o.find("value");
-        e.value = v != o.end() && v->is_boolean() && v->get<bool>();
+        if (e.action == QLatin1String("move_on")) {
+            if (v == o.end() || !v->is_object())
+                throw FieldError("field \"value\" must be the move-on rules object");
+            QString why;
+            if (!MoveOnRules::fromJson(QByteArray::fromStdString(v->dump()), &e.moveOn, &why))
+                throw FieldError("field \"value\": " + why.toStdString());
+            e.by = str(o, "by");
+            e.runJsonBefore = str(o, "run_json_before");
+        } else {
+            e.value = v != o.end() && v->is_boolean() && v->get<bool>();
+        }
     } else {
         throw FieldError("field \"type\": unknown type \"" + type.toStdString() + '"');
     }
@@ -276,7 +286,15 @@ QByteArray ExperimentLog::encode(const LogEntry &e)
         break;
     case LogEntry::Type::Run:
         o["type"] = "run";
-        o["value"] = e.value;
+        if (e.action == QLatin1String("move_on")) {
+            o["value"] = json::parse(e.moveOn.toJson().toStdString());
+            if (!e.by.isEmpty())
+                o["by"] = e.by.toStdString();
+            if (!e.runJsonBefore.isEmpty())
+                o["run_json_before"] = e.runJsonBefore.toStdString();
+        } else {
+            o["value"] = e.value;
+        }
         break;
     }
     o["action"] = e.action.toStdString();

@@ -2,6 +2,7 @@
 
 #include "experiment.h"
 #include "kernelrecord.h"
+#include "moveonrules.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -21,7 +22,7 @@ struct LogEntry
     enum class Type { Experiment, Kernel, Run };
     Type type = Type::Experiment;
     QString action;        // experiment: begin, finish, accept, reject, revert, baseline, repair
-                           // kernel: add, pin, unpin, skip, unskip, done;  run: review
+                           // kernel: add, pin, unpin, skip, unskip, done;  run: review, profile, move_on
     int line = 0;          // 1-based line in the file (reading only)
     QDateTime time;
 
@@ -33,6 +34,13 @@ struct LogEntry
     QString reason;        // Type::Kernel: why (pin/skip/done), free text
 
     bool value = false;    // Type::Run, action "review"
+
+    // Type::Run, action "move_on": the rules from now on ("value"), who set them ("by") and the git
+    // blob id of the run.json the change replaced ("run_json_before"; lets a reader tell a run.json
+    // the change has not reached yet from one edited later by hand).
+    MoveOnRules moveOn;
+    QString by;
+    QString runJsonBefore;
 };
 
 // Reads and writes experiments.jsonl.

@@ -4,6 +4,7 @@
 
 #include <git2.h>
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 
@@ -357,6 +358,16 @@ bool GitRepo::verify(QString *error) const
     if (!problems.isEmpty())
         return fail(error, problems.join(QLatin1Char('\n')));
     return true;
+}
+
+QString GitRepo::blobHash(const QByteArray &data)
+{
+    QCryptographicHash sha(QCryptographicHash::Sha1);
+    QByteArray header = "blob " + QByteArray::number(data.size());
+    header.append('\0');
+    sha.addData(header);
+    sha.addData(data);
+    return QString::fromLatin1(sha.result().toHex());
 }
 
 } // namespace ak

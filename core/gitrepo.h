@@ -28,6 +28,9 @@ public:
     static std::unique_ptr<GitRepo> open(const QString &dir, QString *error);
 
     QString writeBlob(const QByteArray &data, QString *error = nullptr);
+    // The id `data` has (or would have) as a blob, computed without a repository: SHA-1 of
+    // "blob <size>\0<data>", what `git hash-object` prints.
+    static QString blobHash(const QByteArray &data);
     // Builds a (nested) tree from repository paths ("kernels/01-matmul/kernel.py") to blob ids.
     QString writeTree(const QMap<QString, QString> &files, QString *error = nullptr);
     // Writes a commit object only; no ref moves. `when` is used for author and committer.

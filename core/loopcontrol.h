@@ -1,5 +1,7 @@
 #pragma once
 
+#include "moveonrules.h"
+
 #include <QFlags>
 #include <QObject>
 #include <QString>
@@ -28,6 +30,7 @@ public:
         CanSteerKernels = 1 << 2, // pin, unpin, skip
         CanRevert = 1 << 3,     // revert a kept experiment
         CanReview = 1 << 4,     // accept / reject a pending experiment (review mode)
+        CanEditRules = 1 << 5,  // setMoveOnRules
     };
     Q_DECLARE_FLAGS(Capabilities, Capability)
     Q_FLAG(Capabilities)
@@ -53,6 +56,17 @@ public:
     virtual void revert(const QString &kernel, int experimentId) = 0; // undo a kept experiment
     virtual void accept(int experimentId) = 0;      // keep a pending experiment
     virtual void reject(int experimentId) = 0;      // drop a pending experiment
+
+    // Replaces the run's move-on rules (run.json "move_on", all four fields); the loop uses them from
+    // its next experiment boundary, without a restart. Outcome: actionFinished / actionFailed with
+    // action "setMoveOnRules". Implementations that can do it also report CanEditRules; this default
+    // refuses.
+    virtual void setMoveOnRules(const ak::MoveOnRules &rules)
+    {
+        Q_UNUSED(rules)
+        Q_EMIT actionFailed(QStringLiteral("setMoveOnRules"),
+                            QStringLiteral("%1 cannot change the move-on rules").arg(description()));
+    }
 
 Q_SIGNALS:
     void stateChanged(ak::LoopControl::State state);

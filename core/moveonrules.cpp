@@ -1,6 +1,7 @@
 #include "moveonrules.h"
 
 #include <QFile>
+#include <QStringList>
 #include <QSaveFile>
 
 #include <nlohmann/json.hpp>
@@ -113,6 +114,39 @@ bool MoveOnRules::load(const QString &path, MoveOnRules *out, QString *error)
         return false;
     }
     return true;
+}
+
+bool MoveOnRules::fromRunJson(const QByteArray &runJson, MoveOnRules *out, QString *error)
+{
+    if (out)
+        *out = MoveOnRules();
+    if (error)
+        error->clear();
+    const json config = json::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
+    if (!config.is_object())
+        return true;
+    const auto it = config.find("move_on");
+    if (it == config.end())
+        return true;
+    QString why;
+    if (fromJson(QByteArray::fromStdString(it->dump()), out, &why))
+        return true;
+    if (error)
+        *error = QStringLiteral("run.json: move_on: %1").arg(why);
+    return false;
+}
+
+QString MoveOnRules::summary() const
+{
+    const QString reverts = maxConsecutiveReverts > 0 ? (maxConsecutiveReverts == 1 ? QStringLiteral("1 revert in a row")
+                                                                                     : QStringLiteral("%1 reverts in a row").arg(maxConsecutiveReverts))
+                                                      : QStringLiteral("no revert limit");
+    const QString roof = roofPct > 0 ? QStringLiteral("%1% of roof").arg(roofPct, 0, 'g', 4) : QStringLiteral("no roof goal");
+    const QString speedup = speedupOverBaseline > 0 ? QStringLiteral("%1x over baseline").arg(speedupOverBaseline, 0, 'g', 4)
+                                                    : QStringLiteral("no speedup goal");
+    const QString hours = hoursPerKernel > 0 ? QStringLiteral("%1 h per kernel").arg(hoursPerKernel, 0, 'g', 4)
+                                             : QStringLiteral("no time limit");
+    return QStringList{reverts, roof, speedup, hours}.join(QStringLiteral(", "));
 }
 
 bool MoveOnRules::operator==(const MoveOnRules &o) const

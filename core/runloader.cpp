@@ -1,6 +1,7 @@
 #include "runloader.h"
 
 #include "gitrepo.h"
+#include "runstore.h"
 
 #include <nlohmann/json.hpp>
 
@@ -95,8 +96,22 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
     const QString where = QStringLiteral("%1:%2: ").arg(ExperimentLog::fileName()).arg(e.line);
     switch (e.type) {
     case LogEntry::Type::Run:
-        if (e.action == QLatin1String("review"))
+        if (e.action == QLatin1String("review")) {
             s.reviewMode = e.value;
+        } else if (e.action == QLatin1String("move_on")) {
+            s.moveOnChanges.push_back({e.line, e.time, e.by, e.moveOn});
+            // run.json is the rules' home, but the line is the change's commit point: a run.json that
+            // is still the file this change replaced has not been rewritten yet (the writer is about
+            // to, or was killed first), so the line's rules apply. A run.json edited afterwards wins.
+            if (e.runJsonBefore.isEmpty() || e.runJsonBefore == GitRepo::blobHash(s.runJson)) {
+                QString why;
+                const QByteArray patched = RunStore::runJsonWithMoveOn(s.runJson, e.moveOn, &why);
+                if (patched.isEmpty())
+                    s.warnings << where + why;
+                else
+                    s.runJson = patched;
+            }
+        }
         return;
     case LogEntry::Type::Kernel: {
         const QString name = kernelName(e.kernel);

@@ -3,8 +3,10 @@
 #include "deviceinfo.h"
 #include "experiment.h"
 #include "kernelrecord.h"
+#include "moveonrules.h"
 
 #include <QByteArray>
+#include <QDateTime>
 #include <QHash>
 #include <QMetaType>
 #include <QString>
@@ -14,6 +16,15 @@
 #include <memory>
 
 namespace ak {
+
+// A change of the move-on rules recorded in the log ({"type":"run","action":"move_on"}).
+struct MoveOnChange
+{
+    int line = 0;        // line in experiments.jsonl
+    QDateTime time;
+    QString by;          // who: "alice@gpu1 via autokernel-cli (pid 4242)"
+    MoveOnRules rules;   // the rules from then on
+};
 
 // The whole in-memory model of a run directory, as the loader builds it. Immutable once built and
 // shared between threads through RunSnapshotPtr (heaptrack's shared_ptr<const Result> pattern).
@@ -27,7 +38,10 @@ struct RunSnapshot
     QStringList warnings;           // load problems that did not stop the load ("experiments.jsonl:12: ...")
     bool reviewMode = false;        // kept experiments wait as pending until accepted
     QString bestCommit;             // refs/heads/best: a commit combining every kernel's head
-    QByteArray runJson;             // run.json as stored (settings, move-on rules, agent config)
+    QByteArray runJson;             // run.json as stored (settings, move-on rules, agent config); a
+                                    // logged move-on change it does not show yet is applied (see
+                                    // docs/run-format.md, "Move-on rules")
+    QVector<MoveOnChange> moveOnChanges; // every logged change of the rules, oldest first
     QHash<QString, int> kernelIndex;  // kernel folder name ("01-matmul") -> index in kernels
     QHash<int, int> experimentIndex;  // experiment id -> index in experiments
 

@@ -7,9 +7,11 @@
 #include "runloader.h"
 #include "runlock.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSysInfo>
 
 using nlohmann::json;
 
@@ -33,7 +35,8 @@ bool isSecretKey(const std::string &key)
         || k == QLatin1String("authorization");
 }
 
-void strip(json &j, const QString &prefix, QStringList *removed)
+template<class Json>
+void strip(Json &j, const QString &prefix, QStringList *removed)
 {
     if (j.is_object()) {
         for (auto it = j.begin(); it != j.end();) {
@@ -85,6 +88,50 @@ json RunStore::stripSecrets(const json &config, QStringList *removed)
     json copy = config;
     strip(copy, QString(), removed);
     return copy;
+}
+
+QByteArray RunStore::runJsonWithMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error)
+{
+    using ordered = nlohmann::ordered_json;
+    ordered config = ordered::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
+    if (config.is_discarded() || !config.is_object())
+        return fail(error, QStringLiteral("run.json: not a JSON object")), QByteArray();
+    strip(config, QString(), nullptr);
+    const ordered value = ordered::parse(rules.toJson().toStdString());
+    if (config.contains("move_on")) {
+        config["move_on"] = value;
+    } else {
+        // create() writes keys sorted: in a sorted file the new key goes where sorting puts it; in
+        // any other order, at the end.
+        bool sorted = true;
+        for (auto it = config.begin(), prev = config.end(); it != config.end(); prev = it, ++it)
+            sorted = sorted && (prev == config.end() || prev.key() < it.key());
+        ordered with = ordered::object();
+        bool placed = false;
+        for (auto it = config.begin(); it != config.end(); ++it) {
+            if (sorted && !placed && it.key() > std::string("move_on")) {
+                with["move_on"] = value;
+                placed = true;
+            }
+            with[it.key()] = it.value();
+        }
+        if (!placed)
+            with["move_on"] = value;
+        config = std::move(with);
+    }
+    return QByteArray::fromStdString(config.dump(2, ' ', false, ordered::error_handler_t::replace)) + '\n';
+}
+
+QString RunStore::author()
+{
+    QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("USERNAME", QStringLiteral("someone"));
+    const QString program = QCoreApplication::applicationName().isEmpty() ? QStringLiteral("a program")
+                                                                          : QCoreApplication::applicationName();
+    return QStringLiteral("%1@%2 via %3 (pid %4)")
+        .arg(user, QSysInfo::machineHostName(), program)
+        .arg(QCoreApplication::applicationPid());
 }
 
 std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runConfig, QString *error)

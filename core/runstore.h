@@ -2,6 +2,7 @@
 
 #include "experiment.h"
 #include "kernelrecord.h"
+#include "moveonrules.h"
 #include "runsnapshot.h"
 
 #include <nlohmann/json.hpp>
@@ -42,7 +43,9 @@ public:
     static nlohmann::json stripSecrets(const nlohmann::json &config, QStringList *removed = nullptr);
     // Queues a steering request for the process that holds the lock (the GUI while the CLI runs the
     // loop). `request`: {"action":"pin|unpin|skip|unskip|revert|accept|reject|review", "kernel":..,
-    // "experiment":N, "reason":.., "value":bool}. The writer applies it in applyRequests().
+    // "experiment":N, "reason":.., "value":bool}, or {"action":"move_on", "value":{rules}, "by":..}
+    // where the fields of `value` replace those of the current rules (the others stay). The writer
+    // applies it in applyRequests().
     static bool queueRequest(const QString &dir, const nlohmann::json &request, QString *error);
 
     QString dir() const { return m_dir; }
@@ -82,6 +85,12 @@ public:
     bool accept(int id, QString *error = nullptr);
     bool reject(int id, const QString &reason = QString(), QString *error = nullptr);
     bool setReviewMode(bool on, QString *error = nullptr);
+    // Changes the move-on rules (run.json "move_on") for the loop's next experiment boundary. Values
+    // are checked like MoveOnRules::fromJson (the error names the field). The log line {"type":"run",
+    // "action":"move_on"} is the commit point; run.json (rewritten from the file on disk: key order
+    // kept, secrets dropped) and the best commit follow. Rules equal to run.json's change nothing.
+    // `by` names who asked (empty: this process, see author()).
+    bool setMoveOnRules(const MoveOnRules &rules, QString *error = nullptr, const QString &by = QString());
     // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
     // a request are reported in `errors` and the request is dropped.
     int applyRequests(QStringList *errors = nullptr);
@@ -93,6 +102,13 @@ public:
     static QString kernelPath(const QString &kernel) { return QStringLiteral("kernels/") + kernel + QStringLiteral("/kernel.py"); }
     static QString commitMessage(const Experiment &e);
     static QString requestDir(const QString &dir);
+    // run.json's text with "move_on" set to `rules` (replaced where it is; else inserted where sorting
+    // puts it when the keys are sorted, as create() writes them, and at the end otherwise), secrets
+    // removed, other keys in their order; empty with *error when runJson is not a JSON object.
+    // The writer and RunLoader use it, so both produce the same bytes.
+    static QByteArray runJsonWithMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error = nullptr);
+    // "alice@gpu1 via autokernel-cli (pid 4242)": who this process is, for the log's "by".
+    static QString author();
 
 private:
     RunStore(const QString &dir, std::unique_ptr<GitRepo> repo, std::unique_ptr<RunLock> lock);
@@ -100,6 +116,7 @@ private:
     bool load(QString *error);
     void removeStaleGitLocks();
     void repair();
+    void repairRunJson();
     bool appendLog(LogEntry &entry, QString *error);
     KernelRecord *findKernel(const QString &kernel, QString *error);
     bool kernelEvent(const QString &kernel, const QString &action, const QString &reason, QString *error);

@@ -198,7 +198,8 @@ void RunStore::repair()
         }
     }
 
-    // 3. Derived state follows the log: branch refs, working-tree files, then one best commit.
+    // 3. Derived state follows the log: run.json, branch refs, working-tree files, then one best commit.
+    repairRunJson();
     for (const KernelRecord &k : std::as_const(m_state.kernels)) {
         const QString name = RunLoader::kernelName(k.folder);
         if (k.head.isEmpty()) {
@@ -233,6 +234,30 @@ void RunStore::repair()
     const int rows = tsv.open(QIODevice::ReadOnly) ? int(tsv.readAll().count('\n')) - 1 : -1;
     if (rows != exported && rewriteResults(&why))
         m_repairNotes << QStringLiteral("%1: rewritten from the log").arg(ResultsTsv::fileName());
+}
+
+void RunStore::repairRunJson()
+{
+    // load() read run.json, then RunLoader::apply gave a logged move-on change that run.json does not
+    // show yet (the writer was killed between the line and the file) its rules: write them down.
+    QFile f(path(QStringLiteral("run.json")));
+    if (!f.open(QIODevice::ReadOnly))
+        return;
+    const QByteArray disk = f.readAll();
+    f.close();
+    if (m_state.runJson.isEmpty() || m_state.runJson == disk)
+        return;
+    QString why;
+    const QString blob = m_repo->writeBlob(m_state.runJson, &why);
+    if (blob.isEmpty() || !AtomicFile::write(path(QStringLiteral("run.json")), m_state.runJson, &why)) {
+        m_repairNotes << QStringLiteral("run.json: %1").arg(why);
+        return;
+    }
+    m_rootFiles.insert(QStringLiteral("run.json"), blob);
+    const int line = m_state.moveOnChanges.isEmpty() ? 0 : m_state.moveOnChanges.constLast().line;
+    m_repairNotes << QStringLiteral("run.json: move-on rules of %1:%2 written (the change was interrupted)")
+                         .arg(ExperimentLog::fileName())
+                         .arg(line);
 }
 
 QString RunStore::requestDir(const QString &dir)
@@ -305,6 +330,21 @@ bool RunStore::applyRequest(const json &r, QString *error)
         return reject(id, reason, error);
     if (action == QLatin1String("review"))
         return setReviewMode(r.value("value", false), error);
+    if (action == QLatin1String("move_on")) {
+        const auto value = r.find("value");
+        if (value == r.end() || !value->is_object())
+            return fail(error, QStringLiteral("move_on: \"value\" must be an object of move-on rules"));
+        // The fields given replace those of the current rules; the others stay.
+        MoveOnRules current;
+        MoveOnRules::fromRunJson(m_state.runJson, &current);
+        json merged = json::parse(current.toJson().toStdString());
+        merged.update(*value);
+        MoveOnRules rules;
+        if (!MoveOnRules::fromJson(QByteArray::fromStdString(merged.dump()), &rules, error))
+            return false;
+        const auto by = r.find("by");
+        return setMoveOnRules(rules, error, by != r.end() && by->is_string() ? QString::fromStdString(by->get<std::string>()) : QString());
+    }
     return fail(error, QStringLiteral("unknown action \"%1\"").arg(action));
 }
 

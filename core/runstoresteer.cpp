@@ -58,6 +58,40 @@ bool RunStore::setReviewMode(bool on, QString *error)
     return appendLog(e, error);
 }
 
+bool RunStore::setMoveOnRules(const MoveOnRules &rules, QString *error, const QString &by)
+{
+    QString why;
+    if (!MoveOnRules::fromJson(rules.toJson(), nullptr, &why))
+        return fail(error, why);
+    // Start from the file on disk, so a hand edit of another setting made while this writer runs is
+    // kept; the writer's copy is the fallback.
+    QByteArray before = m_state.runJson;
+    QFile file(path(QStringLiteral("run.json")));
+    if (file.open(QIODevice::ReadOnly))
+        before = file.readAll();
+    const QByteArray after = runJsonWithMoveOn(before, rules, error);
+    if (after.isEmpty())
+        return false;
+    if (after == before && m_state.runJson == after)
+        return true; // nothing changes: no line, no commit
+    const QString blob = m_repo->writeBlob(after, error);
+    if (blob.isEmpty())
+        return false;
+    LogEntry line;
+    line.type = LogEntry::Type::Run;
+    line.action = QStringLiteral("move_on");
+    line.moveOn = rules;
+    line.by = by.isEmpty() ? author() : by;
+    line.runJsonBefore = GitRepo::blobHash(before);
+    if (!appendLog(line, error)) // the commit point
+        return false;
+    m_state.runJson = after;
+    if (!AtomicFile::write(path(QStringLiteral("run.json")), after, error))
+        return false;
+    m_rootFiles.insert(QStringLiteral("run.json"), blob);
+    return updateBest(QString(), QStringLiteral("Move-on rules: %1 (set by %2)").arg(rules.summary(), line.by), error);
+}
+
 Experiment RunStore::revert(const QString &kernel, int experimentId, QString *error)
 {
     const KernelRecord *k = findKernel(kernel, error);

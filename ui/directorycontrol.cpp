@@ -29,7 +29,7 @@ QString DirectoryControl::description() const
 void DirectoryControl::noLoop(const QString &action)
 {
     Q_EMIT actionFailed(action, QStringLiteral("no loop runs in this window; steering the run directory can only "
-                                               "pin, skip, revert, accept and reject"));
+                                               "pin, skip, revert, accept, reject and change the move-on rules"));
 }
 
 void DirectoryControl::start() { noLoop(QStringLiteral("start")); }
@@ -37,16 +37,17 @@ void DirectoryControl::pause() { noLoop(QStringLiteral("pause")); }
 void DirectoryControl::resume() { noLoop(QStringLiteral("resume")); }
 void DirectoryControl::stop() { noLoop(QStringLiteral("stop")); }
 
-void DirectoryControl::pin(const QString &kernel) { enqueue(QStringLiteral("pin"), kernel, 0); }
-void DirectoryControl::unpin(const QString &kernel) { enqueue(QStringLiteral("unpin"), kernel, 0); }
-void DirectoryControl::skip(const QString &kernel) { enqueue(QStringLiteral("skip"), kernel, 0); }
-void DirectoryControl::revert(const QString &kernel, int experimentId) { enqueue(QStringLiteral("revert"), kernel, experimentId); }
-void DirectoryControl::accept(int experimentId) { enqueue(QStringLiteral("accept"), QString(), experimentId); }
-void DirectoryControl::reject(int experimentId) { enqueue(QStringLiteral("reject"), QString(), experimentId); }
+void DirectoryControl::pin(const QString &kernel) { enqueue({QStringLiteral("pin"), kernel, 0, {}}); }
+void DirectoryControl::unpin(const QString &kernel) { enqueue({QStringLiteral("unpin"), kernel, 0, {}}); }
+void DirectoryControl::skip(const QString &kernel) { enqueue({QStringLiteral("skip"), kernel, 0, {}}); }
+void DirectoryControl::revert(const QString &kernel, int experimentId) { enqueue({QStringLiteral("revert"), kernel, experimentId, {}}); }
+void DirectoryControl::accept(int experimentId) { enqueue({QStringLiteral("accept"), QString(), experimentId, {}}); }
+void DirectoryControl::reject(int experimentId) { enqueue({QStringLiteral("reject"), QString(), experimentId, {}}); }
+void DirectoryControl::setMoveOnRules(const MoveOnRules &rules) { enqueue({QStringLiteral("setMoveOnRules"), QString(), 0, rules}); }
 
-void DirectoryControl::enqueue(const QString &action, const QString &kernel, int experiment)
+void DirectoryControl::enqueue(const Request &request)
 {
-    m_queue.push_back({action, kernel, experiment});
+    m_queue.push_back(request);
     if (m_queue.size() == 1)
         runNext();
 }
@@ -93,8 +94,11 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
             o.text = error;
             return o;
         }
-        const nlohmann::json request{{"action", r.action.toStdString()}, {"kernel", r.kernel.toStdString()},
-                                     {"experiment", r.experiment}, {"reason", ""}};
+        nlohmann::json request{{"action", r.action.toStdString()}, {"kernel", r.kernel.toStdString()},
+                               {"experiment", r.experiment}, {"reason", ""}};
+        if (r.action == QLatin1String("setMoveOnRules"))
+            request = {{"action", "move_on"}, {"value", nlohmann::json::parse(r.rules.toJson().toStdString())},
+                       {"by", RunStore::author().toStdString()}};
         if (!RunStore::queueRequest(runDir, request, &error)) {
             o.text = error;
             return o;
@@ -127,6 +131,9 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
     } else if (r.action == QLatin1String("reject")) {
         o.ok = store->reject(r.experiment, QString(), &error);
         o.text = QStringLiteral("experiment %1 rejected").arg(r.experiment);
+    } else if (r.action == QLatin1String("setMoveOnRules")) {
+        o.ok = store->setMoveOnRules(r.rules, &error);
+        o.text = QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment").arg(r.rules.summary());
     } else {
         error = QStringLiteral("unknown action '%1'").arg(r.action);
     }

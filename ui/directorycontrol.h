@@ -9,7 +9,7 @@
 namespace ak {
 
 // Steers a run through its directory, whoever runs the loop (another process, or nobody): what
-// `autokernel-cli pin|skip|revert|accept|reject` does. Each request first tries RunStore::open: when
+// `autokernel-cli pin|skip|revert|accept|reject|rules` does. Each request first tries RunStore::open: when
 // nobody writes the run it is applied directly and the store is closed again; when another process
 // holds the run lock it is queued with RunStore::queueRequest for that writer, which applies it
 // between experiments. Either way the outcome arrives as actionFinished / actionFailed.
@@ -29,7 +29,7 @@ public:
 
     QString runDir() const { return m_runDir; }
 
-    Capabilities capabilities() const override { return CanSteerKernels | CanRevert | CanReview; }
+    Capabilities capabilities() const override { return CanSteerKernels | CanRevert | CanReview | CanEditRules; }
     State state() const override { return State::Stopped; }
     QString description() const override;
 
@@ -43,6 +43,8 @@ public:
     void revert(const QString &kernel, int experimentId) override;
     void accept(int experimentId) override;
     void reject(int experimentId) override;
+    // RunStore::setMoveOnRules, or the request {"action":"move_on"} queued for the run's writer.
+    void setMoveOnRules(const MoveOnRules &rules) override;
 
     // pid of the live process that holds the run's lock (its loop), 0 when nobody writes the run.
     // Known after the first refresh (the constructor starts one); a stale lock counts as no writer.
@@ -60,9 +62,10 @@ Q_SIGNALS:
 private:
     struct Request
     {
-        QString action; // "pin", "unpin", "skip", "revert", "accept", "reject"
+        QString action; // "pin", "unpin", "skip", "revert", "accept", "reject", "setMoveOnRules"
         QString kernel;
         int experiment = 0;
+        MoveOnRules rules; // setMoveOnRules
     };
     struct Outcome
     {
@@ -72,7 +75,7 @@ private:
         qint64 writer = 0;     // the lock holder the request was queued for
     };
 
-    void enqueue(const QString &action, const QString &kernel, int experiment);
+    void enqueue(const Request &request);
     void runNext();
     void noLoop(const QString &action);
     static Outcome apply(const QString &runDir, const Request &request);

@@ -6,9 +6,11 @@
 #include "devicestatus.h"
 #include "directorycontrol.h"
 #include "emptystate.h"
+#include "experimentlog.h"
 #include "gitrepo.h"
 #include "logview.h"
 #include "loopcontrol.h"
+#include "moveonrulesdialog.h"
 #include "runloader.h"
 #include "runwatcher.h"
 #include "steeringactions.h"
@@ -61,6 +63,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_log(new LogView(this))
     , m_deviceStatus(new DeviceStatus(this))
     , m_runDevice(new QLabel(this))
+    , m_rulesLabel(new QLabel(this))
 {
     setWindowTitle(QStringLiteral("AutoKernel Studio"));
     setObjectName(QStringLiteral("MainWindow"));
@@ -87,6 +90,11 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
     updateLauncher();
 
+    statusBar()->addPermanentWidget(m_rulesLabel);
+    m_rulesLabel->setObjectName(QStringLiteral("MoveOnRulesLabel"));
+    m_rulesLabel->setContentsMargins(0, 0, 16, 0);
+    m_rulesLabel->hide();
+    connect(m_rulesLabel, &QLabel::linkActivated, this, &MainWindow::editMoveOnRules);
     statusBar()->addPermanentWidget(m_runDevice);
     statusBar()->addPermanentWidget(m_deviceStatus);
     m_runDevice->hide();
@@ -143,6 +151,10 @@ void MainWindow::createMenus()
     loop->addActions(m_steering->loopActions());
     loop->addSeparator();
     loop->addActions(m_steering->selectionActions());
+    loop->addSeparator();
+    m_rulesAction = loop->addAction(QStringLiteral("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);
+    m_rulesAction->setEnabled(false);
+    m_rulesAction->setToolTip(QStringLiteral("Move-on Rules — open a run first"));
 
     QMenu *help = menuBar()->addMenu(QStringLiteral("&Help"));
     QMenu *examples = help->addMenu(QStringLiteral("Open &Example Run"));
@@ -344,6 +356,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
 {
     if (!snapshot)
         return;
+    const bool sameRun = snapshot->runDir == m_runDir && isShowingRun();
     if (snapshot->runDir != m_runDir)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
@@ -356,6 +369,80 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_runDevice->setText(QStringLiteral("Run device: %1").arg(d.name.isEmpty() ? QStringLiteral("not recorded") : d.summary()));
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
     m_runDevice->show();
+    showRules(*snapshot, sameRun);
+}
+
+void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)
+{
+    MoveOnRules rules;
+    QString why;
+    const bool ok = MoveOnRules::fromRunJson(snapshot.runJson, &rules, &why);
+    auto part = [](bool on, const QString &text, const QString &off) { return on ? text : off; };
+    const QString compact = QStringList{
+        part(rules.maxConsecutiveReverts > 0, QStringLiteral("%1 revert%2").arg(rules.maxConsecutiveReverts).arg(rules.maxConsecutiveReverts == 1 ? QString() : QStringLiteral("s")), QStringLiteral("no revert limit")),
+        part(rules.roofPct > 0, QStringLiteral("%1% roof").arg(rules.roofPct, 0, 'g', 4), QStringLiteral("no roof goal")),
+        part(rules.speedupOverBaseline > 0, QStringLiteral("%1x").arg(rules.speedupOverBaseline, 0, 'g', 4), QStringLiteral("no speedup goal")),
+        part(rules.hoursPerKernel > 0, QStringLiteral("%1 h").arg(rules.hoursPerKernel, 0, 'g', 4), QStringLiteral("no time limit")),
+    }.join(QStringLiteral(" · "));
+    m_rulesLabel->setText(QStringLiteral("<a href=\"rules\">Move on: %1%2</a>").arg(compact.toHtmlEscaped(), ok ? QString() : QStringLiteral(" (!)")));
+    QString tip = QStringLiteral("Move-on rules (run.json \"move_on\"): %1.").arg(rules.summary());
+    if (!ok)
+        tip += QStringLiteral("\n%1; the loop uses the defaults.").arg(why);
+    if (!snapshot.moveOnChanges.isEmpty()) {
+        const MoveOnChange &c = snapshot.moveOnChanges.constLast();
+        tip += QStringLiteral("\nLast changed %1 by %2.").arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), c.by);
+    }
+    tip += QStringLiteral("\nClick to see or change them (Loop ▸ Move-on Rules…).");
+    m_rulesLabel->setToolTip(tip);
+    m_rulesLabel->show();
+    m_rulesAction->setEnabled(true);
+    m_rulesAction->setToolTip(QStringLiteral("See or change when the loop leaves a kernel: %1").arg(rules.summary()));
+
+    // Changes made since the last look (by this window, the CLI, another window) go to the log.
+    const int changes = int(snapshot.moveOnChanges.size());
+    if (sameRun) {
+        for (int i = std::min(m_rulesChangesSeen, changes); i < changes; ++i) {
+            const MoveOnChange &c = snapshot.moveOnChanges.at(i);
+            m_log->appendMessage(LogView::Level::Info, QStringLiteral("move-on rules changed %1 by %2: %3")
+                                                           .arg(ExperimentLog::timeText(c.time), c.by, c.rules.summary()));
+        }
+    }
+    m_rulesChangesSeen = changes;
+}
+
+MoveOnRulesDialog *MainWindow::moveOnRulesDialog() const
+{
+    return m_rulesDialog;
+}
+
+void MainWindow::editMoveOnRules()
+{
+    const RunSnapshotPtr run = m_workspace->snapshot();
+    if (!run || !isShowingRun())
+        return;
+    if (m_rulesDialog) {
+        m_rulesDialog->raise();
+        m_rulesDialog->activateWindow();
+        return;
+    }
+    auto *dialog = new MoveOnRulesDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setRun(*run);
+    const bool editable = m_attached && m_attached->capabilities().testFlag(LoopControl::CanEditRules);
+    dialog->setEditable(editable, m_attached ? QStringLiteral("not supported by %1").arg(m_attached->description())
+                                             : SteeringActions::noLoopReason());
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const MoveOnRules rules = dialog->rules();
+        if (!m_attached) {
+            m_log->appendMessage(LogView::Level::Error, QStringLiteral("setMoveOnRules: %1").arg(SteeringActions::noLoopReason()));
+            return;
+        }
+        m_log->appendMessage(LogView::Level::Info, QStringLiteral("setting the move-on rules through %1: %2")
+                                                       .arg(m_attached->description(), rules.summary()));
+        m_attached->setMoveOnRules(rules);
+    });
+    m_rulesDialog = dialog;
+    dialog->open();
 }
 
 void MainWindow::openDialog()

@@ -21,6 +21,7 @@ class DeviceStatus;
 class EmptyState;
 class LogView;
 class LoopControl;
+class MoveOnRulesDialog;
 class RunWatcher;
 class SteeringActions;
 
@@ -69,6 +70,12 @@ public:
     SteeringActions *steering() const { return m_steering; }
     LogView *logView() const { return m_log; }
     QLabel *runDeviceLabel() const { return m_runDevice; }
+    // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
+    // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
+    QAction *moveOnRulesAction() const { return m_rulesAction; }
+    MoveOnRulesDialog *moveOnRulesDialog() const; // the open one, or nullptr
+    QLabel *moveOnRulesLabel() const { return m_rulesLabel; }
+    void editMoveOnRules();
 
 Q_SIGNALS:
     void runLoaded(const QString &dir);
@@ -92,6 +99,7 @@ private:
     void exampleFinished(const QString &name, const ExampleRun::Result &result, quint64 opensAtStart);
     QString noRunHint() const;
     void restoreSettings();
+    void showRules(const RunSnapshot &snapshot, bool sameRun);
     void saveSettings() const;
 
     Loader m_loader;
@@ -111,6 +119,10 @@ private:
     LogView *m_log;
     DeviceStatus *m_deviceStatus;
     QLabel *m_runDevice;
+    QLabel *m_rulesLabel;
+    QAction *m_rulesAction = nullptr;
+    QPointer<MoveOnRulesDialog> m_rulesDialog;
+    int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log
     QMenu *m_recentMenu = nullptr;
     QAction *m_openAction = nullptr;
     QAction *m_reloadAction = nullptr;

@@ -1,6 +1,7 @@
 // Child of RunStoreKillTest: opens (and so repairs) a run and records experiments as fast as it can
 // until the test kills it with SIGKILL. After each finishExperiment returns it prints
-// "F <id> <status>" and flushes, so the parent knows which experiments must survive.
+// "F <id> <status>" and flushes, so the parent knows which experiments must survive. Every fourth
+// experiment it also changes the move-on rules and prints "R <max_consecutive_reverts>".
 #include "runstore.h"
 
 #include <QCoreApplication>
@@ -46,5 +47,16 @@ int main(int argc, char **argv)
         }
         std::printf("F %d %s\n", e.id, qPrintable(ak::statusName(status)));
         std::fflush(stdout);
+        if (n % 4 == 3) {
+            ak::MoveOnRules rules;
+            ak::MoveOnRules::fromRunJson(store->state().runJson, &rules);
+            rules.maxConsecutiveReverts = 1 + rules.maxConsecutiveReverts % 50; // always a change
+            if (!store->setMoveOnRules(rules, &error)) {
+                std::fprintf(stderr, "rules: %s\n", qPrintable(error));
+                return 1;
+            }
+            std::printf("R %d\n", rules.maxConsecutiveReverts);
+            std::fflush(stdout);
+        }
     }
 }

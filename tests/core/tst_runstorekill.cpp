@@ -3,6 +3,7 @@
 #include "runstore.h"
 #include "testregistry.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QStandardPaths>
@@ -17,8 +18,9 @@ using nlohmann::json;
 // The crash-repair path for real: a child process records experiments and is killed with SIGKILL at
 // a random moment, over and over. After every kill the run must open (repair), load without
 // warnings, keep every experiment the child reported as finished with its outcome, and hold no
-// running experiment; the object database and refs must be consistent (libgit2 check, plus
-// `git fsck` at the end when a git binary is installed).
+// running experiment; every move-on change the child reported is logged, and run.json and the best
+// commit show the last logged rules; the object database and refs must be consistent (libgit2
+// check, plus `git fsck` at the end when a git binary is installed).
 class RunStoreKillTest : public QObject
 {
     Q_OBJECT
@@ -40,6 +42,8 @@ private Q_SLOTS:
         }
         const int kills = qEnvironmentVariableIntValue("AK_KILL_TEST_ROUNDS") > 0 ? qEnvironmentVariableIntValue("AK_KILL_TEST_ROUNDS") : 100;
         QHash<int, QString> finished; // id -> outcome reported by a child
+        int rulesReported = 0;        // move-on changes reported by the children
+        int rulesRepaired = 0;        // opens that wrote a logged change run.json did not show yet
         QRandomGenerator rng(20240601);
         for (int round = 0; round < kills; ++round) {
             QProcess child;
@@ -65,11 +69,14 @@ private Q_SLOTS:
                 const QList<QByteArray> parts = line.split(' ');
                 if (parts.size() == 3 && parts[0] == "F")
                     finished.insert(parts[1].toInt(), QString::fromLatin1(parts[2]));
+                else if (parts.size() == 2 && parts[0] == "R")
+                    ++rulesReported;
             }
 
             auto store = RunStore::open(tmp.path(), &error);
             QVERIFY2(store, qPrintable(QStringLiteral("round %1: %2").arg(round).arg(error)));
             const RunSnapshot &s = store->state();
+            rulesRepaired += store->repairNotes().join(QLatin1Char('\n')).contains(QLatin1String("run.json: move-on rules")) ? 1 : 0;
             QVERIFY2(s.warnings.isEmpty(), qPrintable(s.warnings.join(QLatin1Char('\n'))));
             for (auto it = finished.cbegin(); it != finished.cend(); ++it) {
                 const Experiment *e = s.experiment(it.key());
@@ -80,6 +87,17 @@ private Q_SLOTS:
                 QVERIFY(e.status != ExperimentStatus::Running);
             for (const KernelRecord &k : s.kernels)
                 QCOMPARE(store->repo().resolveRef(QStringLiteral("refs/heads/kernels/") + k.folder.section(QLatin1Char('/'), -1)), k.head);
+            QVERIFY2(s.moveOnChanges.size() >= rulesReported, qPrintable(QStringLiteral("round %1: a move-on change was lost").arg(round)));
+            QFile runJson(tmp.filePath(QStringLiteral("run.json")));
+            QVERIFY(runJson.open(QIODevice::ReadOnly));
+            const QByteArray onDisk = runJson.readAll();
+            QCOMPARE(onDisk, s.runJson);
+            QCOMPARE(store->repo().blobIdAt(s.bestCommit, QStringLiteral("run.json")), GitRepo::blobHash(onDisk));
+            if (!s.moveOnChanges.isEmpty()) {
+                MoveOnRules rules;
+                QVERIFY(MoveOnRules::fromRunJson(onDisk, &rules));
+                QCOMPARE(rules, s.moveOnChanges.constLast().rules);
+            }
             if (round % 10 == 9)
                 QVERIFY2(store->repo().verify(&error), qPrintable(error));
         }
@@ -87,8 +105,9 @@ private Q_SLOTS:
         QVERIFY(snap && snap->warnings.isEmpty());
         const int crashed = int(std::count_if(snap->experiments.cbegin(), snap->experiments.cend(),
                                               [](const Experiment &e) { return e.status == ExperimentStatus::Crashed; }));
-        qInfo("%d kills, %d experiments finished by children, %d loaded, %d repaired as crash", kills, int(finished.size()),
-              int(snap->experiments.size()), crashed);
+        qInfo("%d kills, %d experiments finished by children, %d loaded, %d repaired as crash, %d move-on changes logged "
+              "(%d written to run.json by the repair)",
+              kills, int(finished.size()), int(snap->experiments.size()), crashed, int(snap->moveOnChanges.size()), rulesRepaired);
         QVERIFY2(finished.size() >= kills / 2, "the children recorded too few experiments for the test to mean much");
         {
             auto repo = GitRepo::open(tmp.path(), &error);

@@ -92,7 +92,8 @@ private Q_SLOTS:
         QVERIFY(openAndWait(w, tmp.path()));
         auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
         QVERIFY2(control, "an open run is steered through its directory by default");
-        QCOMPARE(control->capabilities(), LoopControl::CanSteerKernels | LoopControl::CanRevert | LoopControl::CanReview);
+        QCOMPARE(control->capabilities(), LoopControl::CanSteerKernels | LoopControl::CanRevert | LoopControl::CanReview
+                                               | LoopControl::CanEditRules);
         QTRY_VERIFY(control->isWriterKnown());
         QCOMPARE(control->writerPid(), 0);
 

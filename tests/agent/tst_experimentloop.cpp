@@ -1,0 +1,371 @@
+// The real ExperimentLoop over a real RunStore: what one experiment records (baseline, keep,
+// revert, harness and static-check failures, agent errors, environment trouble, overhead). The rig
+// (scripted agent and benchmark) is in experimentlooprig.h; steering, move-on rules and resuming are
+// in tst_experimentloopsteering.cpp.
+#include "experimentlooprig.h"
+#include "orchestrator.h"
+#include "runloader.h"
+#include "testregistry.h"
+
+using namespace ak;
+using namespace ak::test;
+
+class ExperimentLoopTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(starter().contains("ROW_CHUNK = 64\n") && starter().contains("TEST_SIZES"), "the CPU softmax starter changed");
+    }
+
+    void baselineIsMeasuredFirst()
+    {
+        CREATE_RIG(r, kNoRules);
+        r.bench.results.enqueue(ok(100, 0.5));
+        STEP(r);
+        QCOMPARE(r.agent.contexts.size(), 0);            // no agent before the baseline
+        QCOMPARE(r.bench.requests.size(), 1);
+        QCOMPARE(r.bench.seen[0], starter());
+        QCOMPARE(r.lastBenchKernel(), kA);               // first in Amdahl order
+        QCOMPARE(r.bench.requests[0].device, QStringLiteral("cpu"));
+        QVERIFY(r.bench.requests[0].quick);
+        const Experiment *base = Orchestrator::baseline(r.state(), kA);
+        QVERIFY(base);
+        QCOMPARE(base->status, ExperimentStatus::Baseline);
+        QCOMPARE(base->metrics.latencyUs, 100.0);
+        QCOMPARE(base->metrics.noisePct, 0.5);
+        QVERIFY(base->failure.isEmpty());
+        QVERIFY(!Orchestrator::needsBaseline(r.state(), kA));
+        QVERIFY(Orchestrator::needsBaseline(r.state(), kB)); // only the kernel being worked on
+        QCOMPARE(r.session->stats().experiments, 0);      // a baseline is not an experiment
+        // Recorded on disk, not only in memory.
+        const RunSnapshotPtr loaded = RunLoader::load(r.dir);
+        QCOMPARE(Orchestrator::baseline(*loaded, kA)->metrics.latencyUs, 100.0);
+        QVERIFY(readFile(r.dir + QStringLiteral("/results.tsv")).contains("100"));
+
+        // The next step asks the agent, with the measured baseline as its standing.
+        r.bench.results.enqueue(ok(150));
+        STEP(r);
+        QCOMPARE(r.agent.contexts.size(), 1);
+        const AgentContext &ctx = r.agent.contexts[0];
+        QCOMPARE(ctx.kernelName, kA);
+        QCOMPARE(ctx.opType, QStringLiteral("softmax"));
+        QCOMPARE(ctx.kernelPy.toUtf8(), starter());
+        QVERIFY(ctx.staticInfo.ok);
+        QCOMPARE(ctx.best.latencyUs, 100.0);
+        QCOMPARE(ctx.history.size(), 1);
+        QCOMPARE(ctx.historyKernelPy.value(base->id).toUtf8(), starter());
+        QVERIFY(!ctx.systemPrompt.isEmpty());
+        QVERIFY(ctx.kernelDir.endsWith(QStringLiteral("kernels/") + kA));
+        QCOMPARE(r.bench.requests.size(), 2);
+    }
+
+    void fasterIsKeptAndMovesTheHead()
+    {
+        CREATE_RIG(r, kNoRules);
+        r.bench.results.enqueue(ok(100, 0.5));
+        STEP(r);
+        const QString baseCommit = r.kernel(kA).head;
+        r.agent.enqueue(proposal(variant(128), QStringLiteral("ROW_CHUNK 64 -> 128")));
+        r.bench.results.enqueue(ok(80, 0.5));
+        STEP(r);
+        const Experiment e = r.last();
+        QCOMPARE(e.status, ExperimentStatus::Kept);
+        QCOMPARE(e.kernel, kA);
+        QCOMPARE(e.agent, QStringLiteral("fake"));
+        QCOMPARE(e.description, QStringLiteral("ROW_CHUNK 64 -> 128"));
+        QCOMPARE(e.metrics.latencyUs, 80.0);
+        QVERIFY(e.failure.isEmpty());
+        QCOMPARE(e.parent, baseCommit);
+        QCOMPARE(e.tokensIn, 1000);
+        QCOMPARE(e.tokensOut, 300);
+        QCOMPARE(e.cost, 0.25);
+        QCOMPARE(r.kernel(kA).headExperiment, e.id);
+        QCOMPARE(r.kernel(kA).head, e.commit);
+        QCOMPARE(r.head(kA), variant(128));
+        QCOMPARE(r.workingTree(kA), variant(128));
+        QCOMPARE(r.store().repo().resolveRef(QStringLiteral("refs/heads/kernels/") + kA), e.commit);
+        QCOMPARE(r.store().repo().resolveRef(QStringLiteral("refs/experiments/%1").arg(e.id)), e.commit);
+        QCOMPARE(r.store().repo().blobIdAt(r.store().bestCommit(), RunStore::kernelPath(kA)),
+                 r.store().repo().blobIdAt(e.commit, RunStore::kernelPath(kA)));
+        QVERIFY(r.store().repo().messageOf(e.commit).contains(QStringLiteral("Outcome: keep")));
+        QCOMPARE(r.session->stats().experiments, 1);
+        QCOMPARE(r.session->stats().kept, 1);
+        QVERIFY(r.messages.last().contains(QStringLiteral("keep")));
+
+        // The next proposal starts from the new head and is judged against it.
+        r.bench.results.enqueue(ok(79.5, 0.1)); // faster than the baseline, not > 1% faster than the head
+        STEP(r);
+        QCOMPARE(r.agent.contexts.last().kernelPy.toUtf8(), variant(128));
+        QCOMPARE(r.agent.contexts.last().best.latencyUs, 80.0);
+        QCOMPARE(r.last().status, ExperimentStatus::Reverted);
+        QCOMPARE(r.head(kA), variant(128));
+    }
+
+    void withinNoiseIsReverted()
+    {
+        CREATE_RIG(r, kNoRules);
+        r.bench.results.enqueue(ok(100, 0.2));
+        STEP(r);
+        const QString baseCommit = r.kernel(kA).head;
+
+        r.bench.results.enqueue(ok(99.5, 0.2)); // 0.5% faster: under the 1% floor
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Reverted);
+        QVERIFY2(r.last().failure.contains(QStringLiteral("0.5% faster")), qPrintable(r.last().failure));
+        QVERIFY2(r.last().failure.contains(QStringLiteral("> 1% faster")), qPrintable(r.last().failure));
+        QCOMPARE(r.last().metrics.latencyUs, 99.5); // measured numbers are kept with the verdict
+        const int first = r.last().id;
+
+        r.bench.results.enqueue(ok(96, 6.0)); // 4% faster, but the run-to-run noise is 6%
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Reverted);
+        QVERIFY2(r.last().failure.contains(QStringLiteral("noise 6.0%")), qPrintable(r.last().failure));
+
+        r.bench.results.enqueue(ok(130)); // slower
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Reverted);
+        QVERIFY2(r.last().failure.contains(QStringLiteral("slower")), qPrintable(r.last().failure));
+
+        QCOMPARE(r.kernel(kA).head, baseCommit);
+        QCOMPARE(r.head(kA), starter());
+        QCOMPARE(r.workingTree(kA), starter());
+        // Each attempt stays reachable with its own kernel.py and outcome.
+        QCOMPARE(r.blobOf(first), variant(1000));
+        QVERIFY(r.store().repo().messageOf(r.experiment(first).commit).contains(QStringLiteral("Outcome: revert")));
+        QCOMPARE(r.session->stats().kept, 0);
+        QCOMPARE(r.session->stats().experiments, 3);
+    }
+
+    void harnessFailuresAreRecorded()
+    {
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        const QString baseCommit = r.kernel(kA).head;
+        r.bench.results.enqueue(bad(BenchStatus::Incorrect, QStringLiteral("smoke: normal 64x128 float32: max abs error 3.2 at [0, 5]")));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Failed);
+        QCOMPARE(r.last().failure, QStringLiteral("smoke: normal 64x128 float32: max abs error 3.2 at [0, 5]"));
+        QVERIFY(!Metrics::has(r.last().metrics.latencyUs));
+
+        BenchResult raised = bad(BenchStatus::Error, QStringLiteral("import: kernel raised"));
+        raised.traceback = QStringLiteral("Traceback (most recent call last):\n  File \"kernel.py\", line 3\nNameError: name 'y' is not defined\n");
+        r.bench.results.enqueue(raised);
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Failed);
+        QVERIFY2(r.last().failure.contains(QStringLiteral("NameError: name 'y' is not defined")), qPrintable(r.last().failure));
+
+        r.bench.results.enqueue(bad(BenchStatus::Timeout, QStringLiteral("no answer within 180 s")));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Timeout);
+        QCOMPARE(r.last().failure, QStringLiteral("no answer within 180 s"));
+
+        r.bench.results.enqueue(bad(BenchStatus::Crash, QString()));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Crashed);
+        QCOMPARE(r.last().failure, QStringLiteral("crash")); // no text from the harness: the status names it
+
+        QCOMPARE(r.kernel(kA).head, baseCommit);
+        QCOMPARE(r.session->stats().failed, 4);
+        QVERIFY(!r.session->failed()); // the kernel's fault, not the environment's
+        r.bench.results.enqueue(ok(50));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Kept);
+    }
+
+    void staticCheckRejectsWithoutBenchmarking_data()
+    {
+        QTest::addColumn<QByteArray>("proposed");
+        QTest::addColumn<QString>("reasonHas");
+        QByteArray noFn = variant(128);
+        noFn.replace("def kernel_fn(x):", "def kernel_impl(x):");
+        QByteArray type = variant(128);
+        type.replace("KERNEL_TYPE = \"softmax\"", "KERNEL_TYPE = \"gelu\"");
+        QByteArray sizes = variant(128);
+        sizes.replace("{\"rows\": 64, \"cols\": 128}", "{\"rows\": 8, \"cols\": 8}");
+        QByteArray noSizes = variant(128);
+        noSizes.replace("TEST_SIZES = [{\"rows\": 64, \"cols\": 128}]\n", "");
+        QByteArray signature = variant(128);
+        signature.replace("def kernel_fn(x):", "def kernel_fn(x, dim=-1):");
+        QTest::newRow("deletes kernel_fn") << noFn << QStringLiteral("kernel_fn");
+        QTest::newRow("changes KERNEL_TYPE") << type << QStringLiteral("KERNEL_TYPE changed");
+        QTest::newRow("changes TEST_SIZES") << sizes << QStringLiteral("TEST_SIZES");
+        QTest::newRow("drops TEST_SIZES") << noSizes << QStringLiteral("TEST_SIZES");
+        QTest::newRow("changes the signature") << signature << QStringLiteral("parameters");
+        QTest::newRow("syntax error") << QByteArray(variant(128) + "\ndef broken(:\n") << QStringLiteral("kernel.py");
+        QTest::newRow("identical") << starter() << QStringLiteral("identical");
+    }
+    void staticCheckRejectsWithoutBenchmarking()
+    {
+        QFETCH(QByteArray, proposed);
+        QFETCH(QString, reasonHas);
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        const QString baseCommit = r.kernel(kA).head;
+        r.agent.enqueue(proposal(proposed, QStringLiteral("a bad idea")));
+        STEP(r);
+        const Experiment e = r.last();
+        QCOMPARE(e.status, ExperimentStatus::Failed);
+        QVERIFY2(e.failure.startsWith(QStringLiteral("static check: ")), qPrintable(e.failure));
+        QVERIFY2(e.failure.contains(reasonHas), qPrintable(e.failure));
+        QCOMPARE(e.description, QStringLiteral("a bad idea"));
+        QCOMPARE(r.bench.requests.size(), 1); // the baseline only: the harness never saw it
+        QVERIFY(proposed == starter() || !r.bench.measured(proposed));
+        // The attempt is still a commit on top of the head, under refs/experiments/<id>.
+        QCOMPARE(r.store().repo().resolveRef(QStringLiteral("refs/experiments/%1").arg(e.id)), e.commit);
+        QCOMPARE(r.store().repo().parentsOf(e.commit), QStringList{baseCommit});
+        QCOMPARE(r.blobOf(e.id), proposed);
+        QVERIFY(r.store().repo().messageOf(e.commit).contains(QStringLiteral("Outcome: fail")));
+        QCOMPARE(r.kernel(kA).head, baseCommit);
+        QCOMPARE(r.workingTree(kA), starter());
+        QCOMPARE(r.session->stats().failed, 1);
+        QVERIFY(r.loop->lastOverheadMs() > 0);
+    }
+
+    void agentErrorsAreFailedExperimentsAndTheLoopGoesOn()
+    {
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        r.agent.enqueue(agentError(AgentError::Kind::BadReply, QStringLiteral("unusable reply: no ```python block")));
+        STEP(r);
+        Experiment e = r.last();
+        QCOMPARE(e.status, ExperimentStatus::Failed);
+        QCOMPARE(e.agent, QStringLiteral("fake"));
+        QCOMPARE(e.description, QStringLiteral("agent error (bad-reply)"));
+        QCOMPARE(e.failure, QStringLiteral("unusable reply: no ```python block"));
+        QCOMPARE(e.tokensIn, 120); // a bad reply still cost tokens
+        QCOMPARE(e.tokensOut, 45);
+        QVERIFY(e.agentSeconds > 0);
+        QCOMPARE(r.blobOf(e.id), starter()); // nothing proposed: the unchanged file
+        QCOMPARE(r.bench.requests.size(), 1);
+
+        r.agent.enqueue(agentError(AgentError::Kind::Network, QStringLiteral("connection refused")));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Failed);
+        QCOMPARE(r.last().description, QStringLiteral("agent error (network)"));
+
+        // The loop goes on: the next proposal is measured and kept.
+        r.bench.results.enqueue(ok(70));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Kept);
+        QCOMPARE(r.bench.requests.size(), 2);
+        QCOMPARE(r.agent.contexts.size(), 3);
+        QCOMPARE(r.agent.contexts.last().history.size(), 3); // baseline + the two failures
+        QCOMPARE(r.session->stats().experiments, 3);
+        QCOMPARE(r.session->stats().failed, 2);
+    }
+
+    void cancelledAndConfigErrors()
+    {
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        const int count = int(r.state().experiments.size());
+        r.agent.enqueue(agentError(AgentError::Kind::Cancelled, QStringLiteral("stopped by request")));
+        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(int(r.state().experiments.size()), count); // a person's stop is not an experiment
+        QVERIFY(!r.session->failed());
+
+        r.agent.enqueue(agentError(AgentError::Kind::Config, QStringLiteral("no API key in $OPENAI_API_KEY")));
+        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(int(r.state().experiments.size()), count);
+        QVERIFY(r.session->failed());
+        QVERIFY(r.session->stopRequested());
+        QVERIFY2(r.session->endReason().contains(QStringLiteral("no API key")), qPrintable(r.session->endReason()));
+        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(r.agent.contexts.size(), 2);
+    }
+
+    void environmentErrorsStopTheLoop()
+    {
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        const QString harness = QStringLiteral("worker: cannot start /usr/bin/python3");
+        // Two in a row, then a result from the kernel: the count starts again.
+        r.bench.results << bad(BenchStatus::Error, harness, true) << bad(BenchStatus::Error, harness, true) << ok(120);
+        STEP(r);
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Failed);
+        QVERIFY2(r.last().failure.startsWith(QStringLiteral("harness problem (not the kernel): ")), qPrintable(r.last().failure));
+        STEP(r);
+        QVERIFY(!r.session->failed());
+        r.bench.results << bad(BenchStatus::Error, harness, true) << bad(BenchStatus::Error, harness, true)
+                        << bad(BenchStatus::Error, harness, true);
+        STEP(r);
+        STEP(r);
+        QVERIFY(!r.session->stopRequested());
+        STEP(r); // the third in a row
+        QVERIFY(r.session->failed());
+        QVERIFY(r.session->stopRequested());
+        QVERIFY2(r.session->endReason().contains(QStringLiteral("3 times in a row")), qPrintable(r.session->endReason()));
+        QCOMPARE(r.last().status, ExperimentStatus::Failed); // recorded before stopping
+        const int benches = int(r.bench.requests.size());
+        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(r.loop->run(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(int(r.bench.requests.size()), benches);
+    }
+
+    void environmentErrorOnTheBaselineStops()
+    {
+        CREATE_RIG(r, kNoRules);
+        r.bench.results << bad(BenchStatus::Error, QStringLiteral("No module named 'torch'"), true);
+        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QVERIFY(r.session->failed());
+        QVERIFY(r.session->endReason().contains(QStringLiteral("No module named 'torch'")));
+        QVERIFY(Orchestrator::needsBaseline(r.state(), kA)); // not recorded as the kernel's fault
+        QCOMPARE(r.kernel(kA).state, KernelState::Waiting);
+    }
+
+    // The run cannot be written any more: the loop stops as a failure instead of asking the agent
+    // (and paying for it) again and again for nothing recorded.
+    void unwritableRunStopsTheLoop_data()
+    {
+        QTest::addColumn<int>("what"); // 0: a proposal, 1: an agent error, 2: the agent is exhausted
+        QTest::newRow("proposal") << 0;
+        QTest::newRow("agent error") << 1;
+        QTest::newRow("exhausted") << 2;
+    }
+    void unwritableRunStopsTheLoop()
+    {
+        QFETCH(int, what);
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        if (what == 1)
+            r.agent.enqueue(agentError(AgentError::Kind::BadReply, QStringLiteral("unusable reply")));
+        if (what == 2)
+            r.agent.enqueue(agentError(AgentError::Kind::Exhausted, QStringLiteral("nothing left")));
+        // experiments.jsonl, the commit point of every operation, becomes a folder: appends fail.
+        const QString log = r.dir + QStringLiteral("/experiments.jsonl");
+        QVERIFY(QFile::rename(log, log + QStringLiteral(".aside")));
+        QVERIFY(QDir().mkpath(log));
+        r.step();
+        QVERIFY(r.session->failed());
+        QVERIFY2(r.session->endReason().startsWith(QStringLiteral("cannot write the run: ")), qPrintable(r.session->endReason()));
+        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(r.loop->run(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(r.agent.contexts.size(), 1);
+        QCOMPARE(r.bench.requests.size(), 1);
+    }
+
+    void overheadExcludesAgentAndHarness()
+    {
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        r.agent.sleepMs = 400;
+        r.bench.sleepMs = 400;
+        QElapsedTimer timer;
+        timer.start();
+        STEP(r);
+        const double wallMs = timer.elapsed();
+        const double overhead = r.loop->lastOverheadMs();
+        QVERIFY2(overhead > 0, qPrintable(QString::number(overhead)));
+        QVERIFY2(overhead < wallMs - 790, qPrintable(QStringLiteral("%1 of %2 ms").arg(overhead).arg(wallMs)));
+        QCOMPARE(r.session->stats().overheadMsTotal, overhead);
+        QVERIFY(r.last().agentSeconds >= 0.4);
+        QVERIFY(r.last().benchSeconds >= 0.4);
+    }
+};
+
+AK_TEST_CLASS(ExperimentLoopTest)
+#include "tst_experimentloop.moc"

@@ -1,0 +1,56 @@
+// LocalLoop's steering when no loop runs: it becomes the run's writer for a moment and applies the
+// request, the same path (a queued run-directory request) it uses while its threads run.
+#include "experimentlooprig.h"
+#include "localloop.h"
+#include "moveonrules.h"
+#include "orchestrator.h"
+#include "runloader.h"
+#include "testregistry.h"
+
+#include <QSignalSpy>
+
+using namespace ak;
+using namespace ak::test;
+
+class LocalLoopTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void rulesAndPinApplyWhenStopped()
+    {
+        Rig rig;
+        QVERIFY2(rig.create(), qPrintable(rig.error));
+        rig.loop.reset();
+        rig.session.reset(); // release the lock: nobody writes the run now
+        LoopOptions options;
+        options.runDir = rig.dir;
+        LocalLoop loop(options);
+        QVERIFY(loop.capabilities().testFlag(LoopControl::CanEditRules));
+        QSignalSpy done(&loop, &LoopControl::actionFinished);
+        QSignalSpy failed(&loop, &LoopControl::actionFailed);
+
+        MoveOnRules rules;
+        rules.maxConsecutiveReverts = 2;
+        rules.roofPct = 75;
+        loop.setMoveOnRules(rules);
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(done.at(0).at(0).toString(), QStringLiteral("setMoveOnRules"));
+        RunSnapshotPtr run = RunLoader::load(rig.dir);
+        QVERIFY(run);
+        QCOMPARE(Orchestrator::rulesOf(*run).maxConsecutiveReverts, 2);
+        QCOMPARE(Orchestrator::rulesOf(*run).roofPct, 75.0);
+
+        loop.pin(kB);
+        QCOMPARE(failed.count(), 0);
+        run = RunLoader::load(rig.dir);
+        QCOMPARE(run->kernel(kB)->state, KernelState::Pinned);
+        // A request that cannot be carried out says why and changes nothing.
+        loop.revert(kA, 999);
+        QVERIFY2(failed.count() == 1, qPrintable(done.last().at(1).toString()));
+        QVERIFY(!failed.at(0).at(1).toString().isEmpty());
+    }
+};
+
+AK_TEST_CLASS(LocalLoopTest)
+#include "tst_localloop.moc"

@@ -1,0 +1,337 @@
+// End to end on the CPU: LocalLoop with the real LLM agent (talking to the loopback server, both
+// protocols), the real worker and harness (quick mode), and the real run store. The model's replies
+// are scripted; everything else is what `autokernel-cli run --agent llm` does.
+#include "experiment.h"
+#include "gitrepo.h"
+#include "localloop.h"
+#include "loopbackllmserver.h"
+#include "loopsession.h"
+#include "runloader.h"
+#include "runstore.h"
+#include "testregistry.h"
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+using namespace ak;
+using ak::test::LoopbackLlmServer;
+using ak::test::ScriptedReply;
+
+namespace {
+
+const char *const kKeyEnv = "AK_LOOPE2E_TEST_KEY";
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QByteArray starter()
+{
+    return readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/agent/python/harness/starters/cpu/softmax.py"));
+}
+
+// The starter with ROW_CHUNK = n. ROW_CHUNK = 1 (one row per Python iteration) is the slow baseline
+// the good edit improves on by an order of magnitude, so its keep does not depend on timing noise.
+QByteArray chunk(int n)
+{
+    QByteArray s = starter();
+    s.replace(QByteArray("ROW_CHUNK = 64\n"), QByteArray("ROW_CHUNK = " + QByteArray::number(n) + '\n'));
+    return s;
+}
+
+QString reply(const QString &description, const QByteArray &kernelPy)
+{
+    return QStringLiteral("DESCRIPTION: %1\n\n```python\n%2```\n").arg(description, QString::fromUtf8(kernelPy));
+}
+
+ScriptedReply scripted(const QString &text, qint64 tokensIn)
+{
+    ScriptedReply r = ScriptedReply::reply(text);
+    r.tokensIn = tokensIn;
+    r.tokensOut = tokensIn / 10;
+    return r;
+}
+
+// Every file under `dir` (.git included) must not hold `secret`; git's loose objects are zlib
+// streams, so they are searched decompressed too. Returns the offending files.
+QStringList filesHolding(const QString &dir, const QByteArray &secret, int *objects)
+{
+    QStringList found;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QByteArray data = readFile(path);
+        if (data.contains(secret))
+            found << path;
+        if (path.contains(QLatin1String("/.git/objects/")) && !path.contains(QLatin1String("/pack/"))
+            && !path.contains(QLatin1String("/info/"))) {
+            // qUncompress wants a 4-byte big-endian size hint before the zlib stream.
+            QByteArray framed(4, '\0');
+            framed[0] = 0x00;
+            framed[1] = 0x10;
+            framed += data;
+            const QByteArray inflated = qUncompress(framed);
+            if (inflated.isEmpty())
+                found << path + QStringLiteral(" (cannot inflate)");
+            else if (inflated.contains(secret))
+                found << path + QStringLiteral(" (inflated)");
+            ++*objects;
+        }
+    }
+    return found;
+}
+
+} // namespace
+
+class LoopE2ETest : public QObject
+{
+    Q_OBJECT
+
+    static QString python() { return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3")); }
+
+private Q_SLOTS:
+    void llmLoopOnTheCpu_data()
+    {
+        QTest::addColumn<QString>("protocol");
+        QTest::newRow("openai") << QStringLiteral("openai");
+        QTest::newRow("anthropic") << QStringLiteral("anthropic");
+    }
+    void llmLoopOnTheCpu()
+    {
+        QFETCH(QString, protocol);
+        QElapsedTimer clock;
+        clock.start();
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        const QString kernel = QStringLiteral("01-softmax");
+        const QByteArray key = "sk-e2e-" + QByteArray::number(QRandomGenerator::global()->generate64(), 16) + "-secret";
+        qputenv(kKeyEnv, key);
+
+        {
+            // A CPU run with one softmax kernel; rules that would retire it early are off.
+            const nlohmann::json config = {{"model", "e2e"},
+                                           {"python", python().toStdString()},
+                                           {"activity", "cpu"},
+                                           {"move_on", {{"max_consecutive_reverts", 0}, {"speedup_over_baseline", 0}}}};
+            QString error;
+            std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
+            QVERIFY2(store, qPrintable(error));
+            KernelRecord k;
+            k.rank = 1;
+            k.folder = QStringLiteral("kernels/") + kernel;
+            k.name = QStringLiteral("aten::_softmax");
+            k.opType = QStringLiteral("softmax");
+            k.dtype = QStringLiteral("fp32");
+            k.share = 1.0;
+            QVERIFY2(store->addKernel(k, chunk(1), &error).id != 0, qPrintable(error));
+        }
+
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        QByteArray noFn = chunk(128);
+        noFn.replace("def kernel_fn(x):", "def softmax_rows(x):");
+        QByteArray otherType = chunk(128);
+        otherType.replace("KERNEL_TYPE = \"softmax\"", "KERNEL_TYPE = \"gelu\"");
+        QByteArray wrong = chunk(256);
+        wrong.replace("    return y\n", "    return y * 1.5\n");
+        QVERIFY(wrong != chunk(256));
+        server.enqueue(scripted(reply(QStringLiteral("ROW_CHUNK 1 -> 256: process rows in blocks"), chunk(256)), 1001));
+        server.enqueue(scripted(reply(QStringLiteral("inline the loop"), noFn), 1002));
+        server.enqueue(scripted(reply(QStringLiteral("call it gelu"), otherType), 1003));
+        server.enqueue(scripted(reply(QStringLiteral("scale the output"), wrong), 1004));
+        server.enqueue(scripted(QStringLiteral("I think the kernel is already optimal; no change needed."), 1005));
+        ScriptedReply busy = ScriptedReply::error(429, QStringLiteral("rate limited"));
+        busy.headers << qMakePair(QByteArray("Retry-After"), QByteArray("0"));
+        server.enqueue(busy);
+        server.enqueue(scripted(reply(QStringLiteral("ROW_CHUNK 256 -> 512"), chunk(512)), 1006));
+
+        LoopOptions o;
+        o.runDir = dir;
+        o.devices = {QStringLiteral("cpu")};
+        o.python = python();
+        o.quickBench = true;
+        o.maxExperiments = 6;
+        o.benchTimeLimitSec = 120;
+        o.overrideAgent = true;
+        o.agent.kind = AgentConfig::Kind::Llm;
+        o.agent.llmProtocol = protocol;
+        o.agent.baseUrl = server.baseUrl();
+        o.agent.model = QStringLiteral("test-model");
+        o.agent.apiKeyEnv = QString::fromLatin1(kKeyEnv);
+        o.agent.maxAttempts = 3;
+        o.agent.requestTimeoutSec = 60;
+        o.agent.idleTimeoutSec = 60;
+        LocalLoop loop(o);
+        QStringList messages;
+        QString startError;
+        connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
+        connect(&loop, &LoopControl::actionFailed, [&startError](const QString &, const QString &why) { startError = why; });
+        loop.start();
+        QVERIFY2(startError.isEmpty(), qPrintable(startError));
+        loop.wait();
+        const QString log = messages.join(QLatin1Char('\n'));
+        QVERIFY2(!loop.endedWithFailure(), qPrintable(loop.endReason() + QLatin1Char('\n') + log));
+        QCOMPARE(loop.endReason(), QStringLiteral("6 experiments done"));
+        QCOMPARE(loop.state(), LoopControl::State::Stopped);
+        const LoopStats stats = loop.stats();
+        QCOMPARE(stats.experiments, 6);
+        QCOMPARE(stats.failed, 4);
+        QVERIFY(stats.overheadMsTotal > 0);
+        QCOMPARE(server.pendingReplies(), 0);
+
+        // What the model was shown: program.md as the system prompt, the current head as the kernel.
+        const QVector<ak::test::RecordedRequest> requests = server.requests();
+        QCOMPARE(requests.size(), 7); // six replies and the 429
+        for (const auto &req : requests) {
+            if (protocol == QLatin1String("anthropic")) {
+                QCOMPARE(req.path, QByteArray("/v1/messages"));
+                QCOMPARE(req.headers.value("x-api-key"), key);
+            } else {
+                QCOMPARE(req.path, QByteArray("/v1/chat/completions"));
+                QCOMPARE(req.headers.value("authorization"), "Bearer " + key);
+            }
+        }
+        QVERIFY(requests[0].body.contains("ROW_CHUNK = 1\\n"));
+        QVERIFY(requests[1].body.contains("ROW_CHUNK = 256\\n")); // the kept edit is the new head
+
+        // The run directory, as any reader sees it.
+        QString error;
+        const RunSnapshotPtr run = RunLoader::load(dir, &error);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY2(run->warnings.isEmpty(), qPrintable(run->warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(run->experiments.size(), 7);
+        const Experiment &base = run->experiments[0];
+        QCOMPARE(base.status, ExperimentStatus::Baseline);
+        QVERIFY(base.metrics.correct);
+        QVERIFY(base.metrics.latencyUs > 0);
+        const QVector<Experiment> exps = run->experiments.mid(1);
+        for (int i = 0; i < exps.size(); ++i) {
+            QCOMPARE(exps[i].id, i + 2);
+            QCOMPARE(exps[i].kernel, kernel);
+            QCOMPARE(exps[i].agent, QStringLiteral("llm:test-model"));
+            QCOMPARE(exps[i].tokensIn, 1001 + i); // tokens recorded, for a bad reply too
+            QCOMPARE(exps[i].tokensOut, (1001 + i) / 10);
+            QVERIFY(exps[i].agentSeconds > 0);
+        }
+        // 1. The good edit: an order of magnitude faster, kept, the new head.
+        QCOMPARE(exps[0].status, ExperimentStatus::Kept);
+        QCOMPARE(exps[0].description, QStringLiteral("ROW_CHUNK 1 -> 256: process rows in blocks"));
+        QVERIFY2(exps[0].metrics.latencyUs < base.metrics.latencyUs / 2,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(exps[0].metrics.latencyUs).arg(base.metrics.latencyUs)));
+        QVERIFY(exps[0].metrics.correct);
+        // 2. kernel_fn deleted: refused before the harness.
+        QCOMPARE(exps[1].status, ExperimentStatus::Failed);
+        QVERIFY2(exps[1].failure.contains(QStringLiteral("kernel_fn")), qPrintable(exps[1].failure));
+        QVERIFY(!Metrics::has(exps[1].metrics.latencyUs));
+        // 3. KERNEL_TYPE changed: the loop's static check.
+        QCOMPARE(exps[2].status, ExperimentStatus::Failed);
+        QVERIFY2(exps[2].failure.startsWith(QStringLiteral("static check: KERNEL_TYPE changed")), qPrintable(exps[2].failure));
+        // 4. Wrong values: the harness's verdict, naming the stage.
+        QCOMPARE(exps[3].status, ExperimentStatus::Failed);
+        QVERIFY(!exps[3].metrics.correct);
+        QVERIFY2(exps[3].failure.contains(QStringLiteral("smoke")) || exps[3].failure.contains(QStringLiteral("sizes")),
+                 qPrintable(exps[3].failure));
+        QVERIFY2(!exps[3].failure.startsWith(QStringLiteral("harness problem")), qPrintable(exps[3].failure));
+        // 5. No python block: a failed experiment with the reason.
+        QCOMPARE(exps[4].status, ExperimentStatus::Failed);
+        QCOMPARE(exps[4].description, QStringLiteral("agent error (bad-reply)"));
+        QVERIFY2(!exps[4].failure.isEmpty(), qPrintable(exps[4].failure));
+        // 6. 429, retried: a measured proposal (kept or not is the CPU's call).
+        QVERIFY2(exps[5].status == ExperimentStatus::Kept || exps[5].status == ExperimentStatus::Reverted,
+                 qPrintable(statusName(exps[5].status) + QLatin1Char(' ') + exps[5].failure));
+        QCOMPARE(exps[5].description, QStringLiteral("ROW_CHUNK 256 -> 512"));
+        QVERIFY(exps[5].metrics.correct && exps[5].metrics.latencyUs > 0);
+        const KernelRecord *k = run->kernel(kernel);
+        QVERIFY(k->headExperiment == exps[0].id || k->headExperiment == exps[5].id);
+
+        // Every proposal is in git: the commit of each experiment holds what the model sent.
+        std::unique_ptr<GitRepo> repo = GitRepo::open(dir, &error);
+        QVERIFY2(repo, qPrintable(error));
+        const QString path = RunStore::kernelPath(kernel);
+        QCOMPARE(repo->readBlob(exps[0].commit, path), chunk(256));
+        QCOMPARE(repo->readBlob(exps[2].commit, path), otherType);
+        QCOMPARE(repo->readBlob(exps[3].commit, path), wrong);
+        QVERIFY2(repo->verify(&error), qPrintable(error));
+        const QString tsv = QString::fromUtf8(readFile(dir + QStringLiteral("/results.tsv")));
+        QCOMPARE(tsv.count(QLatin1Char('\n')), 1 + 7);
+
+        // The API key reached the server and nothing else.
+        int objects = 0;
+        const QStringList leaks = filesHolding(dir, key, &objects);
+        QVERIFY2(leaks.isEmpty(), qPrintable(leaks.join(QLatin1Char('\n'))));
+        QVERIFY(objects > 10);
+        // The scan does see inside git's compressed objects: commit trailers are found there only.
+        int ignored = 0;
+        const QStringList trailers = filesHolding(dir, "Outcome: keep", &ignored);
+        QVERIFY(!trailers.isEmpty());
+        for (const QString &f : trailers)
+            QVERIFY2(f.endsWith(QStringLiteral(" (inflated)")), qPrintable(f));
+        for (const QString &ref : repo->listRefs(QStringLiteral("refs/*"))) {
+            const QString commit = repo->resolveRef(ref);
+            QVERIFY2(!repo->messageOf(commit).contains(QString::fromLatin1(key)), qPrintable(ref));
+            QVERIFY(!repo->readBlob(commit, path).contains(key));
+        }
+        for (const Experiment &e : run->experiments) {
+            QVERIFY(!repo->messageOf(e.commit).contains(QString::fromLatin1(key)));
+            QVERIFY(!e.failure.contains(QString::fromLatin1(key)));
+        }
+        for (const char *name : {"run.json", "experiments.jsonl", "results.tsv"})
+            QVERIFY(!readFile(dir + QLatin1Char('/') + QLatin1String(name)).contains(key));
+        QVERIFY(!log.contains(QString::fromLatin1(key)));
+        qunsetenv(kKeyEnv);
+        qInfo("%s: %.1f s", qPrintable(protocol), clock.elapsed() / 1000.0);
+    }
+
+    // Two device loops, one kernel: the second loop finds the kernel claimed and ends at once, while
+    // the first works on. The invocation ends on the budget, not with "every kernel is done".
+    void secondDeviceWithNothingToDo()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        {
+            const nlohmann::json config = {{"model", "e2e"},
+                                           {"python", python().toStdString()},
+                                           {"activity", "cpu"},
+                                           {"move_on", {{"max_consecutive_reverts", 0}, {"speedup_over_baseline", 0}}}};
+            QString error;
+            std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
+            QVERIFY2(store, qPrintable(error));
+            KernelRecord k;
+            k.rank = 1;
+            k.folder = QStringLiteral("kernels/01-softmax");
+            k.opType = QStringLiteral("softmax");
+            k.share = 1.0;
+            QVERIFY2(store->addKernel(k, chunk(1), &error).id != 0, qPrintable(error));
+        }
+        LoopOptions o;
+        o.runDir = dir;
+        o.devices = {QStringLiteral("cpu"), QStringLiteral("cpu")};
+        o.python = python();
+        o.quickBench = true;
+        o.maxExperiments = 2;
+        o.overrideAgent = true; // the tune agent: offline
+        LocalLoop loop(o);
+        QStringList messages;
+        connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
+        loop.start();
+        QCOMPARE(loop.state(), LoopControl::State::Running);
+        loop.wait();
+        QVERIFY2(!loop.endedWithFailure(), qPrintable(loop.endReason() + QLatin1Char('\n') + messages.join(QLatin1Char('\n'))));
+        QCOMPARE(loop.endReason(), QStringLiteral("2 experiments done"));
+        QCOMPARE(loop.stats().experiments, 2);
+        const RunSnapshotPtr run = RunLoader::load(dir);
+        QCOMPARE(run->experiments.size(), 3);
+        QCOMPARE(run->kernels[0].state, KernelState::Active);
+    }
+};
+
+AK_TEST_CLASS(LoopE2ETest)
+#include "tst_loope2e.moc"

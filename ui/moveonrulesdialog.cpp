@@ -1,0 +1,203 @@
+#include "moveonrulesdialog.h"
+
+#include "experimentlog.h"
+
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace ak {
+
+namespace {
+
+constexpr int ShownChanges = 5;
+
+QDoubleSpinBox *doubleBox(const QString &name, double max, int decimals, const QString &suffix, QWidget *parent)
+{
+    auto *box = new QDoubleSpinBox(parent);
+    box->setObjectName(name);
+    box->setRange(0, max);
+    box->setDecimals(decimals);
+    box->setSuffix(suffix);
+    box->setSpecialValueText(QStringLiteral("off")); // shown at the minimum, 0
+    box->setAccelerated(true);
+    return box;
+}
+
+QLabel *wrapped(const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(text, parent);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+} // namespace
+
+MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
+    : QDialog(parent)
+    , m_reverts(new QSpinBox(this))
+    , m_roof(doubleBox(QStringLiteral("roof_pct"), 100, 1, QStringLiteral(" %"), this))
+    , m_hours(doubleBox(QStringLiteral("hours_per_kernel"), 10000, 2, QStringLiteral(" h"), this))
+    , m_speedup(doubleBox(QStringLiteral("speedup_over_baseline"), 10000, 2, QStringLiteral(" x"), this))
+    , m_current(wrapped(QString(), this))
+    , m_warning(wrapped(QString(), this))
+    , m_error(wrapped(QString(), this))
+    , m_readOnly(wrapped(QString(), this))
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this))
+{
+    setWindowTitle(QStringLiteral("Move-on Rules"));
+    setObjectName(QStringLiteral("MoveOnRulesDialog"));
+    m_reverts->setObjectName(QStringLiteral("max_consecutive_reverts"));
+    m_reverts->setRange(0, 1000000);
+    m_reverts->setSpecialValueText(QStringLiteral("off"));
+
+    m_reverts->setToolTip(QStringLiteral("max_consecutive_reverts: leave the kernel after this many experiments in a row that "
+                                         "were not kept (revert, fail, crash, timeout, reject). A keep, or a revert you "
+                                         "make, starts the count again."));
+    m_roof->setToolTip(QStringLiteral("roof_pct: leave the kernel once its best reaches this share of its roofline "
+                                      "(compute or memory bound). A percentage: 90 means 90 %."));
+    m_speedup->setToolTip(QStringLiteral("speedup_over_baseline: leave the kernel once its best is this many times faster "
+                                         "than its own baseline. Must be above 1."));
+    m_hours->setToolTip(QStringLiteral("hours_per_kernel: leave the kernel after this much work on it (agent time plus "
+                                       "benchmark time of its experiments; time the loop was stopped does not count)."));
+
+    auto *intro = wrapped(QStringLiteral("When the loop leaves a kernel for the next one. Any rule that fires is enough; "
+                                         "the goals are checked before the limits. <b>0 switches a rule off</b> (the box "
+                                         "shows \"off\"). A change takes effect at the loop's next experiment, without a "
+                                         "restart, and is recorded in the run (run.json and experiments.jsonl)."),
+                          this);
+    intro->setTextFormat(Qt::RichText);
+
+    auto *form = new QFormLayout;
+    form->addRow(QStringLiteral("Limit: reverts in a row"), m_reverts);
+    form->addRow(QStringLiteral("Goal: % of roof"), m_roof);
+    form->addRow(QStringLiteral("Goal: speedup over baseline"), m_speedup);
+    form->addRow(QStringLiteral("Limit: hours per kernel"), m_hours);
+
+    m_current->setObjectName(QStringLiteral("currentRules"));
+    m_warning->setObjectName(QStringLiteral("runJsonWarning"));
+    m_error->setObjectName(QStringLiteral("error"));
+    m_readOnly->setObjectName(QStringLiteral("readOnly"));
+    for (QLabel *l : {m_warning, m_error}) {
+        QPalette p = l->palette();
+        p.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
+        l->setPalette(p);
+        l->hide();
+    }
+    m_readOnly->hide();
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addLayout(form);
+    layout->addWidget(m_error);
+    layout->addWidget(m_current);
+    layout->addWidget(m_warning);
+    layout->addWidget(m_readOnly);
+    layout->addWidget(m_buttons);
+
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &MoveOnRulesDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &MoveOnRulesDialog::reject);
+    connect(m_buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this, [this] { setRules(MoveOnRules()); });
+    m_buttons->button(QDialogButtonBox::RestoreDefaults)->setToolTip(QStringLiteral("5 reverts in a row, 90 % of roof, 2x over baseline, 2 h per kernel"));
+    setRules(MoveOnRules());
+}
+
+void MoveOnRulesDialog::setRun(const RunSnapshot &run)
+{
+    MoveOnRules rules;
+    QString why;
+    const bool ok = MoveOnRules::fromRunJson(run.runJson, &rules, &why);
+    setRules(rules);
+    m_warning->setText(ok ? QString() : QStringLiteral("%1. The loop uses the defaults shown; OK writes valid rules.").arg(why));
+    m_warning->setVisible(!ok);
+
+    QStringList lines;
+    lines << QStringLiteral("<b>Now:</b> %1.").arg(rules.summary().toHtmlEscaped());
+    if (run.moveOnChanges.isEmpty()) {
+        lines << QStringLiteral("Never changed since the run was created.");
+    } else {
+        const int n = int(run.moveOnChanges.size());
+        lines << (n == 1 ? QStringLiteral("Changed once:") : QStringLiteral("Changed %1 times (latest first):").arg(n));
+        const int from = std::max(0, int(run.moveOnChanges.size()) - ShownChanges);
+        for (int i = int(run.moveOnChanges.size()) - 1; i >= from; --i) {
+            const MoveOnChange &c = run.moveOnChanges.at(i);
+            lines << QStringLiteral("&nbsp;&nbsp;%1 by %2: %3")
+                         .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                              (c.by.isEmpty() ? QStringLiteral("(unknown)") : c.by).toHtmlEscaped(), c.rules.summary().toHtmlEscaped());
+        }
+        if (from > 0)
+            lines << QStringLiteral("&nbsp;&nbsp;… %1 earlier (experiments.jsonl has them all)").arg(from);
+    }
+    m_current->setTextFormat(Qt::RichText);
+    m_current->setText(lines.join(QStringLiteral("<br>")));
+}
+
+void MoveOnRulesDialog::setRules(const MoveOnRules &rules)
+{
+    m_reverts->setValue(rules.maxConsecutiveReverts);
+    m_roof->setValue(rules.roofPct);
+    m_hours->setValue(rules.hoursPerKernel);
+    m_speedup->setValue(rules.speedupOverBaseline);
+    m_error->hide();
+    m_error->clear();
+}
+
+MoveOnRules MoveOnRulesDialog::rules() const
+{
+    MoveOnRules r;
+    r.maxConsecutiveReverts = m_reverts->value();
+    r.roofPct = m_roof->value();
+    r.hoursPerKernel = m_hours->value();
+    r.speedupOverBaseline = m_speedup->value();
+    return r;
+}
+
+void MoveOnRulesDialog::setEditable(bool editable, const QString &whyNot)
+{
+    m_editable = editable;
+    for (QAbstractSpinBox *box : std::initializer_list<QAbstractSpinBox *>{m_reverts, m_roof, m_hours, m_speedup})
+        box->setReadOnly(!editable);
+    m_buttons->button(QDialogButtonBox::Ok)->setVisible(editable);
+    m_buttons->button(QDialogButtonBox::RestoreDefaults)->setVisible(editable);
+    m_buttons->button(QDialogButtonBox::Cancel)->setText(editable ? QStringLiteral("Cancel") : QStringLiteral("Close"));
+    m_readOnly->setText(editable ? QString() : QStringLiteral("Read only: %1.").arg(whyNot));
+    m_readOnly->setVisible(!editable);
+}
+
+QString MoveOnRulesDialog::currentText() const
+{
+    return m_current->text();
+}
+
+QString MoveOnRulesDialog::errorText() const
+{
+    return m_error->text();
+}
+
+void MoveOnRulesDialog::accept()
+{
+    if (!m_editable)
+        return reject();
+    QString why;
+    if (!MoveOnRules::fromJson(rules().toJson(), nullptr, &why)) {
+        m_error->setText(why);
+        m_error->show();
+        for (QAbstractSpinBox *box : std::initializer_list<QAbstractSpinBox *>{m_reverts, m_roof, m_hours, m_speedup}) {
+            if (why.contains(box->objectName() + QLatin1Char(' '))) {
+                box->setFocus();
+                box->selectAll();
+            }
+        }
+        return;
+    }
+    QDialog::accept();
+}
+
+} // namespace ak
