@@ -1,4 +1,5 @@
 #include "atomicfile.h"
+#include "errorout.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -13,13 +14,6 @@
 namespace ak {
 
 namespace {
-bool fail(QString *error, const QString &message)
-{
-    if (error)
-        *error = message;
-    return false;
-}
-
 std::atomic<bool> s_sync{true};
 
 QString errnoText()

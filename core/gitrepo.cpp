@@ -1,4 +1,5 @@
 #include "gitrepo.h"
+#include "errorout.h"
 
 #include "atomicfile.h"
 
@@ -16,13 +17,6 @@ QString lastError(const QString &what)
 {
     const git_error *e = git_error_last();
     return QStringLiteral("%1: %2").arg(what, e && e->message ? QString::fromUtf8(e->message) : QStringLiteral("libgit2 error"));
-}
-
-bool fail(QString *error, const QString &message)
-{
-    if (error)
-        *error = message;
-    return false;
 }
 
 QString toHex(const git_oid &oid)

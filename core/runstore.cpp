@@ -1,4 +1,5 @@
 #include "runstore.h"
+#include "errorout.h"
 
 #include "atomicfile.h"
 #include "experimentlog.h"
@@ -18,13 +19,6 @@ using nlohmann::json;
 namespace ak {
 
 namespace {
-
-bool fail(QString *error, const QString &message)
-{
-    if (error)
-        *error = message;
-    return false;
-}
 
 bool isSecretKey(const std::string &key)
 {

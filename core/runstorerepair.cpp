@@ -1,6 +1,7 @@
 // RunStore: opening an existing run, repairing it after an interrupted writer, and the queue of
 // steering requests from processes that do not hold the lock.
 #include "runstore.h"
+#include "errorout.h"
 
 #include "atomicfile.h"
 #include "experimentlog.h"
@@ -23,13 +24,6 @@ using nlohmann::json;
 namespace ak {
 
 namespace {
-
-bool fail(QString *error, const QString &message)
-{
-    if (error)
-        *error = message;
-    return false;
-}
 
 // "Key: value" trailers of a commit message written by commitMessage().
 QString trailer(const QString &message, const QString &key)

@@ -1,6 +1,7 @@
 // RunStore: steering (pin, skip, revert, review) and the derived state every operation updates
 // after its log line: kernel branch, working-tree kernel.py, the best commit, results.tsv.
 #include "runstore.h"
+#include "errorout.h"
 
 #include "atomicfile.h"
 #include "experimentlog.h"
@@ -14,15 +15,6 @@
 using nlohmann::json;
 
 namespace ak {
-
-namespace {
-bool fail(QString *error, const QString &message)
-{
-    if (error)
-        *error = message;
-    return false;
-}
-} // namespace
 
 bool RunStore::kernelEvent(const QString &kernel, const QString &action, const QString &reason, QString *error)
 {
