@@ -4,6 +4,7 @@
 #include "experiment.h"
 #include "gitrepo.h"
 #include "localloop.h"
+#include "orchestrator.h"
 #include "loopbackllmserver.h"
 #include "loopsession.h"
 #include "runloader.h"
@@ -288,6 +289,55 @@ private Q_SLOTS:
         QVERIFY(!log.contains(QString::fromLatin1(key)));
         qunsetenv(kKeyEnv);
         qInfo("%s: %.1f s", qPrintable(protocol), clock.elapsed() / 1000.0);
+    }
+
+    // The offline default on a deliberately mis-tuned CPU kernel (ROW_CHUNK = 1: one Python iteration
+    // per row), through the real loop, worker and harness: the tune agent must find a configuration
+    // that is kept and at least twice as fast as the baseline, within a few experiments.
+    void tuneAgentImprovesMisTunedCpuKernel()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        {
+            const nlohmann::json config = {{"model", "e2e"}, {"python", python().toStdString()}, {"activity", "cpu"}};
+            QString error;
+            std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
+            QVERIFY2(store, qPrintable(error));
+            KernelRecord k;
+            k.rank = 1;
+            k.folder = QStringLiteral("kernels/01-softmax");
+            k.opType = QStringLiteral("softmax");
+            k.share = 1.0;
+            QVERIFY2(store->addKernel(k, chunk(1), &error).id != 0, qPrintable(error));
+        }
+        LoopOptions o;
+        o.runDir = dir;
+        o.devices = {QStringLiteral("cpu")};
+        o.python = python();
+        o.quickBench = true;
+        o.maxExperiments = 6;
+        o.overrideAgent = true;
+        o.agent.kind = AgentConfig::Kind::Tune;
+        LocalLoop loop(o);
+        QStringList messages;
+        connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
+        loop.start();
+        loop.wait();
+        const QString log = messages.join(QLatin1Char('\n'));
+        QVERIFY2(!loop.endedWithFailure(), qPrintable(loop.endReason() + QLatin1Char('\n') + log));
+        const RunSnapshotPtr run = RunLoader::load(dir);
+        QVERIFY(run);
+        const KernelRecord *k = run->kernel(QStringLiteral("01-softmax"));
+        const Experiment *base = Orchestrator::baseline(*run, QStringLiteral("01-softmax"));
+        const Experiment *head = run->experiment(k->headExperiment);
+        QVERIFY2(base && head && head != base, qPrintable(log));
+        QCOMPARE(head->agent, QStringLiteral("tune"));
+        QCOMPARE(head->status, ExperimentStatus::Kept);
+        QVERIFY2(base->metrics.latencyUs / head->metrics.latencyUs >= 2.0,
+                 qPrintable(QStringLiteral("baseline %1 us, best %2 us\n%3").arg(base->metrics.latencyUs).arg(head->metrics.latencyUs).arg(log)));
+        std::unique_ptr<GitRepo> repo = GitRepo::open(dir, nullptr);
+        QVERIFY(repo);
+        QVERIFY(!repo->readBlob(head->commit, RunStore::kernelPath(QStringLiteral("01-softmax"))).contains("ROW_CHUNK = 1\n"));
     }
 
     // Two device loops, one kernel: the second loop finds the kernel claimed and ends at once, while
