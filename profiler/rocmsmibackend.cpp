@@ -2,6 +2,8 @@
 
 #include "dynamiclibrary.h"
 
+#include <QFileInfo>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -21,6 +23,13 @@ using MemoryTotalFn = rsmi_status_t (*)(uint32_t, int, uint64_t *);
 
 bool RocmSmiBackend::query(int index, DeviceInfo *out, QString *why)
 {
+    // Without the amdgpu compute driver there is nothing to ask, and rsmi_init would print its
+    // complaints ("Failed to open drm root directory", "Exception caught: rsmi_init") into every
+    // command's stderr on NVIDIA and CPU-only machines.
+    if (!QFileInfo::exists(QStringLiteral("/dev/kfd"))) {
+        *why = QStringLiteral("ROCm SMI not asked: no AMD GPU driver (/dev/kfd absent)");
+        return false;
+    }
     DynamicLibrary lib({QStringLiteral("librocm_smi64.so.1"), QStringLiteral("librocm_smi64.so"),
                         QStringLiteral("/opt/rocm/lib/librocm_smi64.so")});
     if (!lib.isLoaded()) {

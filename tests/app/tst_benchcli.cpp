@@ -99,6 +99,21 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(QStringLiteral("/no/such/python3")), qPrintable(r.err));
     }
 
+    // The machine, not the kernel: no CUDA device in the interpreter is an environment error (exit 2).
+    void cudaWithoutCudaIsEnvironmentError()
+    {
+        QProcess probe;
+        probe.start(python(), {QStringLiteral("-c"), QStringLiteral("import torch; print(torch.cuda.is_available())")});
+        QVERIFY(probe.waitForFinished(120000));
+        if (probe.readAllStandardOutput().trimmed() == "True")
+            QSKIP("this interpreter sees a CUDA device");
+        const Run r = bench({QStringLiteral(AUTOKERNEL_SOURCE_DIR "/agent/python/harness/starters/cpu/softmax.py"),
+                             QStringLiteral("--device"), QStringLiteral("cuda"), QStringLiteral("--json"),
+                             QStringLiteral("--python"), python()});
+        QVERIFY2(r.exitCode == 2, qPrintable(r.out + r.err));
+        QVERIFY2(parse(r).value(QStringLiteral("failure")).toString().contains(QStringLiteral("no CUDA")), qPrintable(r.out));
+    }
+
     // End to end through the embedded worker and harness, on the CPU starter.
     void cpuStarterIsCorrect()
     {

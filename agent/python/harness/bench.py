@@ -87,13 +87,15 @@ def run(args, progress=lambda m, f: None):
     path = args.get("kernel_path")
     device = str(args.get("device") or "cpu").lower()
     quick = bool(args.get("quick", False))
+    # Problems of the request or the machine, not of the kernel: flagged so that the CLI exits 2 and
+    # the loop does not count them against the kernel.
     if not path:
-        return _result("error", "bench: args.kernel_path is missing")
+        return _result("error", "bench: args.kernel_path is missing", environment_error=True)
     if device not in ("cpu", "cuda"):
-        return _result("error", "bench: device %r is not cpu or cuda" % device)
+        return _result("error", "bench: device %r is not cpu or cuda" % device, environment_error=True)
     if device == "cuda" and not torch.cuda.is_available():
         return _result("error", "bench: --device cuda asked for, but this PyTorch (%s) sees no CUDA "
-                                "device" % torch.__version__)
+                                "device" % torch.__version__, environment_error=True)
     seed = args.get("seed")
     seed = int(seed) if seed is not None else random.SystemRandom().getrandbits(62)
     rng = random.Random(seed)
