@@ -70,7 +70,7 @@ LocalLoop::~LocalLoop()
 
 LoopControl::Capabilities LocalLoop::capabilities() const
 {
-    return CanStartStop | CanPause | CanSteerKernels | CanRevert | CanReview | CanEditRules;
+    return CanStartStop | CanPause | CanSteerKernels | CanRevert | CanReview | CanEditRules | CanSetReviewMode;
 }
 
 QString LocalLoop::description() const
@@ -296,6 +296,11 @@ void LocalLoop::setMoveOnRules(const MoveOnRules &rules)
          nlohmann::json{{"action", "move_on"},
                         {"value", nlohmann::json::parse(rules.toJson().toStdString())},
                         {"by", RunStore::author().toStdString()}});
+}
+
+void LocalLoop::setReviewMode(bool on)
+{
+    send(QStringLiteral("setReviewMode"), nlohmann::json{{"action", "review"}, {"value", on}});
 }
 
 void LocalLoop::pin(const QString &kernel) { queue("pin", kernel, 0); }

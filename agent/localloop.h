@@ -36,8 +36,9 @@ struct LoopOptions
 
 // The in-process loop behind LoopControl: one QThread per device, each running an ExperimentLoop over
 // the shared RunStore (this process becomes the run's single writer while it runs). Steering calls
-// (pin, skip, revert, accept, reject) are queued as run-directory requests, exactly like the CLI's,
-// and applied at the next experiment boundary; the GUI sees their effect by re-reading the run.
+// (pin, skip, revert, accept, reject, move-on rules, review mode) are queued as run-directory
+// requests, exactly like the CLI's, and applied at the next experiment boundary; the GUI sees their
+// effect by re-reading the run.
 class LocalLoop : public LoopControl
 {
     Q_OBJECT
@@ -60,6 +61,9 @@ public:
     void accept(int experimentId) override;
     void reject(int experimentId) override;
     void setMoveOnRules(const ak::MoveOnRules &rules) override;
+    // The request {"action":"review","value":on}: applied at once when stopped, else at the next
+    // experiment boundary (an experiment already running finishes under the old mode).
+    void setReviewMode(bool on) override;
 
     // Blocks the calling thread until every loop thread has ended (the CLI; tests).
     void wait();

@@ -31,6 +31,7 @@ public:
         CanRevert = 1 << 3,     // revert a kept experiment
         CanReview = 1 << 4,     // accept / reject a pending experiment (review mode)
         CanEditRules = 1 << 5,  // setMoveOnRules
+        CanSetReviewMode = 1 << 6, // setReviewMode
     };
     Q_DECLARE_FLAGS(Capabilities, Capability)
     Q_FLAG(Capabilities)
@@ -66,6 +67,17 @@ public:
         Q_UNUSED(rules)
         Q_EMIT actionFailed(QStringLiteral("setMoveOnRules"),
                             QStringLiteral("%1 cannot change the move-on rules").arg(description()));
+    }
+
+    // Switches the run's review mode (RunSnapshot::reviewMode; docs/run-format.md "Review mode"): on,
+    // a would-be keep is logged pending and waits for accept / reject. The loop sees it from its next
+    // experiment. Outcome: actionFinished / actionFailed with action "setReviewMode". Implementations
+    // that can do it also report CanSetReviewMode; this default refuses.
+    virtual void setReviewMode(bool on)
+    {
+        Q_UNUSED(on)
+        Q_EMIT actionFailed(QStringLiteral("setReviewMode"),
+                            QStringLiteral("%1 cannot switch review mode: not supported").arg(description()));
     }
 
 Q_SIGNALS:

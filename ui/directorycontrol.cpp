@@ -29,7 +29,8 @@ QString DirectoryControl::description() const
 void DirectoryControl::noLoop(const QString &action)
 {
     Q_EMIT actionFailed(action, QStringLiteral("no loop runs in this window; steering the run directory can only "
-                                               "pin, skip, revert, accept, reject and change the move-on rules"));
+                                               "pin, skip, revert, accept, reject, change the move-on rules and "
+                                               "switch review mode"));
 }
 
 void DirectoryControl::start() { noLoop(QStringLiteral("start")); }
@@ -44,6 +45,7 @@ void DirectoryControl::revert(const QString &kernel, int experimentId) { enqueue
 void DirectoryControl::accept(int experimentId) { enqueue({QStringLiteral("accept"), QString(), experimentId, {}}); }
 void DirectoryControl::reject(int experimentId) { enqueue({QStringLiteral("reject"), QString(), experimentId, {}}); }
 void DirectoryControl::setMoveOnRules(const MoveOnRules &rules) { enqueue({QStringLiteral("setMoveOnRules"), QString(), 0, rules}); }
+void DirectoryControl::setReviewMode(bool on) { enqueue({QStringLiteral("setReviewMode"), QString(), 0, {}, on}); }
 
 void DirectoryControl::enqueue(const Request &request)
 {
@@ -99,6 +101,8 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
         if (r.action == QLatin1String("setMoveOnRules"))
             request = {{"action", "move_on"}, {"value", nlohmann::json::parse(r.rules.toJson().toStdString())},
                        {"by", RunStore::author().toStdString()}};
+        else if (r.action == QLatin1String("setReviewMode"))
+            request = {{"action", "review"}, {"value", r.on}};
         if (!RunStore::queueRequest(runDir, request, &error)) {
             o.text = error;
             return o;
@@ -134,6 +138,11 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
     } else if (r.action == QLatin1String("setMoveOnRules")) {
         o.ok = store->setMoveOnRules(r.rules, &error);
         o.text = QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment").arg(r.rules.summary());
+    } else if (r.action == QLatin1String("setReviewMode")) {
+        // Already so: nothing to log.
+        o.ok = store->state().reviewMode == r.on || store->setReviewMode(r.on, &error);
+        o.text = r.on ? QStringLiteral("review mode on: a would-be keep waits as pending until accepted or rejected")
+                      : QStringLiteral("review mode off: the loop keeps improvements itself");
     } else {
         error = QStringLiteral("unknown action '%1'").arg(r.action);
     }

@@ -9,7 +9,7 @@
 namespace ak {
 
 // Steers a run through its directory, whoever runs the loop (another process, or nobody): what
-// `autokernel-cli pin|skip|revert|accept|reject|rules` does. Each request first tries RunStore::open: when
+// `autokernel-cli pin|skip|revert|accept|reject|rules|review` does. Each request first tries RunStore::open: when
 // nobody writes the run it is applied directly and the store is closed again; when another process
 // holds the run lock it is queued with RunStore::queueRequest for that writer, which applies it
 // between experiments. Either way the outcome arrives as actionFinished / actionFailed.
@@ -29,7 +29,7 @@ public:
 
     QString runDir() const { return m_runDir; }
 
-    Capabilities capabilities() const override { return CanSteerKernels | CanRevert | CanReview | CanEditRules; }
+    Capabilities capabilities() const override { return CanSteerKernels | CanRevert | CanReview | CanEditRules | CanSetReviewMode; }
     State state() const override { return State::Stopped; }
     QString description() const override;
 
@@ -45,6 +45,8 @@ public:
     void reject(int experimentId) override;
     // RunStore::setMoveOnRules, or the request {"action":"move_on"} queued for the run's writer.
     void setMoveOnRules(const MoveOnRules &rules) override;
+    // RunStore::setReviewMode, or the request {"action":"review","value":on} queued for the run's writer.
+    void setReviewMode(bool on) override;
 
     // pid of the live process that holds the run's lock (its loop), 0 when nobody writes the run.
     // Known after the first refresh (the constructor starts one); a stale lock counts as no writer.
@@ -62,10 +64,11 @@ Q_SIGNALS:
 private:
     struct Request
     {
-        QString action; // "pin", "unpin", "skip", "revert", "accept", "reject", "setMoveOnRules"
+        QString action; // "pin", "unpin", "skip", "revert", "accept", "reject", "setMoveOnRules", "setReviewMode"
         QString kernel;
         int experiment = 0;
         MoveOnRules rules; // setMoveOnRules
+        bool on = false;   // setReviewMode
     };
     struct Outcome
     {

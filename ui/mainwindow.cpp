@@ -30,6 +30,8 @@
 #include <QStatusBar>
 #include <QToolBar>
 
+#include <algorithm>
+
 namespace ak {
 
 namespace {
@@ -64,6 +66,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_deviceStatus(new DeviceStatus(this))
     , m_runDevice(new QLabel(this))
     , m_rulesLabel(new QLabel(this))
+    , m_reviewLabel(new QLabel(this))
 {
     setWindowTitle(QStringLiteral("AutoKernel Studio"));
     setObjectName(QStringLiteral("MainWindow"));
@@ -90,6 +93,10 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
     updateLauncher();
 
+    statusBar()->addPermanentWidget(m_reviewLabel);
+    m_reviewLabel->setObjectName(QStringLiteral("ReviewModeLabel"));
+    m_reviewLabel->setContentsMargins(0, 0, 16, 0);
+    m_reviewLabel->hide();
     statusBar()->addPermanentWidget(m_rulesLabel);
     m_rulesLabel->setObjectName(QStringLiteral("MoveOnRulesLabel"));
     m_rulesLabel->setContentsMargins(0, 0, 16, 0);
@@ -152,6 +159,7 @@ void MainWindow::createMenus()
     loop->addSeparator();
     loop->addActions(m_steering->selectionActions());
     loop->addSeparator();
+    loop->addAction(m_steering->reviewMode());
     m_rulesAction = loop->addAction(QStringLiteral("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);
     m_rulesAction->setEnabled(false);
     m_rulesAction->setToolTip(QStringLiteral("Move-on Rules — open a run first"));
@@ -370,6 +378,29 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
     m_runDevice->show();
     showRules(*snapshot, sameRun);
+    showReviewMode(*snapshot);
+}
+
+QAction *MainWindow::reviewModeAction() const
+{
+    return m_steering->reviewMode();
+}
+
+void MainWindow::showReviewMode(const RunSnapshot &snapshot)
+{
+    m_steering->setRunReviewMode(snapshot.reviewMode);
+    if (!snapshot.reviewMode) {
+        m_reviewLabel->hide();
+        return;
+    }
+    const auto pending = std::count_if(snapshot.experiments.cbegin(), snapshot.experiments.cend(),
+                                       [](const Experiment &e) { return e.status == ExperimentStatus::Pending; });
+    m_reviewLabel->setText(pending == 0 ? QStringLiteral("Review mode")
+                                        : QStringLiteral("Review mode: %1 waiting for you").arg(pending));
+    m_reviewLabel->setToolTip(QStringLiteral("Review mode is on: a would-be keep is recorded as pending and waits until "
+                                             "you accept or reject it (select it in the commit list).\n"
+                                             "Loop ▸ Review Mode switches it off."));
+    m_reviewLabel->show();
 }
 
 void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)

@@ -75,6 +75,10 @@ public:
     QAction *moveOnRulesAction() const { return m_rulesAction; }
     MoveOnRulesDialog *moveOnRulesDialog() const; // the open one, or nullptr
     QLabel *moveOnRulesLabel() const { return m_rulesLabel; }
+    // Loop ▸ Review Mode (SteeringActions::reviewMode): checked while the shown run is in review mode.
+    // The status bar's review label is shown then too, with how many experiments wait for a person.
+    QAction *reviewModeAction() const;
+    QLabel *reviewModeLabel() const { return m_reviewLabel; }
     void editMoveOnRules();
 
 Q_SIGNALS:
@@ -100,6 +104,7 @@ private:
     QString noRunHint() const;
     void restoreSettings();
     void showRules(const RunSnapshot &snapshot, bool sameRun);
+    void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
 
     Loader m_loader;
@@ -120,6 +125,7 @@ private:
     DeviceStatus *m_deviceStatus;
     QLabel *m_runDevice;
     QLabel *m_rulesLabel;
+    QLabel *m_reviewLabel;
     QAction *m_rulesAction = nullptr;
     QPointer<MoveOnRulesDialog> m_rulesDialog;
     int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log

@@ -15,8 +15,11 @@ SteeringActions::SteeringActions(QObject *parent)
     , m_revert(new QAction(QStringLiteral("Revert"), this))
     , m_accept(new QAction(QStringLiteral("Accept"), this))
     , m_reject(new QAction(QStringLiteral("Reject"), this))
+    , m_reviewMode(new QAction(QStringLiteral("Review Mode (keeps wait for approval)"), this))
 {
     m_pin->setCheckable(true);
+    m_reviewMode->setCheckable(true);
+    m_reviewMode->setObjectName(QStringLiteral("ReviewModeAction"));
     connect(m_start, &QAction::triggered, this, [this] {
         if (!m_control)
             return;
@@ -43,6 +46,12 @@ SteeringActions::SteeringActions(QObject *parent)
     });
     connect(m_accept, &QAction::triggered, this, [this] { if (m_control && m_experiment) m_control->accept(m_experiment->id); });
     connect(m_reject, &QAction::triggered, this, [this] { if (m_control && m_experiment) m_control->reject(m_experiment->id); });
+    connect(m_reviewMode, &QAction::triggered, this, [this](bool checked) {
+        if (m_control && m_runReviewMode)
+            m_control->setReviewMode(checked);
+        else
+            update(); // nothing asked: the check goes back to what the run says
+    });
     update();
 }
 
@@ -70,6 +79,11 @@ void SteeringActions::setLoopControl(LoopControl *control)
         connect(control, &LoopControl::stateChanged, this, &SteeringActions::update);
         connect(control, &LoopControl::capabilitiesChanged, this, &SteeringActions::update);
         connect(control, &QObject::destroyed, this, &SteeringActions::update, Qt::QueuedConnection);
+        // A refused switch: the check goes back to the run's mode.
+        connect(control, &LoopControl::actionFailed, this, [this](const QString &action) {
+            if (action == QLatin1String("setReviewMode"))
+                update();
+        });
     }
     update();
 }
@@ -106,6 +120,12 @@ void SteeringActions::clearExperiment()
     update();
 }
 
+void SteeringActions::setRunReviewMode(std::optional<bool> on)
+{
+    m_runReviewMode = on;
+    update();
+}
+
 void SteeringActions::enable(QAction *action, bool on, const QString &enabledTip, const QString &whyNot)
 {
     action->setEnabled(on);
@@ -116,8 +136,10 @@ void SteeringActions::update()
 {
     const bool pinned = m_kernel && m_kernelState == KernelState::Pinned;
     m_pin->setChecked(pinned);
+    const bool review = m_runReviewMode.value_or(false);
+    m_reviewMode->setChecked(review);
     if (!m_control) {
-        for (QAction *a : loopActions() + selectionActions())
+        for (QAction *a : loopActions() + selectionActions() + QList<QAction *>{m_reviewMode})
             enable(a, false, QString(), noLoopReason());
         return;
     }
@@ -179,6 +201,16 @@ void SteeringActions::update()
                      QStringLiteral("Accept experiment %1: keep it").arg(id));
     experimentAction(m_reject, LoopControl::CanReview, ExperimentStatus::Pending,
                      QStringLiteral("Reject experiment %1: drop it").arg(id));
+
+    const QString reviewTip = review
+        ? QStringLiteral("Review mode is on: a would-be keep waits as pending until you accept or reject it. "
+                         "Uncheck to let the loop keep improvements itself (from its next experiment)")
+        : QStringLiteral("Switch review mode on: from the loop's next experiment, a would-be keep waits as "
+                         "pending until you accept or reject it");
+    if (!caps.testFlag(LoopControl::CanSetReviewMode))
+        enable(m_reviewMode, false, reviewTip, unsupported);
+    else
+        enable(m_reviewMode, m_runReviewMode.has_value(), reviewTip, QStringLiteral("open a run first"));
 }
 
 } // namespace ak

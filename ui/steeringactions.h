@@ -14,8 +14,8 @@ class QAction;
 
 namespace ak {
 
-// The steering buttons (start, pause, resume, stop, pin, skip, revert, accept, reject) as QActions
-// for the toolbar and menus. Each is enabled from the selection and the attached LoopControl's
+// The steering buttons (start, pause, resume, stop, pin, skip, revert, accept, reject, review mode) as
+// QActions for the toolbar and menus. Each is enabled from the selection and the attached LoopControl's
 // state and capabilities; a disabled action's tooltip says why.
 class SteeringActions : public QObject
 {
@@ -35,6 +35,9 @@ public:
     void clearKernel();
     void setExperiment(const Experiment &experiment);
     void clearExperiment();
+    // The shown run's review mode (RunSnapshot::reviewMode, after each load); nullopt: no run shown.
+    // The Review Mode action's check follows it.
+    void setRunReviewMode(std::optional<bool> on);
 
     QAction *start() const { return m_start; }
     QAction *pause() const { return m_pause; }
@@ -45,6 +48,10 @@ public:
     QAction *revert() const { return m_revert; }
     QAction *accept() const { return m_accept; }
     QAction *reject() const { return m_reject; }
+    // Loop ▸ Review Mode: checkable, checked = the shown run is in review mode; toggling asks the
+    // control (setReviewMode). The check shows the run as last loaded, so a request queued for a
+    // running loop shows once that loop has applied it and the run is reloaded.
+    QAction *reviewMode() const { return m_reviewMode; }
     QList<QAction *> loopActions() const;
     QList<QAction *> selectionActions() const;
 
@@ -60,6 +67,7 @@ private:
     std::optional<QString> m_kernel;
     KernelState m_kernelState = KernelState::Waiting;
     std::optional<Experiment> m_experiment;
+    std::optional<bool> m_runReviewMode;
     QAction *m_start;
     QAction *m_pause;
     QAction *m_resume;
@@ -69,6 +77,7 @@ private:
     QAction *m_revert;
     QAction *m_accept;
     QAction *m_reject;
+    QAction *m_reviewMode;
 };
 
 } // namespace ak

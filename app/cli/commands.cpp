@@ -14,6 +14,7 @@ int runSkip(const QStringList &args);   // steer.cpp
 int runRevert(const QStringList &args); // steer.cpp
 int runAccept(const QStringList &args); // steer.cpp
 int runReject(const QStringList &args); // steer.cpp
+int runReview(const QStringList &args); // steer.cpp
 int runRules(const QStringList &args);  // rules.cpp
 
 // Subcommands are implemented one per file next to this one; each is a thin layer over a library.
@@ -34,6 +35,7 @@ const Command *commands(int *count)
         {"revert", "make an earlier kept experiment a kernel's head again", runRevert},
         {"accept", "keep an experiment pending review", runAccept},
         {"reject", "drop an experiment pending review", runReject},
+        {"review", "show or switch review mode (on: keeps wait for accept/reject)", runReview},
         {"rules", "show or change the move-on rules (applied at the loop's next experiment)", runRules},
     };
     *count = int(sizeof(table) / sizeof(table[0]));

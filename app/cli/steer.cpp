@@ -1,7 +1,8 @@
-// Steering subcommands: pin, unpin, skip, revert, accept, reject. Each opens the run as its writer;
-// when another process holds the lock (the loop is running) the action is queued for it instead.
+// Steering subcommands: pin, unpin, skip, revert, accept, reject, review. Each opens the run as its
+// writer; when another process holds the lock (the loop is running) the action is queued for it instead.
 #include "clicommand.h"
 
+#include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
 
@@ -98,7 +99,81 @@ int steer(const Steer &cmd, QStringList args)
     return 0;
 }
 
+QString pendingText(const RunSnapshot &run)
+{
+    QStringList ids;
+    for (const Experiment &e : run.experiments)
+        if (e.status == ExperimentStatus::Pending)
+            ids << QString::number(e.id);
+    if (ids.isEmpty())
+        return QStringLiteral("no experiment waits for review");
+    return QStringLiteral("%1 waiting for review (experiment%2 %3; autokernel-cli accept|reject RUN_DIR ID)")
+        .arg(ids.size()).arg(ids.size() == 1 ? QString() : QStringLiteral("s"), ids.join(QStringLiteral(", ")));
+}
+
+QString modeText(bool on)
+{
+    return on ? QStringLiteral("on (a would-be keep waits as pending until accepted or rejected)")
+              : QStringLiteral("off (the loop keeps improvements itself)");
+}
+
 } // namespace
+
+// review RUN_DIR [on|off]: shows or switches review mode (RunStore::setReviewMode, or the request
+// {"action":"review","value":bool} queued for the run's writer).
+int runReview(const QStringList &argsIn)
+{
+    const QString usage = QStringLiteral("review RUN_DIR [on|off]");
+    QStringList args = argsIn;
+    if (args.contains(QStringLiteral("--help")) || args.contains(QStringLiteral("-h"))) {
+        QTextStream(stdout) << "Usage: autokernel-cli " << usage << "\n"
+                            << "Without on|off, shows whether the run is in review mode. In review mode a would-be\n"
+                            << "keep is recorded as pending and waits for `autokernel-cli accept|reject RUN_DIR ID`.\n"
+                            << "If the loop is running in another process, the switch is queued for it and applies\n"
+                            << "from its next experiment.\n";
+        return 0;
+    }
+    for (const QString &a : args)
+        if (a.startsWith(QLatin1Char('-')))
+            return printUsageError(QStringLiteral("review: unknown option '%1'").arg(a));
+    if (args.isEmpty() || args.size() > 2)
+        return printUsageError(QStringLiteral("review: usage: %1").arg(usage));
+    const QString dir = args.first();
+
+    QString error;
+    if (args.size() == 1) {
+        const RunSnapshotPtr run = RunLoader::load(dir, &error);
+        if (!run)
+            return printUsageError(error);
+        QTextStream(stdout) << "review mode: " << modeText(run->reviewMode) << '\n' << pendingText(*run) << '\n';
+        return 0;
+    }
+    const QString word = args.at(1).toLower();
+    if (word != QLatin1String("on") && word != QLatin1String("off"))
+        return printUsageError(QStringLiteral("review: expected 'on' or 'off', not '%1'").arg(args.at(1)));
+    const bool on = word == QLatin1String("on");
+
+    auto store = RunStore::open(dir, &error);
+    if (!store) {
+        const qint64 holder = RunLock::holderPid(dir);
+        if (holder == 0)
+            return printUsageError(error);
+        if (!RunStore::queueRequest(dir, nlohmann::json{{"action", "review"}, {"value", on}}, &error))
+            return printUsageError(error);
+        QTextStream(stdout) << "review mode " << word << ": queued for the writer of the run (pid " << holder
+                            << "), which applies it between experiments\n";
+        return 0;
+    }
+    for (const QString &note : store->repairNotes())
+        QTextStream(stderr) << "repair: " << note << '\n';
+    if (store->state().reviewMode != on && !store->setReviewMode(on, &error)) {
+        QTextStream(stderr) << "autokernel-cli review: " << error << '\n';
+        return 1;
+    }
+    QTextStream(stdout) << "review mode: " << modeText(store->state().reviewMode) << '\n'
+                        << pendingText(store->state()) << '\n';
+    return 0;
+}
 
 int runPin(const QStringList &a) { return steer({"pin", "RUN_DIR KERNEL [--reason TEXT]", true, false}, a); }
 int runUnpin(const QStringList &a) { return steer({"unpin", "RUN_DIR KERNEL", true, false}, a); }

@@ -5,8 +5,10 @@
 #include "moveonrules.h"
 #include "orchestrator.h"
 #include "runloader.h"
+#include "runstore.h"
 #include "testregistry.h"
 
+#include <QDir>
 #include <QSignalSpy>
 
 using namespace ak;
@@ -49,6 +51,33 @@ private Q_SLOTS:
         loop.revert(kA, 999);
         QVERIFY2(failed.count() == 1, qPrintable(done.last().at(1).toString()));
         QVERIFY(!failed.at(0).at(1).toString().isEmpty());
+    }
+
+    void reviewModeAppliesWhenStopped()
+    {
+        Rig rig;
+        QVERIFY2(rig.create(), qPrintable(rig.error));
+        rig.loop.reset();
+        rig.session.reset(); // nobody writes the run
+        LoopOptions options;
+        options.runDir = rig.dir;
+        LocalLoop loop(options);
+        QVERIFY(loop.capabilities().testFlag(LoopControl::CanSetReviewMode));
+        QSignalSpy done(&loop, &LoopControl::actionFinished);
+        QSignalSpy failed(&loop, &LoopControl::actionFailed);
+        QVERIFY(!RunLoader::load(rig.dir)->reviewMode);
+
+        loop.setReviewMode(true);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(done.at(0).at(0).toString(), QStringLiteral("setReviewMode"));
+        QVERIFY(RunLoader::load(rig.dir)->reviewMode);
+        QVERIFY(QDir(RunStore::requestDir(rig.dir)).entryList(QDir::Files).isEmpty()); // applied, not left queued
+
+        loop.setReviewMode(false);
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(done.count(), 2);
+        QVERIFY(!RunLoader::load(rig.dir)->reviewMode);
     }
 };
 

@@ -93,7 +93,7 @@ private Q_SLOTS:
         auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
         QVERIFY2(control, "an open run is steered through its directory by default");
         QCOMPARE(control->capabilities(), LoopControl::CanSteerKernels | LoopControl::CanRevert | LoopControl::CanReview
-                                               | LoopControl::CanEditRules);
+                                               | LoopControl::CanEditRules | LoopControl::CanSetReviewMode);
         QTRY_VERIFY(control->isWriterKnown());
         QCOMPARE(control->writerPid(), 0);
 

@@ -1,0 +1,195 @@
+// Loop ▸ Review Mode: toggled in the window it switches the open run's review mode through the
+// window's DirectoryControl (directly when nobody writes the run, queued for the writer otherwise); the
+// check and the status bar follow the run as loaded; a control without the capability disables it.
+#include "directorycontrol.h"
+#include "fakeloopcontrol.h"
+#include "mainwindow.h"
+#include "runloader.h"
+#include "runlock.h"
+#include "runstore.h"
+#include "steeringactions.h"
+#include "testregistry.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+using namespace ak;
+
+namespace {
+
+// A run with one kernel and, when `pending`, one experiment waiting for review; closed again.
+bool makeRun(const QString &dir, bool pending = false)
+{
+    QString error;
+    auto store = RunStore::create(dir, nlohmann::json{{"model", "tiny.py"}}, &error);
+    KernelRecord k;
+    k.rank = 1;
+    k.name = QStringLiteral("matmul");
+    if (!store || store->addKernel(k, "BASE = 1\n", &error).id == 0) {
+        qWarning("%s", qPrintable(error));
+        return false;
+    }
+    if (pending) {
+        const Experiment e = store->beginExperiment(QStringLiteral("01-matmul"), "BASE = 2\n", QStringLiteral("test"),
+                                                    QStringLiteral("try"), &error);
+        if (!store->setReviewMode(true, &error) || e.id == 0
+            || !store->finishExperiment(e.id, ExperimentStatus::Kept, Metrics(), QString(), &error)) {
+            qWarning("%s", qPrintable(error));
+            return false;
+        }
+    }
+    return true;
+}
+
+bool reviewModeOnDisk(const QString &dir)
+{
+    const RunSnapshotPtr s = RunLoader::load(dir);
+    return s && s->reviewMode;
+}
+
+bool openAndWait(MainWindow &w, const QString &dir)
+{
+    QSignalSpy loaded(&w, &MainWindow::runLoaded);
+    w.openRun(dir);
+    return loaded.wait(10000) || loaded.count() > 0;
+}
+
+} // namespace
+
+class ReviewModeTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void toggleWritesTheRun()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(makeRun(tmp.path()));
+        MainWindow w;
+        QAction *review = w.reviewModeAction();
+        QVERIFY(review->isCheckable());
+        QVERIFY(!review->isEnabled()); // no run yet
+        QVERIFY(openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(control);
+        QVERIFY(control->capabilities().testFlag(LoopControl::CanSetReviewMode));
+        QTRY_VERIFY(control->isWriterKnown());
+        QVERIFY2(review->isEnabled(), qPrintable(review->toolTip()));
+        QVERIFY(!review->isChecked());
+        QVERIFY(review->toolTip().contains(QStringLiteral("Switch review mode on")));
+        QVERIFY(w.reviewModeLabel()->isHidden());
+
+        QSignalSpy finished(control, &LoopControl::actionFinished);
+        QSignalSpy failed(control, &LoopControl::actionFailed);
+        review->trigger(); // checks it
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 1, 10000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        QCOMPARE(finished.first().at(0).toString(), QStringLiteral("setReviewMode"));
+        QVERIFY(!QFileInfo::exists(RunLock::lockPath(tmp.path()))); // applied directly, store closed again
+        QVERIFY(reviewModeOnDisk(tmp.path()));
+
+        // After the reload the check and the status bar show the run's mode.
+        QTRY_VERIFY_WITH_TIMEOUT(!w.reviewModeLabel()->isHidden(), 10000);
+        QVERIFY(review->isChecked());
+        QVERIFY(w.reviewModeLabel()->text().contains(QStringLiteral("Review mode")));
+        QVERIFY(review->toolTip().contains(QStringLiteral("Review mode is on")));
+
+        review->trigger(); // unchecks it
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 10000);
+        QVERIFY(!reviewModeOnDisk(tmp.path()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.reviewModeLabel()->isHidden(), 10000);
+        QVERIFY(!review->isChecked());
+    }
+
+    void labelCountsPendingExperiments()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(makeRun(tmp.path(), true));
+        MainWindow w;
+        QVERIFY(openAndWait(w, tmp.path()));
+        QVERIFY(w.reviewModeAction()->isChecked());
+        QVERIFY(!w.reviewModeLabel()->isHidden());
+        QVERIFY2(w.reviewModeLabel()->text().contains(QStringLiteral("1 waiting for you")), qPrintable(w.reviewModeLabel()->text()));
+    }
+
+    void queuedWhileAnotherProcessWrites()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(makeRun(tmp.path()));
+        auto writer = std::make_unique<RunLock>(tmp.path());
+        QString error;
+        QVERIFY2(writer->acquire(&error), qPrintable(error));
+        MainWindow w;
+        QVERIFY(openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(control);
+        QSignalSpy finished(control, &LoopControl::actionFinished);
+        QVERIFY(w.reviewModeAction()->isEnabled());
+        w.reviewModeAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+        QVERIFY(finished.first().at(1).toString().contains(QStringLiteral("queued for the writer")));
+        const QDir requests(RunStore::requestDir(tmp.path()));
+        const QStringList queued = requests.entryList(QDir::Files);
+        QCOMPARE(queued.size(), 1);
+        QFile f(requests.filePath(queued.first()));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json request = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(request.value("action", std::string()), std::string("review"));
+        QCOMPARE(request.value("value", false), true);
+        QVERIFY(!reviewModeOnDisk(tmp.path())); // not yet
+        // The writer applies it at its next boundary (here: on open).
+        writer.reset();
+        auto store = RunStore::open(tmp.path(), &error);
+        QVERIFY2(store, qPrintable(error));
+        QVERIFY(store->state().reviewMode);
+        QVERIFY(reviewModeOnDisk(tmp.path()));
+    }
+
+    void disabledWithoutTheCapability()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(makeRun(tmp.path()));
+        MainWindow w;
+        QVERIFY(openAndWait(w, tmp.path()));
+        FakeLoopControl fake(LoopControl::CanStartStop | LoopControl::CanSteerKernels);
+        w.setLoopControl(&fake);
+        QVERIFY(!w.reviewModeAction()->isEnabled());
+        QVERIFY2(w.reviewModeAction()->toolTip().contains(QStringLiteral("not supported by fake loop")),
+                 qPrintable(w.reviewModeAction()->toolTip()));
+        w.setLoopControl(nullptr);
+
+        SteeringActions actions; // no loop attached
+        actions.setRunReviewMode(true);
+        QVERIFY(!actions.reviewMode()->isEnabled());
+        QVERIFY(actions.reviewMode()->isChecked());
+        QVERIFY(actions.reviewMode()->toolTip().contains(QStringLiteral("No optimisation loop is attached")));
+    }
+
+    void defaultImplementationRefuses()
+    {
+        FakeLoopControl fake(LoopControl::CanStartStop);
+        QSignalSpy failed(&fake, &LoopControl::actionFailed);
+        fake.setReviewMode(true);
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(failed.first().at(0).toString(), QStringLiteral("setReviewMode"));
+        QVERIFY(failed.first().at(1).toString().contains(QStringLiteral("not supported")));
+
+        // A refused switch puts the check back to the run's mode.
+        FakeLoopControl refusing(LoopControl::CanSetReviewMode);
+        SteeringActions actions;
+        actions.setLoopControl(&refusing);
+        actions.setRunReviewMode(false);
+        QVERIFY(actions.reviewMode()->isEnabled());
+        actions.reviewMode()->trigger(); // the fake uses the default body: refused
+        QVERIFY(!actions.reviewMode()->isChecked());
+    }
+};
+
+AK_TEST_CLASS(ReviewModeTest)
+#include "tst_reviewmode.moc"
