@@ -9,7 +9,9 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QDeadlineTimer>
 #include <QMutexLocker>
+#include <QThread>
 
 #include <algorithm>
 #include <cmath>
@@ -184,8 +186,7 @@ ExperimentLoop::Step ExperimentLoop::step()
                 // Not marked, the kernel would be chosen (and the agent asked) again and again.
                 lock.unlock();
                 message(QStringLiteral("%1: cannot mark done: %2").arg(kernel, error));
-                m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
-                return Step::Stopped;
+                return waitBeforeRetrying(error) ? Step::Worked : Step::Stopped;
             }
             message(QStringLiteral("%1: moving on (agent has nothing left: %2)").arg(kernel, e.reason));
             return Step::Worked;
@@ -277,18 +278,20 @@ ExperimentLoop::Step ExperimentLoop::step()
                           .arg(noise, 0, 'f', 1);
         }
     }
-    bool ok = false;
-    {
-        QMutexLocker lock(&m_session->mutex());
-        ok = m_session->store().finishExperiment(e.id, status, bench.metrics, verdict, &error);
-        if (ok)
-            e = *m_session->store().state().experiment(e.id);
-    }
-    if (!ok) {
+    // The result is measured: it is worth waiting for (a full disk freed, say) rather than losing.
+    for (;;) {
+        {
+            QMutexLocker lock(&m_session->mutex());
+            if (m_session->store().finishExperiment(e.id, status, bench.metrics, verdict, &error)) {
+                e = *m_session->store().state().experiment(e.id);
+                break;
+            }
+        }
         message(QStringLiteral("%1: experiment %2 could not be recorded: %3").arg(kernel).arg(e.id).arg(error));
-        m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
-        return Step::Stopped;
+        if (!waitBeforeRetrying(error))
+            return Step::Stopped; // on the next open the run store repairs it as crash
     }
+    m_writeDelayMs = 0;
     m_lastOverheadMs = clock.totalMs();
     finished(e, verdict);
     return Step::Worked;
@@ -321,9 +324,10 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     const bool correct = bench.status == BenchStatus::Ok && bench.correct;
     const QString failure = correct ? QString() : failureOf(bench);
     if (!store.finishExperiment(b->id, ExperimentStatus::Baseline, bench.metrics, failure, &error)) {
-        m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
-        return Step::Stopped;
+        lock.unlock();
+        return waitBeforeRetrying(error) ? Step::Worked : Step::Stopped; // measured again next step
     }
+    m_writeDelayMs = 0;
     if (!correct) {
         // A baseline that fails its own harness cannot be improved on; a person can unskip it later.
         store.skip(kernel, QStringLiteral("baseline fails the harness: ") + failure, &error);
@@ -385,7 +389,7 @@ Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray
     if (e.id == 0 || !store.finishExperiment(e.id, status, Metrics(), reason.simplified(), &error)) {
         lock.unlock();
         message(QStringLiteral("%1: failure could not be recorded: %2").arg(kernel, error));
-        writeRefused(kernel, error); // the next step() sees the stop
+        writeRefused(kernel, error); // waits before the next step asks the agent again
         return Experiment();
     }
     return *store.state().experiment(e.id);
@@ -401,10 +405,25 @@ bool ExperimentLoop::writeRefused(const QString &kernel, const QString &error)
         if (k && k->state == KernelState::Pinned)
             return false;
     }
-    // The run cannot be written (disk full, permissions, a broken repository): going on would ask the
-    // agent, and pay for its tokens, again and again for nothing recorded.
-    m_session->requestStop(QStringLiteral("cannot write the run: ") + error, true);
-    return true;
+    return !waitBeforeRetrying(error);
+}
+
+bool ExperimentLoop::waitBeforeRetrying(const QString &error)
+{
+    // The run cannot be written (disk full, permissions). Asking the agent again at once would pay for
+    // tokens with nothing recorded; giving up would end an overnight run over a disk a person can
+    // free. So the loop waits, longer each time, and goes on when writing works again.
+    m_writeDelayMs = m_writeDelayMs == 0 ? m_config.writeRetryMs : std::min(m_writeDelayMs * 2, kMaxWriteRetryMs);
+    message(QStringLiteral("cannot write the run (%1); trying again in %2 s. Nothing recorded is lost; stop to end.")
+                .arg(error)
+                .arg(m_writeDelayMs / 1000.0, 0, 'f', 1));
+    QDeadlineTimer deadline(m_writeDelayMs);
+    while (!deadline.hasExpired()) {
+        if (m_session->stopRequested())
+            return false;
+        QThread::msleep(std::min<qint64>(50, std::max<qint64>(1, deadline.remainingTime())));
+    }
+    return !m_session->stopRequested();
 }
 
 void ExperimentLoop::finished(const Experiment &e, const QString &verdict)

@@ -21,6 +21,7 @@ struct ExperimentLoopConfig
     int maxKernels = 0;                    // only the first N kernels in Amdahl order; 0 = all
     bool quickBench = false;
     int benchTimeLimitSec = 0;             // 0: HarnessClient's default
+    int writeRetryMs = 5000;               // first wait after a refused run-store write (doubles, max 5 min)
 };
 
 // One device's loop: propose -> static check -> commit -> harness -> keep or revert -> log, kernel
@@ -50,9 +51,11 @@ private:
     Experiment recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
                        const QString &reason, ExperimentStatus status);
     void finished(const Experiment &e, const QString &verdict);
-    // After a refused run-store write: stops the session (as a failure) unless the kernel was pinned
-    // meanwhile, which is the one refusal that is not a problem. Returns whether it stopped.
+    // After a refused run-store write: waits before the loop goes on (waitBeforeRetrying), unless the
+    // kernel was pinned meanwhile, the one refusal that is not a problem. Returns whether a stop came.
     bool writeRefused(const QString &kernel, const QString &error);
+    // Waits (backing off) after a refused write; false when a stop arrived meanwhile.
+    bool waitBeforeRetrying(const QString &error);
     QString writeCandidate(const QString &kernel, const QByteArray &kernelPy, QString *error);
     BenchRequest request(const QString &path) const;
     void message(const QString &text) const;
@@ -66,6 +69,8 @@ private:
     QHash<int, QString> m_proposedText; // experiment id -> kernel.py it proposed (read back once)
     QString m_rulesWarning;
     int m_environmentErrors = 0;
+    int m_writeDelayMs = 0;                // current back-off after refused writes; 0 = writes work
+    static constexpr int kMaxWriteRetryMs = 300000;
     double m_lastOverheadMs = 0;
 };
 

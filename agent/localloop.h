@@ -71,7 +71,7 @@ public:
     LoopStats stats() const;
     // Why the loop ended when it ended on its own (all kernels done, budget, error); empty otherwise.
     QString endReason() const;
-    // The loop ended because it could not go on (harness unusable, run not writable, agent unusable).
+    // The loop ended because it could not go on (harness unusable, kernel.py unreadable, agent unusable).
     bool endedWithFailure() const;
 
 Q_SIGNALS:

@@ -47,7 +47,7 @@ public:
     // True when the budget (time or experiment count) is spent; sets the end reason once.
     bool budgetSpent();
 
-    // `failure`: the loop cannot go on (harness unusable, run not writable, agent misconfigured).
+    // `failure`: the loop cannot go on (harness unusable, kernel.py unreadable, agent misconfigured).
     void requestStop(const QString &reason = QString(), bool failure = false);
     bool failed() const { return m_failed.load(); }
     bool stopRequested() const { return m_stop.load(); }

@@ -139,6 +139,8 @@ struct ScriptedBench
 {
     BenchResult run(const BenchRequest &request)
     {
+        if (before)
+            before();
         requests.push_back(request);
         seen.push_back(readFile(request.kernelPath));
         if (sleepMs > 0 && requests.size() > 1)
@@ -151,6 +153,7 @@ struct ScriptedBench
     QVector<BenchRequest> requests;
     QVector<QByteArray> seen;
     int sleepMs = 0;
+    std::function<void()> before; // called as each measurement starts (fault injection)
 };
 
 const QString kA = QStringLiteral("01-softmax");
@@ -215,6 +218,7 @@ struct Rig
         ExperimentLoopConfig cfg;
         cfg.label = QStringLiteral("test");
         cfg.quickBench = true;
+        cfg.writeRetryMs = 20; // refused writes: short back-off in tests
         loop = std::make_unique<ExperimentLoop>(session.get(), &agent,
                                                 [this](const BenchRequest &r) { return bench.run(r); }, cfg);
     }
