@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "agentsettingsdialog.h"
 #include "backgroundjob.h"
 
 #include "devicedetector.h"
@@ -163,6 +164,9 @@ void MainWindow::createMenus()
     m_rulesAction = loop->addAction(QStringLiteral("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);
     m_rulesAction->setEnabled(false);
     m_rulesAction->setToolTip(QStringLiteral("Move-on Rules — open a run first"));
+    m_agentAction = loop->addAction(QStringLiteral("&Agent…"), this, &MainWindow::editAgent);
+    m_agentAction->setObjectName(QStringLiteral("AgentAction"));
+    updateAgentTip();
 
     QMenu *help = menuBar()->addMenu(QStringLiteral("&Help"));
     QMenu *examples = help->addMenu(QStringLiteral("Open &Example Run"));
@@ -473,6 +477,49 @@ void MainWindow::editMoveOnRules()
         m_attached->setMoveOnRules(rules);
     });
     m_rulesDialog = dialog;
+    dialog->open();
+}
+
+AgentSettingsDialog *MainWindow::agentSettingsDialog() const
+{
+    return m_agentDialog;
+}
+
+void MainWindow::updateAgentTip()
+{
+    QSettings store;
+    AgentSettings saved;
+    m_agentAction->setToolTip(AgentSettings::load(store, &saved)
+                                  ? QStringLiteral("What Loop ▸ Start runs: %1").arg(saved.summary())
+                                  : QStringLiteral("What Loop ▸ Start runs: each run's own agent (run.json; tune when it "
+                                                   "has none) on its default device. Choose an LLM, a command, a replay, "
+                                                   "devices or Python here."));
+}
+
+void MainWindow::editAgent()
+{
+    if (m_agentDialog) {
+        m_agentDialog->raise();
+        m_agentDialog->activateWindow();
+        return;
+    }
+    auto *dialog = new AgentSettingsDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const RunSnapshotPtr run = isShowingRun() ? m_workspace->snapshot() : RunSnapshotPtr();
+    dialog->prefill(run ? run->runJson : QByteArray());
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        // The summary names the key's variable or says it is stored; it never holds the key.
+        const QString what = dialog->forgotten()
+            ? QStringLiteral("each run's own agent (run.json) on its default device")
+            : dialog->settings().summary();
+        const bool running = m_loops->loop() && m_loops->loop()->state() != LoopControl::State::Stopped;
+        m_log->appendMessage(LogView::Level::Info, QStringLiteral("Loop ▸ Start will use %1%2")
+                                                       .arg(what, running ? QStringLiteral(" (from the next Start; the running loop keeps its agent)")
+                                                                          : QString()));
+        statusBar()->showMessage(QStringLiteral("Agent: %1").arg(what), 5000);
+        updateAgentTip();
+    });
+    m_agentDialog = dialog;
     dialog->open();
 }
 

@@ -17,6 +17,7 @@ class QStackedWidget;
 
 namespace ak {
 
+class AgentSettingsDialog;
 class DeviceStatus;
 class EmptyState;
 class LogView;
@@ -80,6 +81,11 @@ public:
     QAction *reviewModeAction() const;
     QLabel *reviewModeLabel() const { return m_reviewLabel; }
     void editMoveOnRules();
+    // Loop ▸ Agent…: the agent, devices and Python that Loop ▸ Start uses (AgentSettingsDialog, saved
+    // in the user's settings store), prefilled from the saved choice or the shown run's run.json.
+    QAction *agentAction() const { return m_agentAction; }
+    AgentSettingsDialog *agentSettingsDialog() const; // the open one, or nullptr
+    void editAgent();
 
 Q_SIGNALS:
     void runLoaded(const QString &dir);
@@ -106,6 +112,7 @@ private:
     void showRules(const RunSnapshot &snapshot, bool sameRun);
     void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
+    void updateAgentTip();
 
     Loader m_loader;
     QString m_runDir;        // the run shown (or being opened)
@@ -128,6 +135,8 @@ private:
     QLabel *m_reviewLabel;
     QAction *m_rulesAction = nullptr;
     QPointer<MoveOnRulesDialog> m_rulesDialog;
+    QAction *m_agentAction = nullptr;
+    QPointer<AgentSettingsDialog> m_agentDialog;
     int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log
     QMenu *m_recentMenu = nullptr;
     QAction *m_openAction = nullptr;

@@ -1,10 +1,12 @@
 // autokernel: the desktop application. Everything but argument handling lives in ui/.
+#include "agentsettings.h"
 #include "examplerun.h"
 #include "localloop.h"
 #include "mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
 #include <QTextStream>
 
 int main(int argc, char **argv)
@@ -42,12 +44,12 @@ int main(int argc, char **argv)
     }
 
     ak::MainWindow window;
-    // Loop ▸ Start runs the loop in this process (one thread per device, the run's agent from
-    // run.json, tune by default); steering works on any open run through its directory either way.
+    // Loop ▸ Start runs the loop in this process (one thread per device) with what Loop ▸ Agent… saved
+    // in the settings store (agent, devices, Python, a stored key), else the run's agent from run.json
+    // (tune by default); steering works on any open run through its directory either way.
     window.setLoopFactory([](const QString &runDir, QObject *parent) -> ak::LoopControl * {
-        ak::LoopOptions options;
-        options.runDir = runDir;
-        return new ak::LocalLoop(options, parent);
+        QSettings settings;
+        return new ak::LocalLoop(ak::AgentSettings::loopOptions(runDir, settings), parent);
     });
     if (!example.isEmpty())
         window.openExample(example);

@@ -1,0 +1,425 @@
+#include "agentsettingsdialog.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QShowEvent>
+#include <QSettings>
+#include <QSpinBox>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace ak {
+
+namespace {
+
+QLabel *wrapped(const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(text, parent);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+QLineEdit *lineEdit(const QString &name, const QString &placeholder, QWidget *parent)
+{
+    auto *edit = new QLineEdit(parent);
+    edit->setObjectName(name);
+    edit->setPlaceholderText(placeholder);
+    edit->setClearButtonEnabled(true);
+    return edit;
+}
+
+QString defaultBaseUrl(const QString &protocol)
+{
+    return protocol == QLatin1String("anthropic") ? QStringLiteral("https://api.anthropic.com")
+                                                  : QStringLiteral("https://api.openai.com/v1");
+}
+
+// A line edit with a "Browse…" button next to it.
+QWidget *withBrowse(QLineEdit *edit, QPushButton **button, QWidget *parent)
+{
+    auto *row = new QWidget(parent);
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(edit, 1);
+    *button = new QPushButton(QStringLiteral("Browse…"), row);
+    layout->addWidget(*button);
+    return row;
+}
+
+} // namespace
+
+AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
+    : QDialog(parent)
+    , m_source(wrapped(QString(), this))
+    , m_kind(new QComboBox(this))
+    , m_seed(new QSpinBox(this))
+    , m_protocol(new QComboBox(this))
+    , m_baseUrl(lineEdit(QStringLiteral("baseUrl"), QString(), this))
+    , m_model(lineEdit(QStringLiteral("model"), QStringLiteral("e.g. gpt-4.1, claude-sonnet-4-5, Qwen/Qwen2.5-Coder-32B-Instruct"), this))
+    , m_keyFromEnv(new QRadioButton(QStringLiteral("From the environment variable"), this))
+    , m_keyStored(new QRadioButton(QStringLiteral("Stored in my settings"), this))
+    , m_keyEnv(lineEdit(QStringLiteral("apiKeyEnv"), QStringLiteral("OPENAI_API_KEY"), this))
+    , m_key(lineEdit(QStringLiteral("apiKey"), QStringLiteral("the key itself"), this))
+    , m_keyEnvStatus(wrapped(QString(), this))
+    , m_keyNote(wrapped(QString(), this))
+    , m_command(lineEdit(QStringLiteral("command"), QStringLiteral("mytool --prompt-file {prompt} --workdir {dir}"), this))
+    , m_replay(lineEdit(QStringLiteral("replayRun"), QStringLiteral("a run directory (holds run.json)"), this))
+    , m_devices(lineEdit(QStringLiteral("devices"), QStringLiteral("default: cuda if the run was profiled on a GPU, else cpu"), this))
+    , m_python(lineEdit(QStringLiteral("python"), QStringLiteral("automatic"), this))
+    , m_error(wrapped(QString(), this))
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::Reset, this))
+{
+    setWindowTitle(QStringLiteral("Agent"));
+    setObjectName(QStringLiteral("AgentSettingsDialog"));
+
+    auto *intro = wrapped(QStringLiteral("What <b>Loop ▸ Start</b> runs, for any run opened in this window. The choice is "
+                                         "saved in your settings, not in the run, and takes effect at the next Start. "
+                                         "Without one, Start uses the run's own agent (run.json \"agent\"; the tune agent "
+                                         "when it has none) on the run's default device."),
+                          this);
+    intro->setTextFormat(Qt::RichText);
+    m_source->setObjectName(QStringLiteral("source"));
+
+    m_kind->setObjectName(QStringLiteral("kind"));
+    m_kind->addItem(QStringLiteral("tune — tries the kernel's tunable constants (offline, no LLM)"), AgentConfig::kindName(AgentConfig::Kind::Tune));
+    m_kind->addItem(QStringLiteral("llm — a language model over HTTP (OpenAI-compatible or Anthropic)"), AgentConfig::kindName(AgentConfig::Kind::Llm));
+    m_kind->addItem(QStringLiteral("command — your own program edits the kernel"), AgentConfig::kindName(AgentConfig::Kind::Command));
+    m_kind->addItem(QStringLiteral("replay — the proposals of a recorded run, in order"), AgentConfig::kindName(AgentConfig::Kind::Replay));
+
+    // tune
+    auto *tunePage = new QWidget(this);
+    m_seed->setObjectName(QStringLiteral("seed"));
+    m_seed->setRange(0, 1000000000);
+    m_seed->setToolTip(QStringLiteral("Seeds the random restarts of the search; the same seed proposes the same sequence."));
+    auto *tuneForm = new QFormLayout(tunePage);
+    tuneForm->addRow(wrapped(QStringLiteral("Coordinate descent over the kernel's UPPER_CASE constants (block sizes, warps, "
+                                            "stages), with random restarts; never repeats a configuration."), tunePage));
+    tuneForm->addRow(QStringLiteral("Seed"), m_seed);
+
+    // llm
+    auto *llmPage = new QWidget(this);
+    m_protocol->setObjectName(QStringLiteral("protocol"));
+    m_protocol->addItem(QStringLiteral("openai — Chat Completions (OpenAI, vLLM, Ollama, llama.cpp, LM Studio)"), QStringLiteral("openai"));
+    m_protocol->addItem(QStringLiteral("anthropic — Messages API"), QStringLiteral("anthropic"));
+    m_baseUrl->setToolTip(QStringLiteral("The server's base URL; empty for the protocol's public endpoint. Local servers: "
+                                         "vLLM http://localhost:8000/v1, Ollama http://localhost:11434/v1, llama.cpp "
+                                         "http://localhost:8080/v1, LM Studio http://localhost:1234/v1."));
+    m_model->setToolTip(QStringLiteral("The model name the server expects."));
+    m_keyEnv->setToolTip(QStringLiteral("The name of the variable, not the key. It is read from the environment AutoKernel "
+                                        "Studio was started in."));
+    m_key->setEchoMode(QLineEdit::Password);
+    m_key->setToolTip(QStringLiteral("Kept in your settings file only; never written to a run, its git history or the log."));
+    m_keyFromEnv->setObjectName(QStringLiteral("keyFromEnvironment"));
+    m_keyStored->setObjectName(QStringLiteral("keyStored"));
+    auto *keySource = new QButtonGroup(this);
+    keySource->addButton(m_keyFromEnv);
+    keySource->addButton(m_keyStored);
+    m_keyEnvStatus->setObjectName(QStringLiteral("keyEnvStatus"));
+    m_keyNote->setObjectName(QStringLiteral("keyNote"));
+    m_keyNote->setText(QStringLiteral("Recommended: keep the key in an environment variable, set before AutoKernel Studio "
+                                      "starts. A key stored here is kept in plain text in your settings file, %1 (readable "
+                                      "by you only). Either way it is sent only to the server and never written to the run "
+                                      "directory, its git history or the log. Local servers usually need no key.")
+                           .arg(QDir::toNativeSeparators(QSettings().fileName())));
+    auto *keyGrid = new QFormLayout;
+    keyGrid->addRow(m_keyFromEnv, m_keyEnv);
+    keyGrid->addRow(m_keyStored, m_key);
+    auto *keyBox = new QGroupBox(QStringLiteral("API key"), llmPage);
+    auto *keyLayout = new QVBoxLayout(keyBox);
+    keyLayout->addLayout(keyGrid);
+    keyLayout->addWidget(m_keyEnvStatus);
+    keyLayout->addWidget(m_keyNote);
+    auto *llmForm = new QFormLayout(llmPage);
+    llmForm->addRow(QStringLiteral("Protocol"), m_protocol);
+    llmForm->addRow(QStringLiteral("Base URL"), m_baseUrl);
+    auto *servers = wrapped(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
+                                           ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
+                            llmPage);
+    llmForm->addRow(servers);
+    llmForm->addRow(QStringLiteral("Model"), m_model);
+    llmForm->addRow(keyBox);
+
+    // command
+    auto *commandPage = new QWidget(this);
+    auto *commandForm = new QFormLayout(commandPage);
+    commandForm->addRow(QStringLiteral("Command"), m_command);
+    auto *commandHelp = wrapped(QStringLiteral("Runs once per experiment in a scratch copy of the kernel's folder. "
+                                               "<b>{prompt}</b> is replaced by a file with the instructions and the kernel's "
+                                               "context, <b>{dir}</b> by that scratch folder (also the working directory), "
+                                               "<b>{kernel}</b> by its kernel.py, which the program edits in place. A "
+                                               "DESCRIPTION file it leaves in {dir} (else its first line of output) describes "
+                                               "the change. The line is split into words like a shell would, but no shell "
+                                               "runs it: write sh -c '…' for pipes or variables."),
+                                commandPage);
+    commandHelp->setTextFormat(Qt::RichText);
+    commandForm->addRow(commandHelp);
+
+    // replay
+    auto *replayPage = new QWidget(this);
+    QPushButton *browseReplay = nullptr;
+    auto *replayForm = new QFormLayout(replayPage);
+    replayForm->addRow(QStringLiteral("Recorded run"), withBrowse(m_replay, &browseReplay, replayPage));
+    replayForm->addRow(wrapped(QStringLiteral("Serves the proposals recorded in that run again, kernel by kernel and in "
+                                              "their order (to re-measure them on this machine)."), replayPage));
+
+    m_pages = {tunePage, llmPage, commandPage, replayPage};
+    for (QWidget *page : m_pages)
+        page->layout()->setContentsMargins(0, 0, 0, 0);
+
+    // where
+    QPushButton *browsePython = nullptr;
+    m_devices->setToolTip(QStringLiteral("One loop per device, each on a different kernel: \"cuda\", \"cuda:0,cuda:1\" or "
+                                         "\"cpu\". Empty: cuda if the run was profiled on a GPU, else cpu."));
+    m_python->setToolTip(QStringLiteral("An interpreter with torch (and triton for GPU kernels). Empty: $AUTOKERNEL_PYTHON, "
+                                        "the run's own interpreter, then an active venv or conda, then python3 on PATH."));
+    auto *whereBox = new QGroupBox(QStringLiteral("Where it runs"), this);
+    auto *whereForm = new QFormLayout(whereBox);
+    whereForm->addRow(QStringLiteral("Devices"), m_devices);
+    whereForm->addRow(QStringLiteral("Python"), withBrowse(m_python, &browsePython, whereBox));
+
+    m_error->setObjectName(QStringLiteral("error"));
+    QPalette p = m_error->palette();
+    p.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
+    m_error->setPalette(p);
+    m_error->hide();
+
+    QPushButton *reset = m_buttons->button(QDialogButtonBox::Reset);
+    reset->setText(QStringLiteral("Use the Run's Agent"));
+    reset->setToolTip(QStringLiteral("Forget the choice saved here (a stored key too): Loop ▸ Start uses each run's "
+                                     "run.json agent (tune when it has none) on the run's default device."));
+
+    auto *form = new QFormLayout;
+    form->addRow(QStringLiteral("Agent"), m_kind);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addWidget(m_source);
+    layout->addLayout(form);
+    for (QWidget *page : m_pages)
+        layout->addWidget(page);
+    layout->addWidget(whereBox);
+    layout->addWidget(m_error);
+    layout->addStretch(1);
+    layout->addWidget(m_buttons);
+
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &AgentSettingsDialog::kindChanged);
+    connect(m_protocol, &QComboBox::currentIndexChanged, this, &AgentSettingsDialog::protocolChanged);
+    connect(m_keyFromEnv, &QRadioButton::toggled, this, &AgentSettingsDialog::keySourceChanged);
+    connect(m_keyEnv, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
+    connect(m_baseUrl, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &AgentSettingsDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &AgentSettingsDialog::reject);
+    connect(reset, &QPushButton::clicked, this, &AgentSettingsDialog::useRunAgent);
+    connect(browseReplay, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Recorded Run to Replay"), m_replay->text());
+        if (!dir.isEmpty())
+            m_replay->setText(QDir::toNativeSeparators(dir));
+    });
+    connect(browsePython, &QPushButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, QStringLiteral("Python Interpreter"), m_python->text());
+        if (!file.isEmpty())
+            m_python->setText(QDir::toNativeSeparators(file));
+    });
+
+    setSettings(AgentSettings());
+    resize(640, sizeHint().height());
+}
+
+void AgentSettingsDialog::showEvent(QShowEvent *event)
+{
+    QDialog::showEvent(event);
+    fitHeight();
+}
+
+void AgentSettingsDialog::fitHeight()
+{
+    if (!isVisible())
+        return; // showEvent fits it
+    // A label shown or hidden inside a group box reaches the dialog's layout through posted layout
+    // requests (group box, then dialog); until they are handled its cached height is stale.
+    for (int level = 0; level < 3; ++level)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    layout()->activate();
+    const int w = std::max(width(), minimumSizeHint().width());
+    const int h = hasHeightForWidth() ? heightForWidth(w) : -1;
+    resize(w, h > 0 ? h : sizeHint().height());
+}
+
+void AgentSettingsDialog::prefill(const QByteArray &runJson)
+{
+    QSettings store;
+    AgentSettings s;
+    const bool saved = AgentSettings::load(store, &s);
+    if (!saved)
+        s = AgentSettings::fromRunJson(runJson);
+    setSettings(s);
+    m_source->setText(saved ? QStringLiteral("Shown: your saved choice; Loop ▸ Start uses it for every run.")
+                            : runJson.isEmpty() ? QStringLiteral("Nothing saved yet: Loop ▸ Start uses each run's own agent. "
+                                                                 "OK saves what is shown.")
+                                                : QStringLiteral("Nothing saved yet: shown is this run's own agent (run.json), "
+                                                                 "which Loop ▸ Start uses now. OK saves what is shown."));
+    m_buttons->button(QDialogButtonBox::Reset)->setEnabled(saved);
+}
+
+void AgentSettingsDialog::setKind(AgentConfig::Kind kind)
+{
+    m_kind->setCurrentIndex(m_kind->findData(AgentConfig::kindName(kind)));
+}
+
+void AgentSettingsDialog::setSettings(const AgentSettings &s)
+{
+    setKind(s.agent.kind);
+    m_seed->setValue(s.agent.seed);
+    const int protocol = m_protocol->findData(s.agent.llmProtocol);
+    m_protocol->setCurrentIndex(protocol < 0 ? 0 : protocol);
+    m_protocolShown = m_protocol->currentData().toString();
+    m_baseUrl->setText(s.agent.baseUrl);
+    m_model->setText(s.agent.model);
+    m_keyEnv->setText(s.agent.apiKeyEnv.trimmed().isEmpty() ? AgentSettings::defaultKeyEnv(m_protocolShown) : s.agent.apiKeyEnv);
+    m_key->setText(s.keySource == AgentSettings::KeySource::Stored ? s.apiKey : QString());
+    (s.keySource == AgentSettings::KeySource::Stored ? m_keyStored : m_keyFromEnv)->setChecked(true);
+    m_command->setText(s.agent.commandTemplate);
+    m_replay->setText(QDir::toNativeSeparators(s.agent.replayRun));
+    m_devices->setText(s.devices.join(QLatin1Char(',')));
+    m_python->setText(s.python);
+    kindChanged();
+    protocolChanged();
+    keySourceChanged();
+    m_error->hide();
+    m_error->clear();
+}
+
+AgentSettings::Problem AgentSettingsDialog::collect(AgentSettings *out) const
+{
+    AgentSettings s;
+    AgentConfig::parseKind(m_kind->currentData().toString(), &s.agent.kind);
+    s.agent.seed = m_seed->value();
+    s.agent.llmProtocol = m_protocol->currentData().toString();
+    s.agent.baseUrl = m_baseUrl->text().trimmed();
+    s.agent.model = m_model->text().trimmed();
+    s.agent.apiKeyEnv = m_keyEnv->text().trimmed();
+    s.keySource = m_keyStored->isChecked() ? AgentSettings::KeySource::Stored : AgentSettings::KeySource::Environment;
+    if (s.keySource == AgentSettings::KeySource::Stored)
+        s.apiKey = m_key->text().trimmed();
+    s.agent.commandTemplate = m_command->text().trimmed();
+    s.agent.replayRun = QDir::fromNativeSeparators(m_replay->text().trimmed());
+    s.python = m_python->text().trimmed();
+    QString why;
+    const bool devicesOk = AgentSettings::parseDevices(m_devices->text(), &s.devices, &why);
+    *out = s;
+    if (!devicesOk)
+        return {QStringLiteral("devices"), why};
+    return s.check();
+}
+
+AgentSettings AgentSettingsDialog::settings() const
+{
+    AgentSettings s;
+    collect(&s);
+    return s;
+}
+
+QString AgentSettingsDialog::sourceText() const
+{
+    return m_source->text();
+}
+
+QString AgentSettingsDialog::errorText() const
+{
+    return m_error->text();
+}
+
+void AgentSettingsDialog::showProblem(const AgentSettings::Problem &problem)
+{
+    m_error->setText(problem.message);
+    m_error->show();
+    fitHeight();
+    if (auto *widget = findChild<QWidget *>(problem.field)) {
+        widget->setFocus();
+        if (auto *edit = qobject_cast<QLineEdit *>(widget))
+            edit->selectAll();
+    }
+}
+
+void AgentSettingsDialog::accept()
+{
+    AgentSettings s;
+    if (const AgentSettings::Problem problem = collect(&s); !problem.isEmpty())
+        return showProblem(problem);
+    QSettings store;
+    s.save(store);
+    m_forgotten = false;
+    QDialog::accept();
+}
+
+void AgentSettingsDialog::useRunAgent()
+{
+    QSettings store;
+    AgentSettings::forget(store);
+    m_forgotten = true;
+    QDialog::accept();
+}
+
+void AgentSettingsDialog::kindChanged()
+{
+    const int index = std::max(0, int(m_kind->currentIndex()));
+    for (int i = 0; i < m_pages.size(); ++i)
+        m_pages[i]->setVisible(i == index);
+    m_error->hide();
+    fitHeight();
+}
+
+void AgentSettingsDialog::protocolChanged()
+{
+    const QString protocol = m_protocol->currentData().toString();
+    // The key variable follows the protocol while it is the previous protocol's default (or empty).
+    const QString env = m_keyEnv->text().trimmed();
+    if (env.isEmpty() || env == AgentSettings::defaultKeyEnv(m_protocolShown))
+        m_keyEnv->setText(AgentSettings::defaultKeyEnv(protocol));
+    m_keyEnv->setPlaceholderText(AgentSettings::defaultKeyEnv(protocol));
+    m_baseUrl->setPlaceholderText(QStringLiteral("empty: %1").arg(defaultBaseUrl(protocol)));
+    m_protocolShown = protocol;
+    updateKeyEnvStatus();
+}
+
+void AgentSettingsDialog::keySourceChanged()
+{
+    const bool stored = m_keyStored->isChecked();
+    m_keyEnv->setEnabled(!stored);
+    m_key->setEnabled(stored);
+    updateKeyEnvStatus();
+}
+
+void AgentSettingsDialog::updateKeyEnvStatus()
+{
+    const QString env = m_keyEnv->text().trimmed();
+    if (m_keyStored->isChecked() || env.isEmpty()) {
+        m_keyEnvStatus->hide();
+        return fitHeight();
+    }
+    const bool set = !qEnvironmentVariableIsEmpty(env.toLocal8Bit().constData());
+    const QString base = m_baseUrl->text().trimmed();
+    const QString host = QUrl(base).host().toLower();
+    const bool publicEndpoint = base.isEmpty() || host == QLatin1String("api.openai.com") || host == QLatin1String("api.anthropic.com");
+    m_keyEnvStatus->setText(set ? QStringLiteral("$%1 is set in this environment.").arg(env)
+                                : QStringLiteral("$%1 is not set in the environment AutoKernel Studio was started in%2.")
+                                      .arg(env, publicEndpoint ? QStringLiteral(": the public endpoint will refuse to start without a key")
+                                                               : QStringLiteral(" (fine for a local server that needs no key)")));
+    m_keyEnvStatus->show();
+    fitHeight();
+}
+
+} // namespace ak

@@ -1,0 +1,98 @@
+#pragma once
+
+#include "agentsettings.h"
+
+#include <QDialog>
+#include <QList>
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QRadioButton;
+class QSpinBox;
+
+namespace ak {
+
+// Loop ▸ Agent…: what Loop ▸ Start runs — the agent (tune, llm, command, replay) with its fields, the
+// devices and the Python interpreter — saved in the user's settings store (AgentSettings), not in a
+// run. Prefilled from the saved settings, else from the shown run's run.json "agent". OK checks the
+// fields (AgentSettings::check: the error names the field, focuses it and keeps the dialog open) and
+// saves; "Use the Run's Agent" forgets the saved choice (and a stored key).
+class AgentSettingsDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit AgentSettingsDialog(QWidget *parent = nullptr);
+
+    // The saved settings when there are any, else the run's own agent (empty runJson: tune).
+    void prefill(const QByteArray &runJson);
+    void setSettings(const AgentSettings &settings);
+    // What the fields say (devices as far as they parse; accept() reports the rest).
+    AgentSettings settings() const;
+    // Where the values shown came from ("saved" or "run"), as a sentence.
+    QString sourceText() const;
+    QString errorText() const;  // why OK was refused; empty when it was not
+    bool forgotten() const { return m_forgotten; } // closed through "Use the Run's Agent"
+
+    QComboBox *kindBox() const { return m_kind; }
+    QComboBox *protocolBox() const { return m_protocol; }
+    QLineEdit *baseUrlEdit() const { return m_baseUrl; }
+    QLineEdit *modelEdit() const { return m_model; }
+    QRadioButton *keyFromEnvironment() const { return m_keyFromEnv; }
+    QRadioButton *keyStored() const { return m_keyStored; }
+    QLineEdit *keyEnvEdit() const { return m_keyEnv; }
+    QLineEdit *keyEdit() const { return m_key; }
+    QLabel *keyNote() const { return m_keyNote; }
+    QLabel *keyEnvStatus() const { return m_keyEnvStatus; }
+    QLineEdit *commandEdit() const { return m_command; }
+    QLineEdit *replayEdit() const { return m_replay; }
+    QSpinBox *seedBox() const { return m_seed; }
+    QLineEdit *devicesEdit() const { return m_devices; }
+    QLineEdit *pythonEdit() const { return m_python; }
+    QDialogButtonBox *buttons() const { return m_buttons; }
+    void setKind(AgentConfig::Kind kind);
+
+    // Checks the fields; valid ones are saved to the settings store and the dialog closes.
+    void accept() override;
+    // Forgets the saved settings (Loop ▸ Start goes back to run.json's agent) and closes.
+    void useRunAgent();
+
+private:
+    AgentSettings::Problem collect(AgentSettings *out) const;
+    void showProblem(const AgentSettings::Problem &problem);
+    void kindChanged();
+    void protocolChanged();
+    void keySourceChanged();
+    void updateKeyEnvStatus();
+    void fitHeight(); // as tall as what is shown (the page of the kind, notes, the error) needs
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+
+    QLabel *m_source;
+    QComboBox *m_kind;
+    QList<QWidget *> m_pages;   // one per kind, in the combo's order; only the current one is shown
+    QSpinBox *m_seed;
+    QComboBox *m_protocol;
+    QLineEdit *m_baseUrl;
+    QLineEdit *m_model;
+    QRadioButton *m_keyFromEnv;
+    QRadioButton *m_keyStored;
+    QLineEdit *m_keyEnv;
+    QLineEdit *m_key;
+    QLabel *m_keyEnvStatus;
+    QLabel *m_keyNote;
+    QLineEdit *m_command;
+    QLineEdit *m_replay;
+    QLineEdit *m_devices;
+    QLineEdit *m_python;
+    QLabel *m_error;
+    QDialogButtonBox *m_buttons;
+    QString m_protocolShown;    // the protocol whose default key variable the field may hold
+    bool m_forgotten = false;
+};
+
+} // namespace ak
