@@ -41,6 +41,7 @@ private Q_SLOTS:
         QCOMPARE(base->metrics.latencyUs, 100.0);
         QCOMPARE(base->metrics.noisePct, 0.5);
         QVERIFY(base->failure.isEmpty());
+        const int baseId = base->id; // `base` points into the writer's state, which the next step replaces
         QVERIFY(!Orchestrator::needsBaseline(r.state(), kA));
         QVERIFY(Orchestrator::needsBaseline(r.state(), kB)); // only the kernel being worked on
         QCOMPARE(r.session->stats().experiments, 0);      // a baseline is not an experiment
@@ -60,7 +61,7 @@ private Q_SLOTS:
         QVERIFY(ctx.staticInfo.ok);
         QCOMPARE(ctx.best.latencyUs, 100.0);
         QCOMPARE(ctx.history.size(), 1);
-        QCOMPARE(ctx.historyKernelPy.value(base->id).toUtf8(), starter());
+        QCOMPARE(ctx.historyKernelPy.value(baseId).toUtf8(), starter());
         QVERIFY(!ctx.systemPrompt.isEmpty());
         QVERIFY(ctx.kernelDir.endsWith(QStringLiteral("kernels/") + kA));
         QCOMPARE(r.bench.requests.size(), 2);
