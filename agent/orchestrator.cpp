@@ -2,8 +2,6 @@
 
 #include "runloader.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 
 namespace ak {
@@ -123,16 +121,10 @@ Orchestrator::Choice Orchestrator::next(const RunSnapshot &run, const MoveOnRule
 
 MoveOnRules Orchestrator::rulesOf(const RunSnapshot &run, QString *error)
 {
-    MoveOnRules rules;
-    const nlohmann::json config = nlohmann::json::parse(run.runJson.constData(), nullptr, false);
-    if (!config.is_object())
-        return rules;
-    const auto it = config.find("move_on");
-    if (it == config.end())
-        return rules;
+    MoveOnRules rules; // defaults on any problem (fromRunJson leaves them)
     QString why;
-    if (!MoveOnRules::fromJson(QByteArray::fromStdString(it->dump()), &rules, &why) && error)
-        *error = QStringLiteral("run.json: move_on: %1 (using the defaults)").arg(why);
+    if (!MoveOnRules::fromRunJson(run.runJson, &rules, &why) && error)
+        *error = why + QStringLiteral(" (using the defaults)");
     return rules;
 }
 
