@@ -1,8 +1,14 @@
 """The `bench` worker op: correctness stages, anti-cheat, timing and roofline for one kernel.py.
 
+This module is the judge. It never imports the kernel: the kernel runs in a fresh process in a
+sandbox (remote.py, sandbox.py, runner.py), gets its inputs through shared memory and hands its
+outputs back as bytes. Inputs, ground truths, the comparison, the clocks and the reply to the
+worker's client live here, in a process the kernel cannot see.
+
 handle(args, ctx) with args {kernel_path, device: cpu|cuda, dtype?, quick?, peaks?, seed?,
-best_latency_us?}. Returns the result dict described in docs/harness.md. Never raises for a bad
-kernel: problems come back as status "error" (unusable file or environment) or "incorrect".
+best_latency_us?, time_limit_s?}. Returns the result dict described in docs/harness.md. Never
+raises for a bad kernel: problems come back as status "error" (unusable file or environment),
+"incorrect", "crash" (the kernel's process died) or "timeout".
 """
 
 import os
@@ -11,14 +17,17 @@ import time
 
 import torch
 
-from . import integrity, loader, ops, plan, roofline, stages, timed, timing  # noqa: F401 (timing binds timers)
+from . import loader, ops, plan, remote, roofline, sandbox, shm, stages, timed
+from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
 from .contract import TOLERANCE_LOOSEN_LIMIT
 from .dtypes import canonical
-from .guards import CheckedCaller, KernelFault, is_fatal
+from .remote import RunnerFailure
 
-integrity.capture()   # first import, before any kernel module: the golden snapshot
+sandbox.make_undumpable()   # nothing of the same user may read this process's memory or descriptors
 
 _now = time.perf_counter
+WORKER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIME_MARGIN_S = 3.0         # the judge answers before the worker's client gives up on it
 
 
 class _Progress:
@@ -96,17 +105,18 @@ def run(args, progress=lambda m, f: None):
     if device == "cuda" and not torch.cuda.is_available():
         return _result("error", "bench: --device cuda asked for, but this PyTorch (%s) sees no CUDA "
                                 "device" % torch.__version__, environment_error=True)
+    remote.prestart(device, WORKER_DIR)        # the runners import torch while the judge prepares
     seed = args.get("seed")
     seed = int(seed) if seed is not None else random.SystemRandom().getrandbits(62)
     rng = random.Random(seed)
-    restored = integrity.check(restore=True)     # a previous kernel in this worker leaked a patch
-    integrity.capture()                          # modules imported since (extract, describe, ...)
-    notes = ["restored before this run: " + "; ".join(restored)] if restored else []
+    limit = float(args.get("time_limit_s") or 180)
+    deadline = remote.Deadline(max(5.0, limit - TIME_MARGIN_S))
 
     load_stage = stages.StageResult("import")
     t0 = _now()
     try:
-        static = loader.read_static(path)
+        source = loader.read_source(path)
+        static = loader.read_static(path, source)
         ktype = static.get("KERNEL_TYPE")
         if ktype is None:
             raise loader.KernelFileError("%s declares no KERNEL_TYPE" % os.path.basename(path))
@@ -128,10 +138,10 @@ def run(args, progress=lambda m, f: None):
     except (loader.KernelFileError, ValueError) as e:
         load_stage.fail(str(e))
         load_stage.seconds = _now() - t0
-        return _result("error", load_stage.failure, stages=[load_stage.as_dict()], notes=notes,
+        return _result("error", load_stage.failure, stages=[load_stage.as_dict()],
                        bench_seconds=_now() - t_start)
 
-    # Inputs and ground truths for every stage, before a line of kernel code runs.
+    # Inputs and ground truths for every stage, before the kernel's process exists.
     progress("preparing inputs and reference results", 0.02)
     cases = plan.build(spec, device, quick, dtypes, timing_dtype, model_sizes, rng)
     all_cases = [c for group in cases.values() for c in group]
@@ -141,94 +151,213 @@ def run(args, progress=lambda m, f: None):
         torch.cuda.synchronize()
 
     base = dict(kernel_type=spec.name, device=device, dtype=timing_dtype, quick=quick, seed=seed,
-                test_dtypes=dtypes, tolerances=tolerances, notes=notes + (
-                    ["kernel TOLERANCES: " + ", ".join(tol_notes)] if tol_notes else []),
+                test_dtypes=dtypes, tolerances=tolerances,
+                notes=["kernel TOLERANCES: " + ", ".join(tol_notes)] if tol_notes else [],
                 timing_size=cases["timing"][0].size)
-
+    progress("starting the kernel's sandbox", 0.04)
     try:
-        module = loader.load_module(path)
-    except loader.KernelFileError as e:
-        load_stage.fail(str(e))
-        load_stage.seconds = _now() - t0
-        return _result("error", load_stage.failure, stages=[load_stage.as_dict()],
-                       bench_seconds=_now() - t_start, **base)
-    problems = integrity.check(restore=True)
-    load_stage.seconds = _now() - t0
-    if problems:
-        load_stage.fail("integrity: importing the kernel " + "; ".join(problems[:5]), cheat=True)
-        return _result("incorrect", load_stage.failure, stages=[load_stage.as_dict()],
-                       bench_seconds=_now() - t_start, **base)
-    load_stage.detail = "KERNEL_TYPE %s, kernel_fn(%s)" % (spec.name, ", ".join(static["kernel_fn_args"]))
-    results = [load_stage]
+        candidate = remote.Candidate(device, WORKER_DIR, deadline)
+    except (RuntimeError, OSError, RunnerFailure) as e:
+        load_stage.fail("the kernel's sandbox could not start: %s" % e)
+        return _result("error", load_stage.failure, stages=[load_stage.as_dict()], environment_error=True,
+                       bench_seconds=_now() - t_start, isolation=remote.isolation(device), **base)
+    base["isolation"] = candidate.sb.describe()
+    judge = _Judge(args, spec, device, quick, cases, tolerances, candidate, deadline, rng, progress)
+    try:
+        return judge.run(path, source, static, load_stage, t0, t_start, base)
+    finally:
+        note = judge.close()
+        if note:
+            base["notes"].append(note)
 
-    def finish(status, failure, **more):
-        out = _result(status, failure, stages=[r.as_dict() for r in results],
+
+class _Judge:
+    """One bench once the kernel's process exists: stages, timing, plausibility."""
+
+    def __init__(self, args, spec, device, quick, cases, tolerances, candidate, deadline, rng, progress):
+        self.args, self.spec, self.device, self.quick = args, spec, device, quick
+        self.cases, self.tolerances, self.candidate = cases, tolerances, candidate
+        self.deadline, self.rng, self.progress = deadline, rng, progress
+        self.arena = None
+        self.reference = None
+        self.results = []
+
+    def close(self):
+        note = self.candidate.finish()
+        if self.reference is not None:
+            try:
+                self.reference.request({"op": "release"}, cap=30)
+            except RunnerFailure:
+                remote.shutdown_reference(self.device)
+        if self.arena is not None:
+            self.arena.close()
+        return note
+
+    def finish(self, status, failure, t_start, base, **more):
+        out = _result(status, failure, stages=[r.as_dict() for r in self.results],
                       bench_seconds=_now() - t_start, **base)
         out.update(more)
         return out
 
-    kernel_fn = module.kernel_fn
-    caller = CheckedCaller(kernel_fn, device, spec.args)
-    for i, name in enumerate(plan.STAGES):
-        progress("stage %s" % name, 0.05 + 0.6 * i / len(plan.STAGES))
-        r = stages.run_stage(name, cases[name], caller, tolerances)
-        results.append(r)
-        if not r.passed:
-            return finish("incorrect", r.failure)
-    caller.forget()
+    def _arena(self):
+        timing = self.cases["timing"][0]
+        case_region = max(region_bytes(c.inputs, c.out_nbytes()) for group in self.cases.values() for c in group)
+        self.timing_base = shm.aligned(case_region)
+        total = self.timing_base + timed.slot_count(timing, self.device) * timed.slot_bytes(timing)
+        self.arena = shm.create(self.device, total)
 
-    # Timing, with outputs re-checked at random calls.
-    progress("timing", 0.7)
-    timing_stage = stages.StageResult("timing")
-    results.append(timing_stage)
-    main, alts = cases["timing"][0], cases["timing"][1:]
-    t0 = _now()
-    try:
-        measured, probe = timed.measure(kernel_fn, spec, main, alts, device, quick, rng.getrandbits(62))
-        reason = timed.verify(probe, main, tolerances)
-        peak_mb = timed.peak_memory_mb(kernel_fn, main.inputs, device)
-    except KernelFault as e:
-        reason, measured = str(e), None
-    except Exception as e:  # noqa: BLE001
-        if is_fatal(e):
-            raise
-        reason, measured = "kernel_fn raised %s while being timed: %s" % (
-            type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else ""), None
-    timing_stage.seconds = _now() - t0
-    if reason:
-        timing_stage.fail(reason)
-        return finish("incorrect", timing_stage.failure)
-    problems = integrity.check(restore=True)
-    if problems:
-        timing_stage.fail("integrity: " + "; ".join(problems[:5]), cheat=True)
-        return finish("incorrect", timing_stage.failure)
-    timing_stage.detail = "%s: %.2f us (reference %.2f us), %d timed calls checked" % (
-        main.label, measured["latency_us"], measured["ref_latency_us"], measured["checked_calls"])
+    def run(self, path, source, static, load_stage, t0, t_start, base):
+        runner, spec = self.candidate.runner, self.spec
+        try:
+            self._arena()
+            local = os.path.join(self.candidate.cwd, os.path.basename(path))
+            with open(local, "wb") as f:
+                f.write(source)
+            fd = self.arena.export_fd()
+            try:
+                reply = runner.request({"op": "attach", "size": self.arena.size}, fds=[fd])
+            finally:
+                os.close(fd)
+            if not reply.get("ok"):
+                raise RunnerFailure("the kernel's process could not map the shared memory: %s"
+                                    % reply.get("error"), "protocol")
+            reply = runner.request({"op": "load", "path": local, "args": list(spec.args)})
+        except RunnerFailure as e:
+            load_stage.fail(str(e))
+            load_stage.seconds = _now() - t0
+            self.results.append(load_stage)
+            return self.finish(_failure_status(e), load_stage.failure, t_start, base)
+        load_stage.seconds = _now() - t0
+        self.results.append(load_stage)
+        if not reply.get("ok"):
+            load_stage.fail(str(reply.get("error")).replace(local, path), cheat=bool(reply.get("cheat")))
+            return self.finish("incorrect" if reply.get("cheat") else "error", load_stage.failure, t_start, base)
+        load_stage.detail = "KERNEL_TYPE %s, kernel_fn(%s)" % (spec.name, ", ".join(static["kernel_fn_args"]))
 
-    # Roofline and physical plausibility.
-    peaks = args.get("peaks") or {}
-    m = roofline.metrics(spec, main.size, timing_dtype, measured["latency_us"], peaks)
-    plaus = stages.StageResult("plausibility")
-    results.append(plaus)
-    why = roofline.impossible(m, timing_dtype, peaks, measured.get("cold_l2", False))
-    speedup = measured["speedup"]
-    flags = [f for f in (roofline.suspicious(speedup),) if f]
-    timing_info = {k: v for k, v in measured.items()
-                   if k not in ("latency_us", "ref_latency_us", "speedup", "noise_pct")}
-    metrics = dict(latency_us=measured["latency_us"], ref_latency_us=measured["ref_latency_us"],
-                   speedup=speedup, tflops=m["tflops"], gbps=m["gbps"],
-                   arithmetic_intensity=m["arithmetic_intensity"], bound=m["bound"],
-                   pct_peak=m["pct_peak"], noise_pct=measured["noise_pct"], peak_vram_mb=peak_mb,
-                   flops=m["flops"], bytes=m["bytes"], timing=timing_info, flags=flags)
-    if why:
-        plaus.fail(why, cheat=True)
-        return finish("incorrect", plaus.failure, rejected_metrics=metrics)
-    plaus.detail = "%.3g TFLOP/s, %.3g GB/s, %s-bound%s" % (
-        m["tflops"], m["gbps"], m["bound"] or "unknown",
-        (", %.1f%% of peak" % m["pct_peak"]) if m["pct_peak"] == m["pct_peak"] else "")
-    out = finish("ok", "", **metrics)
-    best = args.get("best_latency_us")
-    if best:
-        out["keep"] = roofline.keep_decision(float(best), measured["latency_us"], measured["noise_pct"])
-    progress("done", 1.0)
-    return out
+        caller = RemoteCaller(runner, self.arena, self.device, spec.args)
+        for i, name in enumerate(plan.STAGES):
+            self.progress("stage %s" % name, 0.05 + 0.6 * i / len(plan.STAGES))
+            stage = stages.StageResult(name)
+            try:
+                r = stages.run_stage(name, self.cases[name], caller, self.tolerances)
+            except RunnerFailure as e:
+                stage.fail(str(e))
+                self.results.append(stage)
+                return self.finish(_failure_status(e), stage.failure, t_start, base)
+            self.results.append(r)
+            if not r.passed:
+                return self.finish("incorrect", r.failure, t_start, base)
+        return self._timing(t_start, base)
+
+    def _timing(self, t_start, base):
+        self.progress("timing", 0.7)
+        stage = stages.StageResult("timing")
+        self.results.append(stage)
+        main = self.cases["timing"][0]
+        t0 = _now()
+        try:
+            self.reference, self.reference_sb = remote.reference(self.device, WORKER_DIR, self.deadline)
+            fd = self.arena.export_fd()
+            try:
+                ok = self.reference.request({"op": "attach", "size": self.arena.size}, fds=[fd], cap=60)
+            finally:
+                os.close(fd)
+            ok = ok.get("ok") and self.reference.request({"op": "reference", "op_type": self.spec.name}).get("ok")
+            if not ok:
+                raise RuntimeError("the reference runner could not load %s" % self.spec.name)
+        except (RuntimeError, OSError, RunnerFailure) as e:
+            stage.fail("the reference runner is not available: %s" % e)
+            return self.finish("error", stage.failure, t_start, base, environment_error=True)
+        measured, reason = None, None
+        try:
+            measured, checks = timed.measure(self.candidate, self.reference, self.reference_sb, self.arena,
+                                             self.timing_base,
+                                             self.spec, main, self.device, self.quick,
+                                             self.rng.getrandbits(62), self.deadline, self.progress)
+            reason = timed.verify(checks, main, self.spec, self.tolerances)
+            if reason is None and not measured["latency_us"] > 0:
+                reason = ("the kernel's calls took no longer than calls that do no work (%.3g us vs %.3g us): "
+                          "its work happens outside the timed calls" % (measured["raw_latency_us"],
+                                                                        measured["null_us"]))
+        except KernelFault as e:
+            reason = str(e)
+        except KernelRaised as e:
+            reason = "kernel_fn raised %s while being timed" % e
+        except RunnerFailure as e:
+            stage.fail(str(e))
+            stage.seconds = _now() - t0
+            return self.finish(_failure_status(e), stage.failure, t_start, base)
+        stage.seconds = _now() - t0
+        if reason:
+            stage.fail(reason)
+            return self.finish("incorrect", stage.failure, t_start, base)
+        stage.detail = "%s: %.2f us (reference %.2f us), %d timed calls, %d checked" % (
+            main.label, measured["latency_us"], measured["ref_latency_us"], measured["timed_calls"],
+            measured["checked_calls"])
+        return self._plausibility(main, measured, t_start, base)
+
+    def _plausibility(self, main, measured, t_start, base):
+        peaks = self.args.get("peaks") or {}
+        m = roofline.metrics(self.spec, main.size, main.dtype, measured["latency_us"], peaks)
+        plaus = stages.StageResult("plausibility")
+        self.results.append(plaus)
+        why = roofline.impossible(m, main.dtype, peaks, measured.get("cold_l2", False))
+        speedup = measured["speedup"]
+        flags = [f for f in (roofline.suspicious(speedup),) if f]
+        if self.device == "cpu":
+            copy_roof = _cpu_copy_roof_gbs(timed.slot_bytes(main) * measured["calls_per_round"])
+            flag = roofline.beyond_copy_roof(m, copy_roof)
+            measured["copy_roof_gbs"] = copy_roof
+            if flag:
+                flags.append(flag)
+        peak_mb = float("nan")
+        if self.device == "cuda":
+            try:
+                peak_mb = self.candidate.runner.request({"op": "peak", "id": 0}, cap=60).get("peak_mb")
+            except RunnerFailure:
+                pass
+        timing_info = {k: v for k, v in measured.items()
+                       if k not in ("latency_us", "ref_latency_us", "speedup", "noise_pct")}
+        metrics = dict(latency_us=measured["latency_us"], ref_latency_us=measured["ref_latency_us"],
+                       speedup=speedup, tflops=m["tflops"], gbps=m["gbps"],
+                       arithmetic_intensity=m["arithmetic_intensity"], bound=m["bound"],
+                       pct_peak=m["pct_peak"], noise_pct=measured["noise_pct"],
+                       peak_vram_mb=peak_mb if peak_mb is not None else float("nan"),
+                       flops=m["flops"], bytes=m["bytes"], timing=timing_info, flags=flags)
+        if why:
+            plaus.fail(why, cheat=True)
+            return self.finish("incorrect", plaus.failure, t_start, base, rejected_metrics=metrics)
+        plaus.detail = "%.3g TFLOP/s, %.3g GB/s, %s-bound%s" % (
+            m["tflops"], m["gbps"], m["bound"] or "unknown",
+            (", %.1f%% of peak" % m["pct_peak"]) if m["pct_peak"] == m["pct_peak"] else "")
+        out = self.finish("ok", "", t_start, base, **metrics)
+        best = self.args.get("best_latency_us")
+        if best:
+            out["keep"] = roofline.keep_decision(float(best), measured["latency_us"], measured["noise_pct"])
+        self.progress("done", 1.0)
+        return out
+
+
+def _failure_status(e):
+    return "timeout" if e.kind == "timeout" else "crash"
+
+
+_copy_roof = {}
+
+
+def _cpu_copy_roof_gbs(working_set):
+    """GB/s of torch's copy over a working set like the timing rounds' (bytes read + written), once
+    per size class: a kernel that moves its bytes faster than a copy of them is beyond the CPU's roof."""
+    key = max(1 << 16, 1 << (int(working_set).bit_length()))
+    if key not in _copy_roof:
+        n = max(1 << 14, key // 8)
+        src, dst = torch.ones(n, dtype=torch.float32), torch.empty(n, dtype=torch.float32)
+        for _ in range(3):
+            dst.copy_(src)
+        best = float("inf")
+        for _ in range(7):
+            t = time.perf_counter_ns()
+            dst.copy_(src)
+            best = min(best, time.perf_counter_ns() - t)
+        _copy_roof[key] = 2.0 * n * 4 / max(best, 1.0)       # bytes / ns = GB/s
+    return _copy_roof[key]

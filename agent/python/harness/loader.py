@@ -19,13 +19,24 @@ class KernelFileError(Exception):
     """The kernel file cannot be used at all (missing, syntax, contract, missing dependency)."""
 
 
-def read_static(path):
-    """{"KERNEL_TYPE": ..., "TEST_SIZES": ..., ..., "kernel_fn_args": [...] or None}."""
+def read_source(path):
+    """The kernel file's bytes: read once, so what is checked statically is what gets imported."""
     try:
-        with open(path, encoding="utf-8") as f:
-            source = f.read()
+        with open(path, "rb") as f:
+            return f.read()
     except OSError as e:
         raise KernelFileError("cannot read %s: %s" % (path, e.strerror or e))
+
+
+def read_static(path, source=None):
+    """{"KERNEL_TYPE": ..., "TEST_SIZES": ..., ..., "kernel_fn_args": [...] or None}."""
+    if source is None:
+        source = read_source(path)
+    if isinstance(source, bytes):
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise KernelFileError("%s is not UTF-8: %s" % (os.path.basename(path), e))
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as e:

@@ -57,6 +57,15 @@ def suspicious(speedup):
     return None
 
 
+def beyond_copy_roof(m, copy_gbs, margin=1.5):
+    """A flag (held for review, not rejected) when a CPU kernel moves its minimum bytes faster than a
+    copy of a working set of the same size: caches make the CPU's roof a measured one, not a number."""
+    if copy_gbs and copy_gbs > 0 and m["gbps"] == m["gbps"] and m["gbps"] > copy_gbs * margin:
+        return ("%.3g GB/s is beyond the CPU's measured copy rate of %.3g GB/s for this working set: "
+                "verify by hand" % (m["gbps"], copy_gbs))
+    return None
+
+
 def impossible(m, dtype, peaks, cold_cache):
     """Reason string when the measured rate exceeds what the device can physically do."""
     limit_t = _peak_tflops(peaks, dtype)

@@ -1,148 +1,254 @@
-"""The timing stage: alternated kernel/reference timing, with correctness re-checked on outputs
-produced while being timed.
+"""The timing stage, judged from outside the kernel's process.
 
-At random calls (secret RNG) fresh data is written into the SAME input buffers before the kernel
-runs and its output is compared with that data's ground truth, computed before the kernel was
-imported. A kernel that caches results by input address, reuses an earlier output, or changes
-behaviour after N calls returns a stale or wrong output there.
+Three runners take turns in rounds, in rotating order: the candidate (C), the reference (R, a
+process no candidate ever touched) and a null kernel that does no work (N, in the reference's
+process). A round is B calls on B input slots in shared memory; the judge's clock (perf_counter_ns
+in this process) runs from the request to the reply, which the runner sends after synchronising
+the device. latency = median(C) - median(N) per call; the reference's likewise.
+
+Every timed call gets fresh inputs: before each round the judge writes into every slot a window at
+a secret random offset of a pool of pre-generated data, so no input repeats (caching by address or
+by a fingerprint of a few elements returns a stale result) and nothing marks one call as special.
+After the candidate's round its process is stopped (SIGSTOP on every process of its sandbox), so
+nothing it left running can work outside the clock or slow the reference down; then the outputs of
+randomly chosen calls (and the last call) are copied and later compared with the reference on the
+very same inputs. On CUDA the judge flushes L2 before every round, and after each candidate round
+checks that the GPU is idle (work left queued by the candidate would delay a tiny probe kernel)
+and that the checked outputs do not change afterwards.
 """
 
 import random
+import time
 
 import torch
 
-from . import compare, timing
-from .guards import sync
+from . import compare, plan
+from .caller import KernelFault, KernelRaised, layout, read_output
+from .timing import L2_FLUSH_BYTES, median, summarize
 
 PROBE_PROBABILITY = 0.12
-MAX_PROBES = 12
+MAX_CHECKS = 14
+POOL_SETS = 3
+GPU_IDLE_LIMIT_US = 500.0      # a tiny kernel takes a few us on an idle GPU; a busy context, a timeslice
 
-BUDGETS = {  # per device and mode: how long the timing loop may take
-    ("cpu", True): {"budget_s": 0.4, "warmup": 2, "min_pairs": 5},
-    ("cpu", False): {"budget_s": 2.0, "warmup": 3, "min_pairs": 10},
-    ("cuda", True): {"rounds": 4, "warmup_ms": 10, "rep_ms": 30},
-    ("cuda", False): {"rounds": 6, "warmup_ms": 25, "rep_ms": 60},
+BUDGETS = {  # per device and mode: target length of one round, timing budget (all sides), rounds
+    ("cpu", True): {"round_s": 0.003, "budget_s": 0.9, "min_rounds": 5, "warmup": 1},
+    ("cpu", False): {"round_s": 0.006, "budget_s": 3.0, "min_rounds": 10, "warmup": 2},
+    ("cuda", True): {"round_s": 0.002, "budget_s": 0.6, "min_rounds": 8, "warmup": 2},
+    ("cuda", False): {"round_s": 0.004, "budget_s": 2.0, "min_rounds": 16, "warmup": 3},
 }
+MAX_SLOTS = 32
 
 
-class Probe:
-    """Decides which calls are checked and keeps what they returned."""
-
-    def __init__(self, inputs, alts, seed):
-        self.inputs = inputs
-        self.pristine = [t.clone() for t in inputs]
-        self.alts = alts
-        self.rng = random.Random(seed)
-        self.captured = []          # (call index, alt case, output clone)
-        self.last_output = None
-        self.calls = 0
-        self._forced = {1, 3}       # early calls are always among the checked ones
-
-    def __call__(self, i):
-        if len(self.captured) >= MAX_PROBES:
-            return None
-        if i not in self._forced and self.rng.random() >= PROBE_PROBABILITY:
-            return None
-        alt = self.alts[self.rng.randrange(len(self.alts))]
-
-        def before():
-            for dst, src in zip(self.inputs, alt.inputs):
-                dst.copy_(src)
-
-        def after(out):
-            snap = out.detach().clone() if isinstance(out, torch.Tensor) else out
-            self.captured.append((i, alt, snap))
-            for dst, src in zip(self.inputs, self.pristine):
-                dst.copy_(src)
-        return before, after
-
-    def wrap(self, kernel):
-        """For do_bench: the hooks run inside the timed call (a few reps; the median ignores them)."""
-        def fn():
-            hooks = self(self.calls)
-            self.calls += 1
-            if hooks:
-                hooks[0]()
-            out = kernel()
-            if hooks:
-                hooks[1](out)
-            else:
-                self.last_output = out
-            return out
-        return fn
+def slot_bytes(case):
+    return layout(0, case.inputs, case.out_nbytes())[2]
 
 
-def verify(probe, main_case, tolerances):
-    """None, or the reason the outputs produced during timing are wrong."""
-    for i, alt, out in probe.captured:
-        problem = compare.check(out, alt.truth, alt.torch_dtype, tolerances[alt.dtype])
+def slot_count(case, device):
+    """How many input slots the timing region holds (memory-bounded)."""
+    per = max(1, slot_bytes(case))
+    budget = (8 << 30) if device == "cuda" else (1 << 30)
+    return int(max(2, min(MAX_SLOTS, budget // per)))
+
+
+class Pools:
+    """Per argument, a flat pool of POOL_SETS inputs drawn like the case's; windows at random offsets."""
+
+    def __init__(self, spec, case, device, rng):
+        sets = []
+        for _ in range(POOL_SETS):
+            gen = plan.gen_inputs.generator(device, rng.getrandbits(62))
+            with torch.no_grad():
+                sets.append(spec.make_inputs(case.size, case.torch_dtype, device, gen, case.dist))
+        self.shapes = [tuple(t.shape) for t in sets[0]]
+        self.pools = [torch.cat([s[i].reshape(-1) for s in sets]) for i in range(len(sets[0]))]
+        self.rng = rng
+
+    def draw(self):
+        return [self.rng.randrange(0, p.numel() - _numel(s) + 1) for p, s in zip(self.pools, self.shapes)]
+
+    def inputs(self, offsets):
+        return tuple(p[o:o + _numel(s)].view(s) for p, o, s in zip(self.pools, offsets, self.shapes))
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class Slots:
+    def __init__(self, arena, base, case, count):
+        self.arena, self.specs, self.outs = arena, [], []
+        at = base
+        for _ in range(count):
+            specs, out, end = layout(at, case.inputs, case.out_nbytes())
+            self.specs.append(specs)
+            self.outs.append(out)
+            at = end
+        self.end = at
+        self.offsets = [None] * count
+
+    def binds(self, count):
+        return [{"id": k, "inputs": self.specs[k], "out": list(self.outs[k])} for k in range(count)]
+
+    def fill(self, pools, count):
+        for k in range(count):
+            offsets = pools.draw()
+            for (offset, shape, _), t in zip(self.specs[k], pools.inputs(offsets)):
+                self.arena.tensor(offset, shape, t.dtype).copy_(t)
+            self.offsets[k] = offsets
+
+
+class _Gpu:
+    def __init__(self):
+        self.flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+        self.tiny = torch.empty(1024, dtype=torch.float32, device="cuda")
+
+    def flush_l2(self):
+        self.flush.zero_()
+        torch.cuda.synchronize()
+
+    def idle_probe_us(self):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        self.tiny.add_(1.0)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) * 1e3
+
+
+def measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick, seed,
+            deadline, progress=lambda m, f: None):
+    """Returns (timing dict, checks) where checks is a list of (description, inputs, output)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)            # the judge's own copies must not leave threads spinning
+    reference_sb.freeze()
+    try:
+        return _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick,
+                        seed, deadline, progress)
+    finally:
+        reference_sb.thaw()
+        torch.set_num_threads(threads)
+
+
+def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick, seed,
+             deadline, progress):
+    rng = random.Random(seed)
+    budget = BUDGETS[(device, bool(quick))]
+    gpu = _Gpu() if device == "cuda" else None
+    pools = Pools(spec, main_case, device, rng)
+    slots = Slots(arena, base, main_case, slot_count(main_case, device))
+    shape, dtype = list(main_case.truth.shape), main_case.torch_dtype
+    cand = candidate.runner
+    binds = slots.binds(len(slots.specs))
+    reference_sb.thaw()
+    for runner in (cand, ref_runner):
+        reply = runner.request({"op": "run", "ids": [], "bind": binds})
+        if not reply.get("ok"):
+            raise KernelFault("binding the timing slots failed: %s" % reply.get("error"))
+    ref_runner.request({"op": "null", "shape": shape, "dtype": str(dtype).replace("torch.", "")})
+    reference_sb.freeze()
+    candidate.freeze()
+
+    def round_(side, count):
+        slots.fill(pools, count)
+        if gpu is not None:
+            gpu.flush_l2()
+        runner = cand if side == "C" else ref_runner
+        msg = {"op": "run", "ids": list(range(count))}
+        if side == "N":
+            msg["fn"] = "null"
+        # Only the runner being timed may run: the other's idle threads (OpenMP spins after a
+        # parallel region) would take cores from it, and the candidate must not work off the clock.
+        (candidate.thaw if side == "C" else reference_sb.thaw)()
+        t0 = time.perf_counter_ns()
+        reply = runner.request(msg)
+        t1 = time.perf_counter_ns()
+        (candidate.freeze if side == "C" else reference_sb.freeze)()
+        if not reply.get("ok"):
+            if side == "C":
+                raise KernelRaised(str(reply.get("error")), bool(reply.get("fatal")))
+            raise RuntimeError("the reference runner failed while timing: %s" % reply.get("error"))
+        return (t1 - t0) / 1e3 / count, reply
+
+    # Warm-up (compiles, caches) and the round length: B calls of the slower of kernel and reference.
+    per_call = {}
+    for side in ("C", "R", "N"):
+        seen = [round_(side, 1)[0] for _ in range(budget["warmup"] + 1)]
+        per_call[side] = min(seen[1:])          # the first call compiles, allocates, faults pages in
+    slowest = max(1e-3, per_call["C"] - per_call["N"], per_call["R"] - per_call["N"], per_call["N"] / 4)
+    count = int(max(1, min(len(slots.specs), round(budget["round_s"] * 1e6 / slowest))))
+
+    samples = {"C": [], "R": [], "N": []}
+    checks, idle_worst, calls, last = [], 0.0, 0, None
+    forced = {0, 2}
+    orders = (("C", "R", "N"), ("R", "N", "C"), ("N", "C", "R"))
+    start = time.perf_counter()
+    r = 0
+    while (r < budget["min_rounds"] or time.perf_counter() - start < budget["budget_s"]) and not deadline.expired():
+        for side in orders[r % 3]:
+            us, reply = round_(side, count)
+            samples[side].append(us)
+            if side != "C":
+                continue
+            if gpu is not None:
+                idle_worst = max(idle_worst, gpu.idle_probe_us())
+            picked = [k for k in range(count) if (calls + k) in forced or
+                      (len(checks) < MAX_CHECKS and rng.random() < PROBE_PROBABILITY)]
+            for k in picked:
+                out = read_output(reply, k, arena, slots.outs[k], shape, dtype, device)
+                checks.append(("timed call #%d" % (calls + k), slots.offsets[k], out, k))
+                for name, (offset, ishape, _), original in zip(spec.args, slots.specs[k],
+                                                               pools.inputs(slots.offsets[k])):
+                    if not compare.bit_equal(arena.tensor(offset, ishape, original.dtype), original):
+                        raise KernelFault("kernel_fn modified its input `%s` while being timed" % name)
+            if gpu is not None:
+                for _, _, out, k in checks[len(checks) - len(picked):]:
+                    again = arena.tensor(slots.outs[k][0], shape, dtype)
+                    if not compare.bit_equal(out, again):
+                        raise KernelFault("the output of a timed call changed after the kernel's process "
+                                          "reported it done: work was left running past the clock")
+            last = (calls + count - 1, slots.offsets[count - 1],
+                    read_output(reply, count - 1, arena, slots.outs[count - 1], shape, dtype, device), count - 1)
+            calls += count
+        r += 1
+        progress("timing round %d" % r, None)
+    if last is None:
+        raise KernelFault("no timed call finished within the time limit")
+    checks.append(("last timed call #%d" % last[0],) + last[1:])
+    if gpu is not None and idle_worst > GPU_IDLE_LIMIT_US:
+        raise KernelFault("the GPU was still busy %.0f us after the kernel's process reported its calls "
+                          "done: work was left queued past the clock" % idle_worst)
+
+    null = median(samples["N"])
+    net_c = [c - null for c in samples["C"]]
+    net_r = [x - null for x in samples["R"]]
+    result = summarize(net_c, net_r)
+    result.update({
+        "method": "judge's clock (perf_counter_ns) around rounds of %d call%s in the kernel's sandboxed "
+                  "process, minus a null kernel's rounds; reference in its own process; fresh inputs per "
+                  "call%s" % (count, "" if count == 1 else "s",
+                               ", L2 flushed before every round" if gpu is not None else ""),
+        "cold_l2": gpu is not None, "reps": len(samples["C"]), "calls_per_round": count,
+        "null_us": null, "raw_latency_us": median(samples["C"]), "raw_ref_latency_us": median(samples["R"]),
+        "timed_calls": calls, "checked_calls": len(checks),
+    })
+    if gpu is not None:
+        result["gpu_idle_probe_us"] = idle_worst
+    return result, [(what, pools.inputs(offsets), out) for what, offsets, out, _ in checks]
+
+
+def verify(checks, main_case, spec, tolerances):
+    """None, or the reason an output produced while being timed is wrong."""
+    tol = tolerances[main_case.dtype]
+    for what, inputs, out in checks:
+        truth = plan.ground_truth(spec, inputs)
+        problem = compare.check(out, truth, main_case.torch_dtype, tol)
         if problem:
-            return ("timed call #%d (fresh data written into the same input buffers): %s -- results "
-                    "reused or cached by input address, or behaviour that changes after N calls"
-                    % (i, problem))
-    if probe.last_output is not None:
-        problem = compare.check(probe.last_output, main_case.truth, main_case.torch_dtype,
-                                tolerances[main_case.dtype])
-        if problem:
-            return "last timed call: %s -- behaviour changed while being timed" % problem
-    for k, (now, before) in enumerate(zip(probe.inputs, probe.pristine)):
-        if not compare.bit_equal(now, before):
-            return "kernel_fn modified input `%s` while being timed" % main_case.spec.args[k]
-    if not probe.captured:
+            return ("%s (fresh inputs in the timing slots): %s -- results reused or cached, or behaviour "
+                    "that changes while being timed" % (what, problem))
+    if not checks:
         return "no timed call could be checked (timing loop too short)"
     return None
-
-
-def reference_callable(spec, inputs, dtype_name):
-    """The eager reference in the native dtype; an upcast one where the native dtype is not
-    implemented on this device (CPU fp16 on torch 1.x), with a note saying so."""
-    def native():
-        return spec.reference(*inputs)
-    try:
-        with torch.no_grad():
-            native()
-        return native, ""
-    except RuntimeError as e:
-        up = tuple(t.float() if t.is_floating_point() else t for t in inputs)
-        dt = inputs[0].dtype
-
-        def upcast():
-            return spec.reference(*up).to(dt)
-        return upcast, ("reference timed in float32 (%s not implemented natively here: %s)"
-                        % (dtype_name, str(e).splitlines()[0][:120]))
-
-
-def measure(kernel_fn, spec, main_case, alts, device, quick, seed):
-    """Returns (timing dict, probe). Raises whatever the kernel raises."""
-    inputs = main_case.inputs
-    probe = Probe(inputs, alts, seed)
-    ref, note = reference_callable(spec, inputs, main_case.dtype)
-    budget = BUDGETS[(device, bool(quick))]
-    with torch.no_grad():
-        if device == "cuda":
-            held = [None]
-
-            def ref_held():          # keep the last output alive, as the probe does for the kernel
-                held[0] = ref()
-            result = timing.cuda_ab(probe.wrap(lambda: kernel_fn(*inputs)), ref_held, **budget)
-        else:
-            result = timing.cpu_ab(lambda: kernel_fn(*inputs), ref, probe, **budget)
-    sync(device)
-    result["checked_calls"] = len(probe.captured)
-    if note:
-        result["note"] = note
-    return result, probe
-
-
-def peak_memory_mb(kernel_fn, inputs, device):
-    if device != "cuda":
-        return float("nan")
-    # Inputs + outputs + workspace of one call, as if it ran alone (other cases stay resident).
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    kernel_fn(*inputs)
-    torch.cuda.synchronize()
-    extra = torch.cuda.max_memory_allocated() - base
-    own = sum(t.numel() * t.element_size() for t in inputs)
-    return (extra + own) / 2 ** 20

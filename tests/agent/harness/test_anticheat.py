@@ -8,12 +8,12 @@ import torch.nn.functional as F
 
 from harnesstest import CHEATERS, STARTERS, run
 
-from harness import integrity
+import test_isolation
 
 # cheater file -> (status, failing stage, text the failure must contain)
 EXPECTED = {
     "reuse_output.py": ("incorrect", "sizes", "same tensor object"),
-    "cache_by_address.py": ("incorrect", "timing", "same input buffers"),
+    "cache_by_address.py": ("incorrect", "sizes", "outside tolerance"),
     "after_n_calls.py": ("incorrect", "timing", "timed call"),
     "mutate_input.py": ("incorrect", "smoke", "modified its input `x`"),
     "alias_output.py": ("incorrect", "odd_sizes", "shares memory with input `x`"),
@@ -40,7 +40,7 @@ class AntiCheat(unittest.TestCase):
 
     def test_every_cheater_has_an_expectation(self):
         files = {f for f in os.listdir(CHEATERS) if f.endswith(".py")}
-        self.assertEqual(files, set(EXPECTED))
+        self.assertEqual(files, set(EXPECTED) | test_isolation.COVERED)
 
     def test_every_cheater_is_caught(self):
         for fname, (status, stage, needle) in sorted(EXPECTED.items()):
@@ -54,7 +54,7 @@ class AntiCheat(unittest.TestCase):
                 self.assertEqual([s["name"] for s in failed], [stage])
                 self.assertNotIn("latency_us", r)           # no numbers for a rejected kernel
 
-    def test_patches_are_undone_and_the_next_bench_is_clean(self):
+    def test_the_judges_torch_is_never_touched_and_the_next_bench_is_clean(self):
         original_softmax, original_fsoftmax = torch.softmax, F.softmax
         threads = torch.get_num_threads()
         for fname in ("patch_torch.py", "patch_torch_lazy.py", "patch_timer.py", "flag_leak.py"):
@@ -62,7 +62,6 @@ class AntiCheat(unittest.TestCase):
             self.assertIs(torch.softmax, original_softmax)
             self.assertIs(F.softmax, original_fsoftmax)
             self.assertEqual(torch.get_num_threads(), threads)
-            self.assertEqual(integrity.check(restore=False), [])
         r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         self.assertEqual(r["status"], "ok", r["failure"])
 

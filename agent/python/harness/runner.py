@@ -1,0 +1,327 @@
+"""The runner: the only code that runs beside candidate kernels, in the sandbox (see sandbox.py).
+
+It imports kernel.py (or, for the reference runner, the op's reference) and calls kernel_fn on
+inputs the judge placed in shared memory, copying each output into the shared region the judge
+named. Nothing here is trusted by the judge: a kernel can rewrite any of it. The checks done here
+(torch patches, global switches, poisoned allocations, aliasing, returned-object reuse, deferred
+work) are the contract's, and catch honest mistakes early with a precise message; the verdict on
+correctness and every clock belong to the judge, in another process.
+
+Modes (argv: mode, socket fd, device):
+  serve   answer one judge connection until it closes (the reference runner);
+  zygote  import torch once, then fork a fresh runner per candidate on request, so a candidate
+          never inherits another's state and does not pay torch's import.
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+
+
+def _one_line(exc):
+    text = str(exc).strip().splitlines()
+    return "%s: %s" % (type(exc).__name__, text[0]) if text else type(exc).__name__
+
+
+class State:
+    def __init__(self, device):
+        self.device = device
+        self.arena = None
+        self.fns = {}              # "main": kernel_fn or the reference; "null": no work
+        self.bound = {}             # id -> (input views, out offset, out capacity)
+        self.prev = None            # (object returned by the previous checked call, its snapshot)
+        self.arg_names = None
+        self.golden_ready = False
+
+
+def _sync(device):
+    if device == "cuda":
+        import torch
+        torch.cuda.synchronize()
+
+
+def _dtype(name):
+    import torch
+    return getattr(torch, name)
+
+
+def _load_kernel(state, path):
+    from . import integrity, loader
+    integrity.capture()
+    state.golden_ready = True
+    module = loader.load_module(path)
+    problems = integrity.check(restore=True)
+    if problems:
+        return {"ok": False, "error": "integrity: importing the kernel " + "; ".join(problems[:5]),
+                "cheat": True}
+    state.fns["main"] = module.kernel_fn
+    return {"ok": True}
+
+
+def _load_reference(state, op_type):
+    from . import ops
+    spec = ops.get(op_type)
+    state.fns["main"] = spec.reference
+    return {"ok": True}
+
+
+def _load_null(state, shape, dtype):
+    """A kernel that does no work: its rounds measure what every call costs besides the kernel."""
+    import torch
+    fixed = torch.zeros(tuple(shape), dtype=_dtype(dtype), device=state.device)
+    state.fns["null"] = lambda *inputs: fixed
+    return {"ok": True}
+
+
+def _bind(state, msg):
+    views = []
+    for offset, shape, dtype in msg["inputs"]:
+        views.append(state.arena.tensor(int(offset), [int(s) for s in shape], _dtype(dtype)))
+    state.bound[int(msg["id"])] = (tuple(views), int(msg["out"][0]), int(msg["out"][1]))
+    return {"ok": True}
+
+
+def _place(state, out, offset, capacity):
+    """Copy the output into the judge's region; describe what was returned."""
+    import torch
+    if not isinstance(out, torch.Tensor):
+        return {"type": type(out).__name__, "copied": False}
+    desc = {"type": "Tensor", "shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", ""),
+            "device": out.device.type, "copied": False}
+    nbytes = out.numel() * out.element_size()
+    if type(out) is not torch.Tensor:
+        desc["type"] = type(out).__name__        # a subclass: its methods could answer for it
+        return desc
+    if out.device.type != state.device or nbytes > capacity:
+        return desc
+    dst = state.arena.tensor(offset, list(out.shape), out.dtype)
+    with torch.no_grad():
+        dst.copy_(out.detach())
+    desc["copied"] = True
+    return desc
+
+
+def _contract_checks(state, inputs, out, pristine, threads_before):
+    """The checked calls' contract (the judge decides correctness on the bytes)."""
+    import torch
+    from .compare import bit_equal, overlaps
+    if not isinstance(out, torch.Tensor):
+        return None, None
+    snap = out.detach().clone()
+    _sync(state.device)
+    deadline = time.perf_counter() + 0.5
+    for t in threading.enumerate():
+        if t not in threads_before and t.is_alive():
+            t.join(max(0.0, deadline - time.perf_counter()))
+    if not bit_equal(snap, out):
+        return snap, ("the output changed after kernel_fn returned: work was deferred to another "
+                      "thread or stream (results must be complete at return)")
+    names = state.arg_names or ["#%d" % (k + 1) for k in range(len(inputs))]
+    for name, now, before in zip(names, inputs, pristine):
+        if not bit_equal(now, before):
+            return snap, "kernel_fn modified its input `%s` (inputs must stay unchanged)" % name
+    for name, now in zip(names, inputs):
+        if overlaps(out, now):
+            return snap, "the output shares memory with input `%s` (return a new tensor)" % name
+    if state.prev is not None:
+        prev_out, prev_snap = state.prev
+        if prev_out is out:
+            return snap, ("kernel_fn returned the same tensor object as on its previous call (results "
+                          "reused: each call must return a fresh output)")
+        if not bit_equal(prev_out, prev_snap):
+            return snap, ("kernel_fn overwrote the tensor it returned on an earlier call (each call "
+                          "must return a fresh output)")
+    state.prev = (out, snap)
+    return snap, None
+
+
+def _peak(state, msg):
+    """Peak device memory of one call on a bound slot, as this process's allocator saw it."""
+    import torch
+    if state.device != "cuda":
+        return {"ok": True, "peak_mb": None}
+    inputs, _, _ = state.bound[int(msg["id"])]
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    with torch.no_grad():
+        state.fns["main"](*inputs)
+    torch.cuda.synchronize()
+    own = sum(t.numel() * t.element_size() for t in inputs)
+    return {"ok": True, "peak_mb": (torch.cuda.max_memory_allocated() - base + own) / 2 ** 20}
+
+
+def _run(state, msg):
+    import torch
+    from . import guards, integrity
+    for b in msg.get("bind") or ():
+        _bind(state, b)
+    checked = bool(msg.get("checked"))
+    fn = state.fns[msg.get("fn", "main")]
+    outs = []
+    with torch.no_grad():
+        for index, bid in enumerate(msg["ids"]):
+            inputs, offset, capacity = state.bound[int(bid)]
+            try:
+                if checked:
+                    pristine = [t.clone() for t in inputs]
+                    threads_before = set(threading.enumerate())
+                    _sync(state.device)
+                    with guards.poisoned_allocations(state.device, capacity):
+                        out = fn(*inputs)
+                    snap, fault = _contract_checks(state, inputs, out, pristine, threads_before)
+                    desc = _place(state, snap if snap is not None else out, offset, capacity)
+                    if fault is None and state.golden_ready:
+                        problems = integrity.check(restore=True)
+                        if problems:
+                            fault = "integrity: " + "; ".join(problems[:5])
+                    if fault:
+                        desc["fault"] = fault
+                else:
+                    out = fn(*inputs)
+                    desc = _place(state, out, offset, capacity)
+            except BaseException as exc:  # noqa: BLE001 - SystemExit in a kernel is the kernel's failure
+                return {"ok": False, "index": index, "error": _one_line(exc),
+                        "fatal": guards.is_fatal(exc), "traceback": traceback.format_exc()[-4000:]}
+            outs.append(desc)
+    try:
+        _sync(state.device)
+    except BaseException as exc:  # noqa: BLE001
+        return {"ok": False, "index": len(outs) - 1, "error": _one_line(exc), "fatal": True}
+    return {"ok": True, "outs": outs}
+
+
+def serve(conn, device):
+    from . import shm
+    state = State(device)
+    while True:
+        try:
+            msg, fds = conn.recv()
+        except Exception:  # noqa: BLE001 - the judge went away
+            return
+        op = msg.get("op")
+        try:
+            if op == "attach":
+                if state.arena is not None:
+                    state.arena.close()
+                state.bound.clear()
+                state.arena = shm.attach(device, fds[0], int(msg["size"]))
+                reply = {"ok": True}
+            elif op == "load":
+                state.arg_names = [str(a) for a in msg.get("args") or []]
+                reply = _load_kernel(state, msg["path"])
+            elif op == "reference":
+                reply = _load_reference(state, msg["op_type"])
+            elif op == "null":
+                reply = _load_null(state, msg["shape"], msg["dtype"])
+            elif op == "bind":
+                reply = _bind(state, msg)
+            elif op == "run":
+                reply = _run(state, msg)
+            elif op == "peak":
+                reply = _peak(state, msg)
+            elif op == "release":
+                state.bound.clear()
+                state.prev = None
+                if state.arena is not None:
+                    state.arena.close()
+                    state.arena = None
+                reply = {"ok": True}
+            elif op == "exit":
+                conn.send({"ok": True})
+                return
+            else:
+                reply = {"ok": False, "error": "unknown op %r" % op}
+        except BaseException as exc:  # noqa: BLE001 - a kernel's import may raise anything, SystemExit too
+            from .loader import KernelFileError
+            reply = {"ok": False, "error": str(exc) if isinstance(exc, KernelFileError) else _one_line(exc),
+                     "traceback": traceback.format_exc()[-4000:]}
+        try:
+            conn.send(reply)
+        except Exception:  # noqa: BLE001 - e.g. NaN in a reply: report, do not die
+            conn.send({"ok": False, "error": "reply could not be encoded"})
+
+
+def _set_dumpable():
+    import ctypes
+    try:
+        ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)         # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+
+
+def _prepare_candidate(cwd):
+    os.makedirs(cwd, exist_ok=True)
+    for d in ("home", "tmp", "cache", "triton", "inductor"):
+        os.makedirs(os.path.join(cwd, d), exist_ok=True)
+    os.chdir(cwd)
+    os.environ.update({"HOME": os.path.join(cwd, "home"), "TMPDIR": os.path.join(cwd, "tmp"),
+                       "XDG_CACHE_HOME": os.path.join(cwd, "cache"),
+                       "TRITON_CACHE_DIR": os.path.join(cwd, "triton"),
+                       "TORCHINDUCTOR_CACHE_DIR": os.path.join(cwd, "inductor")})
+    log = os.open(os.path.join(cwd, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True)
+        except (AttributeError, ValueError):
+            pass
+
+
+def zygote(conn, device):
+    import socket
+    from . import compare, guards, integrity, loader, ops, shm, wire  # noqa: F401 - in memory before any fork
+    if device == "cuda":
+        from . import cudashm  # noqa: F401
+    from .sandbox import make_undumpable
+    make_undumpable()       # a candidate (same user) may not ptrace the zygote or read its memory
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)     # candidates are reaped by the kernel
+    while True:
+        try:
+            msg, fds = conn.recv()
+        except Exception:  # noqa: BLE001
+            return
+        if msg.get("op") != "fork" or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            conn.send({"ok": False, "error": "zygote: expected fork with one socket"})
+            continue
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                _set_dumpable()     # its own /proc/self stays readable to it (libraries read it)
+                conn.close()
+                _prepare_candidate(msg["cwd"])
+                serve(wire.Connection(socket.socket(fileno=fds[0])), device)
+            finally:
+                os._exit(0)
+        os.close(fds[0])
+        conn.send({"ok": True, "pid": pid})
+
+
+def main():
+    import socket
+    from . import wire
+    mode, fd, device = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    conn = wire.Connection(socket.socket(fileno=fd))
+    try:
+        import torch  # noqa: F401 - before any fork: the candidates start with torch imported
+        if device == "cuda" and mode == "zygote":
+            try:
+                import triton  # noqa: F401
+            except Exception:  # noqa: BLE001 - a kernel that needs it reports the import error
+                pass
+        if device == "cuda" and mode == "serve":
+            torch.cuda.init()
+    except BaseException as exc:  # noqa: BLE001
+        conn.send({"ok": False, "error": "cannot import torch in %s: %s" % (sys.executable, _one_line(exc))})
+        return 1
+    conn.send({"ok": True, "pid": os.getpid(), "python": sys.executable, "torch": torch.__version__})
+    (zygote if mode == "zygote" else serve)(conn, device)
+    return 0

@@ -1,0 +1,478 @@
+"""Where candidate code runs: a runner process inside bubblewrap (Debian's `bubblewrap`), or, where
+bubblewrap is missing or refused, a plain child process that says so.
+
+With bubblewrap the runner gets: new user/PID/network/IPC/UTS namespaces (nothing it starts outlives
+the sandbox, no network), the whole file system read-only except one scratch directory the judge
+owns and wipes, a minimal /dev (plus the NVIDIA device nodes for CUDA), its own /proc, no
+capabilities, a cleared environment with an allow-list of variables (never an API key), no file
+descriptor but its own socket, a new session, death with the judge, and an address-space limit on
+the CPU. Without it ("process" isolation) the runner still gets the environment allow-list, the
+scratch directory as its home, the descriptor hygiene, the limits and death with the judge, but
+not the file system or PID isolation: every result then carries that, so the window can say so.
+
+The judge keeps processes of a sandbox by its PID namespace: `members()` lists them from /proc,
+so a daemon that double-forks is still found, stopped (`freeze`) while the reference is timed, and
+killed between candidates.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+
+# Variables a runner may see; everything else (API keys, tokens, cloud credentials) is dropped.
+ENV_ALLOW = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
+             "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_HOME",
+             "CUDA_PATH", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS",
+             "MKL_NUM_THREADS", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+             "NVSHMEM_DISABLE_NVLS")
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+_probe_cache = {}
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def make_undumpable():
+    """No process of the same user may ptrace this one or read its /proc/<pid>/{mem,fd,environ}."""
+    try:
+        _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def find_bwrap():
+    """(path, why-not). AUTOKERNEL_BWRAP overrides: a path, or 'none' to refuse bubblewrap."""
+    forced = os.environ.get("AUTOKERNEL_BWRAP")
+    if forced:
+        if forced.lower() == "none":
+            return None, "AUTOKERNEL_BWRAP=none"
+        return (forced, "") if os.access(forced, os.X_OK) else (None, "AUTOKERNEL_BWRAP=%s is not executable" % forced)
+    path = shutil.which("bwrap", path=os.environ.get("PATH", "") + ":/usr/bin:/bin")
+    return (path, "") if path else (None, "bubblewrap (bwrap) is not installed: apt install bubblewrap")
+
+
+def gpu_nodes():
+    try:
+        names = sorted(os.listdir("/dev"))
+    except OSError:
+        return []
+    return ["/dev/" + n for n in names if n.startswith("nvidia") or n in ("kfd", "dri")]
+
+
+# Hidden from the runner (a fresh tmpfs is mounted over each): other users' and this user's files,
+# sockets that would reach outside (ssh-agent, X11 and D-Bus under /tmp and /run), the settings file
+# that may hold an API key. What the runner needs below them is bound back, read-only.
+HIDDEN = ("/tmp", "/var/tmp", "/run", "/home", "/root", "/media", "/mnt", "/srv")
+
+
+def needed_paths(worker_dir):
+    """Host paths the runner must read: its own code, the interpreter and everything on sys.path,
+    library paths named in the environment."""
+    paths = [worker_dir, sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)),
+             os.path.dirname(os.path.abspath(sys.executable))]
+    paths += [p for p in sys.path if p]
+    for var in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH"):
+        paths += [p for p in os.environ.get(var, "").split(os.pathsep) if p]
+    out = []
+    for p in paths:
+        p = os.path.abspath(p)
+        if os.path.exists(p) and p not in out:
+            out.append(p)
+    return out
+
+
+def _under(path, roots):
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def bwrap_argv(bwrap, root, device, env, cwd, worker_dir):
+    home = os.path.realpath(os.path.expanduser("~"))
+    hidden = []
+    for h in HIDDEN + (home, "/dev/shm"):
+        if h != "/" and h not in hidden and (os.path.isdir(h) or h == "/dev/shm") \
+                and not any(_under(h, [k]) for k in hidden):
+            hidden.append(h)
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for h in hidden:
+        argv += ["--tmpfs", h]
+    for p in needed_paths(worker_dir):
+        # Bound back only below a hidden directory, never one of them (or an ancestor) whole.
+        if _under(p, hidden) and not _under(p, [root]) and not any(_under(h, [p]) for h in hidden):
+            argv += ["--ro-bind", p, p]
+    argv += ["--bind", root, root]
+    for h in hidden:
+        argv += ["--remount-ro", h]      # nothing written outside the scratch survives a candidate
+    argv += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+             "--clearenv", "--chdir", cwd, "--info-fd", "__INFO_FD__"]
+    if device == "cuda":
+        for node in gpu_nodes():
+            argv += ["--dev-bind", node, node]
+    for k, v in sorted(env.items()):
+        argv += ["--setenv", k, v]
+    return argv
+
+
+def probe(bwrap, device):
+    """(works, reason): runs /bin/true in the sandbox once per judge process."""
+    key = (bwrap, device)
+    if key not in _probe_cache:
+        root = tempfile.mkdtemp(prefix="ak-probe-", dir=sandbox_base())
+        try:
+            argv = bwrap_argv(bwrap, root, device, {"PATH": SAFE_PATH}, root, root)
+            i = argv.index("--info-fd")
+            del argv[i:i + 2]
+            out = subprocess.run(argv + ["/bin/true"], capture_output=True, text=True, timeout=30)
+            ok = out.returncode == 0
+            _probe_cache[key] = (ok, "" if ok else "bubblewrap refused to start a sandbox here (%s)"
+                                 % (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1])
+        except (OSError, subprocess.SubprocessError) as e:
+            _probe_cache[key] = (False, "bubblewrap could not be run: %s" % e)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    return _probe_cache[key]
+
+
+def sandbox_base():
+    """Where sandbox roots (the runners' scratch directories) live, bound read-write into the sandbox."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for base in (os.path.join(cache, "autokernel", "sandbox"), os.path.join(tempfile.gettempdir(),
+                                                                         "autokernel-sandbox-%d" % os.getuid())):
+        try:
+            os.makedirs(base, mode=0o700, exist_ok=True)
+            if os.access(base, os.W_OK):
+                return base
+        except OSError:
+            pass
+    raise RuntimeError("no writable directory for the sandbox (tried %s)" % cache)
+
+
+def sweep(base):
+    """Removes sandbox roots left by judges that died without cleaning up (kill -9, a crash)."""
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        root = os.path.join(base, name)
+        if not name.startswith(("ak-sandbox-", "ak-probe-")):
+            continue
+        try:
+            with open(os.path.join(root, ".owner")) as f:
+                owner = int(f.read().strip() or 0)
+        except (OSError, ValueError):
+            owner = 0
+            try:
+                if time.time() - os.stat(root).st_mtime < 3600:
+                    continue            # being created right now by someone
+            except OSError:
+                continue
+        if owner and _alive(owner):
+            continue
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def default_memory_limit_mb():
+    """Half the machine's memory, at least 4 GiB and at most 64 GiB."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
+    except (ValueError, OSError):
+        total = 16384
+    return int(min(65536, max(4096, total // 2)))
+
+
+def runner_env(root, cwd, device):
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    home = os.path.join(cwd, "home")
+    env.update({
+        "PATH": SAFE_PATH + ":" + os.path.dirname(sys.executable),
+        "HOME": home, "TMPDIR": os.path.join(cwd, "tmp"), "XDG_CACHE_HOME": os.path.join(cwd, "cache"),
+        "TRITON_CACHE_DIR": os.path.join(cwd, "triton"), "TORCHINDUCTOR_CACHE_DIR": os.path.join(cwd, "inductor"),
+        "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "AK_RUNNER_ROOT": root,
+        # A fixed heap: with glibc's sliding mmap threshold, whether a call's temporaries are fresh
+        # pages (a fault each) depends on the process's allocation history, and the same code timed
+        # 50x slower in one runner than in another on a VM.
+        "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296",
+        "AK_SYSPATH": json.dumps([p for p in sys.path if p]),
+    })
+    env.setdefault("LANG", "C.UTF-8")
+    return env
+
+
+class Sandbox:
+    """One runner process (and whatever it starts) in its own sandbox.
+
+    mode "serve": the runner serves one connection (the reference). mode "zygote": it imports torch
+    once and forks a fresh runner per candidate (fork_candidate)."""
+
+    def __init__(self, device, mode, worker_dir, memory_limit_mb=None):
+        self.device, self.mode, self.worker_dir = device, mode, worker_dir
+        if memory_limit_mb is None:
+            env = os.environ.get("AUTOKERNEL_SANDBOX_MEMORY_MB", "")
+            memory_limit_mb = int(env) if env.isdigit() else default_memory_limit_mb()
+        self.memory_limit_mb = memory_limit_mb
+        base = sandbox_base()
+        sweep(base)
+        self.root = tempfile.mkdtemp(prefix="ak-sandbox-", dir=base)
+        os.chmod(self.root, 0o700)
+        with open(os.path.join(self.root, ".owner"), "w") as f:
+            f.write(str(os.getpid()))
+        os.mkdir(os.path.join(self.root, "zygote"))
+        self.proc = None
+        self.conn = None
+        self._info_r = None
+        self.hello = None
+        self.ns = None                # the sandbox's PID namespace (inode link text)
+        self.init_pid = None          # host pid of bubblewrap's init (pid 1 of the namespace)
+        self.leader = None            # host pid of the runner (the zygote, or the serving runner)
+        bwrap, why = find_bwrap()
+        ok, why2 = probe(bwrap, device) if bwrap else (False, why)
+        self.kind = "bubblewrap" if ok else "process"
+        self.weaker_because = "" if ok else (why2 or why)
+        self.bwrap = bwrap if ok else None
+
+    def describe(self):
+        d = {"sandbox": self.kind, "memory_limit_mb": self.memory_limit_mb if self._limit_applies() else None,
+             "network": self.kind == "process", "pid_namespace": self.kind == "bubblewrap",
+             "read_only_filesystem": self.kind == "bubblewrap"}
+        if self.weaker_because:
+            d["weaker_because"] = self.weaker_because
+        return d
+
+    def _limit_applies(self):
+        # CUDA reserves terabytes of address space at start-up: RLIMIT_AS would stop it.
+        return self.device != "cuda" and self.memory_limit_mb > 0
+
+    def start(self, timeout=120.0):
+        self.spawn()
+        return self.ready(timeout)
+
+    def spawn(self):
+        """Starts the runner without waiting for it (runners import torch: two start in parallel)."""
+        from . import wire
+        judge_end, runner_sock = wire.pair()
+        cwd = os.path.join(self.root, "zygote")
+        env = runner_env(self.root, cwd, self.device)
+        for d in ("home", "tmp", "cache", "triton", "inductor"):
+            os.makedirs(os.path.join(cwd, d), exist_ok=True)
+        fd = runner_sock.fileno()
+        boot = ("import json,os,sys; sys.path[:0]=[sys.argv[1]]+json.loads(os.environ['AK_SYSPATH']); "
+                "from harness import runner; runner.main()")
+        cmd = [sys.executable, "-s", "-B", "-c", boot, self.worker_dir, self.mode, str(fd), self.device]
+        limit = self.memory_limit_mb * (1 << 20) if self._limit_applies() else None
+        log = open(os.path.join(self.root, "runner.log"), "ab")
+
+        def pre():
+            os.setsid()
+            _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if limit:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+        info_r = info_w = None
+        if self.bwrap:
+            info_r, info_w = os.pipe()
+            argv = bwrap_argv(self.bwrap, self.root, self.device, env, cwd, self.worker_dir)
+            argv[argv.index("__INFO_FD__")] = str(info_w)
+            argv += cmd
+            pass_fds = (fd, info_w)
+            popen_env = {"PATH": SAFE_PATH}
+        else:
+            argv, pass_fds, popen_env = cmd, (fd,), env
+        try:
+            self.proc = subprocess.Popen(argv, pass_fds=pass_fds, env=popen_env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log, preexec_fn=pre, close_fds=True)
+        finally:
+            runner_sock.close()
+            log.close()
+            if info_w is not None:
+                os.close(info_w)
+        self.conn = judge_end
+        self._info_r = info_r
+
+    def ready(self, timeout=120.0):
+        """Waits for the runner's hello; raises RuntimeError with its log when it does not come."""
+        if self.leader is not None:
+            return self.hello
+        info_r, self._info_r = self._info_r, None
+        try:
+            if info_r is not None:
+                self.init_pid = self._child_pid(info_r, timeout)
+                self.ns = os.readlink("/proc/%d/ns/pid" % self.init_pid)
+            hello, _ = self.conn.recv(timeout)
+            if not hello.get("ok"):
+                raise RuntimeError(hello.get("error") or "runner refused to start")
+            self.leader = self.host_pid(int(hello["pid"])) if self.bwrap else self.proc.pid
+            if self.leader is None:
+                raise RuntimeError("runner pid %s not found in the sandbox" % hello.get("pid"))
+        except Exception as e:  # noqa: BLE001 - any start failure is reported with the runner's log
+            tail = self.log_tail()
+            self.stop()
+            raise RuntimeError("the %s runner did not start: %s%s" % (self.mode, e, ("\n" + tail) if tail else ""))
+        self.hello = hello
+        return hello
+
+    @staticmethod
+    def _child_pid(fd, timeout):
+        import select
+        with os.fdopen(fd, "rb") as f:
+            if not select.select([f], [], [], timeout)[0]:
+                raise RuntimeError("bubblewrap reported no child within %.0f s" % timeout)
+            data = b""
+            while b"}" not in data:
+                chunk = os.read(f.fileno(), 4096)
+                if not chunk:
+                    break
+                data += chunk
+        return int(json.loads(data[:data.index(b"}") + 1])["child-pid"])
+
+    def log_tail(self, limit=3000):
+        try:
+            with open(os.path.join(self.root, "runner.log"), "rb") as f:
+                f.seek(0, 2)
+                f.seek(max(0, f.tell() - limit))
+                return f.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def host_pid(self, ns_pid):
+        """Host pid of the sandbox member whose pid inside the namespace is ns_pid."""
+        for pid in self.members():
+            try:
+                with open("/proc/%d/status" % pid) as f:
+                    for line in f:
+                        if line.startswith("NSpid:") and int(line.split()[-1]) == ns_pid:
+                            return pid
+            except (OSError, ValueError):
+                pass
+        return None
+
+    def members(self):
+        """Host pids of every process in this sandbox (for "process" isolation: the runner and its
+        descendants, and anything in its session)."""
+        out = []
+        if self.kind == "bubblewrap":
+            if self.ns is None:
+                return []
+            for name in os.listdir("/proc"):
+                if name.isdigit():
+                    try:
+                        if os.readlink("/proc/%s/ns/pid" % name) == self.ns and not _zombie(name):
+                            out.append(int(name))
+                    except OSError:
+                        pass
+            return out
+        if self.leader is None:
+            return []
+        parents, sessions = {}, {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                if fields[0] == b"Z":
+                    continue
+                parents[int(name)] = int(fields[1])
+                sessions[int(name)] = int(fields[3])
+            except (OSError, IndexError, ValueError):
+                pass
+        keep = {self.leader}
+        changed = True
+        while changed:
+            changed = False
+            for pid, ppid in parents.items():
+                if pid not in keep and (ppid in keep or sessions.get(pid) == self.leader):
+                    keep.add(pid)
+                    changed = True
+        return sorted(p for p in keep if p in parents)
+
+    def signal_all(self, sig, spare=()):
+        sent = 0
+        for pid in self.members():
+            if pid in spare:
+                continue
+            try:
+                os.kill(pid, sig)
+                sent += 1
+            except OSError:
+                pass
+        return sent
+
+    def freeze(self):
+        self.signal_all(signal.SIGSTOP)
+
+    def thaw(self):
+        self.signal_all(signal.SIGCONT)
+
+    def kill_except_leader(self, timeout=5.0):
+        """Every process but the runner itself (and bubblewrap's init) dies; True when none is left.
+        Loops because a process may fork while being killed."""
+        spare = {self.leader, self.init_pid}
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.signal_all(signal.SIGKILL, spare) == 0:
+                self.signal_all(signal.SIGCONT, ())
+                return True
+            time.sleep(0.01)
+        return False
+
+    def wipe(self, path):
+        shutil.rmtree(path, ignore_errors=True)
+
+    def stop(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        if self.proc is not None:
+            self.signal_all(signal.SIGKILL)
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.SubprocessError):
+                pass
+            self.proc = None
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _zombie(pid):
+    try:
+        with open("/proc/%s/stat" % pid, "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return True

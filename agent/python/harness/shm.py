@@ -1,0 +1,79 @@
+"""Memory shared between the judge and a runner: inputs go in and outputs come out as raw bytes.
+
+CPU: an anonymous memfd, mapped by both sides. CUDA: cudashm.Arena (GPU memory exported as a POSIX
+fd). Both offer tensor(offset, shape, dtype), a zero-copy view, and an fd to pass to the runner.
+"""
+
+import mmap
+import os
+
+ALIGN = 256
+
+
+def aligned(n):
+    return (int(n) + ALIGN - 1) // ALIGN * ALIGN
+
+
+class CpuArena:
+    def __init__(self, nbytes=0, _fd=None, _size=0):
+        if _fd is None:
+            size = max(ALIGN, aligned(nbytes))
+            fd = os.memfd_create("autokernel-arena", os.MFD_CLOEXEC)
+            os.ftruncate(fd, size)
+        else:
+            fd, size = _fd, int(_size)
+            if os.fstat(fd).st_size < size:
+                raise ValueError("shared memory is %d bytes, %d expected" % (os.fstat(fd).st_size, size))
+        self.fd, self.size, self.device = fd, size, "cpu"
+        self._map = mmap.mmap(fd, size)
+        self._bytes = None
+
+    @classmethod
+    def attach(cls, fd, size):
+        return cls(_fd=fd, _size=size)
+
+    def export_fd(self):
+        return os.dup(self.fd)
+
+    def bytes(self):
+        if self._bytes is None:
+            import torch
+            self._bytes = torch.frombuffer(self._map, dtype=torch.uint8)
+        return self._bytes
+
+    def tensor(self, offset, shape, dtype):
+        import torch
+        n = 1
+        for s in shape:
+            n *= int(s)
+        nbytes = n * torch.empty((), dtype=dtype).element_size()
+        if offset < 0 or offset + nbytes > self.size:
+            raise ValueError("view [%d, %d) outside the arena of %d bytes" % (offset, offset + nbytes, self.size))
+        return self.bytes()[offset:offset + nbytes].view(dtype).view(tuple(int(s) for s in shape))
+
+    def close(self):
+        self._bytes = None
+        try:
+            self._map.close()
+        except BufferError:
+            pass            # a view is still alive; the mapping goes with the process
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def create(device, nbytes):
+    if device == "cuda":
+        from .cudashm import Arena
+        import torch
+        return Arena(max(ALIGN, aligned(nbytes)), device=torch.cuda.current_device())
+    return CpuArena(nbytes)
+
+
+def attach(device, fd, size):
+    if device == "cuda":
+        from .cudashm import Arena
+        import torch
+        return Arena.attach(fd, size, device=torch.cuda.current_device())
+    return CpuArena.attach(fd, size)

@@ -1,0 +1,193 @@
+"""The judge out of the kernel's reach: attacks written against the in-process judge (commit 803822b
+accepted most of them, see docs/harness.md and tests/bench/attacks_vs_judge.py), the damage a kernel
+could do, and the sandbox's own guarantees."""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from harnesstest import CHEATERS, PYDIR, ROOT, STARTERS, run
+
+from harness import remote
+
+# Each rejected: it returns a wrong answer that reached the truth, rewrote or fooled the judge in
+# its old home, or ended its own process.
+REJECTED = {
+    "gc_truth.py": "outside tolerance",
+    "stack_truth.py": "outside tolerance",
+    "poison_truth.py": "outside tolerance",
+    "code_swap.py": "outside tolerance",
+    "class_patch.py": "NaN",
+    "clear_snapshot.py": "outside tolerance",
+    "trace_locals.py": "outside tolerance",
+    "lying_tensor.py": "expected a plain torch.Tensor",
+    "lazy_tensor.py": "expected a plain torch.Tensor",
+    "checked_flag.py": "timed call",
+    "system_exit.py": "kernel_fn raised SystemExit",
+    "keyboard_interrupt.py": "kernel_fn raised KeyboardInterrupt",
+}
+# Computing honestly while trying to bend the clock or the baseline: measured as what they are.
+NO_GAIN = ("ctypes_timer.py", "slow_reference.py", "fingerprint_cache.py", "knows_timed_calls.py",
+           "signal_reference.py")
+HONEST_BAND = 1.6       # the reference against itself lands in 0.8-1.3 on two shared cores
+# Every file of cheaters/ this module uses (test_anticheat checks that each file is used somewhere).
+COVERED = set(REJECTED) | set(NO_GAIN) | {
+    "os_exit.py", "leak_secret.py", "escape_daemon.py", "write_files.py", "zeros.py", "poison_next.py",
+    "memory_hog.py", "forge_reply.py"}
+
+
+def _sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class Attacks(unittest.TestCase):
+    def bench(self, name, **args):
+        return run(os.path.join(CHEATERS, name), **args)
+
+    def test_rejected(self):
+        for name, needle in sorted(REJECTED.items()):
+            with self.subTest(attack=name):
+                r = self.bench(name)
+                self.assertEqual(r["status"], "incorrect", r["failure"])
+                self.assertIn(needle, r["failure"])
+                self.assertNotIn("latency_us", r)
+                self.assertFalse(r.get("environment_error"), r["failure"])
+
+    def test_no_gain(self):
+        for name in NO_GAIN:
+            with self.subTest(attack=name):
+                r = self.bench(name)
+                self.assertFalse(r.get("environment_error"), r["failure"])
+                if r["status"] == "ok":          # (a signal storm may also kill its own process)
+                    self.assertLess(r["speedup"], HONEST_BAND, "%s measured %.2fx" % (name, r["speedup"]))
+
+    def test_ending_the_process_is_the_kernels_crash(self):
+        r = self.bench("os_exit.py")
+        self.assertEqual(r["status"], "crash")
+        self.assertIn("the kernel's process exited", r["failure"])
+        self.assertFalse(r.get("environment_error"))
+        r = run(os.path.join(STARTERS, "cpu", "softmax.py"))       # the next bench is unaffected
+        self.assertEqual(r["status"], "ok", r["failure"])
+
+
+class Damage(unittest.TestCase):
+    def test_no_secret_reaches_the_kernel(self):
+        os.environ["OPENAI_API_KEY"] = "sk-isolation-test-4242424242"
+        os.environ["HF_TOKEN"] = "hf-isolation-test-4242424242"
+        try:
+            remote.shutdown()           # sandboxes started before the variables existed would prove nothing
+            r = run(os.path.join(CHEATERS, "leak_secret.py"))
+        finally:
+            del os.environ["OPENAI_API_KEY"], os.environ["HF_TOKEN"]
+        self.assertEqual(r["status"], "incorrect")
+        self.assertIn("environment: {}", r["failure"])
+        self.assertNotIn("isolation-test-4242", json.dumps(r))
+
+    def test_nothing_outlives_the_bench(self):
+        r = run(os.path.join(CHEATERS, "escape_daemon.py"))
+        self.assertEqual(r["status"], "ok", r["failure"])
+        alive = []
+        for pid in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    if b"ak-escape-daemon-marker" in f.read():
+                        alive.append(pid)
+            except OSError:
+                pass
+        self.assertEqual(alive, [])
+
+    def test_no_file_written_outside_the_scratch_directory(self):
+        marker = "ak-write-files-marker.txt"
+        places = [os.path.expanduser("~"), os.getcwd(), "/tmp", CHEATERS]
+        compare = os.path.join(PYDIR, "harness", "compare.py")
+        before = _sha(compare)
+        r = run(os.path.join(CHEATERS, "write_files.py"))
+        self.assertEqual(r["status"], "ok", r["failure"])
+        for d in places:
+            self.assertFalse(os.path.exists(os.path.join(d, marker)), d)
+        self.assertEqual(_sha(compare), before)
+        r = run(os.path.join(CHEATERS, "zeros.py"))
+        self.assertEqual(r["status"], "incorrect")
+
+    def test_a_kernel_cannot_poison_the_next_bench(self):
+        r = run(os.path.join(CHEATERS, "poison_next.py"))
+        self.assertEqual(r["status"], "ok", r["failure"])   # its own output is correct
+        r = run(os.path.join(CHEATERS, "zeros.py"))
+        self.assertEqual(r["status"], "incorrect")
+        self.assertIn("outside tolerance", r["failure"])
+
+    def test_memory_is_limited(self):
+        os.environ["AUTOKERNEL_SANDBOX_MEMORY_MB"] = "1024"
+        try:
+            remote.shutdown()
+            r = run(os.path.join(CHEATERS, "memory_hog.py"))
+            self.assertEqual(r["isolation"]["memory_limit_mb"], 1024)
+        finally:
+            del os.environ["AUTOKERNEL_SANDBOX_MEMORY_MB"]
+            remote.shutdown()
+        self.assertEqual(r["status"], "incorrect", r["failure"])
+        self.assertIn("can't allocate memory", r["failure"])
+
+
+class ForgedReply(unittest.TestCase):
+    def test_the_worker_client_gets_the_judges_reply(self):
+        worker_dir = tempfile.mkdtemp()
+        try:
+            shutil.copy(os.path.join(ROOT, "core", "python", "akworker.py"), worker_dir)
+            shutil.copytree(os.path.join(PYDIR, "harness"), os.path.join(worker_dir, "harness"))
+            p = subprocess.Popen([sys.executable, "-u", os.path.join(worker_dir, "akworker.py")],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            try:
+                self.assertEqual(json.loads(p.stdout.readline())["event"], "ready")
+                request = {"id": 7, "op": "bench", "args": {"kernel_path": os.path.join(CHEATERS, "forge_reply.py"),
+                                                            "device": "cpu", "quick": True}}
+                p.stdin.write(json.dumps(request) + "\n")
+                p.stdin.flush()
+                while True:
+                    reply = json.loads(p.stdout.readline())
+                    if reply.get("id") == 7 and "ok" in reply:
+                        break
+            finally:
+                p.kill()
+                p.communicate()
+        finally:
+            shutil.rmtree(worker_dir, ignore_errors=True)
+        self.assertTrue(reply["ok"])
+        self.assertNotIn("forged", reply["result"])
+        self.assertEqual(reply["result"]["status"], "incorrect")
+
+
+class Sandbox(unittest.TestCase):
+    def test_isolation_is_reported(self):
+        r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
+        self.assertEqual(r["status"], "ok", r["failure"])
+        iso = r["isolation"]
+        self.assertIn(iso["sandbox"], ("bubblewrap", "process"))
+        if shutil.which("bwrap"):
+            self.assertEqual(iso["sandbox"], "bubblewrap", iso)
+            self.assertTrue(iso["pid_namespace"])
+            self.assertFalse(iso["network"])
+
+    def test_without_bubblewrap_the_result_says_so(self):
+        os.environ["AUTOKERNEL_BWRAP"] = "none"
+        try:
+            remote.shutdown()
+            r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
+        finally:
+            del os.environ["AUTOKERNEL_BWRAP"]
+            remote.shutdown()
+        self.assertEqual(r["status"], "ok", r["failure"])
+        self.assertEqual(r["isolation"]["sandbox"], "process")
+        self.assertIn("AUTOKERNEL_BWRAP=none", r["isolation"]["weaker_because"])
+        r = run(os.path.join(CHEATERS, "gc_truth.py"))           # still out of reach of the judge
+        self.assertEqual(r["status"], "incorrect")
+
+
+if __name__ == "__main__":
+    unittest.main()
