@@ -4,6 +4,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,7 @@ struct BenchResult
     QString traceback;        // Python traceback when status is Error
     QString stderrTail;       // worker stderr during the request (for Crash/Timeout reports)
     bool environmentError = false; // not the kernel's fault: worker missing, harness failed, cancelled
+    QStringList flags;        // correct, but worth a person's look (implausible speedup, beyond the roof)
     double seconds = 0;       // wall time of the request
     nlohmann::json raw;       // the harness's result object as received (empty for Timeout/Crash)
 

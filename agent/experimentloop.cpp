@@ -5,6 +5,7 @@
 #include "kernelstaticcheck.h"
 #include "orchestrator.h"
 #include "runloader.h"
+#include "secrets.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -57,7 +58,35 @@ QString failureOf(const BenchResult &r)
         if (!lines.isEmpty() && !why.contains(lines.last().trimmed()))
             why += QStringLiteral(" (") + lines.last().trimmed() + QLatin1Char(')');
     }
-    return why.simplified();
+    // A kernel writes its own failure text: it is committed, logged and put in the next prompt.
+    return secrets::redact(why.simplified());
+}
+
+// A speedup this many times the best any kernel of the same op type reached in the run (baselines
+// included) is held for a person, as is anything the judge flagged.
+constexpr double kSuspiciousOverHistory = 3.0;
+
+QString suspicion(const BenchResult &bench, const RunSnapshot &run, const QString &kernel)
+{
+    QStringList why = bench.flags;
+    const KernelRecord *k = run.kernel(kernel);
+    double best = std::nan("");
+    for (const Experiment &e : run.experiments) {
+        const KernelRecord *other = run.kernel(e.kernel);
+        const bool measured = e.status == ExperimentStatus::Kept || e.status == ExperimentStatus::Baseline
+                              || e.status == ExperimentStatus::Pending;
+        if (other && k && other->opType == k->opType && measured && Metrics::has(e.metrics.speedup)
+            && !(e.metrics.speedup <= best))
+            best = e.metrics.speedup;
+    }
+    const double s = bench.metrics.speedup;
+    if (Metrics::has(best) && Metrics::has(s) && s > 2.0 && s > kSuspiciousOverHistory * best)
+        why << QStringLiteral("%1x over PyTorch is more than %2x the best any %3 kernel reached in this run (%4x)")
+                   .arg(s, 0, 'f', 2)
+                   .arg(kSuspiciousOverHistory, 0, 'g', 3)
+                   .arg(k->opType)
+                   .arg(best, 0, 'f', 2);
+    return secrets::redact(why.join(QStringLiteral("; ")));
 }
 
 } // namespace
@@ -70,7 +99,21 @@ ExperimentLoop::ExperimentLoop(LoopSession *session, Agent *agent, BenchFn bench
 void ExperimentLoop::message(const QString &text) const
 {
     if (m_session->onMessage)
-        m_session->onMessage(QStringLiteral("[%1] %2").arg(m_config.label, text));
+        m_session->onMessage(QStringLiteral("[%1] %2").arg(m_config.label, secrets::redact(text)));
+}
+
+void ExperimentLoop::noteSandbox(const BenchResult &bench)
+{
+    // Said once per loop and again whenever it changes: a run without a sandbox must not look like
+    // one with (the result of every experiment records it too).
+    const QString sandbox = bench.metrics.sandbox;
+    if (sandbox.isEmpty() || sandbox == m_sandbox)
+        return;
+    m_sandbox = sandbox;
+    if (sandbox.startsWith(QLatin1String("bubblewrap")))
+        message(QStringLiteral("kernels run in a bubblewrap sandbox"));
+    else
+        message(QStringLiteral("WARNING: kernels run without a sandbox: %1").arg(sandbox));
 }
 
 ExperimentLoop::Step ExperimentLoop::run()
@@ -205,7 +248,7 @@ ExperimentLoop::Step ExperimentLoop::step()
     }
 
     const AgentProposal &p = result.proposal();
-    draft.description = p.description.isEmpty() ? QStringLiteral("(no description)") : p.description;
+    draft.description = p.description.isEmpty() ? QStringLiteral("(no description)") : secrets::redact(p.description);
     const QByteArray proposed = p.kernelPy.toUtf8();
     const KernelStaticInfo info = checkKernelSource(proposed);
     QString rejected = info.ok ? validateProposal(ctx.staticInfo, info) : info.error;
@@ -241,6 +284,7 @@ ExperimentLoop::Step ExperimentLoop::step()
         clock.pause();
         bench = m_bench(request(path));
         clock.resume();
+        noteSandbox(bench);
     }
 
     ExperimentStatus status = ExperimentStatus::Kept;
@@ -276,6 +320,13 @@ ExperimentLoop::Step ExperimentLoop::step()
                           .arg(bench.metrics.latencyUs, 0, 'f', 2)
                           .arg(kKeepMinImprovementPct, 0, 'g', 3)
                           .arg(noise, 0, 'f', 1);
+        }
+        if (status == ExperimentStatus::Kept) {
+            const QString why = suspicion(bench, run, kernel);
+            if (!why.isEmpty()) {
+                status = ExperimentStatus::Pending;     // accept or reject it; the head stays where it is
+                verdict = QStringLiteral("held for review: ") + why;
+            }
         }
     }
     // The result is measured: it is worth waiting for (a full disk freed, say) rather than losing.
@@ -313,6 +364,7 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     }
     message(QStringLiteral("%1: measuring the baseline").arg(kernel));
     const BenchResult bench = m_bench(request(path));
+    noteSandbox(bench);
     if (m_session->stopRequested())
         return Step::Stopped;
     if (bench.environmentError) {
@@ -386,7 +438,7 @@ Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray
     RunStore &store = m_session->store();
     QString error;
     Experiment e = store.beginExperiment(kernel, kernelPy, draft, &error);
-    if (e.id == 0 || !store.finishExperiment(e.id, status, Metrics(), reason.simplified(), &error)) {
+    if (e.id == 0 || !store.finishExperiment(e.id, status, Metrics(), secrets::redact(reason.simplified()), &error)) {
         lock.unlock();
         message(QStringLiteral("%1: failure could not be recorded: %2").arg(kernel, error));
         writeRefused(kernel, error); // waits before the next step asks the agent again

@@ -59,6 +59,7 @@ private:
     QString writeCandidate(const QString &kernel, const QByteArray &kernelPy, QString *error);
     BenchRequest request(const QString &path) const;
     void message(const QString &text) const;
+    void noteSandbox(const BenchResult &bench);
 
     LoopSession *m_session;
     Agent *m_agent;
@@ -68,6 +69,7 @@ private:
     QTemporaryDir m_scratch;
     QHash<int, QString> m_proposedText; // experiment id -> kernel.py it proposed (read back once)
     QString m_rulesWarning;
+    QString m_sandbox;                     // the judge's isolation, as last reported
     int m_environmentErrors = 0;
     int m_writeDelayMs = 0;                // current back-off after refused writes; 0 = writes work
     static constexpr int kMaxWriteRetryMs = 300000;

@@ -34,6 +34,14 @@ Metrics readMetrics(const nlohmann::json &result)
     out.noisePct = num(m, "noise_pct");
     out.peakVramMb = num(m, "peak_vram_mb");
     out.bound = str(m, "bound");
+    // The judge says where the kernel ran; a weaker isolation carries its reason along.
+    const auto iso = result.find("isolation");
+    if (iso != result.end() && iso->is_object()) {
+        out.sandbox = str(*iso, "sandbox");
+        const QString why = str(*iso, "weaker_because");
+        if (!why.isEmpty())
+            out.sandbox += QStringLiteral(" (") + why + QLatin1Char(')');
+    }
     return out;
 }
 
@@ -155,6 +163,11 @@ BenchResult HarnessClient::fromReply(const WorkerReply &reply)
     }
     r.metrics = readMetrics(res);
     r.metrics.correct = r.correct;
+    const auto flags = res.find("flags");
+    if (flags != res.end() && flags->is_array())
+        for (const nlohmann::json &f : *flags)
+            if (f.is_string())
+                r.flags << QString::fromStdString(f.get<std::string>());
     return r;
 }
 

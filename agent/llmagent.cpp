@@ -4,6 +4,7 @@
 #include "llmclient.h"
 #include "llmprotocol.h"
 #include "replyparser.h"
+#include "secrets.h"
 
 #include <QElapsedTimer>
 
@@ -20,6 +21,9 @@ LlmAgent::LlmAgent(const AgentConfig &config, const QString &apiKey, const Price
     m_request.apiKey = apiKey;
     if (m_request.apiKey.isEmpty() && !m_apiKeyEnv.isEmpty())
         m_request.apiKey = qEnvironmentVariable(m_apiKeyEnv.toLocal8Bit().constData());
+    // Known to the whole process from now on: no worker inherits it, no recorded text carries it.
+    secrets::registerName(m_apiKeyEnv);
+    secrets::registerValue(m_request.apiKey);
     m_request.maxTokens = config.maxTokens > 0 ? config.maxTokens : 16384;
     m_request.temperature = config.temperature;
     m_request.stream = config.stream;

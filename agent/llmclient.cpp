@@ -1,6 +1,7 @@
 #include "llmclient.h"
 
 #include "llmprotocol.h"
+#include "secrets.h"
 #include "ssedecoder.h"
 
 #include <QDateTime>
@@ -29,7 +30,7 @@ QString LlmClient::redact(QString text, const QString &secret)
 {
     if (secret.size() >= 4)
         text.replace(secret, QStringLiteral("[redacted]"));
-    return text;
+    return secrets::redact(text);
 }
 
 int LlmClient::retryAfterMs(const QByteArray &value)

@@ -27,6 +27,9 @@ struct Metrics
     double noisePct = std::nan("");
     double peakVramMb = std::nan("");
     QString bound;                       // "memory" | "compute" | ""
+    // Where the kernel ran: "bubblewrap", or "process (<why the sandbox was missing>)". Empty in runs
+    // recorded before the judge ran kernels in a sandbox.
+    QString sandbox;
     bool correct = false;
 
     static bool has(double v) { return !std::isnan(v); }

@@ -78,6 +78,7 @@ Metrics metricsFrom(const json &o)
     m.noisePct = num(o, "noise_pct", m.noisePct);
     m.peakVramMb = num(o, "peak_vram_mb", m.peakVramMb);
     m.bound = str(o, "bound");
+    m.sandbox = str(o, "sandbox");
     const auto c = o.find("correct");
     if (c != o.end() && !c->is_boolean())
         throw FieldError("field \"metrics.correct\" must be true or false");
@@ -220,6 +221,8 @@ json ExperimentLog::metricsToJson(const Metrics &m)
     putNum(o, "pct_peak", m.pctPeak);
     putNum(o, "noise_pct", m.noisePct);
     putNum(o, "peak_vram_mb", m.peakVramMb);
+    if (!m.sandbox.isEmpty())
+        o["sandbox"] = m.sandbox.toStdString();
     if (!m.bound.isEmpty())
         o["bound"] = m.bound.toStdString();
     o["correct"] = m.correct;

@@ -19,16 +19,47 @@ QString resourcePath(const QString &relative)
     return QLatin1String(PythonScripts::kResourceRoot) + QLatin1Char('/') + relative;
 }
 
-// True when every resource file exists in `dir` with the same size: a cheap check that catches a
-// directory someone partly deleted, without re-reading every byte on each start.
+// True when every resource file exists in `dir` with the same bytes. By content, not size: the judge
+// runs from here, and a file rewritten to the same length (by a kernel in a sandbox-less bench, say)
+// must not be trusted. Reading the tree costs a few milliseconds per worker start.
 bool isComplete(const QString &dir, const QStringList &files)
 {
     for (const QString &f : files) {
-        const QFileInfo target(dir + QLatin1Char('/') + f);
-        if (!target.isFile() || target.size() != QFileInfo(resourcePath(f)).size())
+        QFile target(dir + QLatin1Char('/') + f);
+        QFile resource(resourcePath(f));
+        if (!target.open(QIODevice::ReadOnly) || !resource.open(QIODevice::ReadOnly)
+            || target.size() != resource.size() || target.readAll() != resource.readAll())
             return false;
     }
     return !files.isEmpty();
+}
+
+// Read-only once written: nothing run by this user should edit the judge by accident.
+void makeReadOnly(const QString &dir)
+{
+    QDirIterator it(dir, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    QStringList dirs;
+    while (it.hasNext()) {
+        const QString path = it.next();
+        if (it.fileInfo().isDir())
+            dirs << path;
+        else
+            QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther);
+    }
+    dirs << dir;
+    for (const QString &d : std::as_const(dirs))
+        QFile::setPermissions(d, QFileDevice::ReadOwner | QFileDevice::ExeOwner | QFileDevice::ReadGroup
+                                     | QFileDevice::ExeGroup | QFileDevice::ReadOther | QFileDevice::ExeOther);
+}
+
+// A read-only tree cannot be deleted until its folders are writable again.
+bool removeTree(const QString &dir)
+{
+    QDirIterator it(dir, QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        QFile::setPermissions(it.next(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return QDir(dir).removeRecursively();
 }
 
 bool writeTree(const QString &dir, const QStringList &files, QString *error)
@@ -110,14 +141,15 @@ QString PythonScripts::extractTo(const QString &cacheRoot, QString *error)
     }
     const QString tmpDir = finalDir + QStringLiteral(".tmp-") + QUuid::createUuid().toString(QUuid::Id128).left(12);
     if (!writeTree(tmpDir, list, &err)) {
-        QDir(tmpDir).removeRecursively();
+        removeTree(tmpDir);
         return QString();
     }
-    if (QFileInfo::exists(finalDir) && !isComplete(finalDir, list)) // damaged: replace it
-        QDir(finalDir).removeRecursively();
+    makeReadOnly(tmpDir);
+    if (QFileInfo::exists(finalDir) && !isComplete(finalDir, list)) // damaged or edited: replace it
+        removeTree(finalDir);
     if (!QDir().rename(tmpDir, finalDir)) {
         // Another process may have won the race; its tree is as good as ours.
-        QDir(tmpDir).removeRecursively();
+        removeTree(tmpDir);
         if (!isComplete(finalDir, list)) {
             err = QStringLiteral("cannot move %1 into place at %2").arg(tmpDir, finalDir);
             return QString();
@@ -128,13 +160,10 @@ QString PythonScripts::extractTo(const QString &cacheRoot, QString *error)
 
 QString PythonScripts::directory(QString *error)
 {
+    // Checked on every call (every worker start), by content: see isComplete().
     static QMutex mutex;
-    static QString cached;
     QMutexLocker lock(&mutex);
-    if (!cached.isEmpty() && QFileInfo::exists(cached + QStringLiteral("/akworker.py")))
-        return cached;
-    cached = extractTo(defaultCacheRoot(), error);
-    return cached;
+    return extractTo(defaultCacheRoot(), error);
 }
 
 } // namespace ak

@@ -1,5 +1,7 @@
 #include "workerclient.h"
 
+#include "secrets.h"
+
 #include "pythonscripts.h"
 
 #include <QThread>
@@ -53,7 +55,7 @@ QString WorkerReply::statusName(Status s)
 
 WorkerClient::WorkerClient(QObject *parent)
     : QObject(parent)
-    , m_env(QProcessEnvironment::systemEnvironment())
+    , m_env(secrets::scrubbed(QProcessEnvironment::systemEnvironment()))
 {
     qRegisterMetaType<ak::WorkerReply>();
     m_timer.setSingleShot(true);
@@ -73,7 +75,8 @@ WorkerClient::~WorkerClient()
 void WorkerClient::setPython(const QString &python) { m_python = python; }
 void WorkerClient::setLauncher(const QStringList &prefix) { m_launcher = prefix; }
 void WorkerClient::setScriptDir(const QString &dir) { m_scriptDir = dir; }
-void WorkerClient::setEnvironment(const QProcessEnvironment &env) { m_env = env; }
+// A worker never sees an API key: kernels run below it, and what it prints reaches logs and prompts.
+void WorkerClient::setEnvironment(const QProcessEnvironment &env) { m_env = secrets::scrubbed(env); }
 void WorkerClient::setStartTimeoutMs(int ms) { m_startTimeoutMs = ms; }
 
 bool WorkerClient::isRunning() const { return m_state == State::Ready; }

@@ -38,7 +38,7 @@ public:
     void setPython(const QString &python);                 // interpreter (see PythonLocator)
     void setLauncher(const QStringList &prefix);           // prepended to the command, e.g. {"ssh", "gpu1"}
     void setScriptDir(const QString &dir);                 // holds akworker.py; default PythonScripts::directory()
-    void setEnvironment(const QProcessEnvironment &env);   // default: this process's environment
+    void setEnvironment(const QProcessEnvironment &env);   // default: this process's; secrets are always removed
     void setStartTimeoutMs(int ms);                        // default 60 s (ssh, slow file systems)
 
     // Starts the worker now and waits for its ready line (otherwise the first request starts it).

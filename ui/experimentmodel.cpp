@@ -105,8 +105,12 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         break;
     case Qt::ToolTipRole:
         switch (column) {
-        case StatusColumn:
-            return e.failure.isEmpty() ? statusName(e.status) : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
+        case StatusColumn: {
+            QString tip = e.failure.isEmpty() ? statusName(e.status) : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
+            if (!m.sandbox.isEmpty())
+                tip += QStringLiteral("\njudged in: %1").arg(m.sandbox);
+            return tip;
+        }
         case DescriptionColumn: return e.description;
         case CommitColumn: return QStringLiteral("commit %1\nparent %2").arg(e.commit, e.parent);
         case SpeedupColumn:

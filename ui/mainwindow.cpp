@@ -14,6 +14,7 @@
 #include "moveonrulesdialog.h"
 #include "runloader.h"
 #include "runwatcher.h"
+#include "sandboxstatus.h"
 #include "steeringactions.h"
 
 #include <QAction>
@@ -103,6 +104,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_rulesLabel->setContentsMargins(0, 0, 16, 0);
     m_rulesLabel->hide();
     connect(m_rulesLabel, &QLabel::linkActivated, this, &MainWindow::editMoveOnRules);
+    m_sandbox = new SandboxStatus(this);
+    statusBar()->addPermanentWidget(m_sandbox);
     statusBar()->addPermanentWidget(m_runDevice);
     statusBar()->addPermanentWidget(m_deviceStatus);
     m_runDevice->hide();
@@ -383,7 +386,9 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_runDevice->show();
     showRules(*snapshot, sameRun);
     showReviewMode(*snapshot);
+    m_sandbox->showRun(*snapshot);
 }
+
 
 QAction *MainWindow::reviewModeAction() const
 {

@@ -24,6 +24,7 @@ class LogView;
 class LoopControl;
 class MoveOnRulesDialog;
 class RunWatcher;
+class SandboxStatus;
 class SteeringActions;
 
 // The application window: kernel table, chart, commit list + diff (RunWorkspace), log dock, steering
@@ -133,6 +134,7 @@ private:
     QLabel *m_runDevice;
     QLabel *m_rulesLabel;
     QLabel *m_reviewLabel;
+    SandboxStatus *m_sandbox;
     QAction *m_rulesAction = nullptr;
     QPointer<MoveOnRulesDialog> m_rulesDialog;
     QAction *m_agentAction = nullptr;

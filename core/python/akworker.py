@@ -159,10 +159,15 @@ def _debug_echo(args, ctx):
     return {"echo": args}
 
 
+def _debug_env(args, ctx):
+    return {"names": sorted(os.environ)}
+
+
 _TEST_OPS = {
     "debug.sleep": _debug_sleep,
     "debug.crash": _debug_crash,
     "debug.echo": _debug_echo,
+    "debug.env": _debug_env,
 }
 
 

@@ -59,6 +59,28 @@ private Q_SLOTS:
         QCOMPARE(readFile(dir + QStringLiteral("/akworker.py")), readFile(QStringLiteral(":/autokernel/python/akworker.py")));
     }
 
+    void editedFileOfTheSameSizeIsReplaced()
+    {
+        // The judge runs from this tree: an edit that keeps the size (a kernel rewriting the
+        // comparison, say) must not survive the next worker start.
+        QTemporaryDir cache;
+        const QString dir = PythonScripts::extractTo(cache.path());
+        QVERIFY(!dir.isEmpty());
+        const QString path = dir + QStringLiteral("/akworker.py");
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        QByteArray bytes = readFile(path);
+        QVERIFY(bytes.contains("PROTOCOL = 1"));
+        bytes.replace("PROTOCOL = 1", "PROTOCOL = 7");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(bytes);
+        f.close();
+        QString error;
+        QCOMPARE(PythonScripts::extractTo(cache.path(), &error), dir);
+        QCOMPARE(readFile(path), readFile(QStringLiteral(":/autokernel/python/akworker.py")));
+        QVERIFY(!(QFileInfo(path).permissions() & QFileDevice::WriteOwner));
+    }
+
     void unwritableCacheIsAClearError()
     {
         QString error;

@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <memory>
 #include <thread>
 
@@ -44,6 +45,28 @@ private Q_SLOTS:
         QString error;
         m_scriptDir = PythonScripts::extractTo(m_cache.path(), &error);
         QVERIFY2(!m_scriptDir.isEmpty(), qPrintable(error));
+    }
+
+    void workerNeverInheritsAnApiKey()
+    {
+        // The worker runs the judge and, below it, kernels: neither may see a key.
+        qputenv("OPENAI_API_KEY", "sk-worker-env-test-0123456789abcdef");
+        qputenv("HF_TOKEN", "hf_workerenvtest0123456789abcdef");
+        auto c = makeClient();
+        c->setEnvironment([] {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("AK_WORKER_TEST"), QStringLiteral("1"));
+            return env;
+        }());
+        const WorkerReply r = c->request(QStringLiteral("debug.env"), json::object(), 10000);
+        qunsetenv("OPENAI_API_KEY");
+        qunsetenv("HF_TOKEN");
+        QVERIFY2(r.ok(), qPrintable(describe(r)));
+        const auto names = r.result.at("names").get<std::vector<std::string>>();
+        QVERIFY(std::find(names.begin(), names.end(), "PATH") != names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "AK_WORKER_TEST") != names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "OPENAI_API_KEY") == names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "HF_TOKEN") == names.end());
     }
 
     void pingRoundTrip()

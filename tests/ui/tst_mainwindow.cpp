@@ -81,6 +81,28 @@ private Q_SLOTS:
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("fresh")));
     }
 
+    void statusBarSaysWhereKernelsWereJudged()
+    {
+        MainWindow w;
+        w.show();
+        auto s = ak::test::makeRun(QStringLiteral("/runs/sandboxed"), true);
+        auto *label = w.findChild<QLabel *>(QStringLiteral("SandboxLabel"));
+        QVERIFY(label);
+        w.showSnapshot(s);
+        QVERIFY(label->isHidden());                 // recorded before the judge had a sandbox
+        s = ak::test::makeRun(QStringLiteral("/runs/sandboxed"), true);
+        s->experiments.last().metrics.sandbox = QStringLiteral("bubblewrap");
+        w.showSnapshot(s);
+        QVERIFY(!label->isHidden());
+        QCOMPARE(label->text(), QStringLiteral("Sandbox: bubblewrap"));
+        s = ak::test::makeRun(QStringLiteral("/runs/sandboxed"), true);
+        s->experiments.last().metrics.sandbox = QStringLiteral("process (bubblewrap (bwrap) is not installed)");
+        w.showSnapshot(s);
+        QVERIFY(label->text().contains(QStringLiteral("No sandbox")));
+        QVERIFY(label->toolTip().contains(QStringLiteral("bwrap) is not installed")));
+        QVERIFY(label->toolTip().contains(QStringLiteral("apt install bubblewrap")));
+    }
+
     void runWithoutKernelsSaysHowToProfile()
     {
         MainWindow w;

@@ -144,9 +144,12 @@ class Arena:
     def attach(cls, fd, size, device=0):
         lib = _cuda()
         handle = ctypes.c_ulonglong()
-        _check(lib, lib.cuMemImportFromShareableHandle(ctypes.byref(handle), ctypes.c_void_p(int(fd)),
-                                                       _CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
-               "cuMemImportFromShareableHandle")
+        try:
+            _check(lib, lib.cuMemImportFromShareableHandle(ctypes.byref(handle), ctypes.c_void_p(int(fd)),
+                                                           _CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+                   "cuMemImportFromShareableHandle")
+        finally:
+            os.close(fd)            # the imported handle holds the memory; the descriptor is done
         return cls(device=device, _handle=handle, _size=int(size))
 
     def bytes(self):
