@@ -136,10 +136,10 @@ class Candidate:
             return ""
 
     def freeze(self):
-        self.sb.signal_all(signal.SIGSTOP, spare=(self.sb.init_pid,))
+        self.sb.freeze(spare=(self.sb.init_pid,))
 
     def thaw(self):
-        self.sb.signal_all(signal.SIGCONT, spare=(self.sb.init_pid,))
+        self.sb.thaw(spare=(self.sb.init_pid,))
 
     def finish(self):
         """Kill the candidate and everything it started; wipe its files. Returns a note when the

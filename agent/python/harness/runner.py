@@ -230,6 +230,8 @@ def serve(conn, device):
                     state.arena.close()
                     state.arena = None
                 reply = {"ok": True}
+            elif op == "ping":
+                reply = {"ok": True}
             elif op == "exit":
                 conn.send({"ok": True})
                 return

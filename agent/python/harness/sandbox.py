@@ -242,6 +242,7 @@ class Sandbox:
         self.proc = None
         self.conn = None
         self._info_r = None
+        self._frozen = None
         self.hello = None
         self.ns = None                # the sandbox's PID namespace (inode link text)
         self.init_pid = None          # host pid of bubblewrap's init (pid 1 of the namespace)
@@ -423,11 +424,24 @@ class Sandbox:
                 pass
         return sent
 
-    def freeze(self):
-        self.signal_all(signal.SIGSTOP)
+    def freeze(self, spare=()):
+        """Stops every process of the sandbox; remembers them, since none can start while all are
+        stopped, so thaw() need not look again."""
+        self._frozen = [p for p in self.members() if p not in spare]
+        for pid in self._frozen:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
 
-    def thaw(self):
-        self.signal_all(signal.SIGCONT)
+    def thaw(self, spare=()):
+        pids = self._frozen if self._frozen is not None else [p for p in self.members() if p not in spare]
+        self._frozen = None
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except OSError:
+                pass
 
     def kill_except_leader(self, timeout=5.0):
         """Every process but the runner itself (and bubblewrap's init) dies; True when none is left.

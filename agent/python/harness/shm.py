@@ -25,7 +25,9 @@ class CpuArena:
             if os.fstat(fd).st_size < size:
                 raise ValueError("shared memory is %d bytes, %d expected" % (os.fstat(fd).st_size, size))
         self.fd, self.size, self.device = fd, size, "cpu"
-        self._map = mmap.mmap(fd, size)
+        # Populated at once: a page's first touch in each process is a fault, and on a VM faults
+        # are slow enough (~20 us each) that the first calls on a slot would time the page tables.
+        self._map = mmap.mmap(fd, size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0))
         self._bytes = None
 
     @classmethod

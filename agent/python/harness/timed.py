@@ -32,7 +32,7 @@ POOL_SETS = 3
 GPU_IDLE_LIMIT_US = 500.0      # a tiny kernel takes a few us on an idle GPU; a busy context, a timeslice
 
 BUDGETS = {  # per device and mode: target length of one round, timing budget (all sides), rounds
-    ("cpu", True): {"round_s": 0.003, "budget_s": 0.9, "min_rounds": 5, "warmup": 1},
+    ("cpu", True): {"round_s": 0.006, "budget_s": 0.9, "min_rounds": 5, "warmup": 1},
     ("cpu", False): {"round_s": 0.006, "budget_s": 3.0, "min_rounds": 10, "warmup": 2},
     ("cuda", True): {"round_s": 0.002, "budget_s": 0.6, "min_rounds": 8, "warmup": 2},
     ("cuda", False): {"round_s": 0.004, "budget_s": 2.0, "min_rounds": 16, "warmup": 3},
@@ -163,6 +163,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         # Only the runner being timed may run: the other's idle threads (OpenMP spins after a
         # parallel region) would take cores from it, and the candidate must not work off the clock.
         (candidate.thaw if side == "C" else reference_sb.thaw)()
+        runner.request({"op": "ping"})      # running again (the wake-up after SIGCONT is not its time)
         t0 = time.perf_counter_ns()
         reply = runner.request(msg)
         t1 = time.perf_counter_ns()
@@ -180,6 +181,8 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         per_call[side] = min(seen[1:])          # the first call compiles, allocates, faults pages in
     slowest = max(1e-3, per_call["C"] - per_call["N"], per_call["R"] - per_call["N"], per_call["N"] / 4)
     count = int(max(1, min(len(slots.specs), round(budget["round_s"] * 1e6 / slowest))))
+    for side in ("C", "R", "N"):
+        round_(side, count)                     # every slot used once before anything is timed
 
     samples = {"C": [], "R": [], "N": []}
     checks, idle_worst, calls, last = [], 0.0, 0, None
