@@ -5,6 +5,8 @@
 #include <QStringList>
 #include <QVariantList>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +23,12 @@ struct OpCall
     std::vector<std::vector<int64_t>> shapes; // one per op input; empty for non-tensor arguments
     QStringList dtypes;                       // one per op input: "fp32", "bf16", "int64", "" ...
     QVariantList concreteInputs;              // scalar argument values where the profiler recorded them
+    // Python functions on the calls' stacks ("apply_rotary_pos_emb", "rotate_half", "forward"): a
+    // function can name the fusable op its generic work implements, as a module class can.
+    QStringList functions;
+    // Where in the model it ran (profiler rows' call_sites, kept as recorded): module qualified name,
+    // module class, torch function, the user's frames, shapes, dtypes, calls per iteration.
+    nlohmann::json callSites = nlohmann::json::array();
 };
 
 } // namespace ak

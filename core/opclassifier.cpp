@@ -76,7 +76,7 @@ QString moduleHint(const QString &module)
     if (m.isEmpty())
         return QString();
     static const QRegularExpression rms(QStringLiteral("rms_?norm"));
-    static const QRegularExpression rot(QStringLiteral("rotary|rope\\b|^rope|rotaryemb"));
+    static const QRegularExpression rot(QStringLiteral("rotary|rope\\b|^rope|rotaryemb|rotate_half|apply_rope"));
     static const QRegularExpression glu(QStringLiteral("swiglu|geglu|reglu|gated_?mlp|llama_?mlp|mistral_?mlp|"
                                                        "qwen\\d*_?mlp|gemma_?mlp|glu_?mlp|glu_?ffn"));
     static const QRegularExpression ln(QStringLiteral("layer_?norm"));
@@ -156,11 +156,17 @@ OpClassifier::Result OpClassifier::classify(const OpCall &call)
             return {t, chain[i]};
     }
     const QString generic = call.atenOp.isEmpty() ? QString() : opTypeOfAten(call.atenOp);
-    // 2. Generic work inside a module that names the fusable op it implements.
+    // 2. Generic work inside a module, or called from a Python function, that names the fusable op it
+    //    implements (a model's apply_rotary_pos_emb is a function, not a module).
     if (!call.atenOp.isEmpty()) {
         const QString hint = moduleHint(call.module);
         if (!hint.isEmpty())
             return {hint, QStringLiteral("module %1").arg(call.module)};
+        for (const QString &function : call.functions) {
+            const QString byFunction = moduleHint(function);
+            if (!byFunction.isEmpty())
+                return {byFunction, QStringLiteral("function %1").arg(function)};
+        }
     }
     // 3. The innermost op's own class.
     if (!generic.isEmpty())

@@ -51,6 +51,13 @@ OpCall callFrom(const Json &row)
         for (const Json &v : *s)
             c.dtypes << (v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString());
     }
+    if (const auto s = row.find("functions"); s != row.end() && s->is_array()) {
+        for (const Json &v : *s)
+            if (v.is_string())
+                c.functions << QString::fromStdString(v.get<std::string>());
+    }
+    if (const auto s = row.find("call_sites"); s != row.end() && s->is_array())
+        c.callSites = *s;
     if (const auto s = row.find("concrete_inputs"); s != row.end() && s->is_array()) {
         for (const Json &v : *s) {
             if (v.is_boolean())
@@ -237,6 +244,8 @@ Json ProfileReport::toJson() const
                 concrete.push_back(nullptr);
         }
         o["concrete_inputs"] = concrete;
+        o["functions"] = strings(c.functions);
+        o["call_sites"] = c.callSites;
         kernelsJson.push_back(o);
     }
     Json projection = Json::array();

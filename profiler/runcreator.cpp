@@ -7,7 +7,7 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QSet>
+#include <QHash>
 
 namespace ak {
 
@@ -138,8 +138,10 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
 {
     ProfileReport &report = r.report;
     QString error;
-    QSet<QString> seen; // one folder per (op type, contract shapes): repeated layers share a kernel
-    for (int index = 0; index < report.kernels.size() && r.kernelFolders < m_options.top; ++index) {
+    // One folder per (op type, contract shapes): repeated layers share a kernel. Every profile row a
+    // folder covers names it in profile.json ("folder"), so verify finds all its call sites.
+    QHash<QString, QString> folderOf;
+    for (int index = 0; index < report.kernels.size(); ++index) {
         if (m_cancelled)
             return;
         KernelRecord &k = report.kernels[index];
@@ -150,9 +152,12 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
             continue; // this kernel's op does not carry the operands (e.g. a copy inside addmm)
         nlohmann::json shapesJson = shapes;
         const QString key = k.opType + QString::fromStdString(shapesJson.dump());
-        if (seen.contains(key))
+        if (folderOf.contains(key)) {
+            k.folder = folderOf.value(key);
             continue;
-        seen.insert(key);
+        }
+        if (r.kernelFolders >= m_options.top)
+            continue;
         if (callbacks.step)
             callbacks.step(QStringLiteral("kernel.py for rank %1 (%2)").arg(k.rank).arg(k.opType));
         nlohmann::json extractArgs{{"op_type", k.opType.toStdString()},
@@ -180,6 +185,7 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
             k.folder.clear();
             continue;
         }
+        folderOf.insert(key, k.folder);
         ++r.kernelFolders;
     }
 }

@@ -120,8 +120,9 @@ class _ModuleScopes:
         self._stack = []
         self._handles = []
         record_function = torch.autograd.profiler.record_function
-        for module in model.modules():
-            label = MODULE_PREFIX + type(module).__name__
+        for qualname, module in model.named_modules():
+            # Class, then the module's qualified name in the model ("layers.3.attn"): the call site.
+            label = MODULE_PREFIX + type(module).__name__ + ":" + (qualname or "<model>")
 
             def pre(mod, inputs, _label=label):
                 scope = record_function(_label)
@@ -158,17 +159,45 @@ def _dtype_map(prof):
 
 
 def _context(event):
-    """(aten ancestors innermost first, innermost module class) of a CPU op event."""
-    stack, module = [], ""
+    """(aten ancestors innermost first, innermost module class, its qualified name) of a CPU op."""
+    stack, module, qualname = [], "", ""
     parent = event.cpu_parent
     while parent is not None:
         if parent.name.startswith(MODULE_PREFIX):
             if not module:
-                module = parent.name[len(MODULE_PREFIX):]
+                module, _, qualname = parent.name[len(MODULE_PREFIX):].partition(":")
         elif parent.name.startswith("aten::"):
             stack.append(parent.name)
         parent = parent.cpu_parent
-    return stack, module
+    return stack, module, qualname
+
+
+def _python_frames(event, limit=4):
+    """(the torch function that was called, the user's frames innermost first) from the Python stack
+    the profiler recorded (with_stack). Entries look like "<built-in function linear>",
+    "torch/nn/modules/linear.py(113): forward", "nn.Module: Linear_0", "model.py(45): forward": the
+    first built-in is the torch function ("linear", "softmax"); the user's frames name the functions
+    that called it ("apply_rotary_pos_emb (modeling_llama.py:153)")."""
+    torch_fn, user = "", []
+    for frame in getattr(event, "stack", None) or []:
+        if frame.startswith("<built-in"):
+            if not torch_fn and not user:
+                name = frame[1:-1].split()[2] if len(frame.split()) > 2 else frame
+                torch_fn = name.split(".")[-1]
+            continue
+        if frame.startswith("nn.Module:"):
+            continue
+        path, _, rest = frame.rpartition("(")
+        line, _, function = rest.partition("): ")
+        if not path or not function:
+            continue
+        norm = path.replace(os.sep, "/")
+        if norm.startswith("torch/") or "/torch/" in norm or norm.endswith("akprofile.py"):
+            continue
+        user.append("%s (%s:%s)" % (function, os.path.basename(path), line))
+        if len(user) >= limit:
+            break
+    return torch_fn, user
 
 
 def _concrete(event):
@@ -208,8 +237,9 @@ def _rows(prof, iterations, gpu):
             samples = [(event.name, float(event.self_cpu_time_total))] if event.self_cpu_time_total > 0 else []
         if not samples:
             continue
-        stack, module = _context(event)
+        stack, module, qualname = _context(event)
         shapes = [list(s) for s in (event.input_shapes or [])]
+        torch_fn, frames = _python_frames(event)
         for name, duration in samples:
             key = (name, event.name, repr(shapes), module)
             row = rows.get(key)
@@ -217,20 +247,33 @@ def _rows(prof, iterations, gpu):
                 row = rows[key] = {
                     "name": name, "aten_op": event.name, "op_stack": stack, "module": module,
                     "shapes": shapes, "dtypes": dtypes.get(event.id, []), "concrete_inputs": _concrete(event),
-                    "total_us": 0.0, "count": 0,
+                    "total_us": 0.0, "count": 0, "sites": {},
                 }
             row["total_us"] += duration
             row["count"] += 1
             attributed += duration
+            site = (qualname, torch_fn, tuple(frames))
+            entry = row["sites"].get(site)
+            if entry is None:
+                entry = row["sites"][site] = {"module": qualname, "module_class": module, "function": torch_fn,
+                                              "frames": frames, "aten_op": event.name, "op_stack": stack,
+                                              "shapes": shapes, "dtypes": row["dtypes"], "count": 0}
+            entry["count"] += 1
     result = list(rows.values())
     if gpu and device_total > attributed * 1.001 + 1.0:
         # Device work no CPU op claimed (e.g. launched from a library thread): shown, not dropped.
         result.append({"name": "(device time not attributed to an aten op)", "aten_op": "", "op_stack": [],
                        "module": "", "shapes": [], "dtypes": [], "concrete_inputs": [],
-                       "total_us": device_total - attributed, "count": iterations})
+                       "total_us": device_total - attributed, "count": iterations, "sites": {}})
     for row in result:
         row["time_us"] = row["total_us"] / iterations
         row["calls"] = row["count"] / iterations
+        # Where in the model this kernel ran: one entry per (module, torch function, Python frames).
+        sites = list(row.pop("sites", {}).values())
+        for site in sites:
+            site["calls"] = site.pop("count") / iterations
+        row["call_sites"] = sorted(sites, key=lambda s: s["module"])
+        row["functions"] = sorted({f.split(" (")[0] for s in sites for f in s["frames"]})
     result.sort(key=lambda r: r["time_us"], reverse=True)
     total = sum(r["time_us"] for r in result)
     for row in result:
@@ -301,7 +344,7 @@ def handle(args, ctx=None):
     progress("profiling %d iterations" % iterations, 0.4)
     started = time.perf_counter()
     try:
-        with profile(activities=activities, record_shapes=True) as prof:
+        with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
             for _ in range(iterations):
                 _call_user(path, "the model's forward", step)
     finally:

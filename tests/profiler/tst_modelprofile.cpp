@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 
 using namespace ak;
@@ -230,6 +231,26 @@ private Q_SLOTS:
         QCOMPARE(j["format"].get<std::string>(), std::string("autokernel-profile"));
         QVERIFY(!j["kernels"].empty());
         QCOMPARE(j["kernels"][0]["rank"].get<int>(), 1);
+        // Every row says where in the model it ran; every matmul row names the folder that covers it.
+        QSet<QString> modules;
+        int matmulRows = 0;
+        for (const auto &row : j["kernels"]) {
+            QVERIFY(row.contains("call_sites"));
+            for (const auto &site : row["call_sites"])
+                modules.insert(QString::fromStdString(site["module"].get<std::string>()));
+            if (row["op_type"] == "matmul" && row["aten_op"] == "aten::addmm") {
+                ++matmulRows;
+                QVERIFY2(row.contains("folder"), row.dump().c_str());
+                const auto &site = row["call_sites"][0];
+                QCOMPARE(site["module_class"].get<std::string>(), std::string("Linear"));
+                QCOMPARE(site["function"].get<std::string>(), std::string("linear"));
+                QVERIFY(site["calls"].get<double>() >= 1);
+            }
+        }
+        QVERIFY(matmulRows >= 1);
+        // nn.Sequential(Linear, GELU, Linear): the Linears are modules "0" and "2".
+        QVERIFY2(modules.contains(QStringLiteral("0")) && modules.contains(QStringLiteral("2")),
+                 qPrintable(QStringList(modules.values()).join(QLatin1Char(','))));
         // A second profile into the same run is refused before any work.
         QProcess again;
         again.start(qEnvironmentVariable("AUTOKERNEL_CLI"),

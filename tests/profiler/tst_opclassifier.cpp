@@ -48,6 +48,18 @@ private Q_SLOTS:
         QTest::newRow("unfused rotary mul") << call("elementwise_kernel(mul)", "aten::mul", {}, "Rotary")
                                             << "rotary_embedding";
         QTest::newRow("swiglu silu") << call("silu_kernel", "aten::silu", {}, "SwiGLU") << "fused_mlp";
+        {
+            // transformers' Llama: rotary is a function called inside the attention module.
+            OpCall cat = call("CatArrayBatchedCopy", "aten::cat", {}, "LlamaAttention");
+            cat.functions = {QStringLiteral("rotate_half"), QStringLiteral("apply_rotary_pos_emb"), QStringLiteral("forward")};
+            QTest::newRow("rotary as a function (rotate_half)") << cat << "rotary_embedding";
+            OpCall mul = call("elementwise_kernel(mul)", "aten::mul", {}, "LlamaAttention");
+            mul.functions = {QStringLiteral("apply_rotary_pos_emb"), QStringLiteral("forward")};
+            QTest::newRow("rotary as a function (apply_rotary_pos_emb)") << mul << "rotary_embedding";
+            OpCall copy = call("elementwise_kernel(copy)", "aten::copy_", {}, "LlamaAttention");
+            copy.functions = {QStringLiteral("repeat_kv"), QStringLiteral("forward")};
+            QTest::newRow("other attention copies stay copies") << copy << "copy";
+        }
         QTest::newRow("swiglu's matmul stays matmul") << call("nvjet_sm90_x", "aten::mm", {"aten::linear"}, "Linear")
                                                       << "matmul";
         QTest::newRow("gelu") << call("GeluCUDAKernelImpl", "aten::gelu", {}, "MLP") << "activation";
