@@ -47,14 +47,6 @@ int cudaIndex(const QString &device)
     return ok ? index : -1;
 }
 
-QString runPython(const QByteArray &runJson)
-{
-    const nlohmann::json o = nlohmann::json::parse(runJson.constData(), nullptr, false);
-    return o.is_object() && o.contains("python") && o["python"].is_string()
-               ? QString::fromStdString(o["python"].get<std::string>())
-               : QString();
-}
-
 } // namespace
 
 LocalLoop::LocalLoop(const LoopOptions &options, QObject *parent)
@@ -117,13 +109,7 @@ void LocalLoop::start()
 
     // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the interpreter
     // the run was profiled with if it exists on this machine, then auto-detection.
-    QString python = m_options.python;
-    const QString recorded = runPython(run.runJson);
-    if (python.isEmpty() && qEnvironmentVariableIsEmpty("AUTOKERNEL_PYTHON") && QFileInfo(recorded).isExecutable())
-        python = recorded;
-    PythonLocator locator;
-    locator.setExplicit(python);
-    const PythonLocator::Choice choice = locator.locate();
+    const PythonLocator::Choice choice = PythonLocator::forRun(run.runJson, m_options.python);
     if (!choice.ok())
         return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
     d->python = choice.python;

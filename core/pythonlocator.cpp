@@ -1,5 +1,7 @@
 #include "pythonlocator.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
@@ -133,6 +135,20 @@ PythonLocator::Choice PythonLocator::locate() const
     if (!choice.skipped.isEmpty())
         choice.error += QStringLiteral("\nTried:\n  ") + choice.skipped.join(QStringLiteral("\n  "));
     return choice;
+}
+
+PythonLocator::Choice PythonLocator::forRun(const QByteArray &runJson, const QString &explicitPython)
+{
+    QString python = explicitPython;
+    const nlohmann::json o = nlohmann::json::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
+    const QString recorded = o.is_object() && o.contains("python") && o["python"].is_string()
+                                 ? QString::fromStdString(o["python"].get<std::string>())
+                                 : QString();
+    if (python.isEmpty() && qEnvironmentVariableIsEmpty("AUTOKERNEL_PYTHON") && QFileInfo(recorded).isExecutable())
+        python = recorded;
+    PythonLocator locator;
+    locator.setExplicit(python);
+    return locator.locate();
 }
 
 } // namespace ak

@@ -213,6 +213,27 @@ bool RunStore::writeProfile(const json &profile, QString *error)
     return updateBest(QString(), QStringLiteral("Profile"), error);
 }
 
+bool RunStore::writeVerification(const json &verification, QString *error)
+{
+    const QByteArray data = QByteArray::fromStdString(verification.dump(2)) + '\n';
+    if (!AtomicFile::write(path(QStringLiteral("verification.json")), data, error))
+        return false;
+    const QString blob = m_repo->writeBlob(data, error);
+    if (blob.isEmpty())
+        return false;
+    LogEntry e;
+    e.type = LogEntry::Type::Run;
+    e.action = QStringLiteral("verification");
+    if (!appendLog(e, error))
+        return false;
+    m_rootFiles.insert(QStringLiteral("verification.json"), blob);
+    const double speedup = verification.value("model_speedup", 0.0);
+    return updateBest(QString(), QStringLiteral("Verification: model %1x, %2 kernel(s) in the final set")
+                                     .arg(speedup, 0, 'f', 3)
+                                     .arg(verification.contains("final_set") ? int(verification["final_set"].size()) : 0),
+                      error);
+}
+
 Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy, QString *error)
 {
     const QString name = k.folder.isEmpty() ? QStringLiteral("%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(sanitizeName(k.name))

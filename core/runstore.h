@@ -44,8 +44,9 @@ public:
     // Queues a steering request for the process that holds the lock (the GUI while the CLI runs the
     // loop). `request`: {"action":"pin|unpin|skip|unskip|revert|accept|reject|review", "kernel":..,
     // "experiment":N, "reason":.., "value":bool}, or {"action":"move_on", "value":{rules}, "by":..}
-    // where the fields of `value` replace those of the current rules (the others stay). The writer
-    // applies it in applyRequests().
+    // where the fields of `value` replace those of the current rules (the others stay), or
+    // {"action":"verification","value":{...}}, a verification made while another process writes the
+    // run. The writer applies it in applyRequests().
     static bool queueRequest(const QString &dir, const nlohmann::json &request, QString *error);
 
     QString dir() const { return m_dir; }
@@ -57,6 +58,9 @@ public:
     GitRepo &repo() { return *m_repo; }
 
     bool writeProfile(const nlohmann::json &profile, QString *error = nullptr);
+    // Writes verification.json (autokernel-cli verify) and commits it on the best branch, so every
+    // verification stays in the run's history and can be compared with the earlier ones.
+    bool writeVerification(const nlohmann::json &verification, QString *error = nullptr);
     // Creates kernels/<NN>-<name>/kernel.py (folder from k.folder, else rank and name) with a baseline
     // commit on refs/heads/kernels/<NN>-<name>. Returns the baseline experiment (id 0 on error); its
     // metrics are recorded later with finishExperiment(id, Baseline, metrics, {}).

@@ -79,7 +79,8 @@ void RunStore::removeStaleGitLocks()
 bool RunStore::load(QString *error)
 {
     removeStaleGitLocks();
-    for (const QString &name : {QStringLiteral("run.json"), QStringLiteral("profile.json"), QStringLiteral(".gitignore")}) {
+    for (const QString &name : {QStringLiteral("run.json"), QStringLiteral("profile.json"), QStringLiteral("verification.json"),
+                                QStringLiteral(".gitignore")}) {
         QFile f(path(name));
         if (!f.exists())
             continue;
@@ -324,6 +325,12 @@ bool RunStore::applyRequest(const json &r, QString *error)
         return reject(id, reason, error);
     if (action == QLatin1String("review"))
         return setReviewMode(r.value("value", false), error);
+    if (action == QLatin1String("verification")) {
+        const auto value = r.find("value");
+        if (value == r.end() || !value->is_object())
+            return fail(error, QStringLiteral("verification: \"value\" must be the verification object"));
+        return writeVerification(*value, error);
+    }
     if (action == QLatin1String("move_on")) {
         const auto value = r.find("value");
         if (value == r.end() || !value->is_object())

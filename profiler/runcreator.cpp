@@ -5,7 +5,9 @@
 #include "pythonlocator.h"
 #include "runstore.h"
 
+#include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 
@@ -112,8 +114,13 @@ RunCreator::Result RunCreator::create(const Callbacks &callbacks)
     if (callbacks.step)
         callbacks.step(QStringLiteral("creating the run directory"));
     const ProfileReport &report = r.report;
+    QString modelSha;
+    QFile modelFile(report.modelPath);
+    if (modelFile.open(QIODevice::ReadOnly))    // verify refuses a model file changed since
+        modelSha = QString::fromLatin1(QCryptographicHash::hash(modelFile.readAll(), QCryptographicHash::Sha256).toHex());
     nlohmann::json config{{"model", o.model.toStdString()},
                           {"model_path", report.modelPath.toStdString()},
+                          {"model_sha256", modelSha.toStdString()},
                           {"dtype", report.dtype.toStdString()},
                           {"activity", report.activity.toStdString()},
                           {"python", choice.python.toStdString()},

@@ -16,6 +16,8 @@ int runAccept(const QStringList &args); // steer.cpp
 int runReject(const QStringList &args); // steer.cpp
 int runReview(const QStringList &args); // steer.cpp
 int runRules(const QStringList &args);  // rules.cpp
+int runVerify(const QStringList &args); // verify.cpp
+int runExport(const QStringList &args); // export.cpp
 
 // Subcommands are implemented one per file next to this one; each is a thin layer over a library.
 const Command *commands(int *count)
@@ -37,6 +39,8 @@ const Command *commands(int *count)
         {"reject", "drop an experiment pending review", runReject},
         {"review", "show or switch review mode (on: keeps wait for accept/reject)", runReview},
         {"rules", "show or change the move-on rules (applied at the loop's next experiment)", runRules},
+        {"verify", "put the kept kernels back into the model: parity, timings, the final set", runVerify},
+        {"export", "write the verified final set as a standalone Python package", runExport},
     };
     *count = int(sizeof(table) / sizeof(table[0]));
     return table;

@@ -28,6 +28,8 @@ OPS = {
     "extract": "harness.extract:handle",
     "describe": "harness.describe:handle",
     "profile": "akprofile:handle",
+    "verify": "modelplug.verify:handle",
+    "export": "modelplug.export:handle",
     "device": "akdevice:handle",
 }
 

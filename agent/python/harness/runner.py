@@ -319,11 +319,15 @@ def main():
                 import triton  # noqa: F401
             except Exception:  # noqa: BLE001 - a kernel that needs it reports the import error
                 pass
-        if device == "cuda" and mode == "serve":
+        if device == "cuda" and mode in ("serve", "model"):
             torch.cuda.init()
     except BaseException as exc:  # noqa: BLE001
         conn.send({"ok": False, "error": "cannot import torch in %s: %s" % (sys.executable, _one_line(exc))})
         return 1
     conn.send({"ok": True, "pid": os.getpid(), "python": sys.executable, "torch": torch.__version__})
-    (zygote if mode == "zygote" else serve)(conn, device)
+    if mode == "model":                     # verify's model runner (agent/python/modelplug)
+        from modelplug import child
+        child.serve(conn, device)
+    else:
+        (zygote if mode == "zygote" else serve)(conn, device)
     return 0

@@ -97,7 +97,7 @@ def _under(path, roots):
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def bwrap_argv(bwrap, root, device, env, cwd, worker_dir):
+def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=()):
     home = os.path.realpath(os.path.expanduser("~"))
     hidden = []
     for h in HIDDEN + (home, "/dev/shm"):
@@ -107,7 +107,7 @@ def bwrap_argv(bwrap, root, device, env, cwd, worker_dir):
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for h in hidden:
         argv += ["--tmpfs", h]
-    for p in needed_paths(worker_dir):
+    for p in needed_paths(worker_dir) + [os.path.abspath(x) for x in extra_ro if os.path.exists(x)]:
         # Bound back only below a hidden directory, never one of them (or an ancestor) whole.
         if _under(p, hidden) and not _under(p, [root]) and not any(_under(h, [p]) for h in hidden):
             argv += ["--ro-bind", p, p]
@@ -226,8 +226,9 @@ class Sandbox:
     mode "serve": the runner serves one connection (the reference). mode "zygote": it imports torch
     once and forks a fresh runner per candidate (fork_candidate)."""
 
-    def __init__(self, device, mode, worker_dir, memory_limit_mb=None):
+    def __init__(self, device, mode, worker_dir, memory_limit_mb=None, extra_ro=()):
         self.device, self.mode, self.worker_dir = device, mode, worker_dir
+        self.extra_ro = list(extra_ro)       # more host paths the runner reads (a model's folder)
         if memory_limit_mb is None:
             env = os.environ.get("AUTOKERNEL_SANDBOX_MEMORY_MB", "")
             memory_limit_mb = int(env) if env.isdigit() else default_memory_limit_mb()
@@ -262,8 +263,13 @@ class Sandbox:
         return d
 
     def _limit_applies(self):
-        # CUDA reserves terabytes of address space at start-up: RLIMIT_AS would stop it.
-        return self.device != "cuda" and self.memory_limit_mb > 0
+        return self.memory_limit_mb > 0
+
+    def _limit_kind(self):
+        # CUDA reserves terabytes of address space at start-up, so RLIMIT_AS would stop it (seen on
+        # an H200: "CUDA error: out of memory"); RLIMIT_DATA counts only writable private memory
+        # (the heap, torch's CPU tensors) and lets CUDA start.
+        return resource.RLIMIT_DATA if self.device == "cuda" else resource.RLIMIT_AS
 
     def start(self, timeout=120.0):
         self.spawn()
@@ -282,19 +288,20 @@ class Sandbox:
                 "from harness import runner; runner.main()")
         cmd = [sys.executable, "-s", "-B", "-c", boot, self.worker_dir, self.mode, str(fd), self.device]
         limit = self.memory_limit_mb * (1 << 20) if self._limit_applies() else None
+        kind = self._limit_kind()
         log = open(os.path.join(self.root, "runner.log"), "ab")
 
         def pre():
             os.setsid()
             _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if limit:
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+                resource.setrlimit(kind, (limit, limit))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
         info_r = info_w = None
         if self.bwrap:
             info_r, info_w = os.pipe()
-            argv = bwrap_argv(self.bwrap, self.root, self.device, env, cwd, self.worker_dir)
+            argv = bwrap_argv(self.bwrap, self.root, self.device, env, cwd, self.worker_dir, self.extra_ro)
             argv[argv.index("__INFO_FD__")] = str(info_w)
             argv += cmd
             pass_fds = (fd, info_w)

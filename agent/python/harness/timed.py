@@ -130,6 +130,7 @@ def measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, d
                         seed, deadline, progress)
     finally:
         reference_sb.thaw()
+        candidate.thaw()            # the judge talks to it again (peak memory), then kills it
         torch.set_num_threads(threads)
 
 

@@ -1,0 +1,160 @@
+#include "modelverifier.h"
+
+#include "pythonlocator.h"
+#include "pythonscripts.h"
+#include "runloader.h"
+#include "runlock.h"
+#include "runstore.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRandomGenerator>
+
+namespace ak {
+
+namespace {
+
+nlohmann::json parseObject(const QByteArray &data)
+{
+    nlohmann::json j = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    return j.is_object() ? j : nlohmann::json::object();
+}
+
+QString text(const nlohmann::json &o, const char *key)
+{
+    const auto it = o.find(key);
+    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+// The model file the run was profiled from. A bundled example's copy lives in the extracted Python
+// folder, which moves with every new build: the current build's copy stands in for it.
+QString modelPath(const nlohmann::json &runJson, const QString &workerDir)
+{
+    const QString recorded = text(runJson, "model_path");
+    if (QFileInfo::exists(recorded))
+        return recorded;
+    const QString name = text(runJson, "model");
+    const QString example = workerDir + QStringLiteral("/examples/") + name + QStringLiteral(".py");
+    if (!name.isEmpty() && !name.contains(QLatin1Char('/')) && QFileInfo::exists(example))
+        return example;
+    return recorded;
+}
+
+} // namespace
+
+QString ModelVerifier::torchDtype(const QString &shortName)
+{
+    if (shortName == QLatin1String("bf16"))
+        return QStringLiteral("bfloat16");
+    if (shortName == QLatin1String("fp16"))
+        return QStringLiteral("float16");
+    if (shortName == QLatin1String("fp32") || shortName.isEmpty())
+        return QStringLiteral("float32");
+    return shortName;
+}
+
+nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOptions &options, QString *error)
+{
+    const nlohmann::json runJson = parseObject(run.runJson);
+    QString workerDir = PythonScripts::directory(error);
+    if (workerDir.isEmpty())
+        return {};
+    const QString model = modelPath(runJson, workerDir);
+    if (model.isEmpty() || !QFileInfo::exists(model)) {
+        *error = QStringLiteral("the run's model file %1 is missing").arg(model.isEmpty() ? QStringLiteral("(not recorded in run.json)") : model);
+        return {};
+    }
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const KernelRecord &k : run.kernels) {
+        const QString name = RunLoader::kernelName(k.folder);
+        if (!options.kernels.isEmpty() && !options.kernels.contains(name))
+            continue;
+        kernels.push_back({{"name", name.toStdString()},
+                           {"op_type", k.opType.toStdString()},
+                           {"path", QDir(run.runDir).filePath(k.folder + QStringLiteral("/kernel.py")).toStdString()},
+                           {"dtype", torchDtype(k.dtype).toStdString()}});
+    }
+    for (const QString &asked : options.kernels)
+        if (!run.kernel(asked)) {
+            *error = QStringLiteral("%1 has no kernel %2").arg(run.runDir, asked);
+            return {};
+        }
+    QString device = options.device;
+    if (device.isEmpty())
+        device = text(runJson, "activity") == QLatin1String("cuda") ? QStringLiteral("cuda") : QStringLiteral("cpu");
+    nlohmann::json args{{"run_dir", run.runDir.toStdString()},
+                        {"model_path", model.toStdString()},
+                        {"device", device.toStdString()},
+                        {"dtype", torchDtype(text(runJson, "dtype")).toStdString()},
+                        {"kernels", kernels},
+                        {"compile", options.compile},
+                        {"time_limit_s", options.timeoutSec}};
+    const QString sha = text(runJson, "model_sha256");
+    if (!sha.isEmpty() && !options.allowChangedModel && model == text(runJson, "model_path"))
+        args["model_sha256"] = sha.toStdString();
+    nlohmann::json seeds = nlohmann::json::array();
+    for (int i = 0; i < std::max(1, options.seeds); ++i)
+        seeds.push_back(int(QRandomGenerator::system()->bounded(1 << 30)));
+    args["seeds"] = seeds;
+    QFile previous(QDir(run.runDir).filePath(QStringLiteral("verification.json")));
+    if (previous.open(QIODevice::ReadOnly))
+        args["previous"] = parseObject(previous.readAll());
+    return args;
+}
+
+VerifyOutcome ModelVerifier::verify(const VerifyOptions &options, const WorkerClient::ProgressFn &progress)
+{
+    VerifyOutcome out;
+    const RunSnapshotPtr run = RunLoader::load(options.runDir, &out.error);
+    if (!run) {
+        out.environmentError = true;
+        return out;
+    }
+    const nlohmann::json args = requestArgs(*run, options, &out.error);
+    if (args.empty()) {
+        out.environmentError = true;
+        return out;
+    }
+    const PythonLocator::Choice python = PythonLocator::forRun(run->runJson, options.python);
+    if (!python.ok()) {
+        out.environmentError = true;
+        out.error = QStringLiteral("no usable Python: ") + python.error;
+        return out;
+    }
+    WorkerClient worker;
+    worker.setPython(python.python);
+    const WorkerReply reply = worker.request(QStringLiteral("verify"), args, options.timeoutSec * 1000, progress);
+    if (!reply.ok()) {
+        // The op raises VerifyError / ModelError for what the user must fix; anything else is ours.
+        out.error = reply.error;
+        out.environmentError = reply.status != WorkerReply::Status::Error;
+        if (reply.error.startsWith(QLatin1String("VerifyError: ")) || reply.error.startsWith(QLatin1String("ModelError: ")))
+            out.error = reply.error.section(QStringLiteral(": "), 1);
+        return out;
+    }
+    out.verification = reply.result;
+    out.ok = true;
+    if (!record(run->runDir, out.verification, &out.recorded, &out.error)) {
+        out.ok = false;
+        out.environmentError = true;
+    }
+    return out;
+}
+
+bool ModelVerifier::record(const QString &runDir, const nlohmann::json &verification, QString *how, QString *error)
+{
+    if (RunLock::holderPid(runDir) == 0) {
+        std::unique_ptr<RunStore> store = RunStore::open(runDir, error);
+        if (store) {
+            *how = QStringLiteral("committed");
+            return store->writeVerification(verification, error);
+        }
+    }
+    // A loop writes the run: it records the verification at its next experiment boundary.
+    *how = QStringLiteral("queued for the process writing the run");
+    return RunStore::queueRequest(runDir, {{"action", "verification"}, {"value", verification}}, error);
+}
+
+} // namespace ak

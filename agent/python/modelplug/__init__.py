@@ -1,0 +1,1 @@
+"""Kernels back into the model: plug (standalone), the verify op and its sandboxed model runner, export."""

@@ -1,0 +1,167 @@
+"""The `export` worker op: a standalone Python package holding a verified run's final set of kernels.
+
+args {run_dir, out_dir, package, verification: verification.json's object}
+-> {package_dir, kernels: [...], files: [...]}
+
+The package depends on torch (and Triton where its kernels import it), nothing of this project:
+
+  <out_dir>/<package>/__init__.py   apply(model) / restore(model), KERNELS, VERIFIED
+  <out_dir>/<package>/_plug.py      modelplug/plug.py, verbatim: the code verify measured
+  <out_dir>/<package>/kernels/<kernel>.py
+  <out_dir>/<package>/plan.json     kernel -> op type, call sites, sha256 of its source
+  <out_dir>/README.md               what was measured, with the numbers
+"""
+
+import hashlib
+import json
+import os
+import shutil
+
+INIT = '''"""Kernels found and verified by AutoKernel Studio for {model}.
+
+    import {package}
+    plugged = {package}.apply(model)     # the same module instance the numbers were measured on
+    ...
+    {package}.restore(model)             # back to PyTorch's own kernels
+
+See README.md for what was measured. Depends on torch only (and Triton for GPU kernels).
+"""
+
+import json
+import os
+
+from . import _plug
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(_HERE, "plan.json")) as _f:
+    PLAN = json.load(_f)
+VERIFIED = PLAN["verified"]
+KERNELS = [k["kernel"] for k in PLAN["kernels"]]
+_applied = {{}}
+
+
+def _load():
+    import torch
+    out = []
+    for k in PLAN["kernels"]:
+        module, _ = _plug.load_kernel(os.path.join(_HERE, "kernels", k["file"]), "{package}_" + k["kernel"])
+        dtype = getattr(torch, k["dtype"]) if k.get("dtype") else None
+        out.append(_plug.Kernel(k["kernel"], k["op_type"], module.kernel_fn, k["sites"], dtype))
+    return out
+
+
+def apply(model):
+    """Plugs the kernels into `model` at the call sites they were verified at; returns a report per
+    kernel (sites plugged, and why a site could not take its kernel)."""
+    restore(model)
+    plugged = _plug.Plugged(model, _load())
+    _applied[id(model)] = plugged
+    return plugged.report()
+
+
+def restore(model):
+    """Puts `model` back exactly as it was before apply()."""
+    plugged = _applied.pop(id(model), None)
+    if plugged is not None:
+        plugged.restore()
+
+
+def report(model):
+    """Calls routed to each kernel since apply(), and fallbacks to PyTorch with their reasons."""
+    plugged = _applied.get(id(model))
+    return plugged.report() if plugged is not None else []
+'''
+
+README = '''# {package}
+
+Kernels for `{model}` found by AutoKernel Studio's loop and verified inside the model
+(`autokernel-cli verify`, {when}).
+
+```python
+import {package}
+{package}.apply(model)     # plug the kernels in at their call sites
+{package}.restore(model)   # and take them out again
+```
+
+## Measured ({device_name}, {dtype}, torch {torch}{triton})
+
+| | median per forward | vs eager |
+|---|---|---|
+{timing_rows}
+
+Parity: every output compared with the model in higher precision on seeds {seeds}: worst error
+{parity_error} tolerances (eager: {eager_error}), {parity_text}.
+
+## Kernels
+
+| kernel | op | call sites | in-model effect |
+|---|---|---|---|
+{kernel_rows}
+
+Each call whose arguments do not fit a kernel's contract (another dtype, a mask the kernel does
+not implement) runs PyTorch's own op instead; `{package}.report(model)` says how often.
+'''
+
+
+def _fmt(v, spec="%.3g"):
+    return spec % v if isinstance(v, (int, float)) else "-"
+
+
+def handle(args, ctx=None):
+    run_dir, out_dir = args["run_dir"], args["out_dir"]
+    v = args.get("verification") or {}
+    package = args.get("package") or "autokernel_kernels"
+    if not package.isidentifier():
+        raise ValueError("export: package name %r is not a Python identifier" % package)
+    final = v.get("final_set") or []
+    entries = {k["kernel"]: k for k in v.get("kernels", [])}
+    pkg = os.path.join(out_dir, package)
+    if os.path.exists(pkg):
+        raise ValueError("export: %s already exists" % pkg)
+    os.makedirs(os.path.join(pkg, "kernels"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    shutil.copyfile(os.path.join(here, "plug.py"), os.path.join(pkg, "_plug.py"))
+    plan = {"verified": {k: v.get(k) for k in ("model_path", "model_sha256", "device", "device_name", "dtype",
+                                               "torch", "triton", "model_speedup", "seeds")},
+            "kernels": []}
+    for name in final:
+        src = os.path.join(run_dir, "kernels", name, "kernel.py")
+        with open(src, "rb") as f:
+            data = f.read()
+        sha = hashlib.sha256(data).hexdigest()
+        e = entries.get(name, {})
+        if e.get("blob_sha256") and e["blob_sha256"] != sha:
+            raise ValueError("export: %s changed since it was verified: verify again" % src)
+        fname = "".join(c if c.isalnum() else "_" for c in name) + ".py"
+        with open(os.path.join(pkg, "kernels", fname), "wb") as f:
+            f.write(data)
+        plan["kernels"].append({"kernel": name, "file": fname, "op_type": e.get("op_type"), "sites": e.get("sites", []),
+                                "dtype": v.get("dtype"), "sha256": sha, "effect_pct": e.get("effect_pct")})
+    with open(os.path.join(pkg, "plan.json"), "w") as f:
+        json.dump(plan, f, indent=2)
+    model = os.path.basename(v.get("model_path") or "the model")
+    with open(os.path.join(pkg, "__init__.py"), "w") as f:
+        f.write(INIT.format(package=package, model=model))
+    t = v.get("timings") or {}
+    rows = []
+    for key in ("eager", "eager+ours", "compile", "compile+ours"):
+        if isinstance(t.get(key), dict):
+            rows.append("| %s | %s us | %sx |" % (key, _fmt(t[key]["median_us"], "%.1f"),
+                                                   _fmt(t[key]["speedup_vs_eager"], "%.3f")))
+        elif t.get(key + "_error"):
+            rows.append("| %s | not measured: %s | |" % (key, t[key + "_error"]))
+    p = v.get("parity") or {}
+    krows = ["| %s | %s | %d | %s%% |" % (k["kernel"], k["op_type"], len(k["sites"]), _fmt(k.get("effect_pct"), "%.2f"))
+             for k in plan["kernels"]] or ["| (none: no kernel made the model faster) | | | |"]
+    with open(os.path.join(out_dir, "README.md"), "w") as f:
+        f.write(README.format(package=package, model=model, when=v.get("when", ""),
+                              device_name=v.get("device_name", "?"), dtype=v.get("dtype", "?"),
+                              torch=v.get("torch", "?"),
+                              triton=(", Triton %s" % v["triton"]) if v.get("triton") else "",
+                              timing_rows="\n".join(rows), seeds=", ".join(str(s) for s in v.get("seeds", [])),
+                              parity_error=_fmt(p.get("error")), eager_error=_fmt(p.get("eager_error")),
+                              parity_text="passed" if p.get("ok") else "FAILED", kernel_rows="\n".join(krows)))
+    files = []
+    for root, _, names in os.walk(out_dir):
+        files += [os.path.relpath(os.path.join(root, n), out_dir) for n in names]
+    return {"package_dir": pkg, "kernels": [k["kernel"] for k in plan["kernels"]], "files": sorted(files)}

@@ -1,0 +1,407 @@
+"""The `verify` worker op: put a run's kept kernels back into its model, prove the model still computes
+the same thing, measure it end to end, and keep only the kernels that win there.
+
+The user's model runs here (as for `profile`) to give the original outputs and a higher-precision
+truth; the kernels run only in a sandboxed model runner (child.py), whose outputs come back as bytes
+and whose requests are timed by this process's clock. See docs/model-speedup.md.
+
+args {run_dir, model_path, device, dtype, kernels: [{name, op_type, path, blob, dtype}], seeds,
+      previous: verification.json or null, compile: bool, reps, rounds, time_limit_s}
+"""
+
+import datetime
+import hashlib
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+PARITY_TOLERANCE = {   # the harness's matmul tolerances: a model is mostly matmuls
+    "float32": {"atol": 1e-4, "rtol": 1e-4},
+    "bfloat16": {"atol": 2e-2, "rtol": 2e-2},
+    "float16": {"atol": 1e-2, "rtol": 1e-2},
+}
+WORSE_THAN_EAGER = 2.0      # ours may be at most this many times further from the truth than eager
+NOISE_FLOOR_PCT = 1.0
+PLUG_SHA = None             # sha256 of plug.py: a verification made with other plugging code is not reused
+
+
+class VerifyError(Exception):
+    """The run cannot be verified as asked (a missing or changed model file, no call sites)."""
+
+
+def _progress(ctx, message, fraction=None):
+    if ctx is not None:
+        ctx.progress(message, fraction)
+
+
+def call_sites(run_dir):
+    """kernel folder name -> sorted module names of its call sites, from profile.json."""
+    path = os.path.join(run_dir, "profile.json")
+    try:
+        with open(path) as f:
+            profile = json.load(f)
+    except (OSError, ValueError) as e:
+        raise VerifyError("%s cannot be read: %s" % (path, e))
+    out, recorded = {}, False
+    for row in profile.get("kernels", []):
+        if "call_sites" in row:
+            recorded = True
+        folder = row.get("folder", "")
+        if not folder:
+            continue
+        name = folder.split("/", 1)[-1]
+        for site in row.get("call_sites") or []:
+            out.setdefault(name, set()).add(site.get("module") or "<model>")
+    return {k: sorted(v) for k, v in out.items()}, recorded
+
+
+def _read_outputs(directory, items):
+    import torch
+    out = []
+    for it in items:
+        with open(os.path.join(directory, it["file"]), "rb") as f:
+            data = bytearray(f.read())
+        dtype = getattr(torch, it["dtype"])
+        t = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
+        out.append((it["path"], t.view(dtype).reshape(it["shape"]).clone()))
+    return out
+
+
+def _normalized_error(x, truth, dtype_name):
+    """max |x - truth| / allowed, the harness's rule: allowed = atol * max(1, rms(row)) + (rtol + eps) |truth|
+    (<= 1 is within tolerance); inf when x has NaN/Inf where the truth is finite."""
+    import torch
+    tol = PARITY_TOLERANCE.get(dtype_name, PARITY_TOLERANCE["float32"])
+    t = truth.double().reshape(truth.shape)
+    o = x.double()
+    if o.shape != t.shape:
+        return float("inf")
+    if t.numel() == 0:
+        return 0.0
+    if bool((~torch.isfinite(o) & torch.isfinite(t)).any()):
+        return float("inf")
+    finite = torch.isfinite(t)
+    if t.dim() >= 2 and t.shape[-1] > 0:
+        rms = torch.sqrt((torch.where(finite, t, torch.zeros_like(t)) ** 2).mean(dim=-1, keepdim=True))
+        scale = torch.clamp(rms, min=1.0).expand(t.shape)
+    else:
+        scale = torch.clamp(torch.sqrt((torch.where(finite, t, torch.zeros_like(t)) ** 2).mean()), min=1.0)
+    eps = torch.finfo(getattr(torch, dtype_name)).eps if dtype_name in PARITY_TOLERANCE else 0.0
+    allowed = tol["atol"] * scale + (tol["rtol"] + eps) * t.abs()
+    err = torch.where(finite, (o - t).abs() / allowed, torch.zeros_like(o))
+    return float(err.max()) if err.numel() else 0.0
+
+
+def parity(ours, eager, truth, dtype_name):
+    """(ok, worst normalized error of ours, of eager, the leaf where ours is worst)."""
+    worst, worst_eager, where = 0.0, 0.0, ""
+    if len(ours) != len(eager):
+        return False, float("inf"), 0.0, "the model returned %d tensors, %d expected" % (len(ours), len(eager))
+    ok = True
+    for (path, o), (_, e), (_, t) in zip(ours, eager, truth):
+        eo = _normalized_error(o, t, dtype_name)
+        ee = _normalized_error(e, t, dtype_name)
+        if eo > worst:
+            worst, where = eo, path
+        worst_eager = max(worst_eager, ee)
+        if eo > max(1.0, WORSE_THAN_EAGER * ee):
+            ok = False
+    return ok, worst, worst_eager, where
+
+
+class _Original:
+    """The model as the user wrote it, in this process: the eager outputs and a truth in higher
+    precision (fp64 on the CPU, fp32 on a GPU) for every seed."""
+
+    def __init__(self, model_path, device, dtype_name):
+        import akprofile
+        import torch
+        os.environ["AUTOKERNEL_DEVICE"] = device
+        self.path, self.device, self.dtype_name = model_path, device, dtype_name
+        self.module = akprofile.load_model_module(model_path)
+        torch.manual_seed(0)
+        model = akprofile._call_user(model_path, "get_model()", self.module.get_model)
+        self.model = model.to(device=device, dtype=getattr(torch, dtype_name)).eval()
+        wide = torch.float64 if device == "cpu" else torch.float32
+        torch.manual_seed(0)
+        self.wide = akprofile._call_user(model_path, "get_model()", self.module.get_model).to(
+            device=device, dtype=wide).eval()
+        self.wide_dtype = wide
+
+    def outputs(self, seed):
+        import akprofile
+        import torch
+        from modelplug.child import leaves
+        torch.manual_seed(seed)
+        inputs = akprofile._call_user(self.path, "get_inputs()", self.module.get_inputs)
+        if not isinstance(inputs, (list, tuple)):
+            inputs = [inputs]
+        with torch.no_grad():
+            eager = self.model(*akprofile._to_device(list(inputs), self.device, getattr(torch, self.dtype_name)))
+            truth = self.wide(*akprofile._to_device(list(inputs), self.device, self.wide_dtype))
+        return ([(p, t.detach().cpu()) for p, t in leaves(eager)], [(p, t.detach().cpu()) for p, t in leaves(truth)])
+
+
+def _sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class _Timer:
+    """Times variants prepared in the model runner with this process's clock, alternating."""
+
+    def __init__(self, runner, reps):
+        self.runner, self.reps = runner, reps
+
+    def sample(self, variant):
+        self.runner.request({"op": "activate", "variant": variant})
+        t0 = time.perf_counter_ns()
+        reply = self.runner.request({"op": "time", "variant": variant, "reps": self.reps, "flush": True})
+        elapsed = (time.perf_counter_ns() - t0) / 1e3 / self.reps
+        if not reply.get("ok"):
+            raise RuntimeError("timing %s failed: %s" % (variant, reply.get("error")))
+        return elapsed
+
+    def compare(self, variants, rounds):
+        """{variant: median us per forward}; rounds alternate the order."""
+        samples = {v: [] for v in variants}
+        for r in range(rounds):
+            order = variants if r % 2 == 0 else list(reversed(variants))
+            for v in order:
+                samples[v].append(self.sample(v))
+        return {v: statistics.median(s) for v, s in samples.items()}, samples
+
+
+def handle(args, ctx=None):
+    from harness import remote, sandbox
+    t_start = time.perf_counter()
+    run_dir, device, dtype_name = args["run_dir"], args.get("device") or "cpu", args.get("dtype") or "float32"
+    model_path = args.get("model_path") or ""
+    if not model_path or not os.path.isfile(model_path):
+        raise VerifyError("the run's model file %s is missing" % (model_path or "(none recorded)"))
+    recorded_sha = args.get("model_sha256")
+    if recorded_sha and _sha(model_path) != recorded_sha:
+        raise VerifyError("%s changed since it was profiled (sha256 %s..., recorded %s...): re-profile, or "
+                          "verify with --allow-changed-model" % (model_path, _sha(model_path)[:12], recorded_sha[:12]))
+    global PLUG_SHA
+    PLUG_SHA = PLUG_SHA or _sha(os.path.join(os.path.dirname(os.path.abspath(__file__)), "plug.py"))
+    sites, recorded = call_sites(run_dir)
+    if not recorded:
+        raise VerifyError("%s was profiled before call sites were recorded: profile the model again "
+                          "(autokernel-cli profile) to verify it" % os.path.join(run_dir, "profile.json"))
+    seeds = [int(s) for s in args.get("seeds") or [random.SystemRandom().getrandbits(31) for _ in range(3)]]
+    previous = args.get("previous") or {}
+    prev_kernels = {k["kernel"]: k for k in previous.get("kernels", [])} if isinstance(previous, dict) else {}
+    kernels = []
+    result_kernels = {}
+    for k in args.get("kernels", []):
+        entry = {"kernel": k["name"], "op_type": k["op_type"], "sites": sites.get(k["name"], []),
+                 "plugged": False, "in_final_set": False}
+        try:
+            entry["blob_sha256"] = _sha(k["path"])
+        except OSError as e:
+            entry["why_not"] = "%s cannot be read: %s" % (k["path"], e.strerror or e)
+            result_kernels[k["name"]] = entry
+            continue
+        result_kernels[k["name"]] = entry
+        if not entry["sites"]:
+            entry["why_not"] = "no call site recorded for this kernel folder in profile.json"
+            continue
+        kernels.append(dict(k, sites=entry["sites"]))
+
+    _progress(ctx, "running the original model", 0.02)
+    original = _Original(model_path, device, dtype_name)
+    references = {s: original.outputs(s) for s in seeds}
+
+    sb = sandbox.Sandbox(device, "model", os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         extra_ro=[os.path.dirname(os.path.abspath(model_path)), run_dir])
+    scratch = tempfile.mkdtemp(prefix="verify-", dir=sb.root)
+    try:
+        sb.start()
+        runner = remote.Runner(sb.conn, "the model runner", remote.Deadline(float(args.get("time_limit_s") or 1800)),
+                               lambda: ": " + sb.log_tail(1500))
+        reply = runner.request({"op": "load", "model_path": model_path, "device": device, "dtype": dtype_name,
+                                "kernels": [{"name": k["name"], "op_type": k["op_type"], "path": k["path"],
+                                             "sites": k["sites"], "dtype": k.get("dtype") or dtype_name}
+                                            for k in kernels]})
+        if not reply.get("ok"):
+            raise VerifyError("the model runner could not load the model: %s" % reply.get("error"))
+        importable = []
+        for k in kernels:
+            why = reply["kernels"].get(k["name"], "")
+            if why:
+                result_kernels[k["name"]]["why_not"] = why
+            else:
+                importable.append(k["name"])
+
+        def outputs_with(names, seed, tag):
+            runner.request({"op": "inputs", "seed": seed})
+            r = runner.request({"op": "run", "kernels": names, "dir": scratch, "prefix": tag})
+            if not r.get("ok"):
+                return None, r.get("error"), []
+            return _read_outputs(scratch, r["outputs"]), None, r.get("plug", [])
+
+        # 1. Each kernel alone: plugged where, parity on every seed.
+        passing = []
+        for i, name in enumerate(importable):
+            _progress(ctx, "parity of %s" % name, 0.05 + 0.35 * i / max(1, len(importable)))
+            entry = result_kernels[name]
+            reuse = prev_kernels.get(name)
+            if reuse and reuse.get("blob_sha256") == entry["blob_sha256"] and reuse.get("parity") and \
+                    previous.get("device") == device and previous.get("dtype") == dtype_name and \
+                    previous.get("plug_sha256") == PLUG_SHA and previous.get("model_sha256") == _sha(model_path):
+                entry.update({k: reuse[k] for k in ("plugged", "parity", "plug") if k in reuse})
+                entry["reused"] = True
+                if entry.get("parity", {}).get("ok") and entry.get("plugged"):
+                    passing.append(name)
+                continue
+            worst, worst_eager, where, ok, plug_report, error = 0.0, 0.0, "", True, [], None
+            for seed in seeds:
+                ours, error, plug_report = outputs_with([name], seed, "p")
+                if ours is None:
+                    ok = False
+                    break
+                eager, truth = references[seed]
+                good, w, we, at = parity(ours, eager, truth, dtype_name)
+                if w >= worst:
+                    worst, where = w, at
+                worst_eager = max(worst_eager, we)
+                ok = ok and good
+            rep = plug_report[0] if plug_report else {}
+            entry["plug"] = rep
+            entry["plugged"] = bool(rep.get("routed_calls"))
+            entry["parity"] = {"ok": bool(ok and error is None), "error": _finite(worst), "eager_error": _finite(worst_eager),
+                               "worst_output": where, "seeds": seeds}
+            if error is not None:
+                entry["parity"]["raised"] = error
+                entry["why_not"] = "the model raised with this kernel plugged in: %s" % error
+            elif not entry["plugged"]:
+                reasons = list((rep.get("unplugged_sites") or {}).values()) + list((rep.get("fallback_calls") or {}).keys())
+                entry["why_not"] = "not plugged: %s" % ("; ".join(sorted(set(reasons))) or "no call reached it")
+            elif not ok:
+                entry["why_not"] = ("parity: output %s is %.3g tolerances from the truth (eager: %.3g)"
+                                    % (where, worst, worst_eager))
+            if entry["plugged"] and entry["parity"]["ok"]:
+                passing.append(name)
+
+        # 2. In-model effect of each (leave one out of the set of all passing kernels), then drop
+        #    the ones that slow the model down.
+        reps, rounds = int(args.get("reps") or 0), int(args.get("rounds") or 7)
+        runner.request({"op": "inputs", "seed": seeds[0]})
+        runner.request({"op": "prepare", "variant": "eager", "kernels": []})
+        if not reps:
+            runner.request({"op": "activate", "variant": "eager"})
+            runner.request({"op": "time", "variant": "eager", "reps": 1, "flush": True})
+            t0 = time.perf_counter()
+            runner.request({"op": "time", "variant": "eager", "reps": 2, "flush": True})
+            per = (time.perf_counter() - t0) / 2
+            reps = int(max(2, min(50, 0.25 / max(per, 1e-4))))
+        timer = _Timer(runner, reps)
+        final = list(passing)
+        effects = {}
+        if passing:
+            _progress(ctx, "in-model effect of %d kernels" % len(passing), 0.45)
+            runner.request({"op": "prepare", "variant": "ours", "kernels": passing})
+            variants = ["eager", "ours"]
+            for name in passing:
+                rest = [n for n in passing if n != name]
+                runner.request({"op": "prepare", "variant": "without:" + name, "kernels": rest})
+                variants.append("without:" + name)
+            medians, samples = timer.compare(variants, rounds)
+            for name in passing:
+                without = medians["without:" + name]
+                effects[name] = 100.0 * (without - medians["ours"]) / without   # % of the model it saves
+            noise = noise_pct(samples["ours"])
+            for name in passing:
+                entry = result_kernels[name]
+                entry["effect_pct"] = effects[name]
+                if effects[name] < -max(NOISE_FLOOR_PCT, noise):
+                    final.remove(name)
+                    entry["why_not"] = ("slows the model down: %.2f%% (removing it makes the model faster "
+                                        "beyond the %.2f%% noise)" % (effects[name], max(NOISE_FLOOR_PCT, noise)))
+        for name in final:
+            result_kernels[name]["in_final_set"] = True
+
+        # 3. The final set: parity again on every seed, the four timings.
+        final_parity = {"ok": True, "error": 0.0, "eager_error": 0.0, "seeds": seeds}
+        if final:
+            _progress(ctx, "parity of the final set", 0.65)
+            for seed in seeds:
+                ours, error, _ = outputs_with(final, seed, "f")
+                eager, truth = references[seed]
+                good, w, we, at = parity(ours, eager, truth, dtype_name) if ours is not None else (False, float("inf"), 0.0, error)
+                final_parity["ok"] = final_parity["ok"] and good
+                if w >= final_parity["error"]:
+                    final_parity["error"], final_parity["worst_output"] = _finite(w), at
+                final_parity["eager_error"] = max(final_parity["eager_error"], _finite(we))
+            if not final_parity["ok"]:
+                for name in final:
+                    result_kernels[name]["in_final_set"] = False
+                final = []
+                final_parity["note"] = "the set failed parity together; nothing is offered"
+        _progress(ctx, "timing the model", 0.75)
+        runner.request({"op": "prepare", "variant": "final", "kernels": final})
+        timings = {}
+        compile_seconds = {}
+        variants = ["eager", "final"]
+        if args.get("compile", True):
+            for v, ks in (("compile", []), ("compile+ours", final)):
+                t0 = time.perf_counter()
+                r = runner.request({"op": "prepare", "variant": v, "kernels": ks, "compile": True, "warmup": 3})
+                compile_seconds[v] = time.perf_counter() - t0
+                if r.get("ok"):
+                    variants.append(v)
+                else:
+                    timings[v + "_error"] = r.get("error")
+        medians, samples = timer.compare(variants, rounds)
+        base = medians["eager"]
+        names = {"eager": "eager", "final": "eager+ours", "compile": "compile", "compile+ours": "compile+ours"}
+        for v in variants:
+            timings[names[v]] = {"median_us": medians[v], "speedup_vs_eager": base / medians[v],
+                                 "samples_us": samples[v]}
+        if "compile" in medians and "compile+ours" in medians:
+            timings["compile+ours"]["speedup_vs_compile"] = medians["compile"] / medians["compile+ours"]
+    finally:
+        sb.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    import torch
+    triton_version = None
+    try:
+        import triton
+        triton_version = triton.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    return {
+        "format": "autokernel-verification", "version": 1,
+        "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "model_path": model_path, "model_sha256": _sha(model_path), "device": device, "dtype": dtype_name,
+        "plug_sha256": PLUG_SHA,
+        "device_name": torch.cuda.get_device_name(0) if device == "cuda" else "cpu",
+        "torch": torch.__version__, "triton": triton_version, "python": sys.version.split()[0],
+        "seeds": seeds, "reps_per_sample": timer.reps, "rounds": rounds,
+        "kernels": list(result_kernels.values()),
+        "final_set": final, "parity": final_parity, "timings": timings,
+        "compile_seconds": compile_seconds,
+        "model_speedup": timings["eager+ours"]["speedup_vs_eager"],
+        "seconds": time.perf_counter() - t_start,
+        "isolation": sb.describe(),
+    }
+
+
+def _finite(x):
+    return x if x == x and x not in (float("inf"), float("-inf")) else None
+
+
+def noise_pct(samples):
+    """Standard error of the median of the samples, percent (the harness's formula)."""
+    if len(samples) < 2:
+        return float("inf")
+    med = statistics.median(samples)
+    mad = statistics.median([abs(x - med) for x in samples])
+    return 100.0 * 1.2533 * 1.4826 * mad / med / len(samples) ** 0.5

@@ -1,0 +1,109 @@
+// autokernel-cli verify RUN_DIR [--device cpu|cuda] [--kernels K,...] [--seeds N] [--no-compile]
+// [--allow-changed-model] [--python PY] [--timeout SEC] [--json]: the run's kept kernels back in the
+// model at their call sites; parity, the four timings, the final set; verification.json in the run.
+#include "clicommand.h"
+
+#include "modelverifier.h"
+
+#include <QCommandLineParser>
+#include <QTextStream>
+
+namespace ak::cli {
+
+namespace {
+
+QString num(const nlohmann::json &o, const char *key, int precision = 3, const QString &suffix = QString())
+{
+    const auto it = o.find(key);
+    return it != o.end() && it->is_number() ? QString::number(it->get<double>(), 'f', precision) + suffix : QStringLiteral("-");
+}
+
+void printSummary(const nlohmann::json &v, const QString &recorded)
+{
+    QTextStream out(stdout);
+    out << QStringLiteral("%1  %2  %3  %4  %5\n").arg(QStringLiteral("kernel"), -22).arg(QStringLiteral("op"), -16)
+               .arg(QStringLiteral("parity"), -8).arg(QStringLiteral("effect"), 8).arg(QStringLiteral("final"));
+    for (const auto &k : v.value("kernels", nlohmann::json::array())) {
+        const bool final = k.value("in_final_set", false);
+        const auto parity = k.find("parity");
+        const QString par = parity == k.end() ? QStringLiteral("-") : (parity->value("ok", false) ? QStringLiteral("ok") : QStringLiteral("FAIL"));
+        out << QStringLiteral("%1  %2  %3  %4  %5").arg(QString::fromStdString(k.value("kernel", "")), -22)
+                   .arg(QString::fromStdString(k.value("op_type", "")), -16).arg(par, -8)
+                   .arg(num(k, "effect_pct", 2, QStringLiteral("%")), 8).arg(final ? QStringLiteral("yes") : QStringLiteral("no"));
+        if (!final && k.contains("why_not"))
+            out << "  — " << QString::fromStdString(k["why_not"].get<std::string>()).left(150);
+        out << '\n';
+    }
+    out << '\n';
+    const nlohmann::json t = v.value("timings", nlohmann::json::object());
+    for (const char *key : {"eager", "eager+ours", "compile", "compile+ours"}) {
+        if (t.contains(key) && t[key].is_object())
+            out << QStringLiteral("%1 %2 us per forward  %3x vs eager\n").arg(QString::fromLatin1(key), -14)
+                       .arg(num(t[key], "median_us", 1), 12).arg(num(t[key], "speedup_vs_eager", 3));
+        else if (t.contains(std::string(key) + "_error"))
+            out << QStringLiteral("%1 not measured: %2\n").arg(QString::fromLatin1(key), -14)
+                       .arg(QString::fromStdString(t[std::string(key) + "_error"].get<std::string>()));
+    }
+    const nlohmann::json p = v.value("parity", nlohmann::json::object());
+    out << "\nparity of the final set: " << (p.value("ok", false) ? "ok" : "FAILED") << " (worst " << num(p, "error")
+        << " tolerances from the truth, eager " << num(p, "eager_error") << ")\n"
+        << "measured model speedup: " << num(v, "model_speedup") << "x (eager + the final set vs eager)\n"
+        << "verification.json " << recorded << '\n';
+}
+
+} // namespace
+
+int runVerify(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("the run directory"));
+    p.addOptions({
+        {QStringLiteral("device"), QStringLiteral("cpu or cuda (default: the device the run was profiled on)"), QStringLiteral("DEV")},
+        {QStringLiteral("kernels"), QStringLiteral("only these kernel folders (comma-separated)"), QStringLiteral("K,...")},
+        {QStringLiteral("seeds"), QStringLiteral("fresh input draws compared (default 3)"), QStringLiteral("N")},
+        {QStringLiteral("no-compile"), QStringLiteral("do not time torch.compile with and without the kernels")},
+        {QStringLiteral("allow-changed-model"), QStringLiteral("verify although the model file changed since profiling")},
+        {QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: the run's)"), QStringLiteral("PY")},
+        {QStringLiteral("timeout"), QStringLiteral("seconds before giving up (default 3600)"), QStringLiteral("SEC")},
+        {QStringLiteral("json"), QStringLiteral("print verification.json instead of the summary")},
+    });
+    p.addHelpOption();
+    if (!p.parse(QStringList{QStringLiteral("autokernel-cli verify")} + args))
+        return printUsageError(p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << p.helpText();
+        return 0;
+    }
+    if (p.positionalArguments().size() != 1)
+        return printUsageError(QStringLiteral("verify: give one run directory"));
+    VerifyOptions o;
+    o.runDir = p.positionalArguments().first();
+    o.device = p.value(QStringLiteral("device"));
+    if (!o.device.isEmpty() && o.device != QLatin1String("cpu") && o.device != QLatin1String("cuda"))
+        return printUsageError(QStringLiteral("--device must be cpu or cuda"));
+    o.kernels = p.value(QStringLiteral("kernels")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    bool ok = true;
+    if (p.isSet(QStringLiteral("seeds")) && ((o.seeds = p.value(QStringLiteral("seeds")).toInt(&ok)) < 1 || !ok))
+        return printUsageError(QStringLiteral("--seeds must be a positive number"));
+    if (p.isSet(QStringLiteral("timeout")) && ((o.timeoutSec = p.value(QStringLiteral("timeout")).toInt(&ok)) < 1 || !ok))
+        return printUsageError(QStringLiteral("--timeout must be a positive number of seconds"));
+    o.compile = !p.isSet(QStringLiteral("no-compile"));
+    o.allowChangedModel = p.isSet(QStringLiteral("allow-changed-model"));
+    o.python = p.value(QStringLiteral("python"));
+
+    QTextStream err(stderr);
+    const VerifyOutcome r = ModelVerifier::verify(o, [&err](const QString &message, double) {
+        err << "verify: " << message << Qt::endl;
+    });
+    if (!r.ok) {
+        err << "autokernel-cli: verify: " << r.error << Qt::endl;
+        return r.environmentError ? 2 : 1;
+    }
+    if (p.isSet(QStringLiteral("json")))
+        QTextStream(stdout) << QString::fromStdString(r.verification.dump(2)) << '\n';
+    else
+        printSummary(r.verification, r.recorded);
+    return r.verification.value("parity", nlohmann::json::object()).value("ok", false) ? 0 : 1;
+}
+
+} // namespace ak::cli
