@@ -2,6 +2,8 @@
 // (one line per experiment when stderr is not a terminal); a summary table follows on stdout.
 #include "clicommand.h"
 
+#include "modelverifier.h"
+
 #include "localloop.h"
 #include "loopsession.h"
 #include "orchestrator.h"
@@ -79,6 +81,7 @@ int runRun(const QStringList &arguments)
         {QStringLiteral("api-key-env"), QStringLiteral("llm agent: environment variable holding the API key"), QStringLiteral("VAR")},
         {QStringLiteral("command"), QStringLiteral("command agent: template, e.g. 'mytool --prompt-file {prompt} --workdir {dir}'"), QStringLiteral("TEMPLATE")},
         {QStringLiteral("replay"), QStringLiteral("replay agent: run directory whose proposals are replayed"), QStringLiteral("RUN_DIR")},
+        {QStringLiteral("verify-at-end"), QStringLiteral("when the loop ends, verify the kept kernels inside the model (autokernel-cli verify)")},
     });
     if (!p.parse(QStringList{QStringLiteral("autokernel-cli run")} + arguments))
         return printUsageError(p.errorText());
@@ -209,6 +212,23 @@ int runRun(const QStringList &arguments)
                                .arg(stats.elapsedSeconds, 0, 'f', 1)
                                .arg(stats.perHour(), 0, 'f', 0)
                                .arg(stats.experiments > 0 ? stats.overheadMsTotal / stats.experiments : 0.0, 0, 'f', 1);
+    if (p.isSet(QStringLiteral("verify-at-end")) && g_signals.load() == 0) {
+        VerifyOptions vo;
+        vo.runDir = o.runDir;
+        vo.python = o.python;
+        if (!o.devices.isEmpty())
+            vo.device = o.devices.first().section(QLatin1Char(':'), 0, 0);
+        err << "verifying the kept kernels inside the model" << Qt::endl;
+        const VerifyOutcome v = ModelVerifier::verify(vo, [&err](const QString &m, double) { err << "verify: " << m << Qt::endl; });
+        if (!v.ok) {
+            err << "autokernel-cli: verify: " << v.error << Qt::endl;
+            return v.environmentError ? 2 : 1;
+        }
+        QTextStream(stdout) << QStringLiteral("measured model speedup: %1x (eager + %2 kernel(s) vs eager); verification.json %3\n")
+                                   .arg(v.verification.value("model_speedup", 0.0), 0, 'f', 3)
+                                   .arg(v.verification.value("final_set", nlohmann::json::array()).size())
+                                   .arg(v.recorded);
+    }
     return loop.endedWithFailure() ? 1 : 0;
 }
 

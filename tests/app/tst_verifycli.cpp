@@ -251,6 +251,21 @@ print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "res
         QVERIFY(got["restored"].get<bool>());
     }
 
+    void runVerifiesAtTheEnd()
+    {
+        const QString dir = m_dir.filePath(QStringLiteral("mlp"));
+        Result r = cli({QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral(AUTOKERNEL_SOURCE_DIR "/tests/data/profiler/tiny_mlp.py"),
+                        QStringLiteral("--out"), dir, QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = cli({QStringLiteral("run"), dir, QStringLiteral("--agent"), QStringLiteral("tune"), QStringLiteral("--device"), QStringLiteral("cpu"),
+                 QStringLiteral("--quick"), QStringLiteral("--experiments"), QStringLiteral("2"), QStringLiteral("--verify-at-end"),
+                 QStringLiteral("--python"), python()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("measured model speedup: ")), qPrintable(r.out));
+        const json v = readJson(dir + QStringLiteral("/verification.json"));
+        QVERIFY(v.is_object() && v.contains("model_speedup") && v["parity"]["ok"].get<bool>());
+    }
+
     void errorsNameTheFile()
     {
         // A kept head that does not import: listed with the reason, the rest verified.
