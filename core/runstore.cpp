@@ -196,42 +196,36 @@ QString RunStore::commitMessage(const Experiment &e)
                          .arg(e.kernel, e.agent.isEmpty() ? QStringLiteral("unknown") : e.agent, statusName(e.status));
 }
 
-bool RunStore::writeProfile(const json &profile, QString *error)
+bool RunStore::writeRootFile(const QString &name, const json &content, const QString &action, const QString &why,
+                             QString *error)
 {
-    const QByteArray data = QByteArray::fromStdString(profile.dump(2)) + '\n';
-    if (!AtomicFile::write(path(QStringLiteral("profile.json")), data, error))
+    const QByteArray data = QByteArray::fromStdString(content.dump(2)) + '\n';
+    if (!AtomicFile::write(path(name), data, error))
         return false;
     const QString blob = m_repo->writeBlob(data, error);
     if (blob.isEmpty())
         return false;
     LogEntry e;
     e.type = LogEntry::Type::Run;
-    e.action = QStringLiteral("profile");
+    e.action = action;
     if (!appendLog(e, error))
         return false;
-    m_rootFiles.insert(QStringLiteral("profile.json"), blob);
-    return updateBest(QString(), QStringLiteral("Profile"), error);
+    m_rootFiles.insert(name, blob);
+    return updateBest(QString(), why, error);
+}
+
+bool RunStore::writeProfile(const json &profile, QString *error)
+{
+    return writeRootFile(QStringLiteral("profile.json"), profile, QStringLiteral("profile"), QStringLiteral("Profile"), error);
 }
 
 bool RunStore::writeVerification(const json &verification, QString *error)
 {
-    const QByteArray data = QByteArray::fromStdString(verification.dump(2)) + '\n';
-    if (!AtomicFile::write(path(QStringLiteral("verification.json")), data, error))
-        return false;
-    const QString blob = m_repo->writeBlob(data, error);
-    if (blob.isEmpty())
-        return false;
-    LogEntry e;
-    e.type = LogEntry::Type::Run;
-    e.action = QStringLiteral("verification");
-    if (!appendLog(e, error))
-        return false;
-    m_rootFiles.insert(QStringLiteral("verification.json"), blob);
     const double speedup = verification.value("model_speedup", 0.0);
-    return updateBest(QString(), QStringLiteral("Verification: model %1x, %2 kernel(s) in the final set")
-                                     .arg(speedup, 0, 'f', 3)
-                                     .arg(verification.contains("final_set") ? int(verification["final_set"].size()) : 0),
-                      error);
+    const int kernels = verification.contains("final_set") ? int(verification["final_set"].size()) : 0;
+    return writeRootFile(QStringLiteral("verification.json"), verification, QStringLiteral("verification"),
+                         QStringLiteral("Verification: model %1x, %2 kernel(s) in the final set").arg(speedup, 0, 'f', 3).arg(kernels),
+                         error);
 }
 
 Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy, QString *error)

@@ -160,14 +160,8 @@ class Arena:
         return self._bytes
 
     def tensor(self, offset, shape, dtype):
-        import torch
-        n = 1
-        for s in shape:
-            n *= int(s)
-        nbytes = n * torch.empty((), dtype=dtype).element_size()
-        if offset < 0 or offset + nbytes > self.size:
-            raise CudaShmError("view [%d, %d) outside the arena of %d bytes" % (offset, offset + nbytes, self.size))
-        return self.bytes()[offset:offset + nbytes].view(dtype).view(tuple(int(s) for s in shape))
+        from .shm import view
+        return view(self.bytes(), self.size, offset, shape, dtype)
 
     def close(self):
         if not self._mapped:

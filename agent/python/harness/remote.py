@@ -127,13 +127,7 @@ class Candidate:
         return (": its output ends with:\n" + tail) if tail else ""
 
     def output_tail(self, limit=4000):
-        try:
-            with open(os.path.join(self.cwd, "output.log"), "rb") as f:
-                f.seek(0, 2)
-                f.seek(max(0, f.tell() - limit))
-                return f.read().decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
+        return sandbox.file_tail(os.path.join(self.cwd, "output.log"), limit)
 
     def freeze(self):
         self.sb.freeze(spare=(self.sb.init_pid,))

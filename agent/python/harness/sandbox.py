@@ -356,13 +356,7 @@ class Sandbox:
         return int(json.loads(data[:data.index(b"}") + 1])["child-pid"])
 
     def log_tail(self, limit=3000):
-        try:
-            with open(os.path.join(self.root, "runner.log"), "rb") as f:
-                f.seek(0, 2)
-                f.seek(max(0, f.tell() - limit))
-                return f.read().decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
+        return file_tail(os.path.join(self.root, "runner.log"), limit)
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -489,6 +483,17 @@ def _unlink(path):
         os.unlink(path)
     except OSError:
         pass
+
+
+def file_tail(path, limit):
+    """The last `limit` bytes of a log file as text ("" when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - limit))
+            return f.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
 
 
 def _zombie(pid):

@@ -14,6 +14,18 @@ def aligned(n):
     return (int(n) + ALIGN - 1) // ALIGN * ALIGN
 
 
+def view(raw, size, offset, shape, dtype):
+    """A tensor of `shape` and `dtype` over the arena's bytes `raw` at `offset` (zero copy)."""
+    import torch
+    n = 1
+    for s in shape:
+        n *= int(s)
+    nbytes = n * torch.empty((), dtype=dtype).element_size()
+    if offset < 0 or offset + nbytes > size:
+        raise ValueError("view [%d, %d) outside the arena of %d bytes" % (offset, offset + nbytes, size))
+    return raw[offset:offset + nbytes].view(dtype).view(tuple(int(s) for s in shape))
+
+
 class CpuArena:
     def __init__(self, nbytes=0, _fd=None, _size=0):
         if _fd is None:
@@ -44,14 +56,7 @@ class CpuArena:
         return self._bytes
 
     def tensor(self, offset, shape, dtype):
-        import torch
-        n = 1
-        for s in shape:
-            n *= int(s)
-        nbytes = n * torch.empty((), dtype=dtype).element_size()
-        if offset < 0 or offset + nbytes > self.size:
-            raise ValueError("view [%d, %d) outside the arena of %d bytes" % (offset, offset + nbytes, self.size))
-        return self.bytes()[offset:offset + nbytes].view(dtype).view(tuple(int(s) for s in shape))
+        return view(self.bytes(), self.size, offset, shape, dtype)
 
     def close(self):
         self._bytes = None
