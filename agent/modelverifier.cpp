@@ -90,6 +90,7 @@ nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOp
                         {"dtype", torchDtype(text(runJson, "dtype")).toStdString()},
                         {"kernels", kernels},
                         {"compile", options.compile},
+                        {"rounds", options.rounds},
                         {"time_limit_s", options.timeoutSec}};
     const QString sha = text(runJson, "model_sha256");
     if (!sha.isEmpty() && !options.allowChangedModel && model == text(runJson, "model_path"))

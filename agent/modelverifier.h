@@ -18,6 +18,7 @@ struct VerifyOptions
     QString device;          // "cpu" | "cuda"; empty: the device the run was profiled on
     QStringList kernels;     // kernel folder names to consider; empty: every kernel of the run
     int seeds = 3;           // fresh seeded input draws for parity
+    int rounds = 7;          // alternating timing rounds per comparison
     bool compile = true;     // also time torch.compile (max-autotune-no-cudagraphs) with and without
     bool allowChangedModel = false;
     int timeoutSec = 3600;

@@ -61,6 +61,7 @@ int runVerify(const QStringList &args)
         {QStringLiteral("device"), QStringLiteral("cpu or cuda (default: the device the run was profiled on)"), QStringLiteral("DEV")},
         {QStringLiteral("kernels"), QStringLiteral("only these kernel folders (comma-separated)"), QStringLiteral("K,...")},
         {QStringLiteral("seeds"), QStringLiteral("fresh input draws compared (default 3)"), QStringLiteral("N")},
+        {QStringLiteral("rounds"), QStringLiteral("alternating timing rounds per comparison (default 7)"), QStringLiteral("N")},
         {QStringLiteral("no-compile"), QStringLiteral("do not time torch.compile with and without the kernels")},
         {QStringLiteral("allow-changed-model"), QStringLiteral("verify although the model file changed since profiling")},
         {QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: the run's)"), QStringLiteral("PY")},
@@ -85,6 +86,8 @@ int runVerify(const QStringList &args)
     bool ok = true;
     if (p.isSet(QStringLiteral("seeds")) && ((o.seeds = p.value(QStringLiteral("seeds")).toInt(&ok)) < 1 || !ok))
         return printUsageError(QStringLiteral("--seeds must be a positive number"));
+    if (p.isSet(QStringLiteral("rounds")) && ((o.rounds = p.value(QStringLiteral("rounds")).toInt(&ok)) < 2 || !ok))
+        return printUsageError(QStringLiteral("--rounds must be a number of at least 2"));
     if (p.isSet(QStringLiteral("timeout")) && ((o.timeoutSec = p.value(QStringLiteral("timeout")).toInt(&ok)) < 1 || !ok))
         return printUsageError(QStringLiteral("--timeout must be a positive number of seconds"));
     o.compile = !p.isSet(QStringLiteral("no-compile"));

@@ -32,7 +32,7 @@ POOL_SETS = 3
 GPU_IDLE_LIMIT_US = 500.0      # a tiny kernel takes a few us on an idle GPU; a busy context, a timeslice
 
 BUDGETS = {  # per device and mode: target length of one round, timing budget (all sides), rounds
-    ("cpu", True): {"round_s": 0.006, "budget_s": 0.9, "min_rounds": 5, "warmup": 1},
+    ("cpu", True): {"round_s": 0.006, "budget_s": 0.7, "min_rounds": 5, "warmup": 1},
     ("cpu", False): {"round_s": 0.006, "budget_s": 3.0, "min_rounds": 10, "warmup": 2},
     ("cuda", True): {"round_s": 0.002, "budget_s": 0.6, "min_rounds": 8, "warmup": 2},
     ("cuda", False): {"round_s": 0.004, "budget_s": 2.0, "min_rounds": 16, "warmup": 3},
