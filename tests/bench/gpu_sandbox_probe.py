@@ -172,7 +172,7 @@ def main():
     for fn in (probe_sandbox, probe_fork, probe_rlimit):
         try:
             fn(bwrap)
-        except Exception as e:  # noqa: BLE001
+        except Exception:  # noqa: BLE001
             import traceback
             print(json.dumps({"probe": fn.__name__, "exception": traceback.format_exc()[-1500:]}), flush=True)
 

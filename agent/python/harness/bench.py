@@ -213,11 +213,7 @@ class _Judge:
             local = os.path.join(self.candidate.cwd, os.path.basename(path))
             with open(local, "wb") as f:
                 f.write(source)
-            fd = self.arena.export_fd()
-            try:
-                reply = runner.request({"op": "attach", "size": self.arena.size}, fds=[fd])
-            finally:
-                os.close(fd)
+            reply = _attach(runner, self.arena)
             if not reply.get("ok"):
                 raise RunnerFailure("the kernel's process could not map the shared memory: %s"
                                     % reply.get("error"), "protocol")
@@ -257,12 +253,8 @@ class _Judge:
         t0 = _now()
         try:
             self.reference, self.reference_sb = remote.reference(self.device, WORKER_DIR, self.deadline)
-            fd = self.arena.export_fd()
-            try:
-                ok = self.reference.request({"op": "attach", "size": self.arena.size}, fds=[fd], cap=60)
-            finally:
-                os.close(fd)
-            ok = ok.get("ok") and self.reference.request({"op": "reference", "op_type": self.spec.name}).get("ok")
+            ok = _attach(self.reference, self.arena, cap=60).get("ok") \
+                and self.reference.request({"op": "reference", "op_type": self.spec.name}).get("ok")
             if not ok:
                 raise RuntimeError("the reference runner could not load %s" % self.spec.name)
         except (RuntimeError, OSError, RunnerFailure) as e:
@@ -336,6 +328,15 @@ class _Judge:
             out["keep"] = roofline.keep_decision(float(best), measured["latency_us"], measured["noise_pct"])
         self.progress("done", 1.0)
         return out
+
+
+def _attach(runner, arena, cap=None):
+    """Hands the arena to a runner (a descriptor of its own, closed here once sent)."""
+    fd = arena.export_fd()
+    try:
+        return runner.request({"op": "attach", "size": arena.size}, fds=[fd], cap=cap)
+    finally:
+        os.close(fd)
 
 
 def _failure_status(e):

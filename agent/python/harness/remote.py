@@ -5,7 +5,6 @@ bench, forked by the zygote and killed (with everything it started) when the ben
 
 import atexit
 import os
-import signal
 import tempfile
 import time
 

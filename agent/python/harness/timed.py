@@ -155,7 +155,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
 
     graphs = []                 # [True] once every side's round replays as a CUDA graph
 
-    def round_(side, count):
+    def round_(side, count, extra=None):
         slots.fill(pools, count)
         if gpu is not None:
             gpu.flush_l2()
@@ -163,7 +163,9 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         msg = {"op": "run", "ids": list(range(count))}
         if side == "N":
             msg["fn"] = "null"
-        if graphs and graphs[0]:
+        if extra:
+            msg.update(extra)
+        elif graphs and graphs[0]:
             msg["replay"] = True
         # Only the runner being timed may run: the other's idle threads (OpenMP spins after a
         # parallel region) would take cores from it, and the candidate must not work off the clock.
@@ -194,17 +196,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
     if device == "cuda":
         captured = []
         for side in ("C", "R", "N"):
-            runner = cand if side == "C" else ref_runner
-            (candidate.thaw if side == "C" else reference_sb.thaw)()
-            msg = {"op": "run", "ids": list(range(count)), "graph": True}
-            if side == "N":
-                msg["fn"] = "null"
-            reply = runner.request(msg)
-            (candidate.freeze if side == "C" else reference_sb.freeze)()
-            if not reply.get("ok"):
-                if side == "C":
-                    raise KernelRaised(str(reply.get("error")), bool(reply.get("fatal")))
-                raise RuntimeError("the reference runner failed while capturing: %s" % reply.get("error"))
+            _, reply = round_(side, count, {"graph": True})
             captured.append(bool(reply.get("graph")))
             if not reply.get("graph") and not why_eager:
                 why_eager = "%s: %s" % ({"C": "kernel", "R": "reference", "N": "null"}[side], reply.get("why", ""))

@@ -178,7 +178,7 @@ class _Timer:
 
 
 def handle(args, ctx=None):
-    from harness import remote, sandbox
+    from harness import remote, sandbox, timing
     t_start = time.perf_counter()
     run_dir, device, dtype_name = args["run_dir"], args.get("device") or "cpu", args.get("dtype") or "float32"
     model_path = args.get("model_path") or ""
@@ -316,7 +316,7 @@ def handle(args, ctx=None):
             for name in passing:
                 without = medians["without:" + name]
                 effects[name] = 100.0 * (without - medians["ours"]) / without   # % of the model it saves
-            noise = noise_pct(samples["ours"])
+            noise = timing.noise_pct(samples["ours"])
             for name in passing:
                 entry = result_kernels[name]
                 entry["effect_pct"] = effects[name]
@@ -396,12 +396,3 @@ def handle(args, ctx=None):
 
 def _finite(x):
     return x if x == x and x not in (float("inf"), float("-inf")) else None
-
-
-def noise_pct(samples):
-    """Standard error of the median of the samples, percent (the harness's formula)."""
-    if len(samples) < 2:
-        return float("inf")
-    med = statistics.median(samples)
-    mad = statistics.median([abs(x - med) for x in samples])
-    return 100.0 * 1.2533 * 1.4826 * mad / med / len(samples) ** 0.5
