@@ -44,6 +44,10 @@ void printSummary(const nlohmann::json &v, const QString &recorded)
             out << QStringLiteral("%1 not measured: %2\n").arg(QString::fromLatin1(key), -14)
                        .arg(QString::fromStdString(t[std::string(key) + "_error"].get<std::string>()));
     }
+    if (t.contains("compile+ours") && t["compile+ours"].contains("speedup_vs_compile"))
+        out << QStringLiteral("compile+ours vs compile: %1x\n").arg(num(t["compile+ours"], "speedup_vs_compile", 3));
+    for (const auto &step : v.value("selection", nlohmann::json::array()))
+        out << "selection: " << QString::fromStdString(step.get<std::string>()) << '\n';
     const nlohmann::json p = v.value("parity", nlohmann::json::object());
     out << "\nparity of the final set: " << (p.value("ok", false) ? "ok" : "FAILED") << " (worst " << num(p, "error")
         << " tolerances from the truth, eager " << num(p, "eager_error") << ")\n"

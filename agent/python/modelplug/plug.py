@@ -141,7 +141,12 @@ def _sdpa(k, args, kwargs):
         return k.fallback(why)
     if a.get("attn_mask") is not None or not a.get("is_causal") or float(a.get("dropout_p") or 0) != 0:
         return k.fallback("attention with a mask, dropout or not causal")
-    if a.get("enable_gqa") or not (q.shape == kk.shape == v.shape) or q.dim() != 4:
+    if q.dim() == 4 and kk.dim() == 4 and a.get("enable_gqa") and kk.shape[1] and q.shape[1] % kk.shape[1] == 0:
+        # Grouped-query attention handed over whole (transformers on torch >= 2.5): share each KV head
+        # the way SDPA's enable_gqa does, then the kernel's [B, H, S, D] contract holds.
+        kk = kk.repeat_interleave(q.shape[1] // kk.shape[1], dim=1)
+        v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
+    if not (q.shape == kk.shape == v.shape) or q.dim() != 4:
         return k.fallback("q, k, v of different shapes (grouped-query) or not [B, H, S, D]")
     scale = a.get("scale")
     if scale is not None and abs(scale - 1.0 / math.sqrt(q.shape[-1])) > 1e-6:
@@ -272,8 +277,10 @@ def _module_forward(kernel, module):
     if op == "matmul":
         if not isinstance(module, torch.nn.Linear):
             return None                     # a functional matmul: routed by the mode instead
-        return lambda self, x: _linear_call(kernel, x, self.weight, self.bias) \
-            if not _in_kernel() else F.linear(x, self.weight, self.bias)
+        def linear(self, x):
+            out = _linear_call(kernel, x, self.weight, self.bias) if not _in_kernel() else None
+            return out if out is not None else F.linear(x, self.weight, self.bias)   # a fallback
+        return linear
     if op == "rmsnorm":
         w = getattr(module, "weight", None)
         eps = getattr(module, "eps", getattr(module, "variance_epsilon", None))

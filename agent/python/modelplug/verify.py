@@ -327,23 +327,65 @@ def handle(args, ctx=None):
         for name in final:
             result_kernels[name]["in_final_set"] = True
 
-        # 3. The final set: parity again on every seed, the four timings.
+        # 3. The final set: parity again on every seed, then eager against eager + the set. Leave-one-out
+        #    judges each kernel against the others, so a set can still lose to eager as a whole
+        #    (interactions, or effects inside the noise that add up): then each kernel is timed alone
+        #    against eager and only the ones that win alone stay, and if that set loses too nothing is
+        #    offered. The final set is never slower than the original beyond noise.
+        def parity_of(names):
+            result = {"ok": True, "error": 0.0, "eager_error": 0.0, "seeds": seeds}
+            for seed in seeds:
+                ours, error, _ = outputs_with(names, seed, "f")
+                eager, truth = references[seed]
+                good, w, we, at = parity(ours, eager, truth, dtype_name) if ours is not None else (False, float("inf"), 0.0, error)
+                result["ok"] = result["ok"] and good
+                if w >= result["error"]:
+                    result["error"], result["worst_output"] = _finite(w), at
+                result["eager_error"] = max(result["eager_error"], _finite(we) or 0.0)
+            return result
+
+        def drop(names, why):
+            for name in names:
+                result_kernels[name]["in_final_set"] = False
+                result_kernels[name]["why_not"] = why
+
+        selection = ["leave-one-out"] if passing else []
         final_parity = {"ok": True, "error": 0.0, "eager_error": 0.0, "seeds": seeds}
         if final:
             _progress(ctx, "parity of the final set", 0.65)
-            for seed in seeds:
-                ours, error, _ = outputs_with(final, seed, "f")
-                eager, truth = references[seed]
-                good, w, we, at = parity(ours, eager, truth, dtype_name) if ours is not None else (False, float("inf"), 0.0, error)
-                final_parity["ok"] = final_parity["ok"] and good
-                if w >= final_parity["error"]:
-                    final_parity["error"], final_parity["worst_output"] = _finite(w), at
-                final_parity["eager_error"] = max(final_parity["eager_error"], _finite(we))
+            final_parity = parity_of(final)
             if not final_parity["ok"]:
-                for name in final:
-                    result_kernels[name]["in_final_set"] = False
+                drop(final, "the set failed parity together")
                 final = []
                 final_parity["note"] = "the set failed parity together; nothing is offered"
+        if final:
+            _progress(ctx, "the final set against eager", 0.7)
+            runner.request({"op": "prepare", "variant": "final", "kernels": final})
+            gain, limit = _paired_gain(timer, "eager", "final", rounds)
+            if gain < -limit and len(final) > 1:
+                alone = {}
+                for name in final:
+                    runner.request({"op": "prepare", "variant": "only:" + name, "kernels": [name]})
+                medians, samples = timer.compare(["eager"] + ["only:" + n for n in final], rounds)
+                for name in final:
+                    alone[name] = _gain_pct(samples["eager"], samples["only:" + name])
+                    result_kernels[name]["alone_effect_pct"] = alone[name]
+                losers = [n for n in final if alone[n] <= max(NOISE_FLOOR_PCT, timing.noise_pct(samples["eager"]))]
+                drop(losers, "the set was %.2f%% slower than eager together and this kernel does not win "
+                             "alone (%s)" % (-gain, ", ".join("%s %+.2f%%" % (n, alone[n]) for n in losers)))
+                final = [n for n in final if n not in losers]
+                selection.append("each alone against eager (the set lost to eager together: %.2f%%)" % gain)
+                if final:
+                    final_parity = parity_of(final)
+                    runner.request({"op": "prepare", "variant": "final", "kernels": final})
+                    gain, limit = _paired_gain(timer, "eager", "final", rounds) if final_parity["ok"] else (-1e9, 0)
+            if final and gain < -limit:
+                drop(final, "the final set was %.2f%% slower than eager together (noise %.2f%%): nothing is "
+                            "offered" % (-gain, limit))
+                selection.append("none: the set lost to eager (%.2f%%)" % gain)
+                final = []
+        for name in final:
+            result_kernels[name]["in_final_set"] = True
         _progress(ctx, "timing the model", 0.75)
         runner.request({"op": "prepare", "variant": "final", "kernels": final})
         timings = {}
@@ -359,13 +401,13 @@ def handle(args, ctx=None):
                 else:
                     timings[v + "_error"] = r.get("error")
         medians, samples = timer.compare(variants, rounds)
-        base = medians["eager"]
         names = {"eager": "eager", "final": "eager+ours", "compile": "compile", "compile+ours": "compile+ours"}
         for v in variants:
-            timings[names[v]] = {"median_us": medians[v], "speedup_vs_eager": base / medians[v],
-                                 "samples_us": samples[v]}
+            # Speedups are medians of per-round ratios (paired: both sides of a ratio ran back to back).
+            timings[names[v]] = {"median_us": medians[v], "speedup_vs_eager": _paired_ratio(samples["eager"], samples[v]),
+                                 "noise_pct": timing.noise_pct(samples[v]), "samples_us": samples[v]}
         if "compile" in medians and "compile+ours" in medians:
-            timings["compile+ours"]["speedup_vs_compile"] = medians["compile"] / medians["compile+ours"]
+            timings["compile+ours"]["speedup_vs_compile"] = _paired_ratio(samples["compile"], samples["compile+ours"])
     finally:
         sb.stop()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -386,12 +428,31 @@ def handle(args, ctx=None):
         "torch": torch.__version__, "triton": triton_version, "python": sys.version.split()[0],
         "seeds": seeds, "reps_per_sample": timer.reps, "rounds": rounds,
         "kernels": list(result_kernels.values()),
-        "final_set": final, "parity": final_parity, "timings": timings,
+        "final_set": final, "selection": selection, "parity": final_parity, "timings": timings,
         "compile_seconds": compile_seconds,
-        "model_speedup": timings["eager+ours"]["speedup_vs_eager"],
+        # Nothing plugged is the original model: its speedup is 1 by definition, not a noisy ratio.
+        "model_speedup": timings["eager+ours"]["speedup_vs_eager"] if final else 1.0,
         "seconds": time.perf_counter() - t_start,
         "isolation": sb.describe(),
     }
+
+
+def _paired_ratio(base, other):
+    """Median over rounds of base / other: >1 when `other` is faster."""
+    return statistics.median(b / o for b, o in zip(base, other) if o > 0)
+
+
+def _gain_pct(base, other):
+    """How much faster `other` is than `base`, % of base (paired rounds)."""
+    return 100.0 * (1.0 - 1.0 / _paired_ratio(base, other))
+
+
+def _paired_gain(timer, base, other, rounds):
+    """(gain %, noise %) of variant `other` against `base`, timed alternating."""
+    from harness import timing
+    _, samples = timer.compare([base, other], rounds)
+    limit = max(NOISE_FLOOR_PCT, timing.noise_pct(samples[base]), timing.noise_pct(samples[other]))
+    return _gain_pct(samples[base], samples[other]), limit
 
 
 def _finite(x):
