@@ -6,6 +6,7 @@
 #include "modelverifier.h"
 
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QTextStream>
 
 namespace ak::cli {
@@ -99,8 +100,10 @@ int runVerify(const QStringList &args)
     o.python = p.value(QStringLiteral("python"));
 
     QTextStream err(stderr);
-    const VerifyOutcome r = ModelVerifier::verify(o, [&err](const QString &message, double) {
-        err << "verify: " << message << Qt::endl;
+    QElapsedTimer clock;   // each step's start, so a slow step shows itself
+    clock.start();
+    const VerifyOutcome r = ModelVerifier::verify(o, [&err, &clock](const QString &message, double) {
+        err << QStringLiteral("verify [%1 s]: ").arg(clock.elapsed() / 1000.0, 0, 'f', 1) << message << Qt::endl;
     });
     if (!r.ok) {
         err << "autokernel-cli: verify: " << r.error << Qt::endl;

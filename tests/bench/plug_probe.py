@@ -76,6 +76,7 @@ def main():
     report["eager_plug"] = {k.name: {"routed": k.routed, "fallbacks": k.fallbacks,
                                      "unplugged": len(k.unplugged)} for k in kernels}
     report["eager_max_err"] = max((a - b).abs().max().item() for a, b in zip(ref, got))
+    print(json.dumps(report, default=str), file=sys.stderr, flush=True)
     p.restore()
     times = {"eager": [], "eager+starters": []}
     for _ in range(5):
@@ -110,6 +111,7 @@ def main():
         report[variant + "_graph_breaks"] = {str(k): v for k, v in counters["graph_break"].items()}
         report[variant + "_max_err"] = max((a - b.float()).abs().max().item() for a, b in zip(ref, leaves(out)))
         compiled[variant] = cm
+        print(json.dumps({k: v for k, v in report.items() if k.startswith(variant)}, default=str), file=sys.stderr, flush=True)
     for name, cm in compiled.items():
         times[name] = []
     for _ in range(5):

@@ -48,7 +48,8 @@ def write_leaves(out, directory, prefix):
         t = t.detach().contiguous().cpu()
         name = "%s-%d.bin" % (prefix, i)
         with open(os.path.join(directory, name), "wb") as f:
-            f.write(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+            if t.numel():
+                f.write(t.reshape(-1).view(torch.uint8).numpy().data)     # no copy of a big output
         items.append({"path": path, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
                       "file": name})
     return items
@@ -167,7 +168,7 @@ def _prepare(state, msg):
             if op is None:
                 return {"ok": False, "error": "this torch cannot register custom ops (torch.library.custom_op)"}
             chosen.append(plug.Kernel(k.name, k.op_type, k.fn, k.sites, k.dtype, call=op))
-        plug.Plugged(model, chosen)          # stays plugged: this copy is only ever run compiled
+        plug.Plugged(model, chosen, frozen=True)   # stays plugged: this copy is only ever run compiled
     compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
     state.variants[name] = ("compiled", None, compiled)
     state.active = None

@@ -48,7 +48,16 @@ MLP_NAMES = (("w_gate", "w_up", "w_down"), ("gate_proj", "up_proj", "down_proj")
 _state = threading.local()
 
 
+def _compiling():
+    """True while torch.compile traces: the plugs must then be plain tensor code (no thread-locals, no
+    id()-keyed caches), or Dynamo guards on them and recompiles for every weight."""
+    compiler = getattr(torch, "compiler", None)
+    return bool(compiler is not None and hasattr(compiler, "is_compiling") and compiler.is_compiling())
+
+
 def _in_kernel():
+    if _compiling():
+        return False        # a compiled graph calls kernels as opaque custom ops: nothing to re-route
     return getattr(_state, "depth", 0) > 0
 
 
@@ -82,6 +91,8 @@ class Kernel:
                 "fallback_calls": dict(self.fallbacks)}
 
     def run(self, *args):
+        if _compiling():
+            return self.call(*args)
         with _Running():
             out = self.call(*args)
         self.routed += 1
@@ -219,11 +230,13 @@ class _WeightCache:
 _weights = _WeightCache()
 
 
-def _linear_call(k, x, w, b):
+def _linear_call(k, x, w, b, wt=None):
     why = _fits(k, x, w) or ("a bias of another dtype" if b is not None and b.dtype != x.dtype else None)
     if why:
         return k.fallback(why)
-    y = k.run(_rows(x).contiguous(), _weights.get(w))
+    if wt is None:
+        wt = w.detach().t().contiguous() if _compiling() else _weights.get(w)
+    y = k.run(_rows(x).contiguous(), wt)
     if b is not None:
         y = y + b
     return y.view(*x.shape[:-1], w.shape[0])
@@ -278,7 +291,9 @@ def _module_forward(kernel, module):
         if not isinstance(module, torch.nn.Linear):
             return None                     # a functional matmul: routed by the mode instead
         def linear(self, x):
-            out = _linear_call(kernel, x, self.weight, self.bias) if not _in_kernel() else None
+            # A frozen plug (a compiled copy) holds W^T as a buffer made once; see Plugged.
+            wt = getattr(self, FROZEN_WT, None)
+            out = _linear_call(kernel, x, self.weight, self.bias, wt) if not _in_kernel() else None
             return out if out is not None else F.linear(x, self.weight, self.bias)   # a fallback
         return linear
     if op == "rmsnorm":
@@ -333,11 +348,19 @@ def _module_forward(kernel, module):
     return None
 
 
-class Plugged:
-    """Kernels plugged into one model; restore() puts the model back exactly as it was."""
+FROZEN_WT = "_autokernel_weight_t"
 
-    def __init__(self, model, kernels):
+
+class Plugged:
+    """Kernels plugged into one model; restore() puts the model back exactly as it was.
+
+    frozen=True is for a model whose weights do not change from here on (a copy about to be
+    compiled): each plugged Linear gets its W^T as a buffer, made once, instead of the eager path's
+    cache that follows weight updates."""
+
+    def __init__(self, model, kernels, frozen=False):
         self.model, self.kernels = model, list(kernels)
+        self._buffers = []
         self._handles, self._forwards = [], []
         modules = dict(model.named_modules())
         routes_by_module = {}
@@ -352,6 +375,10 @@ class Plugged:
                     k.unplugged[site] = forward
                     continue
                 if forward is not None:
+                    if frozen and k.op_type == "matmul" and FROZEN_WT not in module._buffers:
+                        with torch.no_grad():
+                            module.register_buffer(FROZEN_WT, module.weight.detach().t().contiguous(), persistent=False)
+                        self._buffers.append(module)
                     self._forwards.append((module, "forward" in vars(module), vars(module).get("forward")))
                     module.forward = types.MethodType(forward, module)
                     k.plugged_sites.append(site)
@@ -397,6 +424,9 @@ class Plugged:
         for h in self._handles:
             h.remove()
         self._handles = []
+        for module in self._buffers:
+            del module._buffers[FROZEN_WT]
+        self._buffers = []
         for module, had, forward in reversed(self._forwards):
             if had:
                 module.forward = forward

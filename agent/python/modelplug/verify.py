@@ -60,15 +60,24 @@ def call_sites(run_dir):
     return {k: sorted(v) for k, v in out.items()}, recorded
 
 
-def _read_outputs(directory, items):
+def _read_outputs(directory, items, device="cpu"):
+    """The runner's output files as tensors on `device` (where parity is computed)."""
     import torch
+    try:
+        import numpy
+    except ImportError:      # torch runs without numpy; then one more copy
+        numpy = None
     out = []
     for it in items:
-        with open(os.path.join(directory, it["file"]), "rb") as f:
-            data = bytearray(f.read())
-        dtype = getattr(torch, it["dtype"])
-        t = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
-        out.append((it["path"], t.view(dtype).reshape(it["shape"]).clone()))
+        path = os.path.join(directory, it["file"])
+        if numpy is not None:
+            raw = numpy.fromfile(path, dtype=numpy.uint8)
+            t = torch.from_numpy(raw) if raw.size else torch.empty(0, dtype=torch.uint8)
+        else:
+            with open(path, "rb") as f:
+                data = bytearray(f.read())
+            t = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
+        out.append((it["path"], t.view(getattr(torch, it["dtype"])).reshape(it["shape"]).to(device)))
     return out
 
 
@@ -77,8 +86,11 @@ def _normalized_error(x, truth, dtype_name):
     (<= 1 is within tolerance); inf when x has NaN/Inf where the truth is finite."""
     import torch
     tol = PARITY_TOLERANCE.get(dtype_name, PARITY_TOLERANCE["float32"])
-    t = truth.double().reshape(truth.shape)
-    o = x.double()
+    # On the truth's device, in its precision (fp64 on a CPU, fp32 on a GPU): a 4 x 2048 x 32000 logits
+    # tensor compared in fp64 on the CPU took seconds per kernel and seed.
+    wide = torch.float64 if truth.device.type == "cpu" else torch.float32
+    t = truth.to(wide)
+    o = x.to(device=truth.device, dtype=wide)
     if o.shape != t.shape:
         return float("inf")
     if t.numel() == 0:
@@ -97,21 +109,30 @@ def _normalized_error(x, truth, dtype_name):
     return float(err.max()) if err.numel() else 0.0
 
 
-def parity(ours, eager, truth, dtype_name):
-    """(ok, worst normalized error of ours, of eager, the leaf where ours is worst)."""
+def parity(ours, reference, dtype_name):
+    """(ok, worst normalized error of ours, of eager, the leaf where ours is worst) against a
+    _Reference (eager outputs, truth, eager's own errors)."""
     worst, worst_eager, where = 0.0, 0.0, ""
+    eager, truth = reference.eager, reference.truth
     if len(ours) != len(eager):
         return False, float("inf"), 0.0, "the model returned %d tensors, %d expected" % (len(ours), len(eager))
     ok = True
-    for (path, o), (_, e), (_, t) in zip(ours, eager, truth):
+    for (path, o), (_, t), ee in zip(ours, truth, reference.eager_errors):
         eo = _normalized_error(o, t, dtype_name)
-        ee = _normalized_error(e, t, dtype_name)
         if eo > worst:
             worst, where = eo, path
         worst_eager = max(worst_eager, ee)
         if eo > max(1.0, WORSE_THAN_EAGER * ee):
             ok = False
     return ok, worst, worst_eager, where
+
+
+class _Reference:
+    """One seed's eager outputs and truth (on the device), and eager's own error against the truth."""
+
+    def __init__(self, eager, truth, dtype_name):
+        self.eager, self.truth = eager, truth
+        self.eager_errors = [_normalized_error(e, t, dtype_name) for (_, e), (_, t) in zip(eager, truth)]
 
 
 class _Original:
@@ -124,13 +145,13 @@ class _Original:
         os.environ["AUTOKERNEL_DEVICE"] = device
         self.path, self.device, self.dtype_name = model_path, device, dtype_name
         self.module = akprofile.load_model_module(model_path)
+        import copy
         torch.manual_seed(0)
         model = akprofile._call_user(model_path, "get_model()", self.module.get_model)
-        self.model = model.to(device=device, dtype=getattr(torch, dtype_name)).eval()
         wide = torch.float64 if device == "cpu" else torch.float32
-        torch.manual_seed(0)
-        self.wide = akprofile._call_user(model_path, "get_model()", self.module.get_model).to(
-            device=device, dtype=wide).eval()
+        # One construction (a billion-parameter model takes seconds to initialise), two precisions.
+        self.wide = copy.deepcopy(model).to(device=device, dtype=wide).eval()
+        self.model = model.to(device=device, dtype=getattr(torch, dtype_name)).eval()
         self.wide_dtype = wide
 
     def outputs(self, seed):
@@ -144,7 +165,8 @@ class _Original:
         with torch.no_grad():
             eager = self.model(*akprofile._to_device(list(inputs), self.device, getattr(torch, self.dtype_name)))
             truth = self.wide(*akprofile._to_device(list(inputs), self.device, self.wide_dtype))
-        return ([(p, t.detach().cpu()) for p, t in leaves(eager)], [(p, t.detach().cpu()) for p, t in leaves(truth)])
+        return _Reference([(p, t.detach()) for p, t in leaves(eager)], [(p, t.detach()) for p, t in leaves(truth)],
+                          self.dtype_name)
 
 
 def _sha(path):
@@ -244,7 +266,7 @@ def handle(args, ctx=None):
             r = runner.request({"op": "run", "kernels": names, "dir": scratch, "prefix": tag})
             if not r.get("ok"):
                 return None, r.get("error"), []
-            return _read_outputs(scratch, r["outputs"]), None, r.get("plug", [])
+            return _read_outputs(scratch, r["outputs"], device), None, r.get("plug", [])
 
         # 1. Each kernel alone: plugged where, parity on every seed.
         passing = []
@@ -266,8 +288,7 @@ def handle(args, ctx=None):
                 if ours is None:
                     ok = False
                     break
-                eager, truth = references[seed]
-                good, w, we, at = parity(ours, eager, truth, dtype_name)
+                good, w, we, at = parity(ours, references[seed], dtype_name)
                 if w >= worst:
                     worst, where = w, at
                 worst_eager = max(worst_eager, we)
@@ -336,8 +357,7 @@ def handle(args, ctx=None):
             result = {"ok": True, "error": 0.0, "eager_error": 0.0, "seeds": seeds}
             for seed in seeds:
                 ours, error, _ = outputs_with(names, seed, "f")
-                eager, truth = references[seed]
-                good, w, we, at = parity(ours, eager, truth, dtype_name) if ours is not None else (False, float("inf"), 0.0, error)
+                good, w, we, at = parity(ours, references[seed], dtype_name) if ours is not None else (False, float("inf"), 0.0, error)
                 result["ok"] = result["ok"] and good
                 if w >= result["error"]:
                     result["error"], result["worst_output"] = _finite(w), at

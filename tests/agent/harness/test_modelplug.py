@@ -217,6 +217,28 @@ class EveryOpType(unittest.TestCase):
                 self.assertIn(why, kernel.unplugged.get("site", ""), kernel.unplugged)
                 self.assertIn("no module named", kernel.unplugged["nowhere"])
 
+    def test_a_frozen_plug_holds_the_transposed_weight_and_restores(self):
+        # The compiled copy's plug: W^T made once as a non-persistent buffer (no id()-keyed cache for
+        # Dynamo to guard on), gone after restore(), never in the state dict.
+        lin = nn.Linear(16, 24)
+        model = Wrap(lin).eval()
+        x = torch.randn(3, 16)
+        with torch.no_grad():
+            original = model(x)
+        keys = set(model.state_dict())
+        kernel = plug.Kernel("k", "matmul", starter("matmul"), ["site"], torch.float32)
+        p = plug.Plugged(model, [kernel], frozen=True)
+        self.assertTrue(torch.equal(getattr(lin, plug.FROZEN_WT), lin.weight.t()))
+        self.assertEqual(set(model.state_dict()), keys)
+        with torch.no_grad():
+            ours = model(x)
+        self.assertEqual(kernel.routed, 1)
+        torch.testing.assert_close(ours, original, rtol=1e-4, atol=1e-4)
+        p.restore()
+        self.assertFalse(hasattr(lin, plug.FROZEN_WT))
+        with torch.no_grad():
+            self.assertTrue(torch.equal(model(x), original))
+
     def test_a_site_plug_does_not_reach_child_modules(self):
         # softmax plugged at the outer module only: the same call inside a child stays PyTorch's.
         inner = Fn(lambda self, x: torch.softmax(x, dim=-1))
@@ -245,6 +267,28 @@ class EveryOpType(unittest.TestCase):
                 with torch.no_grad():
                     ours = torch.compile(model)(*inputs)
                 torch.testing.assert_close(ours, original, rtol=1e-4, atol=1e-4)
+
+    @unittest.skipUnless(hasattr(torch, "compile") and hasattr(getattr(torch, "library", None), "custom_op"),
+                         "torch %s has no torch.compile / torch.library.custom_op" % torch.__version__)
+    def test_many_linear_sites_compile_once(self):
+        # Twelve plugged Linears in one compiled model: one frame, no recompile per weight (an
+        # id()-keyed weight cache made Dynamo recompile per Linear until its limit, then run eager).
+        model = nn.Sequential(*[nn.Linear(16, 16) for _ in range(12)]).eval()
+        fn = starter("matmul")
+        kernel = plug.Kernel("k", "matmul", fn, [str(i) for i in range(12)], torch.float32,
+                             call=plug.custom_op("test_many_linear", "matmul", fn))
+        plug.Plugged(model, [kernel], frozen=True)
+        dynamo = torch_dynamo()
+        dynamo.reset()
+        from torch._dynamo.utils import counters
+        counters.clear()
+        x = torch.randn(4, 16)
+        with torch.no_grad():
+            compiled = torch.compile(model)
+            compiled(x)
+            compiled(x)
+        self.assertEqual(sum(counters["graph_break"].values()), 0, dict(counters["graph_break"]))
+        self.assertLessEqual(counters["stats"]["unique_graphs"], 1, dict(counters["stats"]))
 
 
 if __name__ == "__main__":
