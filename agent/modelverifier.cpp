@@ -126,7 +126,16 @@ VerifyOutcome ModelVerifier::verify(const VerifyOptions &options, const WorkerCl
     }
     WorkerClient worker;
     worker.setPython(python.python);
+    if (options.onWorker)
+        options.onWorker(&worker);
     const WorkerReply reply = worker.request(QStringLiteral("verify"), args, options.timeoutSec * 1000, progress);
+    if (options.onWorker)
+        options.onWorker(nullptr);
+    if (reply.status == WorkerReply::Status::Cancelled) {
+        out.cancelled = true;
+        out.error = QStringLiteral("cancelled");
+        return out;
+    }
     if (!reply.ok()) {
         // The op raises VerifyError / ModelError for what the user must fix; anything else is ours.
         out.error = reply.error;
@@ -141,6 +150,61 @@ VerifyOutcome ModelVerifier::verify(const VerifyOptions &options, const WorkerCl
         out.ok = false;
         out.environmentError = true;
     }
+    return out;
+}
+
+ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
+{
+    ExportOutcome out;
+    out.environmentError = true; // until the worker has answered
+    const RunSnapshotPtr run = RunLoader::load(options.runDir, &out.error);
+    if (!run)
+        return out;
+    QFile f(QDir(options.runDir).filePath(QStringLiteral("verification.json")));
+    if (!f.open(QIODevice::ReadOnly)) {
+        out.error = QStringLiteral("%1 has no verification.json: run autokernel-cli verify %1 first").arg(options.runDir);
+        return out;
+    }
+    const QByteArray data = f.readAll();
+    const nlohmann::json v = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    if (!v.is_object() || v.value("format", "") != "autokernel-verification") {
+        out.error = QStringLiteral("%1: not a verification written by autokernel-cli verify").arg(f.fileName());
+        return out;
+    }
+    if (options.outDir.isEmpty()) {
+        out.error = QStringLiteral("no directory to export into");
+        return out;
+    }
+    const QString dir = QDir(options.outDir).absolutePath();
+    if (!QDir().mkpath(dir)) {
+        out.error = QStringLiteral("cannot create %1").arg(dir);
+        return out;
+    }
+    const PythonLocator::Choice python = PythonLocator::forRun(run->runJson, options.python);
+    if (!python.ok()) {
+        out.error = QStringLiteral("no usable Python: ") + python.error;
+        return out;
+    }
+    WorkerClient worker;
+    worker.setPython(python.python);
+    nlohmann::json args{{"run_dir", QDir(options.runDir).absolutePath().toStdString()}, {"out_dir", dir.toStdString()}, {"verification", v}};
+    if (!options.package.isEmpty())
+        args["package"] = options.package.toStdString();
+    const WorkerReply reply = worker.request(QStringLiteral("export"), args, options.timeoutSec * 1000);
+    if (!reply.ok()) {
+        out.error = reply.error;
+        out.environmentError = reply.status != WorkerReply::Status::Error;
+        return out;
+    }
+    out.ok = true;
+    out.environmentError = false;
+    out.packageDir = text(reply.result, "package_dir");
+    out.kernels = int(reply.result.value("kernels", nlohmann::json::array()).size());
+    for (const auto &file : reply.result.value("files", nlohmann::json::array()))
+        if (file.is_string())
+            out.files << QString::fromStdString(file.get<std::string>());
+    const auto speedup = v.find("model_speedup");
+    out.modelSpeedup = speedup != v.end() && speedup->is_number() ? speedup->get<double>() : 0.0;
     return out;
 }
 

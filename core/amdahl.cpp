@@ -1,6 +1,7 @@
 #include "amdahl.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ak {
 
@@ -48,6 +49,15 @@ double Amdahl::projectedSpeedup(const QVector<KernelRecord> &ranked, int topK, d
     for (int i = 0; i < std::min(topK, int(ranked.size())); ++i)
         saved += ranked[i].timeUs - targetUs(ranked[i], fraction);
     return total / (total - saved);
+}
+
+double Amdahl::projectedFromSpeedups(const QVector<QPair<double, double>> &shareAndSpeedup)
+{
+    double saved = 0;
+    for (const auto &[share, speedup] : shareAndSpeedup)
+        if (share > 0 && speedup > 1) // NaN (never kept) fails both tests
+            saved += share * (1.0 - 1.0 / speedup);
+    return saved < 1.0 ? 1.0 / (1.0 - saved) : std::numeric_limits<double>::infinity();
 }
 
 } // namespace ak

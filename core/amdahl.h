@@ -2,6 +2,7 @@
 
 #include "kernelrecord.h"
 
+#include <QPair>
 #include <QVector>
 
 namespace ak {
@@ -21,6 +22,11 @@ public:
 
     // Whole-model speedup if the first `topK` kernels (rank order) all reached `fraction` of their roof.
     static double projectedSpeedup(const QVector<KernelRecord> &ranked, int topK, double fraction = 0.9);
+
+    // Whole-model speedup the kernels' own measurements promise: 1 / (1 - sum share * (1 - 1/speedup))
+    // over (share of the model's time, speedup of that kernel) pairs. Only speedups above 1 count: the
+    // loop keeps a kernel only when it wins, so a slower one would not be put into the model.
+    static double projectedFromSpeedups(const QVector<QPair<double, double>> &shareAndSpeedup);
 
     // Time one kernel would take at `fraction` of its roof, per iteration (its current time if that is
     // already faster, or if the floor is unknown).

@@ -225,6 +225,15 @@ RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
         apply(*s, e);
     finish(*s);
 
+    // A verification that cannot be read is a warning, never a reason not to show the run.
+    QFile verification(d.filePath(QStringLiteral("verification.json")));
+    if (verification.exists()) {
+        if (!verification.open(QIODevice::ReadOnly))
+            s->warnings << QStringLiteral("verification.json: %1").arg(verification.errorString());
+        else
+            s->verification = ModelVerification::parse(verification.readAll(), QStringLiteral("verification.json"), &s->warnings);
+    }
+
     // One ref lookup, not a history walk.
     if (auto repo = GitRepo::open(dir, nullptr))
         s->bestCommit = repo->resolveRef(QStringLiteral("refs/heads/best"));

@@ -14,7 +14,8 @@ class RunLoader
 {
 public:
     // nullptr with `error` set when `dir` is not a run directory; problems inside the files (a bad log
-    // line, a malformed run.json) become snapshot warnings naming file and line.
+    // line, a malformed run.json or verification.json) become snapshot warnings naming file and line
+    // or field.
     static RunSnapshotPtr load(const QString &dir, QString *error = nullptr);
 
     // Folds one log entry into a snapshot under construction. Shared with RunStore so the writer and

@@ -3,6 +3,7 @@
 #include "deviceinfo.h"
 #include "experiment.h"
 #include "kernelrecord.h"
+#include "modelverification.h"
 #include "moveonrules.h"
 
 #include <QByteArray>
@@ -14,6 +15,7 @@
 #include <QVector>
 
 #include <memory>
+#include <optional>
 
 namespace ak {
 
@@ -42,6 +44,7 @@ struct RunSnapshot
                                     // logged move-on change it does not show yet is applied (see
                                     // docs/run-format.md, "Move-on rules")
     QVector<MoveOnChange> moveOnChanges; // every logged change of the rules, oldest first
+    std::optional<ModelVerification> verification; // verification.json; none when not verified or unusable
     QHash<QString, int> kernelIndex;  // kernel folder name ("01-matmul") -> index in kernels
     QHash<int, int> experimentIndex;  // experiment id -> index in experiments
 

@@ -2,6 +2,8 @@
 
 #include "kerneltablemodel.h"
 
+#include <cmath>
+
 namespace ak {
 
 KernelFilterProxy::KernelFilterProxy(QObject *parent)
@@ -51,6 +53,20 @@ bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourc
             return false;
     }
     return true;
+}
+
+bool KernelFilterProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    const QVariant l = left.data(sortRole());
+    const QVariant r = right.data(sortRole());
+    if (l.typeId() == QMetaType::Double && r.typeId() == QMetaType::Double) {
+        const double a = l.toDouble();
+        const double b = r.toDouble();
+        if (std::isnan(a) || std::isnan(b))
+            return std::isnan(a) && !std::isnan(b);
+        return a < b;
+    }
+    return QSortFilterProxyModel::lessThan(left, right);
 }
 
 } // namespace ak

@@ -6,7 +6,7 @@
 namespace ak {
 
 // Sorts the kernel table by raw values (SortRole) and filters it by a search text that matches the
-// kernel name, op type, shapes or dtype. The search is debounced: typing restarts a 300 ms timer so
+// kernel name, op type, shapes or dtype; a NaN sort value (not measured) sorts below every number. The search is debounced: typing restarts a 300 ms timer so
 // a long table is filtered once per pause, not once per key.
 class KernelFilterProxy : public QSortFilterProxyModel
 {
@@ -24,6 +24,9 @@ public:
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+    // A raw NaN ("not measured") sorts below every number; QVariant leaves it unordered, which
+    // would scatter such rows through the table.
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
     QTimer m_debounce;

@@ -47,7 +47,28 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
         if (Metrics::has(m.pctPeak) && !(m.pctPeak <= row.bestPctPeak))
             row.bestPctPeak = m.pctPeak;
     }
+    if (snapshot.verification) {
+        for (KernelRow &row : rows) {
+            if (const KernelVerification *v = snapshot.verification->kernel(row.key)) {
+                row.inModel = *v;
+                row.modelNote = snapshot.verification->parityNote;
+            }
+        }
+    }
     return rows;
+}
+
+// Parity comes before plugging: a model that raised with the kernel in it counts as not plugged,
+// but what the user must know is that it broke the model.
+QString inModelText(const KernelVerification &v)
+{
+    if (v.inFinalSet)
+        return formatSignedPercent(v.effectPct) + QStringLiteral(" \u2713");
+    if (v.parityChecked && !v.parityOk)
+        return QStringLiteral("parity \u2717");
+    if (!v.plugged)
+        return QStringLiteral("not plugged");
+    return std::isnan(v.effectPct) ? QStringLiteral("left out") : formatSignedPercent(v.effectPct) + QStringLiteral(" left out");
 }
 
 namespace {
@@ -61,6 +82,27 @@ QVariant sortable(double v)
 QString headroomText(double x)
 {
     return x > 0 ? formatRatio(x) : notMeasured();
+}
+
+QString inModelTip(const KernelRow &row)
+{
+    if (!row.inModel)
+        return QStringLiteral("Not verified: Model ▸ Verify measures the kept kernels inside the model");
+    const KernelVerification &v = *row.inModel;
+    QStringList lines;
+    if (v.inFinalSet)
+        lines << QStringLiteral("In the final set: saves %1 of the model's time (measured by leaving it out)").arg(formatPercentValue(v.effectPct));
+    else
+        lines << (v.whyNot.isEmpty() ? (row.modelNote.isEmpty() ? QStringLiteral("Left out of the final set") : row.modelNote) : v.whyNot);
+    if (v.parityChecked)
+        lines << QStringLiteral("Parity %1: %2 tolerances from the truth (eager %3)%4")
+                     .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("failed"),
+                          std::isnan(v.parityError) ? notMeasured() : QString::number(v.parityError, 'g', 3),
+                          std::isnan(v.eagerError) ? notMeasured() : QString::number(v.eagerError, 'g', 3),
+                          v.reused ? QStringLiteral(", from the previous verification") : QString());
+    if (!v.sites.isEmpty())
+        lines << QStringLiteral("Call sites: %1").arg(v.sites.join(QStringLiteral(", ")));
+    return lines.join(QLatin1Char('\n'));
 }
 
 } // namespace
@@ -84,6 +126,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case CallsColumn: return k.calls;
         case HeadroomColumn: return headroomText(k.maxSpeedup);
         case ModelGainColumn: return headroomText(k.modelSpeedupAt90);
+        case InModelColumn: return row.inModel ? inModelText(*row.inModel) : QString();
         case BestSpeedupColumn: return formatRatio(row.bestSpeedup);
         case RoofColumn: return formatPercentValue(row.bestPctPeak);
         case ExperimentsColumn:
@@ -105,6 +148,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case CallsColumn: return k.calls;
         case HeadroomColumn: return k.maxSpeedup;
         case ModelGainColumn: return k.modelSpeedupAt90;
+        case InModelColumn: return row.inModel ? row.inModel->effectPct : std::nan(""); // the proxy puts NaN last
         case BestSpeedupColumn: return sortable(row.bestSpeedup);
         case RoofColumn: return sortable(row.bestPctPeak);
         case ExperimentsColumn: return row.experiments;
@@ -118,7 +162,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
     } else if (role == Qt::TextAlignmentRole) {
         switch (column) {
         case RankColumn: case TimeColumn: case ShareColumn: case CallsColumn: case HeadroomColumn:
-        case ModelGainColumn: case BestSpeedupColumn: case RoofColumn:
+        case ModelGainColumn: case InModelColumn: case BestSpeedupColumn: case RoofColumn:
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         }
     } else if (role == Qt::ToolTipRole) {
@@ -132,6 +176,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case HeadroomColumn:
             return k.maxSpeedup > 0 ? QStringLiteral("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
                                     : QStringLiteral("No roofline: the device's peak is unknown");
+        case InModelColumn: return inModelTip(row);
         case RoofColumn:
         case BestSpeedupColumn:
             return row.kept == 0 ? QStringLiteral("No kept experiment for this kernel yet") : QVariant();
@@ -154,6 +199,7 @@ QVariant KernelTableModel::header(int column, int role) const
         case CallsColumn: return QStringLiteral("Calls");
         case HeadroomColumn: return QStringLiteral("Headroom");
         case ModelGainColumn: return QStringLiteral("Model @90%");
+        case InModelColumn: return QStringLiteral("In model");
         case BestSpeedupColumn: return QStringLiteral("Best");
         case RoofColumn: return QStringLiteral("% of roof");
         case ExperimentsColumn: return QStringLiteral("Experiments");
@@ -171,6 +217,8 @@ QVariant KernelTableModel::header(int column, int role) const
         case CallsColumn: return QStringLiteral("Launches per model iteration");
         case HeadroomColumn: return QStringLiteral("Largest speedup the roofline allows: profiled time ÷ (calls × roofline floor)");
         case ModelGainColumn: return QStringLiteral("Whole-model speedup (Amdahl) if this kernel reached 90% of its roof");
+        case InModelColumn: return QStringLiteral("Measured inside the model by Verify: % of the model's time the kernel saves "
+                                                  "(leave one out); ✓ in the final set, left out, not plugged, or parity ✗");
         case BestSpeedupColumn: return QStringLiteral("Best kept experiment, speedup over the PyTorch reference");
         case RoofColumn: return QStringLiteral("Best kept experiment, percent of the roof that bounds this kernel (compute or memory)");
         case ExperimentsColumn: return QStringLiteral("Experiments run on this kernel (baseline not counted)");
@@ -180,7 +228,7 @@ QVariant KernelTableModel::header(int column, int role) const
         // Costs and gains read best largest-first; names and rank smallest-first.
         switch (column) {
         case TimeColumn: case ShareColumn: case CallsColumn: case HeadroomColumn: case ModelGainColumn:
-        case BestSpeedupColumn: case RoofColumn: case ExperimentsColumn:
+        case InModelColumn: case BestSpeedupColumn: case RoofColumn: case ExperimentsColumn:
             return QVariant::fromValue(Qt::DescendingOrder);
         default:
             return QVariant::fromValue(Qt::AscendingOrder);

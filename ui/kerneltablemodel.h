@@ -5,6 +5,7 @@
 #include "runsnapshot.h"
 
 #include <cmath>
+#include <optional>
 
 namespace ak {
 
@@ -18,10 +19,16 @@ struct KernelRow
     int pending = 0;
     double bestSpeedup = std::nan("");  // best kept experiment vs the PyTorch reference
     double bestPctPeak = std::nan("");  // best kept experiment, % of the kernel's roof
+    std::optional<KernelVerification> inModel; // what verification.json says of it; none: not verified
+    QString modelNote;              // the verification's note on the final set (it failed parity together)
 };
 
 // The kernel folder name that experiments and LoopControl use for a kernel ("kernels/01-matmul" -> "01-matmul").
 QString kernelKey(const KernelRecord &kernel);
+
+// What verify found for a kernel, in a few words: "+4.2 % ✓" (in the final set), "−1.3 % left out",
+// "not plugged", "parity ✗". The table's In model column and the model view use it.
+QString inModelText(const KernelVerification &verification);
 
 // Kernels of a run in rank order: DisplayRole formatted, SortRole raw numbers, a bar through
 // TotalCostRole for the share and roof columns (drawn by CostDelegate), a tooltip per column.
@@ -40,6 +47,7 @@ public:
         CallsColumn,
         HeadroomColumn,
         ModelGainColumn,
+        InModelColumn,
         BestSpeedupColumn,
         RoofColumn,
         ExperimentsColumn,

@@ -11,6 +11,7 @@
 #include "gitrepo.h"
 #include "logview.h"
 #include "loopcontrol.h"
+#include "modelview.h"
 #include "moveonrulesdialog.h"
 #include "runloader.h"
 #include "runwatcher.h"
@@ -65,6 +66,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_noRun(new EmptyState(m_central))
     , m_workspace(new RunWorkspace(m_steering, m_central))
     , m_log(new LogView(this))
+    , m_modelView(new ModelView(this))
     , m_deviceStatus(new DeviceStatus(this))
     , m_runDevice(new QLabel(this))
     , m_rulesLabel(new QLabel(this))
@@ -84,6 +86,23 @@ MainWindow::MainWindow(QWidget *parent)
     logDock->setObjectName(QStringLiteral("LogDock"));
     logDock->setWidget(m_log);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
+
+    auto *modelDock = new QDockWidget(QStringLiteral("Model"), this);
+    modelDock->setObjectName(QStringLiteral("ModelDock"));
+    modelDock->setWidget(m_modelView);
+    addDockWidget(Qt::RightDockWidgetArea, modelDock);
+    connect(m_modelView, &ModelView::info, this, [this](const QString &text) {
+        m_log->appendMessage(LogView::Level::Info, text);
+        statusBar()->showMessage(text, 10000);
+    });
+    connect(m_modelView, &ModelView::failed, this, [this](const QString &text) {
+        m_log->appendMessage(LogView::Level::Error, text);
+        statusBar()->showMessage(text, 15000);
+    });
+    connect(m_modelView, &ModelView::verified, this, [this](const QString &dir) {
+        if (dir == m_runDir)
+            reload();
+    });
 
     createMenus();
     m_noRun->setMessage(QStringLiteral("No run open"), noRunHint());
@@ -170,6 +189,14 @@ void MainWindow::createMenus()
     m_agentAction = loop->addAction(QStringLiteral("&Agent…"), this, &MainWindow::editAgent);
     m_agentAction->setObjectName(QStringLiteral("AgentAction"));
     updateAgentTip();
+
+    QMenu *model = menuBar()->addMenu(QStringLiteral("&Model"));
+    model->setObjectName(QStringLiteral("ModelMenu"));
+    model->setToolTipsVisible(true);
+    model->addAction(m_modelView->verifyAction());
+    model->addAction(m_modelView->cancelAction());
+    model->addSeparator();
+    model->addAction(m_modelView->exportAction());
 
     QMenu *help = menuBar()->addMenu(QStringLiteral("&Help"));
     QMenu *examples = help->addMenu(QStringLiteral("Open &Example Run"));
@@ -376,6 +403,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
     m_workspace->setSnapshot(snapshot);
+    m_modelView->setSnapshot(snapshot);
     m_central->setCurrentWidget(m_workspace);
     m_reloadAction->setEnabled(true);
     const QString name = QFileInfo(snapshot->runDir).fileName();

@@ -22,13 +22,14 @@ class DeviceStatus;
 class EmptyState;
 class LogView;
 class LoopControl;
+class ModelView;
 class MoveOnRulesDialog;
 class RunWatcher;
 class SandboxStatus;
 class SteeringActions;
 
-// The application window: kernel table, chart, commit list + diff (RunWorkspace), log dock, steering
-// toolbar, and the device of the run and of this machine in the status bar. Runs load in the
+// The application window: kernel table, chart, commit list + diff (RunWorkspace), log dock, model
+// dock (ModelView), steering toolbar, and the device of the run and of this machine in the status bar. Runs load in the
 // background; the latest request wins and stale results are dropped.
 class MainWindow : public QMainWindow
 {
@@ -71,6 +72,8 @@ public:
     DeviceStatus *deviceStatus() const { return m_deviceStatus; }
     SteeringActions *steering() const { return m_steering; }
     LogView *logView() const { return m_log; }
+    // The "Model" dock: verification of the shown run, Verify and Export (also in the Model menu).
+    ModelView *modelView() const { return m_modelView; }
     QLabel *runDeviceLabel() const { return m_runDevice; }
     // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
     // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
@@ -130,6 +133,7 @@ private:
     EmptyState *m_noRun;
     RunWorkspace *m_workspace;
     LogView *m_log;
+    ModelView *m_modelView;
     DeviceStatus *m_deviceStatus;
     QLabel *m_runDevice;
     QLabel *m_rulesLabel;

@@ -32,6 +32,16 @@ QString formatPercentValue(double pct)
     return QStringLiteral("%1 %").arg(pct, 0, 'f', 1);
 }
 
+QString formatSignedPercent(double pct)
+{
+    if (std::isnan(pct))
+        return notMeasured();
+    const QString digits = QStringLiteral("%1 %").arg(std::abs(pct), 0, 'f', 1);
+    if (digits == QLatin1String("0.0 %"))
+        return digits;
+    return (pct < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + digits;
+}
+
 QString formatRatio(double ratio)
 {
     if (std::isnan(ratio) || ratio <= 0)

@@ -4,6 +4,7 @@
 #include <QString>
 #include <QVector>
 
+#include <cmath>
 #include <utility>
 
 namespace ak {
@@ -97,9 +98,17 @@ private:
                                     Qt::DecorationRole};
         for (int c = 0; c < columns(); ++c)
             for (int role : roles)
-                if (cell(a, c, role) != cell(b, c, role))
+                if (!sameValue(cell(a, c, role), cell(b, c, role)))
                     return false;
         return true;
+    }
+
+    // A raw "not measured" (NaN) is unequal to itself; unchanged rows must still compare equal.
+    static bool sameValue(const QVariant &a, const QVariant &b)
+    {
+        if (a.typeId() == QMetaType::Double && b.typeId() == QMetaType::Double && std::isnan(a.toDouble()))
+            return std::isnan(b.toDouble());
+        return a == b;
     }
 
     QVector<Row> m_rows;

@@ -1,14 +1,22 @@
 // ak-ui-screenshot: opens a run in the real MainWindow, selects the top kernel and its newest
 // commit, and saves QWidget::grab() as a PNG. For docs/screenshot-*.png; not a test.
-// Usage: ak-ui-screenshot OUT.png [RUN_DIR]   (run under xvfb-run or QT_QPA_PLATFORM=offscreen)
+// Usage: ak-ui-screenshot OUT.png [RUN_DIR | --model]   (run under xvfb-run or QT_QPA_PLATFORM=offscreen)
+// --model: a GPT-2-like run with a verification.json (tests/ui/modelfixture.h), made in a temporary
+// directory. A run with a verification.json gets the Model dock wide open.
 #include "diffview.h"
 #include "experimentmodel.h"
+#include "kerneltablemodel.h"
 #include "mainwindow.h"
+#include "modelfixture.h"
 
 #include <QApplication>
+#include <QDockWidget>
+#include <QFile>
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTemporaryDir>
+#include <QTextStream>
 #include <QTimer>
 
 int main(int argc, char **argv)
@@ -32,11 +40,30 @@ int main(int argc, char **argv)
         save();
         return app.exec();
     }
+    QTemporaryDir modelRun;
+    QString runDir = args.at(2);
+    if (runDir == QLatin1String("--model")) {
+        QString error;
+        if (!ak::test::makeVerifiedRun(modelRun.path(), &error)) {
+            QTextStream(stderr) << "ak-ui-screenshot: " << error << Qt::endl;
+            return 1;
+        }
+        runDir = modelRun.path();
+    }
+    // A verified run (the fixture or a real one) gets the Model dock wide open.
+    if (QFile::exists(runDir + QStringLiteral("/verification.json"))) {
+        if (auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock")))
+            w.resizeDocks({dock}, {620}, Qt::Horizontal);
+    }
     QObject::connect(&w, &ak::MainWindow::runLoadFailed, &app, [&] { save(); });
     QObject::connect(&w, &ak::MainWindow::runLoaded, &app, [&] {
         QTableView *kernels = w.workspace()->kernelView();
-        kernels->selectionModel()->setCurrentIndex(kernels->model()->index(0, 0),
+        // --model: the layernorm with three keeps, and the table scrolled to its In model column.
+        const int kernelRow = runDir == args.at(2) ? 0 : kernels->model()->rowCount() - 1;
+        kernels->selectionModel()->setCurrentIndex(kernels->model()->index(kernelRow, 0),
                                                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        if (kernelRow != 0)
+            kernels->scrollTo(kernels->model()->index(kernelRow, ak::KernelTableModel::InModelColumn));
         QTableView *commits = w.workspace()->commitView();
         // Newest kept commit of that kernel, if any, else the newest.
         int row = 0;
@@ -50,6 +77,6 @@ int main(int argc, char **argv)
                                                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         save();
     });
-    w.openRun(args.at(2));
+    w.openRun(runDir);
     return app.exec();
 }

@@ -71,6 +71,7 @@ inline std::shared_ptr<RunSnapshot> makeRun(const QString &dir, bool withExperim
                           experiment(6, QStringLiteral("02-softmax"), ExperimentStatus::Pending, 1.1, 20.0)};
         for (int i = 0; i < s->experiments.size(); ++i)
             s->experimentIndex.insert(s->experiments[i].id, i);
+        s->kernels[0].headExperiment = 5; // as the loader sets it: the newest keep (pending ones are not heads)
     }
     return s;
 }

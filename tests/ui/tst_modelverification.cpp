@@ -1,0 +1,210 @@
+// verification.json into ModelVerification and RunSnapshot, the projection, and the kernel table's
+// In model column.
+#include "amdahl.h"
+#include "kernelfilterproxy.h"
+#include "kerneltablemodel.h"
+#include "modelfixture.h"
+#include "modelverification.h"
+#include "runloader.h"
+#include "testregistry.h"
+#include "testsnapshot.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <cmath>
+
+using ak::KernelTableModel;
+using ak::ModelVerification;
+
+namespace {
+
+QByteArray bytes(const nlohmann::json &j)
+{
+    return QByteArray::fromStdString(j.dump(2));
+}
+
+// testsnapshot's three kernels plus 04-gelu, with the verification of modelfixture.h.
+std::shared_ptr<ak::RunSnapshot> verifiedRun(bool withCompile = true)
+{
+    auto s = ak::test::makeRun(QStringLiteral("/r"));
+    s->kernels.append(ak::test::kernel(4, QStringLiteral("gelu_kernel"), QStringLiteral("gelu"), 40.0, 0.02));
+    QStringList warnings;
+    s->verification = ModelVerification::parse(bytes(ak::test::verificationDict(withCompile)), QStringLiteral("verification.json"), &warnings);
+    return s;
+}
+
+bool writeFile(const QString &path, const QByteArray &data)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
+}
+
+} // namespace
+
+class ModelVerificationTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void parsesEveryField()
+    {
+        QStringList warnings;
+        const auto v = ModelVerification::parse(bytes(ak::test::verificationDict(true)), QStringLiteral("verification.json"), &warnings);
+        QVERIFY(v);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(v->kernels.size(), 4);
+        QCOMPARE(v->finalSet, QStringList{QStringLiteral("01-matmul")});
+        QCOMPARE(v->eager.medianUs, 15230.0);
+        QVERIFY(v->compileOurs.measured);
+        QCOMPARE(v->compileOurs.speedupVsCompile, 11890.0 / 11580.0);
+        QCOMPARE(v->compileSeconds, 48.2);
+        QCOMPARE(v->compileOursSeconds, 51.7);
+        QCOMPARE(v->modelSpeedup, 15230.0 / 14420.0);
+        QVERIFY(v->parityOk);
+        QCOMPARE(v->seeds, (QVector<qint64>{11, 22, 33}));
+        QCOMPARE(v->deviceName, QStringLiteral("NVIDIA H200"));
+        QCOMPARE(v->triton, QStringLiteral("3.1.0"));
+        QCOMPARE(v->when, QDateTime(QDate(2025, 6, 3), QTime(9, 14, 27), Qt::UTC));
+        const ak::KernelVerification *softmax = v->kernel(QStringLiteral("02-softmax"));
+        QVERIFY(softmax && softmax->plugged && softmax->parityOk && !softmax->inFinalSet);
+        QCOMPARE(softmax->effectPct, -1.3);
+        QVERIFY(softmax->whyNot.startsWith(QStringLiteral("slows the model down")));
+        const ak::KernelVerification *layernorm = v->kernel(QStringLiteral("03-layernorm"));
+        QVERIFY(layernorm && !layernorm->plugged && std::isnan(layernorm->effectPct));
+        const ak::KernelVerification *gelu = v->kernel(QStringLiteral("04-gelu"));
+        QVERIFY(gelu && gelu->parityChecked && !gelu->parityOk);
+        QCOMPARE(gelu->parityError, 37.5);
+        QCOMPARE(gelu->sites, (QStringList{QStringLiteral("transformer.h.0.attn"), QStringLiteral("transformer.h.1.attn")}));
+    }
+
+    void torchWithoutCompileHasNoCompileTimings()
+    {
+        QStringList warnings;
+        const auto v = ModelVerification::parse(bytes(ak::test::verificationDict(false)), QStringLiteral("verification.json"), &warnings);
+        QVERIFY(v);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+        QVERIFY(!v->compile.measured && !v->compileOurs.measured);
+        QCOMPARE(v->compile.error, QStringLiteral("torch 1.13.1 has no torch.compile"));
+        QVERIFY(std::isnan(v->compileSeconds));
+        QVERIFY(v->triton.isEmpty()); // null: not installed
+        QVERIFY(v->eagerOurs.measured);
+    }
+
+    void badFieldsWarnNamingFileAndField()
+    {
+        nlohmann::json d = ak::test::verificationDict(true);
+        d["kernels"][1]["effect_pct"] = "a lot";
+        d["seeds"] = {11, "x"};
+        QStringList warnings;
+        auto v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
+        QVERIFY(v); // one odd field does not hide the rest
+        QVERIFY(warnings.contains(QStringLiteral("verification.json: \"kernels[1].effect_pct\" is not a number")));
+        QVERIFY(std::isnan(v->kernel(QStringLiteral("02-softmax"))->effectPct));
+        QCOMPARE(v->kernel(QStringLiteral("01-matmul"))->effectPct, 4.2);
+        QCOMPARE(warnings.size(), 2);
+        QVERIFY(warnings.at(1).contains(QStringLiteral("\"seeds\"")));
+
+        d = ak::test::verificationDict(true);
+        d["timings"]["eager"].erase("median_us");
+        warnings.clear();
+        v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
+        QVERIFY(!v); // no eager timing: nothing to compare with
+        QVERIFY2(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("\"timings.eager.median_us\" is missing")),
+                 qPrintable(warnings.join(QLatin1Char('\n'))));
+
+        warnings.clear();
+        QVERIFY(!ModelVerification::parse("{\"format\": \"something else\"}", QStringLiteral("verification.json"), &warnings));
+        QVERIFY(warnings.value(0).contains(QStringLiteral("\"format\"")));
+        warnings.clear();
+        QVERIFY(!ModelVerification::parse("{not json", QStringLiteral("verification.json"), &warnings));
+        QVERIFY(warnings.value(0).startsWith(QStringLiteral("verification.json: not a JSON object")));
+    }
+
+    void loaderReadsVerificationAndSurvivesABadOne()
+    {
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(ak::test::makeVerifiedRun(dir.path(), &error), qPrintable(error));
+        ak::RunSnapshotPtr run = ak::RunLoader::load(dir.path(), &error);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY2(run->warnings.isEmpty(), qPrintable(run->warnings.join(QLatin1Char('\n'))));
+        QVERIFY(run->verification);
+        QCOMPARE(run->verification->finalSet.size(), 4);
+        QCOMPARE(run->verification->kernel(QStringLiteral("06-layernorm"))->effectPct, 0.8);
+
+        nlohmann::json d = ak::test::verificationDict(true);
+        d["timings"]["eager+ours"]["median_us"] = "fast";
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("verification.json")), bytes(d)));
+        run = ak::RunLoader::load(dir.path(), &error);
+        QVERIFY2(run, qPrintable(error)); // the run still loads
+        QVERIFY(!run->verification);
+        QCOMPARE(run->kernels.size(), 6);
+        QVERIFY2(run->warnings.join(QLatin1Char('\n')).contains(QStringLiteral("verification.json: \"timings.eager+ours.median_us\" is not a number")),
+                 qPrintable(run->warnings.join(QLatin1Char('\n'))));
+
+        QVERIFY(QFile::remove(dir.filePath(QStringLiteral("verification.json"))));
+        run = ak::RunLoader::load(dir.path(), &error);
+        QVERIFY(run && !run->verification);
+    }
+
+    void projectionFromKeptSpeedups()
+    {
+        // Half the time 2x faster saves a quarter; slower or unmeasured kernels do not count.
+        QCOMPARE(ak::Amdahl::projectedFromSpeedups({{0.5, 2.0}, {0.25, 0.8}, {0.1, std::nan("")}}), 1.0 / 0.75);
+        QCOMPARE(ak::Amdahl::projectedFromSpeedups({}), 1.0);
+        QCOMPARE(ak::Amdahl::projectedFromSpeedups({{0.2, 1.25}, {0.3, 1.5}}), 1.0 / (1.0 - 0.2 * 0.2 - 0.3 / 3.0));
+    }
+
+    void tableInModelColumn()
+    {
+        KernelTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto s = verifiedRun();
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(model.headerData(KernelTableModel::InModelColumn, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("In model"));
+        auto cell = [&](int row, int role) { return model.index(row, KernelTableModel::InModelColumn).data(role); };
+        QCOMPARE(cell(0, Qt::DisplayRole).toString(), QStringLiteral("+4.2 % ✓"));
+        QCOMPARE(cell(0, KernelTableModel::SortRole).toDouble(), 4.2);
+        QCOMPARE(cell(1, Qt::DisplayRole).toString(), QStringLiteral("−1.3 % left out"));
+        QCOMPARE(cell(1, KernelTableModel::SortRole).toDouble(), -1.3);
+        QVERIFY(cell(1, Qt::ToolTipRole).toString().contains(QStringLiteral("slows the model down")));
+        QCOMPARE(cell(2, Qt::DisplayRole).toString(), QStringLiteral("not plugged"));
+        QVERIFY(std::isnan(cell(2, KernelTableModel::SortRole).toDouble()));
+        QVERIFY(cell(2, Qt::ToolTipRole).toString().contains(QStringLiteral("eps 1e-06")));
+        QCOMPARE(cell(3, Qt::DisplayRole).toString(), QStringLiteral("parity ✗"));
+        QVERIFY(cell(3, Qt::ToolTipRole).toString().contains(QStringLiteral("37.5 tolerances")));
+
+        // Not verified: empty text, NaN to sort by.
+        model.resetRows(KernelTableModel::rowsFrom(*ak::test::makeRun(QStringLiteral("/r"))));
+        QVERIFY(cell(0, Qt::DisplayRole).toString().isEmpty());
+        QVERIFY(std::isnan(cell(0, KernelTableModel::SortRole).toDouble()));
+        QVERIFY(cell(0, Qt::ToolTipRole).toString().contains(QStringLiteral("Verify")));
+    }
+
+    void unverifiedRowsSortLastAndDoNotChurn()
+    {
+        KernelTableModel model;
+        ak::KernelFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        auto s = verifiedRun();
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        proxy.sort(KernelTableModel::InModelColumn, Qt::DescendingOrder);
+        auto keyAt = [&](int row) { return proxy.index(row, 0).data(KernelTableModel::KeyRole).toString(); };
+        QCOMPARE(keyAt(0), QStringLiteral("01-matmul"));
+        QCOMPARE(keyAt(1), QStringLiteral("02-softmax"));
+        QVERIFY(keyAt(2) == QStringLiteral("03-layernorm") || keyAt(2) == QStringLiteral("04-gelu")); // both NaN
+        proxy.sort(KernelTableModel::InModelColumn, Qt::AscendingOrder);
+        QCOMPARE(keyAt(2), QStringLiteral("02-softmax"));
+        QCOMPARE(keyAt(3), QStringLiteral("01-matmul"));
+
+        // A reload with the same data changes nothing, although NaN is unequal to itself.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(changed.count(), 0);
+    }
+};
+
+AK_TEST_CLASS(ModelVerificationTest)
+#include "tst_modelverification.moc"

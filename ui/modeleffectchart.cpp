@@ -1,0 +1,103 @@
+#include "modeleffectchart.h"
+
+#include "emptystate.h"
+#include "modelverification.h"
+#include "numberformat.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QHorizontalStackedBarSeries>
+#include <QStackedLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ak {
+
+ModelEffectChart::ModelEffectChart(QWidget *parent)
+    : QWidget(parent)
+    , m_stack(new QStackedLayout(this))
+    , m_empty(new EmptyState(this))
+    , m_view(new QChartView(this))
+    , m_chart(new QChart)
+    , m_series(new QHorizontalStackedBarSeries(this))
+    , m_final(new QBarSet(QStringLiteral("in the final set")))
+    , m_leftOut(new QBarSet(QStringLiteral("left out")))
+    , m_kernels(new QBarCategoryAxis(this))
+    , m_effect(new QValueAxis(this))
+{
+    m_final->setColor(QColor(0x1b, 0x7f, 0x3b));
+    m_leftOut->setColor(QColor(0xb0, 0xb0, 0xb0));
+    m_series->append(m_final);
+    m_series->append(m_leftOut);
+    m_series->setBarWidth(0.7);
+    m_chart->addSeries(m_series);
+    m_chart->setTitle(QStringLiteral("Each kernel inside the model: % of the model's time it saves"));
+    m_effect->setTitleText(QStringLiteral("% of the model's time saved (leave one out)"));
+    m_effect->setLabelFormat(QStringLiteral("%.1f"));
+    m_kernels->setTruncateLabels(false); // a narrow dock would otherwise turn every name into "..."
+    m_chart->addAxis(m_kernels, Qt::AlignLeft);
+    m_chart->addAxis(m_effect, Qt::AlignBottom);
+    m_series->attachAxis(m_kernels);
+    m_series->attachAxis(m_effect);
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_view->setChart(m_chart);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumHeight(180);
+    m_empty->setMessage(QStringLiteral("No in-model effect measured"),
+                        QStringLiteral("Only kernels that plug into the model and pass parity are timed inside it."));
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(m_view);
+    m_stack->setCurrentWidget(m_empty);
+}
+
+bool ModelEffectChart::isShowingChart() const
+{
+    return m_stack->currentWidget() == m_view;
+}
+
+void ModelEffectChart::clear()
+{
+    m_final->remove(0, m_final->count());
+    m_leftOut->remove(0, m_leftOut->count());
+    m_kernels->clear();
+    m_categories.clear();
+    m_stack->setCurrentWidget(m_empty);
+}
+
+void ModelEffectChart::setVerification(const ModelVerification &verification)
+{
+    clear();
+    QVector<const KernelVerification *> timed;
+    for (const KernelVerification &k : verification.kernels)
+        if (!std::isnan(k.effectPct))
+            timed.append(&k);
+    if (timed.isEmpty())
+        return;
+    // Qt Charts draws the first category at the bottom: ascending puts the largest win on top.
+    std::stable_sort(timed.begin(), timed.end(),
+                     [](const KernelVerification *a, const KernelVerification *b) { return a->effectPct < b->effectPct; });
+    double low = 0;
+    double high = 0;
+    for (const KernelVerification *k : timed) {
+        // The value is in the label too: bar labels would also print the other set's zeros.
+        m_categories << QStringLiteral("%1  %2").arg(k->kernel, formatSignedPercent(k->effectPct));
+        m_final->append(k->inFinalSet ? k->effectPct : 0.0);
+        m_leftOut->append(k->inFinalSet ? 0.0 : k->effectPct);
+        low = std::min(low, k->effectPct);
+        high = std::max(high, k->effectPct);
+    }
+    m_kernels->append(m_categories);
+    // Qt Charts drops category labels that do not fit: give every kernel a row of its own.
+    m_view->setMinimumHeight(std::max(180, 110 + 26 * int(timed.size())));
+    const double pad = std::max(0.5, 0.1 * (high - low));
+    m_effect->setRange(low < 0 ? low - pad : 0.0, high > 0 ? high + pad : 0.0 + pad);
+    m_effect->applyNiceNumbers();
+    m_stack->setCurrentWidget(m_view);
+}
+
+} // namespace ak

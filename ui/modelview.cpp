@@ -1,0 +1,404 @@
+#include "modelview.h"
+
+#include "amdahl.h"
+#include "emptystate.h"
+#include "kerneltablemodel.h"
+#include "modeleffectchart.h"
+#include "numberformat.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ak {
+
+namespace {
+
+const char *const TimingNames[] = {"eager", "eager + ours", "compile", "compile + ours"};
+
+QLabel *bigNumber(QWidget *parent, const QString &objectName)
+{
+    auto *label = new QLabel(notMeasured(), parent);
+    label->setObjectName(objectName);
+    QFont f = label->font();
+    f.setPointSizeF(f.pointSizeF() * 1.8);
+    f.setBold(true);
+    label->setFont(f);
+    return label;
+}
+
+QLabel *wrapped(QWidget *parent, const QString &objectName)
+{
+    auto *label = new QLabel(parent);
+    label->setObjectName(objectName);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+QString seconds(double s)
+{
+    if (std::isnan(s))
+        return notMeasured();
+    return s >= 90 ? QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60) : QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+}
+
+QString tolerances(double x)
+{
+    return std::isnan(x) ? notMeasured() : QString::number(x, 'g', 3);
+}
+
+} // namespace
+
+ModelView::ModelView(QWidget *parent)
+    : QWidget(parent)
+    , m_jobs(new ModelJobs(this))
+    , m_verifyAction(new QAction(QStringLiteral("&Verify"), this))
+    , m_cancelAction(new QAction(QStringLiteral("&Cancel Verify"), this))
+    , m_exportAction(new QAction(QStringLiteral("&Export…"), this))
+    , m_progress(new QProgressBar(this))
+    , m_status(wrapped(this, QStringLiteral("ModelStatus")))
+    , m_stack(new QStackedWidget(this))
+    , m_empty(new EmptyState(m_stack))
+{
+    setObjectName(QStringLiteral("ModelView"));
+    m_verifyAction->setObjectName(QStringLiteral("VerifyAction"));
+    m_verifyAction->setToolTip(QStringLiteral("Put the kept kernels into the model at their call sites: parity on every "
+                                              "output, in-model effect of each, the four timings (autokernel-cli verify)"));
+    m_cancelAction->setObjectName(QStringLiteral("CancelVerifyAction"));
+    m_cancelAction->setToolTip(QStringLiteral("Stop the running verification; nothing is recorded"));
+    m_exportAction->setObjectName(QStringLiteral("ExportAction"));
+    connect(m_verifyAction, &QAction::triggered, this, &ModelView::verify);
+    connect(m_cancelAction, &QAction::triggered, this, &ModelView::cancelVerify);
+    connect(m_exportAction, &QAction::triggered, this, &ModelView::chooseExportDirectory);
+    // Queued: the progress is emitted on the verify's pool thread.
+    connect(m_jobs, &ModelJobs::verifyProgress, this, &ModelView::verifyProgress, Qt::QueuedConnection);
+    connect(m_jobs, &ModelJobs::verifyFinished, this, &ModelView::verifyFinished);
+    connect(m_jobs, &ModelJobs::exportFinished, this, &ModelView::exportFinished);
+
+    auto *buttons = new QHBoxLayout;
+    for (QAction *a : {m_verifyAction, m_cancelAction, m_exportAction}) {
+        auto *b = new QToolButton(this);
+        b->setDefaultAction(a);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        buttons->addWidget(b);
+    }
+    buttons->addStretch();
+    m_progress->setRange(0, 100);
+    m_progress->hide();
+    m_status->hide();
+
+    auto *content = new QWidget;
+    auto *column = new QVBoxLayout(content);
+    auto *headline = new QGridLayout;
+    m_measured = bigNumber(content, QStringLiteral("MeasuredSpeedup"));
+    m_projected = bigNumber(content, QStringLiteral("ProjectedSpeedup"));
+    m_measured->setToolTip(QStringLiteral("Measured: eager + the final set vs eager, one process, alternating rounds"));
+    m_projected->setToolTip(QStringLiteral("Projected (Amdahl): each kernel's share of the profile and its best kept "
+                                           "speedup in isolation; what the table promised"));
+    headline->addWidget(m_measured, 0, 0);
+    headline->addWidget(m_projected, 0, 1);
+    headline->addWidget(new QLabel(QStringLiteral("measured in the model"), content), 1, 0);
+    headline->addWidget(new QLabel(QStringLiteral("projected from the kernels"), content), 1, 1);
+    column->addLayout(headline);
+
+    m_timings = new QGridLayout;
+    const QStringList heads{QStringLiteral("per forward"), QStringLiteral("vs eager"), QStringLiteral("vs compile")};
+    for (int c = 0; c < 3; ++c)
+        m_timings->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(heads[c]), content), 0, c + 1, Qt::AlignRight);
+    for (int r = 0; r < 4; ++r) {
+        m_timings->addWidget(new QLabel(QString::fromUtf8(TimingNames[r]), content), r + 1, 0);
+        for (int c = 0; c < 3; ++c)
+            m_timings->addWidget(new QLabel(content), r + 1, c + 1, Qt::AlignRight);
+    }
+    column->addLayout(m_timings);
+    m_compileTime = wrapped(content, QStringLiteral("CompileSeconds"));
+    m_parity = wrapped(content, QStringLiteral("Parity"));
+    m_finalSet = wrapped(content, QStringLiteral("FinalSet"));
+    m_environment = wrapped(content, QStringLiteral("Environment"));
+    for (QLabel *l : {m_compileTime, m_parity, m_finalSet, m_environment})
+        column->addWidget(l);
+    m_chart = new ModelEffectChart(content);
+    m_chart->setMinimumHeight(220);
+    column->addWidget(m_chart, 1);
+    column->addWidget(new QLabel(QStringLiteral("<b>Not in the final set</b>"), content));
+    m_leftOut = new QTableWidget(0, 3, content);
+    m_leftOut->setObjectName(QStringLiteral("LeftOutTable"));
+    m_leftOut->setHorizontalHeaderLabels({QStringLiteral("Kernel"), QStringLiteral("In model"), QStringLiteral("Why")});
+    m_leftOut->horizontalHeader()->setStretchLastSection(true);
+    m_leftOut->verticalHeader()->hide();
+    m_leftOut->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_leftOut->setWordWrap(true);
+    m_leftOut->setMaximumHeight(160);
+    column->addWidget(m_leftOut);
+
+    auto *scroll = new QScrollArea(m_stack);
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(scroll);
+
+    auto *root = new QVBoxLayout(this);
+    root->addLayout(buttons);
+    root->addWidget(m_progress);
+    root->addWidget(m_status);
+    root->addWidget(m_stack, 1);
+    setSnapshot(nullptr);
+}
+
+ModelView::~ModelView() = default;
+
+QLabel *ModelView::timingLabel(int row, int column) const
+{
+    QLayoutItem *item = m_timings->itemAtPosition(row + 1, column + 1);
+    return item ? qobject_cast<QLabel *>(item->widget()) : nullptr;
+}
+
+bool ModelView::isShowingVerification() const
+{
+    return m_stack->currentWidget() != m_empty;
+}
+
+double ModelView::projectedSpeedup(const RunSnapshot &snapshot)
+{
+    // Verify plugs each kernel's head: its best kept experiment, or the baseline starter when nothing
+    // was kept (a starter can already beat PyTorch). So the projection takes the head's speedup over
+    // PyTorch across the kernel's share of the time.
+    QVector<QPair<double, double>> pairs;
+    for (const KernelRecord &k : snapshot.kernels) {
+        const Experiment *head = snapshot.experiment(k.headExperiment);
+        if (head && head->metrics.correct && Metrics::has(head->metrics.speedup))
+            pairs.append({k.share, head->metrics.speedup});
+    }
+    return Amdahl::projectedFromSpeedups(pairs);
+}
+
+void ModelView::setSnapshot(const RunSnapshotPtr &snapshot)
+{
+    const bool otherRun = !snapshot || !m_snapshot || snapshot->runDir != m_snapshot->runDir;
+    if (otherRun && !m_jobs->isVerifying() && !m_jobs->isExporting())
+        setStatus(QString(), false); // an outcome of another run's job does not belong here
+    m_snapshot = snapshot;
+    if (!snapshot) {
+        m_empty->setMessage(QStringLiteral("No run open"), QStringLiteral("Open a run to verify its kernels inside the model."));
+        m_empty->setAction(nullptr);
+        m_stack->setCurrentWidget(m_empty);
+    } else if (!snapshot->verification) {
+        m_empty->setMessage(QStringLiteral("Not verified yet — Verify measures the kernels inside the model"),
+                            QStringLiteral("It puts the kept kernels back into the model at their call sites, checks every "
+                                           "output on fresh seeded inputs, measures each kernel's effect in the model and "
+                                           "times eager and torch.compile with and without them. Only the kernels that "
+                                           "win there form the final set that Export packages."));
+        m_empty->setAction(m_verifyAction);
+        m_stack->setCurrentWidget(m_empty);
+        m_chart->clear();
+    } else {
+        showVerification(*snapshot, *snapshot->verification);
+        m_stack->setCurrentIndex(1);
+    }
+    updateActions();
+}
+
+void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerification &v)
+{
+    m_measured->setText(formatRatio(v.modelSpeedup));
+    const double projected = projectedSpeedup(snapshot);
+    m_projected->setText(std::isinf(projected) ? notMeasured() : formatRatio(projected));
+    showTimings(v);
+    const bool anyCompile = !std::isnan(v.compileSeconds) || !std::isnan(v.compileOursSeconds);
+    m_compileTime->setText(anyCompile ? QStringLiteral("torch.compile time: %1 (original), %2 (with ours); not in the timings")
+                                            .arg(seconds(v.compileSeconds), seconds(v.compileOursSeconds))
+                                      : QStringLiteral("torch.compile time: not measured"));
+    QStringList seeds;
+    for (qint64 s : v.seeds)
+        seeds << QString::number(s);
+    m_parity->setText(QStringLiteral("Parity: %1 — worst %2 tolerances from the truth (eager %3); seeds %4%5")
+                          .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"), tolerances(v.parityError),
+                               tolerances(v.eagerError), seeds.isEmpty() ? notMeasured() : seeds.join(QStringLiteral(", ")),
+                               v.parityNote.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(v.parityNote)));
+    m_parity->setStyleSheet(v.parityOk ? QString() : QStringLiteral("color: #c01c28;"));
+    m_finalSet->setText(QStringLiteral("Final set: %1 of %2 kernels%3")
+                            .arg(v.finalSet.size()).arg(v.kernels.size())
+                            .arg(v.finalSet.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(v.finalSet.join(QStringLiteral(", ")))));
+    QStringList where{v.deviceName.isEmpty() ? v.device : v.deviceName, v.dtype,
+                      QStringLiteral("torch %1").arg(v.torch.isEmpty() ? notMeasured() : v.torch),
+                      v.triton.isEmpty() ? QStringLiteral("no Triton") : QStringLiteral("Triton %1").arg(v.triton)};
+    if (!v.python.isEmpty())
+        where << QStringLiteral("Python %1").arg(v.python);
+    where.removeAll(QString());
+    m_environment->setText(QStringLiteral("%1\nVerified %2, took %3")
+                               .arg(where.join(QStringLiteral(" · ")),
+                                    v.when.isValid() ? v.when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")) : notMeasured(),
+                                    seconds(v.seconds)));
+    m_chart->setVerification(v);
+    showLeftOut(v);
+}
+
+void ModelView::showTimings(const ModelVerification &v)
+{
+    const ModelTiming *timings[] = {&v.eager, &v.eagerOurs, &v.compile, &v.compileOurs};
+    for (int r = 0; r < 4; ++r) {
+        const ModelTiming &t = *timings[r];
+        const QString why = t.error.isEmpty() ? QStringLiteral("not measured (torch.compile unavailable or switched off)")
+                                              : QStringLiteral("not measured: %1").arg(t.error);
+        timingLabel(r, 0)->setText(t.measured ? QStringLiteral("%1 ms").arg(t.medianUs / 1000.0, 0, 'f', 2) : QStringLiteral("not measured"));
+        timingLabel(r, 0)->setToolTip(t.measured ? QStringLiteral("median %1 µs per forward").arg(t.medianUs, 0, 'f', 1) : why);
+        timingLabel(r, 1)->setText(t.measured ? formatRatio(t.speedupVsEager) : QString());
+        timingLabel(r, 2)->setText(r == 3 && t.measured ? formatRatio(t.speedupVsCompile) : QString());
+    }
+}
+
+void ModelView::showLeftOut(const ModelVerification &v)
+{
+    m_leftOut->setRowCount(0);
+    for (const KernelVerification &k : v.kernels) {
+        if (k.inFinalSet)
+            continue;
+        const int row = m_leftOut->rowCount();
+        m_leftOut->insertRow(row);
+        const QString why = k.whyNot.isEmpty() ? v.parityNote : k.whyNot;
+        const QString items[] = {k.kernel, inModelText(k), why};
+        for (int c = 0; c < 3; ++c) {
+            auto *item = new QTableWidgetItem(items[c]);
+            item->setToolTip(why);
+            m_leftOut->setItem(row, c, item);
+        }
+    }
+    m_leftOut->resizeColumnToContents(0);
+    m_leftOut->resizeColumnToContents(1);
+}
+
+bool ModelView::verify()
+{
+    if (!m_snapshot || m_jobs->isVerifying())
+        return false;
+    VerifyOptions options;
+    options.runDir = m_snapshot->runDir;
+    if (!m_jobs->verify(options))
+        return false;
+    m_verifyingRun = options.runDir;
+    m_progress->setRange(0, 0); // busy until the worker says how far it is
+    m_progress->show();
+    setStatus(QStringLiteral("Verifying %1…").arg(QDir::toNativeSeparators(options.runDir)), false);
+    Q_EMIT info(QStringLiteral("verify %1: started").arg(options.runDir));
+    updateActions();
+    return true;
+}
+
+void ModelView::cancelVerify()
+{
+    if (!m_jobs->isVerifying())
+        return;
+    m_jobs->cancelVerify();
+    setStatus(QStringLiteral("Cancelling the verification…"), false);
+    updateActions();
+}
+
+void ModelView::verifyProgress(const QString &message, double fraction)
+{
+    if (!m_jobs->isVerifying())
+        return; // a late event from a verify that already ended
+    if (fraction >= 0) {
+        m_progress->setRange(0, 100);
+        m_progress->setValue(int(std::lround(std::min(1.0, fraction) * 100)));
+    }
+    m_progress->setFormat(QStringLiteral("%1 — %p%").arg(message));
+    setStatus(QStringLiteral("Verifying: %1").arg(message), false);
+}
+
+void ModelView::verifyFinished(const VerifyOutcome &outcome)
+{
+    const QString run = m_verifyingRun;
+    m_verifyingRun.clear();
+    m_progress->hide();
+    updateActions();
+    if (outcome.cancelled) {
+        setStatus(QStringLiteral("Verification cancelled; nothing was recorded."), false);
+        Q_EMIT info(QStringLiteral("verify %1: cancelled, nothing recorded").arg(run));
+        return;
+    }
+    if (!outcome.ok) {
+        setStatus(QStringLiteral("Verify failed: %1").arg(outcome.error), true);
+        Q_EMIT failed(QStringLiteral("verify %1: %2").arg(run, outcome.error));
+        return;
+    }
+    const auto found = outcome.verification.is_object() ? outcome.verification.find("model_speedup") : outcome.verification.end();
+    const double speedup = found != outcome.verification.end() && found->is_number() ? found->get<double>() : std::nan("");
+    const QString text = QStringLiteral("verify %1: model %2 (eager + the final set vs eager); verification.json %3")
+                             .arg(run, formatRatio(speedup), outcome.recorded);
+    setStatus(QString(), false);
+    Q_EMIT info(text);
+    Q_EMIT verified(run);
+}
+
+void ModelView::chooseExportDirectory()
+{
+    if (!m_snapshot || !m_snapshot->verification)
+        return;
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Export the Verified Kernels To"),
+                                                          QDir::homePath());
+    if (!dir.isEmpty())
+        exportTo(dir);
+}
+
+bool ModelView::exportTo(const QString &dir)
+{
+    if (!m_snapshot || !m_snapshot->verification)
+        return false;
+    ExportOptions options;
+    options.runDir = m_snapshot->runDir;
+    options.outDir = dir;
+    if (!m_jobs->exportPackage(options))
+        return false;
+    setStatus(QStringLiteral("Exporting to %1…").arg(QDir::toNativeSeparators(dir)), false);
+    updateActions();
+    return true;
+}
+
+void ModelView::exportFinished(const ExportOutcome &outcome)
+{
+    updateActions();
+    if (!outcome.ok) {
+        setStatus(QStringLiteral("Export failed: %1").arg(outcome.error), true);
+        Q_EMIT failed(QStringLiteral("export: %1").arg(outcome.error));
+        return;
+    }
+    setStatus(QStringLiteral("Exported %1 kernel(s) to %2").arg(outcome.kernels).arg(QDir::toNativeSeparators(outcome.packageDir)), false);
+    Q_EMIT info(QStringLiteral("export: package %1 with %2 kernel(s), measured %3 over eager; import it and call apply(model)")
+                    .arg(outcome.packageDir).arg(outcome.kernels).arg(formatRatio(outcome.modelSpeedup)));
+}
+
+void ModelView::setStatus(const QString &text, bool error)
+{
+    m_status->setText(text);
+    m_status->setStyleSheet(error ? QStringLiteral("color: #c01c28;") : QString());
+    m_status->setVisible(!text.isEmpty());
+}
+
+void ModelView::updateActions()
+{
+    const bool verifying = m_jobs->isVerifying();
+    m_verifyAction->setEnabled(m_snapshot && !verifying);
+    m_cancelAction->setEnabled(verifying);
+    const bool canExport = m_snapshot && m_snapshot->verification && !m_jobs->isExporting();
+    m_exportAction->setEnabled(canExport);
+    m_exportAction->setToolTip(canExport ? QStringLiteral("Write the verified final set as a Python package with apply(model) "
+                                                          "and restore(model) (autokernel-cli export)")
+                                         : m_jobs->isExporting() ? QStringLiteral("An export is running")
+                                                                 : QStringLiteral("Export needs a verification: Verify first"));
+}
+
+} // namespace ak

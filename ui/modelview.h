@@ -1,0 +1,102 @@
+#pragma once
+
+#include "modeljobs.h"
+#include "runsnapshot.h"
+
+#include <QWidget>
+
+class QAction;
+class QGridLayout;
+class QLabel;
+class QProgressBar;
+class QStackedWidget;
+class QTableWidget;
+
+namespace ak {
+
+class EmptyState;
+class ModelEffectChart;
+
+// The "Model" dock: what verify measured for the open run (verification.json) — the measured model
+// speedup beside the projection from the kernels' own speedups, the four timings, compile time,
+// parity, where it ran, each kernel's in-model effect as a chart and the kernels left out with
+// their reasons — and the Verify (with progress and cancel) and Export actions. The jobs run in
+// ModelJobs, off the GUI thread; messages for the log leave through info() and failed().
+class ModelView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ModelView(QWidget *parent = nullptr);
+    ~ModelView() override;
+
+    // nullptr: no run open (actions disabled).
+    void setSnapshot(const RunSnapshotPtr &snapshot);
+
+    // Verify the shown run in the background; false when there is none or a verify runs.
+    bool verify();
+    void cancelVerify();
+    // Asks for a directory (QFileDialog), then exportTo().
+    void chooseExportDirectory();
+    bool exportTo(const QString &dir);
+
+    ModelJobs *jobs() const { return m_jobs; }
+    QAction *verifyAction() const { return m_verifyAction; }
+    QAction *cancelAction() const { return m_cancelAction; }
+    QAction *exportAction() const { return m_exportAction; }
+
+    bool isShowingVerification() const;
+    EmptyState *emptyState() const { return m_empty; }
+    ModelEffectChart *effectChart() const { return m_chart; }
+    QProgressBar *progressBar() const { return m_progress; }
+    QLabel *statusLabel() const { return m_status; }
+    QLabel *measuredLabel() const { return m_measured; }
+    QLabel *projectedLabel() const { return m_projected; }
+    QLabel *parityLabel() const { return m_parity; }
+    QLabel *compileLabel() const { return m_compileTime; }
+    QLabel *environmentLabel() const { return m_environment; }
+    // The timings grid: row 0..3 = eager, eager + ours, compile, compile + ours; column 0 = ms per
+    // forward, 1 = vs eager, 2 = vs compile.
+    QLabel *timingLabel(int row, int column) const;
+    QTableWidget *leftOutTable() const { return m_leftOut; }
+
+    // The projection the view shows: Amdahl over each kernel's share and its best kept speedup.
+    static double projectedSpeedup(const RunSnapshot &snapshot);
+
+Q_SIGNALS:
+    void info(const QString &text);
+    void failed(const QString &text);
+    // A verify of runDir ended with verification.json recorded: the window reloads that run.
+    void verified(const QString &runDir);
+
+private:
+    void showVerification(const RunSnapshot &snapshot, const ModelVerification &v);
+    void showTimings(const ModelVerification &v);
+    void showLeftOut(const ModelVerification &v);
+    void verifyProgress(const QString &message, double fraction);
+    void verifyFinished(const VerifyOutcome &outcome);
+    void exportFinished(const ExportOutcome &outcome);
+    void setStatus(const QString &text, bool error);
+    void updateActions();
+
+    RunSnapshotPtr m_snapshot;
+    QString m_verifyingRun;   // the run the running verify is for (the user may open another)
+    ModelJobs *m_jobs;
+    QAction *m_verifyAction;
+    QAction *m_cancelAction;
+    QAction *m_exportAction;
+    QProgressBar *m_progress;
+    QLabel *m_status;
+    QStackedWidget *m_stack;
+    EmptyState *m_empty;
+    QLabel *m_measured;
+    QLabel *m_projected;
+    QGridLayout *m_timings;
+    QLabel *m_compileTime;
+    QLabel *m_parity;
+    QLabel *m_finalSet;
+    QLabel *m_environment;
+    ModelEffectChart *m_chart;
+    QTableWidget *m_leftOut;
+};
+
+} // namespace ak
