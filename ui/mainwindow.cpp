@@ -336,18 +336,32 @@ void MainWindow::exampleFinished(const QString &name, const ExampleRun::Result &
 
 void MainWindow::reload()
 {
-    if (!m_runDir.isEmpty())
-        startLoad(m_runDir, true);
+    if (m_runDir.isEmpty())
+        return;
+    // One reload at a time: while experiments land faster than a load takes, starting a new load on
+    // every change would supersede each one before it is shown, and the table would never update.
+    if (m_reloadInFlight) {
+        m_reloadAgain = true;
+        return;
+    }
+    startLoad(m_runDir, true);
 }
 
 void MainWindow::scheduleReload()
 {
-    m_reloadTimer.start();
+    // Not restarted while it runs: a steady stream of changes still reloads every ReloadDebounceMs
+    // (a restarting debounce waited for the stream to stop, which a running loop never does).
+    if (!m_reloadTimer.isActive())
+        m_reloadTimer.start();
 }
 
 void MainWindow::startLoad(const QString &dir, bool isReload)
 {
     const quint64 generation = ++m_generation;
+    if (isReload)
+        m_reloadInFlight = true;
+    else
+        m_reloadAgain = false; // another run: what changed in the old one no longer matters
     if (!isReload) {
         m_log->appendMessage(LogView::Level::Info, QStringLiteral("opening %1").arg(dir));
         statusBar()->showMessage(QStringLiteral("Loading %1…").arg(dir));
@@ -359,6 +373,13 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
             error = QStringLiteral("not a run directory");
         return std::make_pair(snapshot, error);
     }, [this, generation, dir, isReload](const std::pair<RunSnapshotPtr, QString> &result) {
+        if (isReload) {
+            m_reloadInFlight = false;
+            if (m_reloadAgain) { // changes arrived while this load ran: read them once more
+                m_reloadAgain = false;
+                scheduleReload();
+            }
+        }
         if (generation != m_generation)
             return; // a newer open or reload superseded this one
         const auto &[snapshot, error] = result;

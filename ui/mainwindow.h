@@ -123,6 +123,8 @@ private:
     quint64 m_generation = 0;
     quint64 m_opens = 0;     // openRun calls: an example finishing later does not replace a newer choice
     QTimer m_reloadTimer;
+    bool m_reloadInFlight = false; // a reload's load runs; another waits for it (m_reloadAgain)
+    bool m_reloadAgain = false;
     RunWatcher *m_watcher = nullptr;
 
     SteeringActions *m_steering;

@@ -12,6 +12,7 @@
 
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QElapsedTimer>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -19,6 +20,9 @@
 #include <QTableView>
 #include <QThread>
 #include <QThreadPool>
+
+#include <algorithm>
+#include <atomic>
 
 using ak::MainWindow;
 
@@ -145,6 +149,43 @@ private Q_SLOTS:
         QVERIFY(w.noRunState()->title().contains(QStringLiteral("Could not open")));
         QVERIFY(w.noRunState()->body().contains(QStringLiteral("run.json: no such file")));
         QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("run.json: no such file")));
+    }
+
+    void aSteadyStreamOfChangesStillReloads()
+    {
+        // A loop writing 25 changes a second for 1.2 s: the table follows while the stream lasts
+        // (a restarting debounce showed nothing until it stopped), one load at a time, coalesced.
+        MainWindow w;
+        std::atomic<int> inFlight{0};
+        std::atomic<int> maxInFlight{0};
+        std::atomic<int> loads{0};
+        w.setLoader([&](const QString &dir, QString *) -> ak::RunSnapshotPtr {
+            const int now = ++inFlight;
+            maxInFlight = std::max(maxInFlight.load(), now);
+            ++loads;
+            QThread::msleep(120);
+            --inFlight;
+            return ak::test::makeRun(dir);
+        });
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(QStringLiteral("/runs/live"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
+        QElapsedTimer stream;
+        stream.start();
+        int reloadedDuringStream = 0;
+        while (stream.elapsed() < 1200) {
+            w.scheduleReload();
+            QTest::qWait(40);
+            reloadedDuringStream = int(loaded.count()) - 1;
+        }
+        QVERIFY2(reloadedDuringStream >= 2, qPrintable(QString::number(reloadedDuringStream)));
+        QTRY_VERIFY_WITH_TIMEOUT(inFlight.load() == 0, 5000);
+        QTest::qWait(500); // the last change after the stream is read too, then nothing more
+        const int settled = loads.load();
+        QTest::qWait(400);
+        QCOMPARE(loads.load(), settled);
+        QCOMPARE(maxInFlight.load(), 1);
+        QVERIFY2(settled <= 1 + 1200 / 250 + 3, qPrintable(QString::number(settled))); // coalesced, not 30 loads
     }
 
     void staleLoadIsDropped()
