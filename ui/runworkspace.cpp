@@ -161,6 +161,10 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
                                 QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
     }
     refreshKernelDependents();
+    // The selected experiment's outcome may have changed (accepted, rejected, restored by the loop):
+    // the steering actions follow it, not only a change of the selected row.
+    if (sameRun)
+        experimentSelectionChanged();
     updateEmptyStates();
     // Fit columns to a new run once the views are current (a hidden view measures no rows); the
     // user's saved column widths win over fitting.

@@ -5,6 +5,7 @@
 #include "kerneltablemodel.h"
 #include "logview.h"
 #include "mainwindow.h"
+#include "steeringactions.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 #include "throughputchart.h"
@@ -186,6 +187,35 @@ private Q_SLOTS:
         QCOMPARE(loads.load(), settled);
         QCOMPARE(maxInFlight.load(), 1);
         QVERIFY2(settled <= 1 + 1200 / 250 + 3, qPrintable(QString::number(settled))); // coalesced, not 30 loads
+    }
+
+    void actionsFollowTheSelectedExperimentAcrossReloads()
+    {
+        // Accept on a pending experiment; the loop applies it; the next reload shows it kept: Accept and
+        // Reject must turn off then, not only when another row is selected (issue #14).
+        MainWindow w;
+        std::atomic<bool> accepted{false};
+        w.setLoader([&accepted](const QString &dir, QString *) -> ak::RunSnapshotPtr {
+            auto s = ak::test::makeRun(dir);
+            if (accepted)
+                s->experiments[5].status = ak::ExperimentStatus::Kept; // experiment 6, 02-softmax
+            return s;
+        });
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(QStringLiteral("/runs/review"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
+        selectKernel(w, QStringLiteral("02-softmax"));
+        QTableView *commits = w.workspace()->commitView();
+        QCOMPARE(commits->model()->rowCount(), 1);
+        commits->selectionModel()->setCurrentIndex(commits->model()->index(0, 0),
+                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(w.steering()->accept()->isEnabled());
+        QVERIFY(w.steering()->reject()->isEnabled());
+        accepted = true;
+        w.reload();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 5000);
+        QVERIFY(!w.steering()->accept()->isEnabled());
+        QVERIFY(!w.steering()->reject()->isEnabled());
     }
 
     void staleLoadIsDropped()
