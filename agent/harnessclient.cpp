@@ -1,44 +1,35 @@
 #include "harnessclient.h"
 
+#include "jsonfield.h"
+
 #include <QFileInfo>
 
 namespace ak {
 
 namespace {
 
-QString str(const nlohmann::json &j, const char *key)
-{
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-
 // null (the worker's form of NaN/Inf) and absent both mean "not measured".
-double num(const nlohmann::json &j, const char *key)
-{
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : std::nan("");
-}
+const double kNotMeasured = std::nan("");
 
 Metrics readMetrics(const nlohmann::json &result)
 {
     // Accept the metrics at the top level (the CLI's shape) or grouped under "metrics".
-    const auto grouped = result.find("metrics");
-    const nlohmann::json &m = grouped != result.end() && grouped->is_object() ? *grouped : result;
+    const nlohmann::json *grouped = jsonfield::object(result, "metrics");
+    const nlohmann::json &m = grouped ? *grouped : result;
     Metrics out;
-    out.latencyUs = num(m, "latency_us");
-    out.refLatencyUs = num(m, "ref_latency_us");
-    out.speedup = num(m, "speedup");
-    out.tflops = num(m, "tflops");
-    out.gbps = num(m, "gbps");
-    out.pctPeak = num(m, "pct_peak");
-    out.noisePct = num(m, "noise_pct");
-    out.peakVramMb = num(m, "peak_vram_mb");
-    out.bound = str(m, "bound");
+    out.latencyUs = jsonfield::number(m, "latency_us", kNotMeasured);
+    out.refLatencyUs = jsonfield::number(m, "ref_latency_us", kNotMeasured);
+    out.speedup = jsonfield::number(m, "speedup", kNotMeasured);
+    out.tflops = jsonfield::number(m, "tflops", kNotMeasured);
+    out.gbps = jsonfield::number(m, "gbps", kNotMeasured);
+    out.pctPeak = jsonfield::number(m, "pct_peak", kNotMeasured);
+    out.noisePct = jsonfield::number(m, "noise_pct", kNotMeasured);
+    out.peakVramMb = jsonfield::number(m, "peak_vram_mb", kNotMeasured);
+    out.bound = jsonfield::text(m, "bound");
     // The judge says where the kernel ran; a weaker isolation carries its reason along.
-    const auto iso = result.find("isolation");
-    if (iso != result.end() && iso->is_object()) {
-        out.sandbox = str(*iso, "sandbox");
-        const QString why = str(*iso, "weaker_because");
+    if (const nlohmann::json *iso = jsonfield::object(result, "isolation")) {
+        out.sandbox = jsonfield::text(*iso, "sandbox");
+        const QString why = jsonfield::text(*iso, "weaker_because");
         if (!why.isEmpty())
             out.sandbox += QStringLiteral(" (") + why + QLatin1Char(')');
     }
@@ -122,9 +113,8 @@ BenchResult HarnessClient::fromReply(const WorkerReply &reply)
 
     const nlohmann::json &res = reply.result;
     r.raw = res;
-    const auto correct = res.find("correct");
-    r.correct = correct != res.end() && correct->is_boolean() && correct->get<bool>();
-    const QString status = str(res, "status");
+    r.correct = jsonfield::boolean(res, "correct", false);
+    const QString status = jsonfield::text(res, "status");
     if (!BenchResult::parseStatus(status, &r.status))
         r.status = r.correct ? BenchStatus::Ok : BenchStatus::Incorrect;
     // One verdict: a result may not call itself ok while saying it is incorrect.
@@ -132,22 +122,19 @@ BenchResult HarnessClient::fromReply(const WorkerReply &reply)
         r.status = BenchStatus::Incorrect;
     if (r.status != BenchStatus::Ok)
         r.correct = false;
-    r.failure = str(res, "failure");
+    r.failure = jsonfield::text(res, "failure");
     // The harness flags failures that are the machine's, not the kernel's (no CUDA device, say).
-    const auto env = res.find("environment_error");
-    r.environmentError = env != res.end() && env->is_boolean() && env->get<bool>() && !r.correct;
-    r.kernelType = str(res, "kernel_type");
-    r.traceback = str(res, "traceback");
-    const auto stages = res.find("stages");
-    if (stages != res.end() && stages->is_array()) {
+    r.environmentError = jsonfield::boolean(res, "environment_error", false) && !r.correct;
+    r.kernelType = jsonfield::text(res, "kernel_type");
+    r.traceback = jsonfield::text(res, "traceback");
+    if (const nlohmann::json *stages = jsonfield::array(res, "stages")) {
         for (const nlohmann::json &s : *stages) {
             if (!s.is_object())
                 continue;
             BenchStage stage;
-            stage.name = str(s, "name");
-            const auto passed = s.find("passed");
-            stage.passed = passed != s.end() && passed->is_boolean() && passed->get<bool>();
-            stage.detail = str(s, "detail");
+            stage.name = jsonfield::text(s, "name");
+            stage.passed = jsonfield::boolean(s, "passed", false);
+            stage.detail = jsonfield::text(s, "detail");
             r.stages.push_back(stage);
         }
     }
@@ -163,11 +150,7 @@ BenchResult HarnessClient::fromReply(const WorkerReply &reply)
     }
     r.metrics = readMetrics(res);
     r.metrics.correct = r.correct;
-    const auto flags = res.find("flags");
-    if (flags != res.end() && flags->is_array())
-        for (const nlohmann::json &f : *flags)
-            if (f.is_string())
-                r.flags << QString::fromStdString(f.get<std::string>());
+    r.flags << jsonfield::texts(res, "flags");
     return r;
 }
 

@@ -1,5 +1,7 @@
 #include "llmprotocol.h"
 
+#include "jsonfield.h"
+
 #include <nlohmann/json.hpp>
 
 using nlohmann::json;
@@ -12,16 +14,6 @@ const QString kAnthropicBase = QStringLiteral("https://api.anthropic.com");
 
 std::string utf8(const QString &s) { return s.toStdString(); }
 
-QString str(const json &j, const char *key)
-{
-    if (!j.is_object())
-        return QString();
-    const auto it = j.find(key);
-    if (it == j.end() || !it->is_string())
-        return QString();
-    return QString::fromStdString(it->get<std::string>());
-}
-
 // Never throws: a missing key or a non-object gives null (replies from other servers vary).
 json sub(const json &j, const char *key)
 {
@@ -31,12 +23,11 @@ json sub(const json &j, const char *key)
     return it == j.end() ? json() : *it;
 }
 
-qint64 num(const json &j, const char *key)
+// Token counts are whole numbers, but replies from other servers vary: a float one still counts,
+// truncated toward zero (an integer is read exactly, a float through the double).
+qint64 count(const json &j, const char *key)
 {
-    if (!j.is_object())
-        return 0;
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<qint64>() : 0;
+    return jsonfield::integer(j, key, qint64(jsonfield::number(j, key, 0)));
 }
 
 QString oneLine(QString s, int max = 300)
@@ -56,8 +47,8 @@ QString errorOf(const json &j)
     const json &e = j["error"];
     if (e.is_string())
         return QString::fromStdString(e.get<std::string>());
-    QString msg = str(e, "message");
-    const QString type = str(e, "type");
+    QString msg = jsonfield::text(e, "message");
+    const QString type = jsonfield::text(e, "type");
     if (msg.isEmpty())
         msg = QString::fromStdString(e.dump());
     return type.isEmpty() ? msg : type + QStringLiteral(": ") + msg;
@@ -68,20 +59,20 @@ void anthropicUsage(const json &usage, LlmResponse *out)
     if (!usage.is_object())
         return;
     // Cached prompt tokens are still prompt tokens; the price table has one input price.
-    const qint64 in = num(usage, "input_tokens") + num(usage, "cache_creation_input_tokens")
-        + num(usage, "cache_read_input_tokens");
+    const qint64 in = count(usage, "input_tokens") + count(usage, "cache_creation_input_tokens")
+        + count(usage, "cache_read_input_tokens");
     if (in > 0)
         out->tokensIn = in;
     if (usage.contains("output_tokens"))
-        out->tokensOut = num(usage, "output_tokens");
+        out->tokensOut = count(usage, "output_tokens");
 }
 
 void openAiUsage(const json &usage, LlmResponse *out)
 {
     if (!usage.is_object())
         return;
-    out->tokensIn = num(usage, "prompt_tokens");
-    out->tokensOut = num(usage, "completion_tokens");
+    out->tokensIn = count(usage, "prompt_tokens");
+    out->tokensOut = count(usage, "completion_tokens");
 }
 
 } // namespace
@@ -189,11 +180,11 @@ bool LlmProtocol::parseBody(LlmRequest::Protocol p, const QByteArray &body, LlmR
         }
         QString text;
         for (const json &block : j["content"]) {
-            if (str(block, "type") == QLatin1String("text"))
-                text += str(block, "text");
+            if (jsonfield::text(block, "type") == QLatin1String("text"))
+                text += jsonfield::text(block, "text");
         }
         out->text = text;
-        out->stopReason = str(j, "stop_reason");
+        out->stopReason = jsonfield::text(j, "stop_reason");
         anthropicUsage(sub(j, "usage"), out);
         return true;
     }
@@ -202,8 +193,8 @@ bool LlmProtocol::parseBody(LlmRequest::Protocol p, const QByteArray &body, LlmR
         return false;
     }
     const json &choice = j["choices"][0];
-    out->text = str(sub(choice, "message"), "content");
-    out->stopReason = str(choice, "finish_reason");
+    out->text = jsonfield::text(sub(choice, "message"), "content");
+    out->stopReason = jsonfield::text(choice, "finish_reason");
     openAiUsage(sub(j, "usage"), out);
     return true;
 }
@@ -227,15 +218,15 @@ bool LlmProtocol::applyEvent(LlmRequest::Protocol p, const SseEvent &event, LlmR
         return false;
     }
     if (p == LlmRequest::Protocol::Anthropic) {
-        const QString type = str(j, "type");
+        const QString type = jsonfield::text(j, "type");
         if (type == QLatin1String("message_start")) {
             anthropicUsage(sub(sub(j, "message"), "usage"), out);
         } else if (type == QLatin1String("content_block_delta")) {
             const json delta = sub(j, "delta");
-            if (str(delta, "type") == QLatin1String("text_delta"))
-                out->text += str(delta, "text");
+            if (jsonfield::text(delta, "type") == QLatin1String("text_delta"))
+                out->text += jsonfield::text(delta, "text");
         } else if (type == QLatin1String("message_delta")) {
-            out->stopReason = str(sub(j, "delta"), "stop_reason");
+            out->stopReason = jsonfield::text(sub(j, "delta"), "stop_reason");
             anthropicUsage(sub(j, "usage"), out);
         } else if (type == QLatin1String("message_stop")) {
             *done = true;
@@ -244,8 +235,8 @@ bool LlmProtocol::applyEvent(LlmRequest::Protocol p, const SseEvent &event, LlmR
     }
     if (j.contains("choices") && j["choices"].is_array() && !j["choices"].empty()) {
         const json &choice = j["choices"][0];
-        out->text += str(sub(choice, "delta"), "content");
-        if (const QString r = str(choice, "finish_reason"); !r.isEmpty())
+        out->text += jsonfield::text(sub(choice, "delta"), "content");
+        if (const QString r = jsonfield::text(choice, "finish_reason"); !r.isEmpty())
             out->stopReason = r;
     }
     if (j.contains("usage"))

@@ -1,5 +1,6 @@
 #include "modelverifier.h"
 
+#include "jsonfield.h"
 #include "pythonlocator.h"
 #include "pythonscripts.h"
 #include "runloader.h"
@@ -22,20 +23,14 @@ nlohmann::json parseObject(const QByteArray &data)
     return j.is_object() ? j : nlohmann::json::object();
 }
 
-QString text(const nlohmann::json &o, const char *key)
-{
-    const auto it = o.find(key);
-    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-
 // The model file the run was profiled from. A bundled example's copy lives in the extracted Python
 // folder, which moves with every new build: the current build's copy stands in for it.
 QString modelPath(const nlohmann::json &runJson, const QString &workerDir)
 {
-    const QString recorded = text(runJson, "model_path");
+    const QString recorded = jsonfield::text(runJson, "model_path");
     if (QFileInfo::exists(recorded))
         return recorded;
-    const QString name = text(runJson, "model");
+    const QString name = jsonfield::text(runJson, "model");
     const QString example = workerDir + QStringLiteral("/examples/") + name + QStringLiteral(".py");
     if (!name.isEmpty() && !name.contains(QLatin1Char('/')) && QFileInfo::exists(example))
         return example;
@@ -83,17 +78,17 @@ nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOp
         }
     QString device = options.device;
     if (device.isEmpty())
-        device = text(runJson, "activity") == QLatin1String("cuda") ? QStringLiteral("cuda") : QStringLiteral("cpu");
+        device = jsonfield::text(runJson, "activity") == QLatin1String("cuda") ? QStringLiteral("cuda") : QStringLiteral("cpu");
     nlohmann::json args{{"run_dir", run.runDir.toStdString()},
                         {"model_path", model.toStdString()},
                         {"device", device.toStdString()},
-                        {"dtype", torchDtype(text(runJson, "dtype")).toStdString()},
+                        {"dtype", torchDtype(jsonfield::text(runJson, "dtype")).toStdString()},
                         {"kernels", kernels},
                         {"compile", options.compile},
                         {"rounds", options.rounds},
                         {"time_limit_s", options.timeoutSec}};
-    const QString sha = text(runJson, "model_sha256");
-    if (!sha.isEmpty() && !options.allowChangedModel && model == text(runJson, "model_path"))
+    const QString sha = jsonfield::text(runJson, "model_sha256");
+    if (!sha.isEmpty() && !options.allowChangedModel && model == jsonfield::text(runJson, "model_path"))
         args["model_sha256"] = sha.toStdString();
     nlohmann::json seeds = nlohmann::json::array();
     for (int i = 0; i < std::max(1, options.seeds); ++i)
@@ -198,13 +193,12 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
     }
     out.ok = true;
     out.environmentError = false;
-    out.packageDir = text(reply.result, "package_dir");
+    out.packageDir = jsonfield::text(reply.result, "package_dir");
     out.kernels = int(reply.result.value("kernels", nlohmann::json::array()).size());
     for (const auto &file : reply.result.value("files", nlohmann::json::array()))
         if (file.is_string())
             out.files << QString::fromStdString(file.get<std::string>());
-    const auto speedup = v.find("model_speedup");
-    out.modelSpeedup = speedup != v.end() && speedup->is_number() ? speedup->get<double>() : 0.0;
+    out.modelSpeedup = jsonfield::number(v, "model_speedup", 0);
     return out;
 }
 

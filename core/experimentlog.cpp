@@ -1,6 +1,7 @@
 #include "experimentlog.h"
 
 #include "atomicfile.h"
+#include "jsonfield.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,38 +22,39 @@ struct FieldError : std::runtime_error
     using std::runtime_error::runtime_error;
 };
 
+// A value of another type is an error (the line is skipped); a missing or null one is not.
+void check(const jsonfield::Problem &p, const char *mustBe)
+{
+    if (p.wrongType())
+        throw FieldError("field \"" + p.key + "\" must be " + mustBe);
+}
+
 QString str(const json &o, const char *key, bool required = false)
 {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null()) {
-        if (required)
-            throw FieldError(std::string("missing field \"") + key + '"');
-        return QString();
-    }
-    if (!it->is_string())
-        throw FieldError(std::string("field \"") + key + "\" must be a string");
-    const auto &s = it->get_ref<const std::string &>();
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+    jsonfield::Problem p;
+    const std::optional<QString> s = jsonfield::strict::text(o, key, &p);
+    check(p, "a string");
+    if (!s && required)
+        throw FieldError(std::string("missing field \"") + key + '"');
+    return s.value_or(QString());
 }
 
 double num(const json &o, const char *key, double fallback)
 {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null())
-        return fallback;
-    if (!it->is_number())
-        throw FieldError(std::string("field \"") + key + "\" must be a number");
-    return it->get<double>();
+    jsonfield::Problem p;
+    const std::optional<double> v = jsonfield::strict::number(o, key, &p);
+    check(p, "a number");
+    return v.value_or(fallback);
 }
 
 QDateTime time(const json &o, const char *key)
 {
-    const auto it = o.find(key);
-    if (it == o.end() || it->is_null())
+    jsonfield::Problem p;
+    const std::optional<QString> s = jsonfield::strict::text(o, key, &p);
+    check(p, "an ISO 8601 time");
+    if (!s)
         return QDateTime();
-    if (!it->is_string())
-        throw FieldError(std::string("field \"") + key + "\" must be an ISO 8601 time");
-    const QDateTime t = ExperimentLog::parseTime(it->get_ref<const std::string &>());
+    const QDateTime t = ExperimentLog::parseTime(s->toStdString());
     if (!t.isValid())
         throw FieldError(std::string("field \"") + key + "\" is not an ISO 8601 time");
     return t;
@@ -96,10 +98,7 @@ KernelRecord kernelRecordFrom(const json &o)
     k.name = str(o, "name");
     k.opType = str(o, "op_type");
     k.atenOp = str(o, "aten_op");
-    if (const auto s = o.find("shapes"); s != o.end() && s->is_array())
-        for (const auto &v : *s)
-            if (v.is_string())
-                k.shapes << QString::fromStdString(v.get<std::string>());
+    k.shapes << jsonfield::texts(o, "shapes");
     k.dtype = str(o, "dtype");
     k.timeUs = num(o, "time_us", 0);
     k.share = num(o, "share", 0);
@@ -158,9 +157,9 @@ LogEntry entryFrom(const json &o)
         }
     } else if (type == QLatin1String("run")) {
         e.type = LogEntry::Type::Run;
-        const auto v = o.find("value");
         if (e.action == QLatin1String("move_on")) {
-            if (v == o.end() || !v->is_object())
+            const json *v = jsonfield::object(o, "value");
+            if (!v)
                 throw FieldError("field \"value\" must be the move-on rules object");
             QString why;
             if (!MoveOnRules::fromJson(QByteArray::fromStdString(v->dump()), &e.moveOn, &why))
@@ -168,7 +167,7 @@ LogEntry entryFrom(const json &o)
             e.by = str(o, "by");
             e.runJsonBefore = str(o, "run_json_before");
         } else {
-            e.value = v != o.end() && v->is_boolean() && v->get<bool>();
+            e.value = jsonfield::boolean(o, "value", false);
         }
     } else {
         throw FieldError("field \"type\": unknown type \"" + type.toStdString() + '"');

@@ -1,5 +1,7 @@
 #include "gpudatabase.h"
 
+#include "jsonfield.h"
+
 #include <QFile>
 #include <QRegularExpression>
 
@@ -20,27 +22,14 @@ bool readPeaks(const Json &obj, const QString &where, std::array<double, int(Pre
         return false;
     }
     for (Precision p : kPrecisions) {
-        const std::string key = precisionName(p).toStdString();
-        const auto it = obj.find(key);
-        if (it == obj.end() || !it->is_number() || it->get<double>() < 0) {
+        const std::optional<double> peak = jsonfield::strict::number(obj, precisionName(p).toStdString().c_str());
+        if (!peak || *peak < 0) {
             *message = where + QStringLiteral(".%1: missing or not a non-negative number").arg(precisionName(p));
             return false;
         }
-        (*out)[size_t(p)] = it->get<double>();
+        (*out)[size_t(p)] = *peak;
     }
     return true;
-}
-
-QString str(const Json &obj, const char *key)
-{
-    const auto it = obj.find(key);
-    return it != obj.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-
-double num(const Json &obj, const char *key)
-{
-    const auto it = obj.find(key);
-    return it != obj.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
 } // namespace
@@ -84,19 +73,19 @@ bool GpuDatabase::load(const QByteArray &json, QString *error)
         const Json &g = (*gpus)[i];
         const QString where = QStringLiteral("gpus[%1]").arg(i);
         Entry e;
-        e.key = str(g, "key");
-        e.name = str(g, "name");
-        e.vendor = str(g, "vendor");
-        e.arch = str(g, "arch");
-        e.source = str(g, "source");
+        e.key = jsonfield::text(g, "key");
+        e.name = jsonfield::text(g, "name");
+        e.vendor = jsonfield::text(g, "vendor");
+        e.arch = jsonfield::text(g, "arch");
+        e.source = jsonfield::text(g, "source");
         if (e.key.isEmpty() || e.name.isEmpty() || e.source.isEmpty())
             return fail(where + QStringLiteral(": needs key, name and source"), error);
-        e.smCount = int(num(g, "sm_count"));
-        e.boostClockMHz = num(g, "boost_clock_mhz");
-        e.memoryGiB = num(g, "memory_gib");
-        e.memoryBusBits = int(num(g, "memory_bus_bits"));
-        e.bandwidthGBs = num(g, "bandwidth_gbs");
-        e.l2MiB = num(g, "l2_mib");
+        e.smCount = int(jsonfield::number(g, "sm_count", 0));
+        e.boostClockMHz = jsonfield::number(g, "boost_clock_mhz", 0);
+        e.memoryGiB = jsonfield::number(g, "memory_gib", 0);
+        e.memoryBusBits = int(jsonfield::number(g, "memory_bus_bits", 0));
+        e.bandwidthGBs = jsonfield::number(g, "bandwidth_gbs", 0);
+        e.l2MiB = jsonfield::number(g, "l2_mib", 0);
         if (e.smCount <= 0 || e.boostClockMHz <= 0 || e.bandwidthGBs <= 0)
             return fail(where + QStringLiteral(" (%1): sm_count, boost_clock_mhz and bandwidth_gbs must be > 0").arg(e.key),
                         error);
@@ -112,13 +101,9 @@ bool GpuDatabase::load(const QByteArray &json, QString *error)
         }
         m_entries.push_back(e);
     }
-    if (const auto v = root.find("variant_tokens"); v != root.end() && v->is_array()) {
-        for (const Json &t : *v) {
-            if (t.is_string())
-                m_variantTokens << QString::fromStdString(t.get<std::string>()).toLower();
-        }
-    }
-    if (const auto per = root.find("per_sm_flops_per_clock"); per != root.end() && per->is_object()) {
+    for (const QString &t : jsonfield::texts(root, "variant_tokens"))
+        m_variantTokens << t.toLower();
+    if (const Json *per = jsonfield::object(root, "per_sm_flops_per_clock")) {
         for (auto it = per->begin(); it != per->end(); ++it) {
             std::array<double, int(Precision::Count)> flops{};
             const QString arch = QString::fromStdString(it.key());

@@ -1,5 +1,7 @@
 #include "modelverification.h"
 
+#include "jsonfield.h"
+
 #include <nlohmann/json.hpp>
 
 using nlohmann::json;
@@ -27,63 +29,39 @@ public:
     {
         m_warnings->append(QStringLiteral("%1: \"%2\" %3").arg(m_file, field(key), problem));
     }
-    const json *find(const char *key) const
+    // A field that is there but of another type is reported; a missing one only when required.
+    template <typename T>
+    T reported(T value, const jsonfield::Problem &p, bool required) const
     {
-        const auto it = m_o.find(key);
-        return it == m_o.end() || it->is_null() ? nullptr : &*it;
+        if (p.wrongType() || (p.missing() && required))
+            warn(p.key.c_str(), p.phrase());
+        return value;
     }
-    bool has(const char *key) const { return find(key) != nullptr; }
 
     QString text(const char *key) const
     {
-        const json *v = find(key);
-        if (v && v->is_string())
-            return QString::fromStdString(v->get<std::string>());
-        if (v)
-            warn(key, QStringLiteral("is not a string"));
-        return {};
+        jsonfield::Problem p;
+        return reported(jsonfield::strict::text(m_o, key, &p).value_or(QString()), p, false);
     }
     double number(const char *key, bool required = false) const
     {
-        const json *v = find(key);
-        if (v && v->is_number())
-            return v->get<double>();
-        if (v)
-            warn(key, QStringLiteral("is not a number"));
-        else if (required)
-            warn(key, QStringLiteral("is missing"));
-        return std::nan("");
+        jsonfield::Problem p;
+        return reported(jsonfield::strict::number(m_o, key, &p).value_or(std::nan("")), p, required);
     }
     bool boolean(const char *key) const
     {
-        const json *v = find(key);
-        if (v && v->is_boolean())
-            return v->get<bool>();
-        if (v)
-            warn(key, QStringLiteral("is not true or false"));
-        return false;
+        jsonfield::Problem p;
+        return reported(jsonfield::strict::boolean(m_o, key, &p).value_or(false), p, false);
     }
     const json *object(const char *key, bool required = false) const
     {
-        const json *v = find(key);
-        if (v && v->is_object())
-            return v;
-        if (v)
-            warn(key, QStringLiteral("is not an object"));
-        else if (required)
-            warn(key, QStringLiteral("is missing"));
-        return nullptr;
+        jsonfield::Problem p;
+        return reported(jsonfield::strict::object(m_o, key, &p), p, required);
     }
     const json *array(const char *key, bool required = false) const
     {
-        const json *v = find(key);
-        if (v && v->is_array())
-            return v;
-        if (v)
-            warn(key, QStringLiteral("is not a list"));
-        else if (required)
-            warn(key, QStringLiteral("is missing"));
-        return nullptr;
+        jsonfield::Problem p;
+        return reported(jsonfield::strict::array(m_o, key, &p), p, required);
     }
     QStringList strings(const char *key) const
     {

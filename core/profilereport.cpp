@@ -1,6 +1,7 @@
 #include "profilereport.h"
 
 #include "amdahl.h"
+#include "jsonfield.h"
 #include "opclassifier.h"
 
 #include <cmath>
@@ -10,12 +11,6 @@ namespace ak {
 namespace {
 
 using Json = nlohmann::json;
-
-QString qs(const Json &o, const char *key)
-{
-    const auto it = o.find(key);
-    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
 
 Json strings(const QStringList &l)
 {
@@ -28,15 +23,11 @@ Json strings(const QStringList &l)
 OpCall callFrom(const Json &row)
 {
     OpCall c;
-    c.kernelName = qs(row, "name");
-    c.atenOp = qs(row, "aten_op");
-    c.module = qs(row, "module");
-    if (const auto s = row.find("op_stack"); s != row.end() && s->is_array()) {
-        for (const Json &v : *s)
-            if (v.is_string())
-                c.opStack << QString::fromStdString(v.get<std::string>());
-    }
-    if (const auto s = row.find("shapes"); s != row.end() && s->is_array()) {
+    c.kernelName = jsonfield::text(row, "name");
+    c.atenOp = jsonfield::text(row, "aten_op");
+    c.module = jsonfield::text(row, "module");
+    c.opStack = jsonfield::texts(row, "op_stack");
+    if (const Json *s = jsonfield::array(row, "shapes")) {
         for (const Json &shape : *s) {
             std::vector<int64_t> dims;
             if (shape.is_array()) {
@@ -47,18 +38,14 @@ OpCall callFrom(const Json &row)
             c.shapes.push_back(dims);
         }
     }
-    if (const auto s = row.find("dtypes"); s != row.end() && s->is_array()) {
+    if (const Json *s = jsonfield::array(row, "dtypes")) {
         for (const Json &v : *s)
             c.dtypes << (v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString());
     }
-    if (const auto s = row.find("functions"); s != row.end() && s->is_array()) {
-        for (const Json &v : *s)
-            if (v.is_string())
-                c.functions << QString::fromStdString(v.get<std::string>());
-    }
-    if (const auto s = row.find("call_sites"); s != row.end() && s->is_array())
+    c.functions = jsonfield::texts(row, "functions");
+    if (const Json *s = jsonfield::array(row, "call_sites"))
         c.callSites = *s;
-    if (const auto s = row.find("concrete_inputs"); s != row.end() && s->is_array()) {
+    if (const Json *s = jsonfield::array(row, "concrete_inputs")) {
         for (const Json &v : *s) {
             if (v.is_boolean())
                 c.concreteInputs << v.get<bool>();
@@ -97,16 +84,16 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
     };
     if (!r.is_object())
         return fail(QStringLiteral("not an object"));
-    const auto rows = r.find("kernels");
-    if (rows == r.end() || !rows->is_array())
+    const Json *rows = jsonfield::array(r, "kernels");
+    if (!rows)
         return fail(QStringLiteral("field \"kernels\" missing or not an array"));
     ProfileReport p;
-    p.model = qs(r, "model");
-    p.modelPath = qs(r, "model_path");
-    p.activity = qs(r, "activity");
-    p.dtype = qs(r, "dtype");
-    p.torchVersion = qs(r, "torch");
-    p.python = qs(r, "python");
+    p.model = jsonfield::text(r, "model");
+    p.modelPath = jsonfield::text(r, "model_path");
+    p.activity = jsonfield::text(r, "activity");
+    p.dtype = jsonfield::text(r, "dtype");
+    p.torchVersion = jsonfield::text(r, "torch");
+    p.python = jsonfield::text(r, "python");
     p.warmup = r.value("warmup", 0);
     p.iterations = r.value("iterations", 0);
     p.wallMs = r.value("wall_time_ms", 0.0);
@@ -121,7 +108,8 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
     QVector<Item> items;
     for (size_t i = 0; i < rows->size(); ++i) {
         const Json &row = (*rows)[i];
-        if (!row.is_object() || !row.contains("time_us") || !row["time_us"].is_number())
+        const std::optional<double> timeUs = jsonfield::strict::number(row, "time_us");
+        if (!timeUs)
             return fail(QStringLiteral("kernels[%1].time_us missing or not a number").arg(i));
         Item it;
         it.c = callFrom(row);
@@ -148,7 +136,7 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
                 break;
             }
         }
-        k.timeUs = finiteOrZero(row["time_us"].get<double>());
+        k.timeUs = finiteOrZero(*timeUs);
         k.calls = int(std::lround(row.value("calls", 1.0)));
         k.flops = it.roof.flops;
         k.bytes = it.roof.bytes;

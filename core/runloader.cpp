@@ -1,6 +1,7 @@
 #include "runloader.h"
 
 #include "gitrepo.h"
+#include "jsonfield.h"
 #include "runstore.h"
 
 #include <nlohmann/json.hpp>
@@ -17,37 +18,25 @@ namespace ak {
 
 namespace {
 
-QString jstr(const json &o, const char *key)
-{
-    const auto it = o.find(key);
-    return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-
-double jnum(const json &o, const char *key)
-{
-    const auto it = o.find(key);
-    return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 DeviceInfo deviceFrom(const json &o)
 {
     DeviceInfo d;
     if (!o.is_object())
         return d;
     d.available = o.value("available", false);
-    d.name = jstr(o, "name");
-    d.vendor = jstr(o, "vendor");
-    d.detectedBy = jstr(o, "detected_by");
-    d.databaseKey = jstr(o, "database_key");
-    d.computeCapability = jstr(o, "compute_capability");
-    d.smCount = int(jnum(o, "sm_count"));
-    d.boostClockMHz = jnum(o, "boost_clock_mhz");
-    d.memoryClockMHz = jnum(o, "memory_clock_mhz");
-    d.memoryBusWidthBits = int(jnum(o, "memory_bus_width_bits"));
-    d.memoryGiB = jnum(o, "memory_gib");
-    d.l2MiB = jnum(o, "l2_mib");
-    d.bandwidthGBs = jnum(o, "bandwidth_gbs");
-    if (const auto p = o.find("peak_tflops"); p != o.end() && p->is_object()) {
+    d.name = jsonfield::text(o, "name");
+    d.vendor = jsonfield::text(o, "vendor");
+    d.detectedBy = jsonfield::text(o, "detected_by");
+    d.databaseKey = jsonfield::text(o, "database_key");
+    d.computeCapability = jsonfield::text(o, "compute_capability");
+    d.smCount = int(jsonfield::number(o, "sm_count", 0));
+    d.boostClockMHz = jsonfield::number(o, "boost_clock_mhz", 0);
+    d.memoryClockMHz = jsonfield::number(o, "memory_clock_mhz", 0);
+    d.memoryBusWidthBits = int(jsonfield::number(o, "memory_bus_width_bits", 0));
+    d.memoryGiB = jsonfield::number(o, "memory_gib", 0);
+    d.l2MiB = jsonfield::number(o, "l2_mib", 0);
+    d.bandwidthGBs = jsonfield::number(o, "bandwidth_gbs", 0);
+    if (const json *p = jsonfield::object(o, "peak_tflops")) {
         for (auto it = p->begin(); it != p->end(); ++it) {
             Precision prec;
             if (it->is_number() && parsePrecision(QString::fromStdString(it.key()), &prec))
@@ -55,7 +44,7 @@ DeviceInfo deviceFrom(const json &o)
         }
     }
     d.estimated = o.value("estimated", false);
-    d.note = jstr(o, "note");
+    d.note = jsonfield::text(o, "note");
     return d;
 }
 
@@ -83,7 +72,7 @@ bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *er
             *error = QStringLiteral("run.json: not a JSON object");
         return false;
     }
-    s.model = jstr(o, "model");
+    s.model = jsonfield::text(o, "model");
     if (const auto d = o.find("device"); d != o.end())
         s.device = deviceFrom(*d);
     if (const auto st = o.find("settings"); st != o.end() && st->is_object())

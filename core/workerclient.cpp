@@ -1,5 +1,6 @@
 #include "workerclient.h"
 
+#include "jsonfield.h"
 #include "secrets.h"
 
 #include "pythonscripts.h"
@@ -19,25 +20,6 @@ namespace {
 constexpr int kStderrTailBytes = 16 * 1024;
 constexpr int kProtocol = 1;
 constexpr int kWaitSliceMs = 50; // blocking mode re-checks deadlines and cancel this often
-
-QString fromJson(const nlohmann::json &j, const char *key)
-{
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-
-// json::value() throws on a type mismatch; a malformed worker line must not take the client down.
-bool boolField(const nlohmann::json &j, const char *key, bool fallback)
-{
-    const auto it = j.find(key);
-    return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
-}
-
-qint64 intField(const nlohmann::json &j, const char *key)
-{
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number_integer() ? it->get<qint64>() : 0;
-}
 } // namespace
 
 QString WorkerReply::statusName(Status s)
@@ -398,11 +380,11 @@ void WorkerClient::handleLine(const QByteArray &line)
         m_stderrTail += "[stdout] " + line + '\n';
         return;
     }
-    const QString event = fromJson(msg, "event");
+    const QString event = jsonfield::text(msg, "event");
     if (event == QLatin1String("ready")) {
-        const qint64 protocol = intField(msg, "protocol");
-        m_workerPid = intField(msg, "pid");
-        m_workerPython = fromJson(msg, "python");
+        const qint64 protocol = jsonfield::integer(msg, "protocol", 0);
+        m_workerPid = jsonfield::integer(msg, "pid", 0);
+        m_workerPython = jsonfield::text(msg, "python");
         if (protocol != kProtocol) {
             retire(QStringLiteral("protocol mismatch"));
             failQueued(WorkerReply::Status::Unavailable,
@@ -417,31 +399,30 @@ void WorkerClient::handleLine(const QByteArray &line)
     }
     const auto idIt = msg.find("id");
     if (!m_hasCurrent || idIt == msg.end() || !idIt->is_number_integer() || idIt->get<int>() != m_current.id) {
-        if (!boolField(msg, "ok", true)) // an error about a request we did not make
+        if (!jsonfield::boolean(msg, "ok", true)) // an error about a request we did not make
             m_stderrTail += "[worker] " + line + '\n';
         return;
     }
     if (event == QLatin1String("progress")) {
-        const QString message = fromJson(msg, "message");
-        const auto f = msg.find("fraction");
-        const double fraction = f != msg.end() && f->is_number() ? f->get<double>() : -1.0;
+        const QString message = jsonfield::text(msg, "message");
+        const double fraction = jsonfield::number(msg, "fraction", -1.0);
         if (m_current.progress)
             m_current.progress(message, fraction);
         Q_EMIT progress(m_current.id, message, fraction);
         return;
     }
     WorkerReply r;
-    const bool fatal = boolField(msg, "fatal", false);
-    if (boolField(msg, "ok", false)) {
+    const bool fatal = jsonfield::boolean(msg, "fatal", false);
+    if (jsonfield::boolean(msg, "ok", false)) {
         r.status = fatal ? WorkerReply::Status::Crash : WorkerReply::Status::Ok;
         const auto result = msg.find("result");
         r.result = result != msg.end() ? *result : nlohmann::json::object();
         if (fatal)
-            r.error = QStringLiteral("the worker reported a CUDA fault: ") + fromJson(msg, "fatal_reason");
+            r.error = QStringLiteral("the worker reported a CUDA fault: ") + jsonfield::text(msg, "fatal_reason");
     } else {
         r.status = fatal ? WorkerReply::Status::Crash : WorkerReply::Status::Error;
-        r.error = fromJson(msg, "error");
-        r.traceback = fromJson(msg, "traceback");
+        r.error = jsonfield::text(msg, "error");
+        r.traceback = jsonfield::text(msg, "traceback");
     }
     r.fatal = fatal;
     readStderr();

@@ -2,6 +2,7 @@
 
 #include "amdahl.h"
 #include "emptystate.h"
+#include "jsonfield.h"
 #include "kerneltablemodel.h"
 #include "modeleffectchart.h"
 #include "numberformat.h"
@@ -335,8 +336,7 @@ void ModelView::verifyFinished(const VerifyOutcome &outcome)
         Q_EMIT failed(QStringLiteral("verify %1: %2").arg(run, outcome.error));
         return;
     }
-    const auto found = outcome.verification.is_object() ? outcome.verification.find("model_speedup") : outcome.verification.end();
-    const double speedup = found != outcome.verification.end() && found->is_number() ? found->get<double>() : std::nan("");
+    const double speedup = jsonfield::number(outcome.verification, "model_speedup", std::nan(""));
     const QString text = QStringLiteral("verify %1: model %2 (eager + the final set vs eager); verification.json %3")
                              .arg(run, formatRatio(speedup), outcome.recorded);
     setStatus(QString(), false);

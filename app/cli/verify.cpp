@@ -3,6 +3,7 @@
 // model at their call sites; parity, the four timings, the final set; verification.json in the run.
 #include "clicommand.h"
 
+#include "jsonfield.h"
 #include "modelverifier.h"
 
 #include <QCommandLineParser>
@@ -15,8 +16,8 @@ namespace {
 
 QString num(const nlohmann::json &o, const char *key, int precision = 3, const QString &suffix = QString())
 {
-    const auto it = o.find(key);
-    return it != o.end() && it->is_number() ? QString::number(it->get<double>(), 'f', precision) + suffix : QStringLiteral("-");
+    const std::optional<double> v = jsonfield::strict::number(o, key);
+    return v ? QString::number(*v, 'f', precision) + suffix : QStringLiteral("-");
 }
 
 void printSummary(const nlohmann::json &v, const QString &recorded)
