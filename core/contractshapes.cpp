@@ -6,12 +6,6 @@ namespace {
 
 using Shape = ContractShapes::Shape;
 
-QString bare(const QString &atenOp)
-{
-    QString n = atenOp.startsWith(QLatin1String("aten::")) ? atenOp.mid(6) : atenOp;
-    return n.section(QLatin1Char('.'), 0, 0);
-}
-
 std::vector<Shape> tensors(const OpCall &c)
 {
     std::vector<Shape> out;
@@ -31,7 +25,7 @@ bool rowsAndCols(const Shape &s)
 
 std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
 {
-    const QString op = bare(call.atenOp);
+    const QString op = OpCall::bareOp(call.atenOp);
     const std::vector<Shape> t = tensors(call);
     if (t.empty())
         return {};

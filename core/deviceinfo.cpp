@@ -1,5 +1,7 @@
 #include "deviceinfo.h"
 
+#include <QRegularExpression>
+
 namespace ak {
 
 QString precisionName(Precision p)
@@ -13,6 +15,12 @@ QString precisionName(Precision p)
     case Precision::Count: break;
     }
     return QString();
+}
+
+bool DeviceInfo::isDeviceName(const QString &name)
+{
+    static const QRegularExpression valid(QStringLiteral("^(cpu|cuda(:\\d+)?)$"));
+    return valid.match(name).hasMatch();
 }
 
 bool parsePrecision(const QString &text, Precision *out)

@@ -36,6 +36,8 @@ struct DeviceInfo
     QString note;                // where the numbers came from
 
     double peak(Precision p) const { return peakTflops[size_t(p)]; }
+    // "cpu", "cuda" or "cuda:N": the torch device names a loop (one worker each) can be given.
+    static bool isDeviceName(const QString &name);
     // One line for a status bar: "NVIDIA H200 · 132 SMs · 4.8 TB/s · bf16 989 TFLOP/s".
     QString summary() const;
 };

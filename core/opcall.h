@@ -29,6 +29,14 @@ struct OpCall
     // Where in the model it ran (profiler rows' call_sites, kept as recorded): module qualified name,
     // module class, torch function, the user's frames, shapes, dtypes, calls per iteration.
     nlohmann::json callSites = nlohmann::json::array();
+
+    // The op's bare name, the key of every per-op table: "aten::add.Tensor" -> "add" (namespace and
+    // overload dropped; a name without them is returned as it is).
+    static QString bareOp(const QString &atenOp)
+    {
+        const QString n = atenOp.startsWith(QLatin1String("aten::")) ? atenOp.mid(6) : atenOp;
+        return n.section(QLatin1Char('.'), 0, 0);
+    }
 };
 
 } // namespace ak

@@ -62,14 +62,6 @@ const QHash<QString, QString> &atenTable()
     return table;
 }
 
-QString bareName(const QString &atenOp)
-{
-    QString n = atenOp;
-    if (n.startsWith(QLatin1String("aten::")))
-        n = n.mid(6);
-    return n.section(QLatin1Char('.'), 0, 0); // drop overload names ("add.Tensor")
-}
-
 QString moduleHint(const QString &module)
 {
     const QString m = module.toLower();
@@ -95,7 +87,7 @@ QString moduleHint(const QString &module)
 
 QString OpClassifier::opTypeOfAten(const QString &atenOp)
 {
-    return atenTable().value(bareName(atenOp));
+    return atenTable().value(OpCall::bareOp(atenOp));
 }
 
 bool OpClassifier::isSpecific(const QString &t)

@@ -42,12 +42,6 @@ Shape broadcast(const std::vector<Shape> &shapes)
     return out;
 }
 
-QString bare(const QString &atenOp)
-{
-    QString n = atenOp.startsWith(QLatin1String("aten::")) ? atenOp.mid(6) : atenOp;
-    return n.section(QLatin1Char('.'), 0, 0);
-}
-
 // Index of is_causal among the op's arguments, per the aten schemas.
 int causalArgIndex(const QString &op)
 {
@@ -154,7 +148,7 @@ RooflineEstimate Roofline::work(const OpCall &c, const QString &opType, const QS
         return r;
     }
     const std::vector<Shape> t = tensors(c);
-    const QString op = bare(c.atenOp);
+    const QString op = OpCall::bareOp(c.atenOp);
     QString kind = OpClassifier::opTypeOfAten(c.atenOp);
     if (kind.isEmpty())
         kind = opType;

@@ -1,6 +1,7 @@
 #include "agentsettings.h"
 
 #include "commandagent.h"
+#include "deviceinfo.h"
 
 #include <QDir>
 #include <QFile>
@@ -40,10 +41,9 @@ bool runAgent(const QByteArray &runJson, AgentConfig *out)
 
 AgentSettings::Problem devicesProblem(const QStringList &devices)
 {
-    static const QRegularExpression valid(QStringLiteral("^(cpu|cuda(:\\d+)?)$"));
     QStringList seen;
     for (const QString &d : devices) {
-        if (!valid.match(d).hasMatch())
+        if (!DeviceInfo::isDeviceName(d))
             return {QStringLiteral("devices"),
                     QStringLiteral("Devices: \"%1\" is not cpu, cuda or cuda:N (e.g. \"cuda\", \"cuda:0,cuda:1\" or \"cpu\"; "
                                    "empty for the run's default)").arg(d)};

@@ -1,6 +1,7 @@
 // autokernel-cli run RUN_DIR: the optimisation loop, headless. Progress goes to stderr as a live line
 // (one line per experiment when stderr is not a terminal); a summary table follows on stdout.
 #include "clicommand.h"
+#include "deviceinfo.h"
 
 #include "modelverifier.h"
 
@@ -120,8 +121,7 @@ int runRun(const QStringList &arguments)
     }
     if (p.isSet(QStringLiteral("device"))) {
         for (const QString &dev : p.value(QStringLiteral("device")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            static const QRegularExpression valid(QStringLiteral("^(cpu|cuda(:\\d+)?)$"));
-            if (!valid.match(dev.trimmed()).hasMatch())
+            if (!DeviceInfo::isDeviceName(dev.trimmed()))
                 return printUsageError(QStringLiteral("--device: '%1' is not cpu, cuda or cuda:N").arg(dev));
             o.devices << dev.trimmed();
         }
