@@ -130,7 +130,13 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
         for (const auto &s : it.c.shapes)
             k.shapes << shapeText(s);
         k.dtype = p.dtype;
-        for (const QString &d : it.c.dtypes) {
+        // A row classified by the module or function it ran in (RMSNorm's pow/mean/mul, a rotary's
+        // cat) is part of that module's op, whose input is the model's activations: such code often
+        // upcasts inside (x.float()), and the fp32 of its aten ops is not the dtype the module gets.
+        // A kernel judged in fp32 would then not be plugged into the bf16 model.
+        const bool wholeOp = !p.dtype.isEmpty()
+            && (cls.reason.startsWith(QLatin1String("module ")) || cls.reason.startsWith(QLatin1String("function ")));
+        for (const QString &d : wholeOp ? QStringList() : it.c.dtypes) {
             if (d == QLatin1String("bf16") || d == QLatin1String("fp16") || d == QLatin1String("fp32")) {
                 k.dtype = d;
                 break;

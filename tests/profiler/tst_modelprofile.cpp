@@ -161,6 +161,30 @@ private Q_SLOTS:
         QVERIFY(g.projected(int(g.kernels.size())) >= g.projected(1));
     }
 
+    void aModuleOpTakesTheModelsDtype()
+    {
+        // A bf16 model's RMSNorm upcasts (x.float().pow(2).mean()): its aten ops see fp32, but the
+        // module, which is what a kernel replaces, gets bf16. A Linear's mm keeps its own dtype.
+        const nlohmann::json raw = {
+            {"dtype", "bf16"}, {"model", "m"},
+            {"kernels", {{{"name", "elementwise_kernel"}, {"aten_op", "aten::pow"}, {"module", "RMSNorm"},
+                          {"dtypes", {"fp32"}}, {"shapes", {{8, 64}}}, {"time_us", 10.0}, {"calls", 1}},
+                         {{"name", "gemm"}, {"aten_op", "aten::mm"}, {"module", "Linear"},
+                          {"dtypes", {"fp32", "fp32"}}, {"shapes", {{8, 64}, {64, 64}}}, {"time_us", 20.0}, {"calls", 1}}}}};
+        ProfileReport r;
+        QString error;
+        QVERIFY2(ProfileReport::fromWorker(raw, DeviceInfo(), &r, &error), qPrintable(error));
+        QCOMPARE(r.kernels.size(), 2);
+        for (const KernelRecord &k : r.kernels) {
+            if (k.atenOp == QLatin1String("aten::pow")) {
+                QCOMPARE(k.opType, QStringLiteral("rmsnorm"));
+                QCOMPARE(k.dtype, QStringLiteral("bf16"));
+            } else {
+                QCOMPARE(k.dtype, QStringLiteral("fp32"));
+            }
+        }
+    }
+
     void badModelFiles_data()
     {
         QTest::addColumn<QString>("file");
