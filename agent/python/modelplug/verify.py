@@ -397,8 +397,13 @@ def handle(args, ctx=None):
                 selection.append("each alone against eager (the set lost to eager together: %.2f%%)" % gain)
                 if final:
                     final_parity = parity_of(final)
+                    if not final_parity["ok"]:
+                        drop(final, "the set failed parity together")
+                        final = []
+                        final_parity["note"] = "the set failed parity together; nothing is offered"
+                if final:
                     runner.request({"op": "prepare", "variant": "final", "kernels": final})
-                    gain, limit = _paired_gain(timer, "eager", "final", rounds) if final_parity["ok"] else (-1e9, 0)
+                    gain, limit = _paired_gain(timer, "eager", "final", rounds)
             if final and gain < -limit:
                 drop(final, "the final set was %.2f%% slower than eager together (noise %.2f%%): nothing is "
                             "offered" % (-gain, limit))
