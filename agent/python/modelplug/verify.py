@@ -369,15 +369,20 @@ def handle(args, ctx=None):
                 result_kernels[name]["in_final_set"] = False
                 result_kernels[name]["why_not"] = why
 
+        def parity_or_nothing(names):
+            """The set's parity on every seed, and the set itself; one that fails together is dropped whole."""
+            result = parity_of(names)
+            if result["ok"]:
+                return result, names
+            drop(names, "the set failed parity together")
+            result["note"] = "the set failed parity together; nothing is offered"
+            return result, []
+
         selection = ["leave-one-out"] if passing else []
         final_parity = {"ok": True, "error": 0.0, "eager_error": 0.0, "seeds": seeds}
         if final:
             _progress(ctx, "parity of the final set", 0.65)
-            final_parity = parity_of(final)
-            if not final_parity["ok"]:
-                drop(final, "the set failed parity together")
-                final = []
-                final_parity["note"] = "the set failed parity together; nothing is offered"
+            final_parity, final = parity_or_nothing(final)
         if final:
             _progress(ctx, "the final set against eager", 0.7)
             runner.request({"op": "prepare", "variant": "final", "kernels": final})
@@ -396,11 +401,7 @@ def handle(args, ctx=None):
                 final = [n for n in final if n not in losers]
                 selection.append("each alone against eager (the set lost to eager together: %.2f%%)" % gain)
                 if final:
-                    final_parity = parity_of(final)
-                    if not final_parity["ok"]:
-                        drop(final, "the set failed parity together")
-                        final = []
-                        final_parity["note"] = "the set failed parity together; nothing is offered"
+                    final_parity, final = parity_or_nothing(final)
                 if final:
                     runner.request({"op": "prepare", "variant": "final", "kernels": final})
                     gain, limit = _paired_gain(timer, "eager", "final", rounds)
