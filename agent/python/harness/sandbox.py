@@ -97,7 +97,11 @@ def _under(path, roots):
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=()):
+def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=(), private_shm=False):
+    """private_shm: /dev/shm stays a writable tmpfs of this sandbox's own (gone with it). Python's
+    multiprocessing needs it for its locks, and torch.compile's parallel compile workers need those;
+    only for a sandbox that serves one job start to end (verify's model runner), never for the
+    candidates' zygote, where a file left there would outlive one candidate."""
     home = os.path.realpath(os.path.expanduser("~"))
     hidden = []
     for h in HIDDEN + (home, "/dev/shm"):
@@ -113,7 +117,8 @@ def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=()):
             argv += ["--ro-bind", p, p]
     argv += ["--bind", root, root]
     for h in hidden:
-        argv += ["--remount-ro", h]      # nothing written outside the scratch survives a candidate
+        if not (private_shm and h == "/dev/shm"):
+            argv += ["--remount-ro", h]  # nothing written outside the scratch survives a candidate
     argv += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
              "--clearenv", "--chdir", cwd, "--info-fd", "__INFO_FD__"]
     if device == "cuda":
@@ -226,8 +231,9 @@ class Sandbox:
     mode "serve": the runner serves one connection (the reference). mode "zygote": it imports torch
     once and forks a fresh runner per candidate (fork_candidate)."""
 
-    def __init__(self, device, mode, worker_dir, memory_limit_mb=None, extra_ro=()):
+    def __init__(self, device, mode, worker_dir, memory_limit_mb=None, extra_ro=(), private_shm=False):
         self.device, self.mode, self.worker_dir = device, mode, worker_dir
+        self.private_shm = private_shm       # see bwrap_argv
         self.extra_ro = list(extra_ro)       # more host paths the runner reads (a model's folder)
         if memory_limit_mb is None:
             env = os.environ.get("AUTOKERNEL_SANDBOX_MEMORY_MB", "")
@@ -301,7 +307,8 @@ class Sandbox:
         info_r = info_w = None
         if self.bwrap:
             info_r, info_w = os.pipe()
-            argv = bwrap_argv(self.bwrap, self.root, self.device, env, cwd, self.worker_dir, self.extra_ro)
+            argv = bwrap_argv(self.bwrap, self.root, self.device, env, cwd, self.worker_dir, self.extra_ro,
+                              self.private_shm)
             argv[argv.index("__INFO_FD__")] = str(info_w)
             argv += cmd
             pass_fds = (fd, info_w)

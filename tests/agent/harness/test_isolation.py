@@ -188,6 +188,32 @@ class Sandbox(unittest.TestCase):
         r = run(os.path.join(CHEATERS, "gc_truth.py"))           # still out of reach of the judge
         self.assertEqual(r["status"], "incorrect")
 
+    def test_private_shm_only_where_asked(self):
+        """verify's model runner gets a writable /dev/shm of its own (torch.compile's worker pool needs
+        multiprocessing's locks); candidates keep a read-only one; neither reaches the host's."""
+        from harness import sandbox
+        bwrap, _ = sandbox.find_bwrap()
+        if not bwrap or not sandbox.probe(bwrap, "cpu")[0]:
+            self.skipTest("bubblewrap does not run here")
+        marker = "ak-test-shm-%d" % os.getpid()
+        code = ("import multiprocessing, sys\n"
+                "try:\n    multiprocessing.Lock()\nexcept OSError as e:\n    sys.exit('lock: %%s' %% e)\n"
+                "open('/dev/shm/%s', 'w').write('x')\n" % marker)
+        root = tempfile.mkdtemp()
+        try:
+            for private, ok in ((False, False), (True, True)):
+                argv = sandbox.bwrap_argv(bwrap, root, "cpu", {"PATH": sandbox.SAFE_PATH}, root, root,
+                                          private_shm=private)
+                i = argv.index("--info-fd")
+                del argv[i:i + 2]
+                out = subprocess.run(argv + [sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+                self.assertEqual(out.returncode == 0, ok, (private, out.stderr[-500:]))
+                if not ok:
+                    self.assertIn("Read-only", out.stderr)
+            self.assertFalse(os.path.exists("/dev/shm/" + marker))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
 
 if __name__ == "__main__":
     unittest.main()
