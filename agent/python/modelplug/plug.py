@@ -454,13 +454,19 @@ def load_kernel(path, name):
     return module, getattr(module, "KERNEL_TYPE", None)
 
 
+def op_name(name):
+    """The torch.library name of kernel folder `name`: an identifier (folders start with a digit,
+    "03-rmsnorm", which the schema parser refuses: "expected ident but found 'number'")."""
+    return "autokernel::k_%s" % "".join(c if c.isalnum() else "_" for c in name)
+
+
 def custom_op(name, op_type, fn):
     """kernel_fn as a torch.library custom op, so torch.compile treats it as one opaque node instead of
     tracing into (or breaking on) it. None on a torch without torch.library.custom_op (< 2.4)."""
     lib = getattr(torch, "library", None)
     if lib is None or not hasattr(lib, "custom_op"):
         return None
-    qual = "autokernel::%s" % "".join(c if c.isalnum() else "_" for c in name)
+    qual = op_name(name)
     T = torch.Tensor
     # custom_op reads the schema from annotations: one wrapper per arity of the op types' contracts.
     arity = {"softmax": 1, "gelu": 1, "silu": 1, "reduce": 1, "matmul": 2, "rmsnorm": 2, "cross_entropy": 2,
