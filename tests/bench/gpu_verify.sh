@@ -4,6 +4,9 @@
 # exported package from a fresh interpreter (tests/bench/export_check.py). Everything goes to $OUT.
 # Usage: tests/bench/gpu_verify.sh MODEL BUDGET [KERNELS] [VERIFY_ARGS...]
 # MODEL: a bundled example name or a model file (tests/bench/models/hf_llama.py, timm_vit.py).
+# AK_STEPS (default "prep check"): "prep" profiles and tunes into /tmp/run-NAME, "check" verifies,
+# exports and uses the export. Split across two device calls, the run stays in /tmp of the warm
+# machine between them (a call is at most 600 s; tune and verify with compile together do not fit).
 set -uo pipefail
 model=$1; budget=$2; kernels=${3:-8}; shift 3 || shift $#
 out=${OUT:-/tmp/out}; mkdir -p "$out"
@@ -14,12 +17,18 @@ if [[ ! -x $ak/bin/autokernel-cli ]]; then mkdir -p "$ak"; tar -C "$ak" -xJf .de
 export LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python
 [[ -x .devcarry/bwrap ]] && export AUTOKERNEL_BWRAP=$PWD/.devcarry/bwrap
 cli=$ak/bin/autokernel-cli
-run=/tmp/run-$name; rm -rf "$run" "/tmp/dist-$name"
+steps=${AK_STEPS:-prep check}
+run=/tmp/run-$name; rm -rf "/tmp/dist-$name"
 log="$out/$name.log"
-{ echo "== $name budget $budget kernels $kernels $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } > "$log" 2>&1
+if [[ $steps == *prep* ]]; then rm -rf "$run"; fi
+{ echo "== $name steps $steps budget $budget kernels $kernels $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } > "$log" 2>&1
 step() { local label=$1; shift; local t0=$SECONDS; "$@" >> "$log" 2>&1; local rc=$?; echo "== $label rc=$rc wall=$((SECONDS-t0)) s" >> "$log"; return $rc; }
-step profile "$cli" profile --model "$model" --out "$run" --device cuda --top "$kernels" || exit 1
-if [[ $budget != 0 ]]; then step tune "$cli" run "$run" --agent tune --device cuda --budget "$budget"; fi
+if [[ $steps == *prep* ]]; then
+  step profile "$cli" profile --model "$model" --out "$run" --device cuda --top "$kernels" || exit 1
+  if [[ $budget != 0 ]]; then step tune "$cli" run "$run" --agent tune --device cuda --budget "$budget"; fi
+fi
+# A copy of the tuned run, should the machine be cold by the next call (carry it back to /tmp).
+[[ $steps == *check* ]] || { tar -C /tmp -czf "$out/$name-prep.tar.gz" "run-$name"; exit 0; }
 step verify "$cli" verify "$run" "$@"
 cp "$run/verification.json" "$out/$name-verification.json" 2>/dev/null
 "$cli" status "$run" --json > "$out/$name-status.json" 2>&1
