@@ -239,7 +239,15 @@ routed = {k["kernel"]: k["routed_calls"] for k in fastgpt.report(model)}
 fastgpt.restore(model)
 with torch.no_grad(): back = model(*x)
 err = ((ours - original).abs() / (1e-4 * original.abs().clamp(min=1))).max().item()
-print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "restored": torch.equal(back, original)}))
+# apply() again reuses the kernels' modules: a re-import per apply re-ran Triton's JIT and autotune,
+# and an export applied and restored per timing round measured 0.59x where verify measured 1.16x.
+mods = [n for n in sys.modules if n.startswith("_ak_plug_fastgpt_")]
+for n in mods: sys.modules[n].loaded_before = True
+fastgpt.apply(model)
+reused = len(mods) == len(fastgpt.KERNELS) and all(getattr(sys.modules[n], "loaded_before", False) for n in mods)
+fastgpt.restore(model)
+print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "restored": torch.equal(back, original),
+                  "reused": reused}))
 )").arg(QStringLiteral("'%1'").arg(out), QStringLiteral("'%1'").arg(m_model));
         const Result py = run(python(), {QStringLiteral("-c"), script});
         QVERIFY2(py.exitCode == 0, qPrintable(py.err));
@@ -249,6 +257,7 @@ print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "res
             QVERIFY2(got["routed"][k.get<std::string>()].get<int>() > 0, got.dump().c_str());
         QVERIFY2(got["err"].get<double>() <= 1.0, got.dump().c_str());   // within the parity tolerance
         QVERIFY(got["restored"].get<bool>());
+        QVERIFY2(got["reused"].get<bool>(), got.dump().c_str());
     }
 
     void runVerifiesAtTheEnd()

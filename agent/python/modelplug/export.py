@@ -38,13 +38,17 @@ with open(os.path.join(_HERE, "plan.json")) as _f:
 VERIFIED = PLAN["verified"]
 KERNELS = [k["kernel"] for k in PLAN["kernels"]]
 _applied = {{}}
+_modules = {{}}     # kernel -> its module, imported once: a re-import is a fresh @triton.jit/autotune cache
 
 
 def _load():
     import torch
     out = []
     for k in PLAN["kernels"]:
-        module, _ = _plug.load_kernel(os.path.join(_HERE, "kernels", k["file"]), "{package}_" + k["kernel"])
+        if k["kernel"] not in _modules:
+            _modules[k["kernel"]], _ = _plug.load_kernel(os.path.join(_HERE, "kernels", k["file"]),
+                                                         "{package}_" + k["kernel"])
+        module = _modules[k["kernel"]]
         dtype = getattr(torch, k["dtype"]) if k.get("dtype") else None
         out.append(_plug.Kernel(k["kernel"], k["op_type"], module.kernel_fn, k["sites"], dtype))
     return out
