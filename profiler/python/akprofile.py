@@ -200,6 +200,21 @@ def _python_frames(event, limit=4):
     return torch_fn, user
 
 
+def _stack_config(torch):
+    """Keyword arguments that make the profiler keep each op's Python stack. torch 2.x drops it from
+    the events unless the experimental config is verbose (pytorch/pytorch#100253): on the H200's torch
+    2.11 every call site came back with no frames and no torch function, so a rotary embedding written
+    as functions (transformers' apply_rotary_pos_emb / rotate_half) was classified as elementwise and
+    copy rows instead of rotary_embedding."""
+    config = getattr(getattr(torch._C, "_profiler", None), "_ExperimentalConfig", None)
+    if config is None:
+        return {}
+    try:
+        return {"experimental_config": config(verbose=True)}
+    except (TypeError, RuntimeError):
+        return {}
+
+
 def _concrete(event):
     values = getattr(event, "concrete_inputs", None)
     if not values:
@@ -344,7 +359,7 @@ def handle(args, ctx=None):
     progress("profiling %d iterations" % iterations, 0.4)
     started = time.perf_counter()
     try:
-        with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
+        with profile(activities=activities, record_shapes=True, with_stack=True, **_stack_config(torch)) as prof:
             for _ in range(iterations):
                 _call_user(path, "the model's forward", step)
     finally:

@@ -105,6 +105,30 @@ private Q_SLOTS:
             QVERIFY2(types.contains(QLatin1String(t)), t);
     }
 
+    void rotaryWrittenAsFunctions()
+    {
+        // transformers' Llama applies its rotary through module-level functions inside the attention
+        // module; on the H200's torch 2.11 the profiler lost the Python stacks and these ops became
+        // elementwise and copy rows (13% of the model that no kernel folder covered).
+        const ProfileReport r = profile(fixture(QStringLiteral("fn_rotary.py")), DeviceInfo());
+        bool found = false;
+        for (int i = 0; i < r.kernels.size(); ++i) {
+            if (r.kernels[i].opType != QLatin1String("rotary_embedding"))
+                continue;
+            found = true;
+            QVERIFY2(r.calls[i].functions.contains(QStringLiteral("apply_rotary_pos_emb")),
+                     qPrintable(r.calls[i].functions.join(QLatin1Char(','))));
+            for (const auto &site : r.calls[i].callSites)
+                QVERIFY2(QString::fromStdString(site.value("module", "")).endsWith(QLatin1String("0"))
+                             || QString::fromStdString(site.value("module", "")).endsWith(QLatin1String("1")),
+                         site.dump().c_str());     // the attention modules "0" and "1", not "<model>"
+        }
+        QVERIFY2(found, "no rotary_embedding row");
+        for (int i = 0; i < r.kernels.size(); ++i)   // and no cat of the rotary left over as a copy
+            if (r.kernels[i].atenOp == QLatin1String("aten::cat"))
+                QCOMPARE(r.kernels[i].opType, QStringLiteral("rotary_embedding"));
+    }
+
     void bert()
     {
         const ProfileReport r = profile(QStringLiteral("bert"), DeviceInfo());
