@@ -90,6 +90,7 @@ void LoopHost::startLoop()
     }
     m_loop = loop;
     m_loopStarted = false;
+    m_stopAsked = false;
     connect(loop, &LoopControl::stateChanged, this, &LoopHost::onLoopState);
     connect(loop, &LoopControl::actionFailed, this, [this, loop](const QString &action, const QString &) {
         // A start that fails leaves the loop Stopped without ever running: go back to steering the
@@ -108,11 +109,16 @@ void LoopHost::onLoopState()
     if (!m_loop)
         return;
     const LoopControl::State s = m_loop->state();
-    if (s == LoopControl::State::Running || s == LoopControl::State::Paused)
+    if (s == LoopControl::State::Running || s == LoopControl::State::Paused) {
         m_loopStarted = true;
-    else if (s == LoopControl::State::Stopped && m_loopStarted)
+    } else if (s == LoopControl::State::Stopping) {
+        m_stopAsked = true;
+    } else if (s == LoopControl::State::Stopped && m_loopStarted) {
+        m_loopStarted = false;
+        Q_EMIT loopEnded(m_runDir, !m_stopAsked);
         // Stopped by the user or ended on its own (all kernels done, budget): the directory steers again.
         QMetaObject::invokeMethod(this, [this, loop = m_loop] { if (loop == m_loop) dropLoop(); }, Qt::QueuedConnection);
+    }
 }
 
 void LoopHost::dropLoop()

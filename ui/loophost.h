@@ -50,6 +50,9 @@ public:
 
 Q_SIGNALS:
     void controlChanged(ak::LoopControl *control);
+    // The in-process loop on runDir has stopped: on its own (all kernels done, budget spent) or
+    // because it was asked to stop (it went through Stopping).
+    void loopEnded(const QString &runDir, bool onItsOwn);
     void startAvailabilityChanged();
     void message(const QString &text);
 
@@ -64,6 +67,7 @@ private:
     DirectoryControl *m_directory = nullptr; // owned
     LoopControl *m_loop = nullptr;           // owned, made by the factory
     bool m_loopStarted = false;              // m_loop has been Running/Paused at least once
+    bool m_stopAsked = false;                // m_loop went through Stopping
     QPointer<LoopControl> m_override;
     QPointer<LoopControl> m_current;
 };

@@ -110,6 +110,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
     connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLauncher);
+    connect(m_loops, &LoopHost::loopEnded, m_modelView, &ModelView::loopEnded);
     connect(m_loops, &LoopHost::message, this,
             [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
     updateLauncher();
@@ -195,6 +196,7 @@ void MainWindow::createMenus()
     model->setToolTipsVisible(true);
     model->addAction(m_modelView->verifyAction());
     model->addAction(m_modelView->cancelAction());
+    model->addAction(m_modelView->verifyAtEndAction());
     model->addSeparator();
     model->addAction(m_modelView->exportAction());
 

@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
+#include <QSettings>
 #include <QScrollArea>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -69,6 +70,7 @@ ModelView::ModelView(QWidget *parent)
     , m_verifyAction(new QAction(QStringLiteral("&Verify"), this))
     , m_cancelAction(new QAction(QStringLiteral("&Cancel Verify"), this))
     , m_exportAction(new QAction(QStringLiteral("&Export…"), this))
+    , m_verifyAtEndAction(new QAction(QStringLiteral("Verify When the &Loop Ends"), this))
     , m_progress(new QProgressBar(this))
     , m_status(wrapped(this, QStringLiteral("ModelStatus")))
     , m_stack(new QStackedWidget(this))
@@ -81,6 +83,14 @@ ModelView::ModelView(QWidget *parent)
     m_cancelAction->setObjectName(QStringLiteral("CancelVerifyAction"));
     m_cancelAction->setToolTip(QStringLiteral("Stop the running verification; nothing is recorded"));
     m_exportAction->setObjectName(QStringLiteral("ExportAction"));
+    m_verifyAtEndAction->setObjectName(QStringLiteral("VerifyAtEndAction"));
+    m_verifyAtEndAction->setCheckable(true);
+    m_verifyAtEndAction->setChecked(QSettings().value(QStringLiteral("model/verifyAtEnd"), false).toBool());
+    m_verifyAtEndAction->setToolTip(QStringLiteral("When a loop started in this window finishes on its own (every kernel "
+                                                   "done, budget spent), verify the kept kernels inside the model — "
+                                                   "autokernel-cli run --verify-at-end. Not after Stop."));
+    connect(m_verifyAtEndAction, &QAction::toggled, this,
+            [](bool on) { QSettings().setValue(QStringLiteral("model/verifyAtEnd"), on); });
     connect(m_verifyAction, &QAction::triggered, this, &ModelView::verify);
     connect(m_cancelAction, &QAction::triggered, this, &ModelView::cancelVerify);
     connect(m_exportAction, &QAction::triggered, this, &ModelView::chooseExportDirectory);
@@ -297,6 +307,22 @@ bool ModelView::verify()
     Q_EMIT info(QStringLiteral("verify %1: started").arg(options.runDir));
     updateActions();
     return true;
+}
+
+bool ModelView::loopEnded(const QString &runDir, bool onItsOwn)
+{
+    if (!m_verifyAtEndAction->isChecked() || !onItsOwn)
+        return false;
+    if (!m_snapshot || QDir(m_snapshot->runDir) != QDir(runDir)) {
+        Q_EMIT info(QStringLiteral("verify %1: not started at the loop's end: another run is open").arg(runDir));
+        return false;
+    }
+    if (m_jobs->isVerifying()) {
+        Q_EMIT info(QStringLiteral("verify %1: not started at the loop's end: a verify is running").arg(runDir));
+        return false;
+    }
+    Q_EMIT info(QStringLiteral("the loop ended: verifying the kept kernels inside the model"));
+    return verify();
 }
 
 void ModelView::cancelVerify()

@@ -43,6 +43,12 @@ public:
     QAction *verifyAction() const { return m_verifyAction; }
     QAction *cancelAction() const { return m_cancelAction; }
     QAction *exportAction() const { return m_exportAction; }
+    // Checkable, remembered across sessions: verify when a loop this window runs ends on its own
+    // (the window's `run --verify-at-end`).
+    QAction *verifyAtEndAction() const { return m_verifyAtEndAction; }
+    // The window's loop on runDir ended: verifies it when verifyAtEndAction() is checked, the loop
+    // ended on its own and runDir is the run shown. True when a verify started.
+    bool loopEnded(const QString &runDir, bool onItsOwn);
 
     bool isShowingVerification() const;
     EmptyState *emptyState() const { return m_empty; }
@@ -84,6 +90,7 @@ private:
     QAction *m_verifyAction;
     QAction *m_cancelAction;
     QAction *m_exportAction;
+    QAction *m_verifyAtEndAction;
     QProgressBar *m_progress;
     QLabel *m_status;
     QStackedWidget *m_stack;

@@ -1,6 +1,7 @@
 // The model view: numbers, chart, empty state; Verify in the background with progress and cancel
 // (through a real WorkerClient), Export; and the Model dock and menu of the window.
 #include "emptystate.h"
+#include "fakeloopcontrol.h"
 #include "kerneltablemodel.h"
 #include "logview.h"
 #include "mainwindow.h"
@@ -10,6 +11,7 @@
 #include "pythonscripts.h"
 #include "runloader.h"
 #include "runworkspace.h"
+#include "steeringactions.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 
@@ -19,6 +21,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPointer>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -370,6 +373,57 @@ private Q_SLOTS:
         });
         w.modelView()->verifyAction()->trigger();
         QTRY_VERIFY(w.logView()->toPlainText().contains(QStringLiteral("error: verify %1: no usable Python").arg(dir.path())));
+    }
+
+    void verifiesWhenTheWindowsLoopEndsOnItsOwn()
+    {
+        // Model ▸ Verify When the Loop Ends: the window's `run --verify-at-end`. A loop that finishes
+        // on its own is verified; one the user stopped, or with the option off, is not.
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(ak::test::makeVerifiedRun(dir.path(), &error), qPrintable(error));
+        ak::MainWindow w;
+        QPointer<FakeLoopControl> loop;
+        w.setLoopFactory([&loop](const QString &, QObject *parent) -> ak::LoopControl * {
+            loop = new FakeLoopControl(ak::LoopControl::CanStartStop, parent);
+            return loop;
+        });
+        std::atomic<int> verifies{0};
+        w.modelView()->jobs()->setVerifyWork([&verifies](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
+            ++verifies;
+            VerifyOutcome out;
+            out.error = QStringLiteral("fake verify");
+            return out;
+        });
+        QAction *atEnd = w.modelView()->verifyAtEndAction();
+        auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("ModelMenu"));
+        QVERIFY(menu && menu->actions().contains(atEnd));
+        QVERIFY(atEnd->isCheckable());
+        QSignalSpy loaded(&w, &ak::MainWindow::runLoaded);
+        w.openRun(dir.path());
+        QTRY_COMPARE(loaded.count(), 1);
+
+        const auto runOnce = [&](bool userStops) {
+            QTRY_VERIFY2(w.steering()->start()->isEnabled(), qPrintable(w.steering()->start()->toolTip()));
+            w.steering()->start()->trigger();
+            QVERIFY(loop);
+            loop->setState(ak::LoopControl::State::Running);
+            if (userStops)
+                loop->setState(ak::LoopControl::State::Stopping);
+            loop->setState(ak::LoopControl::State::Stopped);
+            QTRY_VERIFY(!loop);                     // handed back to the run directory
+            QTRY_VERIFY(!w.modelView()->jobs()->isVerifying());
+        };
+        atEnd->setChecked(false);
+        runOnce(false);
+        QCOMPARE(verifies.load(), 0);
+        atEnd->setChecked(true);
+        runOnce(true);
+        QCOMPARE(verifies.load(), 0);
+        runOnce(false);
+        QCOMPARE(verifies.load(), 1);
+        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("the loop ended: verifying the kept kernels")));
+        atEnd->setChecked(false);                   // remembered in QSettings: leave it off
     }
 };
 
