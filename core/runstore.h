@@ -19,6 +19,7 @@ namespace ak {
 
 class GitRepo;
 class RunLock;
+class SteerRequest;
 struct LogEntry;
 
 // The writer of a run directory (format: docs/run-format.md). Holds the single-writer lock for its
@@ -41,12 +42,10 @@ public:
     static std::unique_ptr<RunStore> open(const QString &dir, QString *error);
 
     static nlohmann::json stripSecrets(const nlohmann::json &config, QStringList *removed = nullptr);
-    // Queues a steering request for the process that holds the lock (the GUI while the CLI runs the
-    // loop). `request`: {"action":"pin|unpin|skip|unskip|revert|accept|reject|review", "kernel":..,
-    // "experiment":N, "reason":.., "value":bool}, or {"action":"move_on", "value":{rules}, "by":..}
-    // where the fields of `value` replace those of the current rules (the others stay), or
-    // {"action":"verification","value":{...}}, a verification made while another process writes the
-    // run. The writer applies it in applyRequests().
+    // Queues a steering request (SteerRequest::toJson; RunSteering::steer is the usual way in) for
+    // the process that holds the lock (the GUI while the CLI runs the loop). The writer reads it back
+    // with SteerRequest::fromJson and applies it in applyRequests(). Any JSON object with an "action"
+    // is written, so a malformed request reaches the writer and is reported there.
     static bool queueRequest(const QString &dir, const nlohmann::json &request, QString *error);
 
     QString dir() const { return m_dir; }
@@ -98,6 +97,10 @@ public:
     // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
     // a request are reported in `errors` and the request is dropped.
     int applyRequests(QStringList *errors = nullptr);
+    // Carries out one steering request, as applyRequests() does for a queued one: move_on's fields
+    // replace those of the current rules, review is logged even when the mode is already so.
+    // `created`: the new experiment of a revert.
+    bool apply(const SteerRequest &request, QString *error = nullptr, Experiment *created = nullptr);
 
     // kernel.py at the kernel's head.
     QByteArray kernelSource(const QString &kernel, QString *error = nullptr) const;
@@ -135,7 +138,6 @@ private:
     void exportRow(const Experiment &before, const Experiment &after);
     bool rewriteResults(QString *error);
     QString path(const QString &name) const;
-    bool applyRequest(const nlohmann::json &request, QString *error);
 
     QString m_dir;
     std::unique_ptr<GitRepo> m_repo;

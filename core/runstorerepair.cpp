@@ -1,5 +1,4 @@
-// RunStore: opening an existing run, repairing it after an interrupted writer, and the queue of
-// steering requests from processes that do not hold the lock.
+// RunStore: opening an existing run and repairing it after an interrupted writer.
 #include "runstore.h"
 #include "errorout.h"
 
@@ -10,13 +9,11 @@
 #include "runloader.h"
 #include "runlock.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 
-#include <atomic>
 #include <unistd.h>
 
 using nlohmann::json;
@@ -253,100 +250,6 @@ void RunStore::repairRunJson()
     m_repairNotes << QStringLiteral("run.json: move-on rules of %1:%2 written (the change was interrupted)")
                          .arg(ExperimentLog::fileName())
                          .arg(line);
-}
-
-QString RunStore::requestDir(const QString &dir)
-{
-    return QDir(dir).filePath(QStringLiteral(".git/autokernel-requests"));
-}
-
-bool RunStore::queueRequest(const QString &dir, const json &request, QString *error)
-{
-    if (!request.is_object() || !request.contains("action"))
-        return fail(error, QStringLiteral("a steering request needs an \"action\""));
-    static std::atomic<int> counter{0};
-    const QString name = QStringLiteral("%1-%2-%3.json")
-                             .arg(QDateTime::currentMSecsSinceEpoch(), 15, 10, QLatin1Char('0'))
-                             .arg(QCoreApplication::applicationPid())
-                             .arg(counter++);
-    return AtomicFile::write(QDir(requestDir(dir)).filePath(name), QByteArray::fromStdString(request.dump()), error);
-}
-
-int RunStore::applyRequests(QStringList *errors)
-{
-    const QDir d(requestDir(m_dir));
-    if (!d.exists())
-        return 0;
-    int applied = 0;
-    const QStringList files = d.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
-    for (const QString &file : files) {
-        QFile f(d.filePath(file));
-        QString why;
-        if (!f.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray data = f.readAll();
-        const json request = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
-        if (request.is_discarded())
-            why = QStringLiteral("not JSON");
-        else {
-            try {
-                if (applyRequest(request, &why))
-                    ++applied;
-            } catch (const std::exception &ex) {
-                why = QString::fromUtf8(ex.what());
-            }
-        }
-        if (!why.isEmpty() && errors)
-            *errors << QStringLiteral("request %1: %2").arg(file, why);
-        QFile::remove(d.filePath(file));
-    }
-    return applied;
-}
-
-bool RunStore::applyRequest(const json &r, QString *error)
-{
-    const QString action = QString::fromStdString(r.value("action", std::string()));
-    const QString kernel = QString::fromStdString(r.value("kernel", std::string()));
-    const QString reason = QString::fromStdString(r.value("reason", std::string()));
-    const int id = r.value("experiment", 0);
-    if (action == QLatin1String("pin"))
-        return pin(kernel, reason, error);
-    if (action == QLatin1String("unpin"))
-        return unpin(kernel, error);
-    if (action == QLatin1String("skip"))
-        return skip(kernel, reason, error);
-    if (action == QLatin1String("unskip"))
-        return unskip(kernel, error);
-    if (action == QLatin1String("revert"))
-        return revert(kernel, id, error).id != 0;
-    if (action == QLatin1String("accept"))
-        return accept(id, error);
-    if (action == QLatin1String("reject"))
-        return reject(id, reason, error);
-    if (action == QLatin1String("review"))
-        return setReviewMode(r.value("value", false), error);
-    if (action == QLatin1String("verification")) {
-        const auto value = r.find("value");
-        if (value == r.end() || !value->is_object())
-            return fail(error, QStringLiteral("verification: \"value\" must be the verification object"));
-        return writeVerification(*value, error);
-    }
-    if (action == QLatin1String("move_on")) {
-        const auto value = r.find("value");
-        if (value == r.end() || !value->is_object())
-            return fail(error, QStringLiteral("move_on: \"value\" must be an object of move-on rules"));
-        // The fields given replace those of the current rules; the others stay.
-        MoveOnRules current;
-        MoveOnRules::fromRunJson(m_state.runJson, &current);
-        json merged = json::parse(current.toJson().toStdString());
-        merged.update(*value);
-        MoveOnRules rules;
-        if (!MoveOnRules::fromJson(QByteArray::fromStdString(merged.dump()), &rules, error))
-            return false;
-        const auto by = r.find("by");
-        return setMoveOnRules(rules, error, by != r.end() && by->is_string() ? QString::fromStdString(by->get<std::string>()) : QString());
-    }
-    return fail(error, QStringLiteral("unknown action \"%1\"").arg(action));
 }
 
 } // namespace ak

@@ -1,5 +1,6 @@
-// RunStore: steering (pin, skip, revert, review) and the derived state every operation updates
-// after its log line: kernel branch, working-tree kernel.py, the best commit, results.tsv.
+// RunStore: steering (pin, skip, revert, review, move-on rules), the queue of steering requests from
+// processes that do not hold the lock, and the derived state every operation updates after its log
+// line: kernel branch, working-tree kernel.py, the best commit, results.tsv.
 #include "runstore.h"
 #include "errorout.h"
 
@@ -8,9 +9,13 @@
 #include "gitrepo.h"
 #include "resultstsv.h"
 #include "runloader.h"
+#include "steerrequest.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+
+#include <atomic>
 
 using nlohmann::json;
 
@@ -255,6 +260,93 @@ QByteArray RunStore::kernelSource(const QString &kernel, QString *error) const
 QString RunStore::bestCommit() const
 {
     return m_state.bestCommit;
+}
+
+QString RunStore::requestDir(const QString &dir)
+{
+    return QDir(dir).filePath(QStringLiteral(".git/autokernel-requests"));
+}
+
+bool RunStore::queueRequest(const QString &dir, const json &request, QString *error)
+{
+    if (!request.is_object() || !request.contains("action"))
+        return fail(error, QStringLiteral("a steering request needs an \"action\""));
+    static std::atomic<int> counter{0};
+    const QString name = QStringLiteral("%1-%2-%3.json")
+                             .arg(QDateTime::currentMSecsSinceEpoch(), 15, 10, QLatin1Char('0'))
+                             .arg(QCoreApplication::applicationPid())
+                             .arg(counter++);
+    return AtomicFile::write(QDir(requestDir(dir)).filePath(name), QByteArray::fromStdString(request.dump()), error);
+}
+
+int RunStore::applyRequests(QStringList *errors)
+{
+    const QDir d(requestDir(m_dir));
+    if (!d.exists())
+        return 0;
+    int applied = 0;
+    const QStringList files = d.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    for (const QString &file : files) {
+        QFile f(d.filePath(file));
+        QString why;
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray data = f.readAll();
+        const json request = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+        SteerRequest r;
+        if (request.is_discarded())
+            why = QStringLiteral("not JSON");
+        else if (SteerRequest::fromJson(request, &r, &why)) {
+            try {
+                if (apply(r, &why))
+                    ++applied;
+            } catch (const std::exception &ex) {
+                why = QString::fromUtf8(ex.what());
+            }
+        }
+        if (!why.isEmpty() && errors)
+            *errors << QStringLiteral("request %1: %2").arg(file, why);
+        QFile::remove(d.filePath(file));
+    }
+    return applied;
+}
+
+bool RunStore::apply(const SteerRequest &r, QString *error, Experiment *created)
+{
+    using Action = SteerRequest::Action;
+    switch (r.action()) {
+    case Action::Pin: return pin(r.kernel(), r.reason(), error);
+    case Action::Unpin: return unpin(r.kernel(), error);
+    case Action::Skip: return skip(r.kernel(), r.reason(), error);
+    case Action::Unskip: return unskip(r.kernel(), error);
+    case Action::Revert: {
+        const Experiment e = revert(r.kernel(), r.experiment(), error);
+        if (created)
+            *created = e;
+        return e.id != 0;
+    }
+    case Action::Accept: return accept(r.experiment(), error);
+    case Action::Reject: return reject(r.experiment(), r.reason(), error);
+    case Action::Review: return setReviewMode(r.on(), error);
+    case Action::Verification:
+        if (!r.value().is_object())
+            return fail(error, QStringLiteral("verification: \"value\" must be the verification object"));
+        return writeVerification(r.value(), error);
+    case Action::MoveOn: {
+        if (!r.value().is_object())
+            return fail(error, QStringLiteral("move_on: \"value\" must be an object of move-on rules"));
+        // The fields given replace those of the current rules; the others stay.
+        MoveOnRules current;
+        MoveOnRules::fromRunJson(m_state.runJson, &current);
+        json merged = json::parse(current.toJson().toStdString());
+        merged.update(r.value());
+        MoveOnRules rules;
+        if (!MoveOnRules::fromJson(QByteArray::fromStdString(merged.dump()), &rules, error))
+            return false;
+        return setMoveOnRules(rules, error, r.by());
+    }
+    }
+    return fail(error, QStringLiteral("unknown action \"%1\"").arg(r.actionName()));
 }
 
 } // namespace ak
