@@ -1,12 +1,12 @@
 // autokernel-cli rules RUN_DIR [--max-consecutive-reverts N] [--roof-pct P] [--hours-per-kernel H]
 // [--speedup-over-baseline X] [--json]: prints the run's move-on rules, or changes the ones given.
-// Like the steering commands it opens the run as its writer; when another process holds the lock
-// (the loop is running) the change is queued for it and takes effect at its next experiment.
+// Like the steering commands it goes through RunSteering::steer: applied as the run's writer, or, when
+// another process holds the lock (the loop is running), queued for it to apply at its next experiment.
 #include "clicommand.h"
 
 #include "experimentlog.h"
 #include "runloader.h"
-#include "runlock.h"
+#include "runsteering.h"
 #include "runstore.h"
 
 #include <nlohmann/json.hpp>
@@ -157,34 +157,30 @@ int runRules(const QStringList &argsIn)
     if (!merge(current, given, &wanted, &error))
         return printUsageError(QStringLiteral("rules: %1").arg(error));
 
-    auto store = RunStore::open(dir, &error);
-    if (!store) {
-        const qint64 holder = RunLock::holderPid(dir);
-        if (holder == 0)
-            return printUsageError(error);
-        const nlohmann::json request{{"action", "move_on"}, {"value", given}, {"by", RunStore::author().toStdString()}};
-        if (!RunStore::queueRequest(dir, request, &error))
-            return printUsageError(error);
-        QTextStream(stdout) << "rules: queued for the writer of the run (pid " << holder
+    // The writer merges the given fields over its own current rules (after its repair), which may
+    // differ from what was loaded above.
+    const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::moveOn(given, RunStore::author()));
+    for (const QString &note : o.repairNotes)
+        QTextStream(stderr) << "repair: " << note << '\n';
+    switch (o.kind) {
+    case RunSteering::Outcome::Kind::Failed:
+        return printUsageError(o.message);
+    case RunSteering::Outcome::Kind::Queued:
+        QTextStream(stdout) << "rules: queued for the writer of the run (pid " << o.writer
                             << "), which applies them at its next experiment\n";
         return 0;
-    }
-    for (const QString &note : store->repairNotes())
-        QTextStream(stderr) << "repair: " << note << '\n';
-    // The writer's view after its repair is the base the given fields change.
-    MoveOnRules base;
-    MoveOnRules::fromRunJson(store->state().runJson, &base);
-    if (!merge(base, given, &wanted, &error))
-        return printUsageError(QStringLiteral("rules: %1").arg(error));
-    if (!store->setMoveOnRules(wanted, &error)) {
-        QTextStream(stderr) << "autokernel-cli rules: " << error << '\n';
+    case RunSteering::Outcome::Kind::Refused:
+        QTextStream(stderr) << "autokernel-cli rules: " << o.message << '\n';
         return 1;
+    case RunSteering::Outcome::Kind::Applied:
+        break;
     }
+    MoveOnRules::fromRunJson(o.state->runJson, &wanted);
     if (asJson) {
         printRules(wanted, nullptr, true);
     } else {
         QTextStream(stdout) << "rules: done\n";
-        printRules(wanted, &store->state(), false);
+        printRules(wanted, o.state.get(), false);
     }
     return 0;
 }

@@ -1,10 +1,10 @@
-// Steering subcommands: pin, unpin, skip, revert, accept, reject, review. Each opens the run as its
-// writer; when another process holds the lock (the loop is running) the action is queued for it instead.
+// Steering subcommands: pin, unpin, skip, revert, accept, reject, review. Each goes through
+// RunSteering::steer: applied as the run's writer, or queued for the process that holds the lock (the
+// loop is running).
 #include "clicommand.h"
 
 #include "runloader.h"
-#include "runlock.h"
-#include "runstore.h"
+#include "runsteering.h"
 
 #include <QTextStream>
 
@@ -14,7 +14,7 @@ namespace {
 
 struct Steer
 {
-    const char *name;
+    SteerRequest::Action action; // its name is the subcommand's
     const char *usage;
     bool kernelArg;
     bool idArg;
@@ -33,8 +33,9 @@ QString takeReason(QStringList &args)
 
 int steer(const Steer &cmd, QStringList args)
 {
+    const QString command = SteerRequest::actionName(cmd.action);
     if (args.contains(QStringLiteral("--help")) || args.contains(QStringLiteral("-h"))) {
-        QTextStream(stdout) << "Usage: autokernel-cli " << cmd.name << ' ' << cmd.usage << '\n'
+        QTextStream(stdout) << "Usage: autokernel-cli " << command << ' ' << cmd.usage << '\n'
                             << "If the loop is running in another process, the request is queued for it.\n";
         return 0;
     }
@@ -42,7 +43,7 @@ int steer(const Steer &cmd, QStringList args)
     const bool undo = args.removeAll(QStringLiteral("--undo")) > 0;
     const int expected = 1 + (cmd.kernelArg ? 1 : 0) + (cmd.idArg ? 1 : 0);
     if (args.size() != expected)
-        return printUsageError(QStringLiteral("%1: usage: %1 %2").arg(QLatin1String(cmd.name), QLatin1String(cmd.usage)));
+        return printUsageError(QStringLiteral("%1: usage: %1 %2").arg(command, QLatin1String(cmd.usage)));
     const QString dir = args[0];
     const QString kernel = cmd.kernelArg ? args[1] : QString();
     int id = 0;
@@ -50,52 +51,32 @@ int steer(const Steer &cmd, QStringList args)
         bool ok = false;
         id = args.last().toInt(&ok);
         if (!ok || id <= 0)
-            return printUsageError(QStringLiteral("%1: experiment id must be a positive number, not '%2'").arg(QLatin1String(cmd.name), args.last()));
+            return printUsageError(QStringLiteral("%1: experiment id must be a positive number, not '%2'").arg(command, args.last()));
     }
-    QString action = QLatin1String(cmd.name);
-    if (undo && action == QLatin1String("skip"))
-        action = QStringLiteral("unskip");
+    SteerRequest::Action action = cmd.action;
+    if (undo && action == SteerRequest::Action::Skip)
+        action = SteerRequest::Action::Unskip;
+    const QString name = SteerRequest::actionName(action);
 
-    QString error;
-    auto store = RunStore::open(dir, &error);
-    if (!store) {
-        const qint64 holder = RunLock::holderPid(dir);
-        if (holder == 0)
-            return printUsageError(error);
-        nlohmann::json request{{"action", action.toStdString()}, {"kernel", kernel.toStdString()}, {"experiment", id},
-                               {"reason", reason.toStdString()}};
-        if (!RunStore::queueRequest(dir, request, &error))
-            return printUsageError(error);
-        QTextStream(stdout) << action << ": queued for the writer of the run (pid " << holder
-                            << "), which applies it between experiments\n";
-        return 0;
-    }
-    for (const QString &note : store->repairNotes())
+    const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::kernelAction(action, kernel, id).withReason(reason));
+    for (const QString &note : o.repairNotes)
         QTextStream(stderr) << "repair: " << note << '\n';
-
-    bool ok = false;
-    QString done;
-    if (action == QLatin1String("pin"))
-        ok = store->pin(kernel, reason, &error);
-    else if (action == QLatin1String("unpin"))
-        ok = store->unpin(kernel, &error);
-    else if (action == QLatin1String("skip"))
-        ok = store->skip(kernel, reason, &error);
-    else if (action == QLatin1String("unskip"))
-        ok = store->unskip(kernel, &error);
-    else if (action == QLatin1String("revert")) {
-        const Experiment e = store->revert(kernel, id, &error);
-        ok = e.id != 0;
-        done = QStringLiteral(" (new experiment #%1, commit %2)").arg(e.id).arg(e.commit.left(12));
-    } else if (action == QLatin1String("accept"))
-        ok = store->accept(id, &error);
-    else if (action == QLatin1String("reject"))
-        ok = store->reject(id, reason, &error);
-    if (!ok) {
-        QTextStream(stderr) << "autokernel-cli " << action << ": " << error << '\n';
+    switch (o.kind) {
+    case RunSteering::Outcome::Kind::Failed:
+        return printUsageError(o.message);
+    case RunSteering::Outcome::Kind::Queued:
+        QTextStream(stdout) << name << ": " << o.message << '\n';
+        return 0;
+    case RunSteering::Outcome::Kind::Refused:
+        QTextStream(stderr) << "autokernel-cli " << name << ": " << o.message << '\n';
         return 1;
+    case RunSteering::Outcome::Kind::Applied:
+        break;
     }
-    QTextStream(stdout) << action << ": done" << done << '\n';
+    const QString done = action == SteerRequest::Action::Revert
+        ? QStringLiteral(" (new experiment #%1, commit %2)").arg(o.created.id).arg(o.created.commit.left(12))
+        : QString();
+    QTextStream(stdout) << name << ": done" << done << '\n';
     return 0;
 }
 
@@ -119,8 +100,7 @@ QString modeText(bool on)
 
 } // namespace
 
-// review RUN_DIR [on|off]: shows or switches review mode (RunStore::setReviewMode, or the request
-// {"action":"review","value":bool} queued for the run's writer).
+// review RUN_DIR [on|off]: shows or switches review mode (RunSteering::steer with SteerRequest::review).
 int runReview(const QStringList &argsIn)
 {
     const QString usage = QStringLiteral("review RUN_DIR [on|off]");
@@ -153,33 +133,30 @@ int runReview(const QStringList &argsIn)
         return printUsageError(QStringLiteral("review: expected 'on' or 'off', not '%1'").arg(args.at(1)));
     const bool on = word == QLatin1String("on");
 
-    auto store = RunStore::open(dir, &error);
-    if (!store) {
-        const qint64 holder = RunLock::holderPid(dir);
-        if (holder == 0)
-            return printUsageError(error);
-        if (!RunStore::queueRequest(dir, nlohmann::json{{"action", "review"}, {"value", on}}, &error))
-            return printUsageError(error);
-        QTextStream(stdout) << "review mode " << word << ": queued for the writer of the run (pid " << holder
-                            << "), which applies it between experiments\n";
-        return 0;
-    }
-    for (const QString &note : store->repairNotes())
+    const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::review(on));
+    for (const QString &note : o.repairNotes)
         QTextStream(stderr) << "repair: " << note << '\n';
-    if (store->state().reviewMode != on && !store->setReviewMode(on, &error)) {
-        QTextStream(stderr) << "autokernel-cli review: " << error << '\n';
+    switch (o.kind) {
+    case RunSteering::Outcome::Kind::Failed:
+        return printUsageError(o.message);
+    case RunSteering::Outcome::Kind::Queued:
+        QTextStream(stdout) << "review mode " << word << ": " << o.message << '\n';
+        return 0;
+    case RunSteering::Outcome::Kind::Refused:
+        QTextStream(stderr) << "autokernel-cli review: " << o.message << '\n';
         return 1;
+    case RunSteering::Outcome::Kind::Applied:
+        break;
     }
-    QTextStream(stdout) << "review mode: " << modeText(store->state().reviewMode) << '\n'
-                        << pendingText(store->state()) << '\n';
+    QTextStream(stdout) << "review mode: " << modeText(o.state->reviewMode) << '\n' << pendingText(*o.state) << '\n';
     return 0;
 }
 
-int runPin(const QStringList &a) { return steer({"pin", "RUN_DIR KERNEL [--reason TEXT]", true, false}, a); }
-int runUnpin(const QStringList &a) { return steer({"unpin", "RUN_DIR KERNEL", true, false}, a); }
-int runSkip(const QStringList &a) { return steer({"skip", "RUN_DIR KERNEL [--reason TEXT] [--undo]", true, false}, a); }
-int runRevert(const QStringList &a) { return steer({"revert", "RUN_DIR KERNEL EXPERIMENT_ID", true, true}, a); }
-int runAccept(const QStringList &a) { return steer({"accept", "RUN_DIR EXPERIMENT_ID", false, true}, a); }
-int runReject(const QStringList &a) { return steer({"reject", "RUN_DIR EXPERIMENT_ID [--reason TEXT]", false, true}, a); }
+int runPin(const QStringList &a) { return steer({SteerRequest::Action::Pin, "RUN_DIR KERNEL [--reason TEXT]", true, false}, a); }
+int runUnpin(const QStringList &a) { return steer({SteerRequest::Action::Unpin, "RUN_DIR KERNEL", true, false}, a); }
+int runSkip(const QStringList &a) { return steer({SteerRequest::Action::Skip, "RUN_DIR KERNEL [--reason TEXT] [--undo]", true, false}, a); }
+int runRevert(const QStringList &a) { return steer({SteerRequest::Action::Revert, "RUN_DIR KERNEL EXPERIMENT_ID", true, true}, a); }
+int runAccept(const QStringList &a) { return steer({SteerRequest::Action::Accept, "RUN_DIR EXPERIMENT_ID", false, true}, a); }
+int runReject(const QStringList &a) { return steer({SteerRequest::Action::Reject, "RUN_DIR EXPERIMENT_ID [--reason TEXT]", false, true}, a); }
 
 } // namespace ak::cli
