@@ -3,6 +3,7 @@
 #include "backgroundjob.h"
 
 #include "runlock.h"
+#include "runsteering.h"
 #include "runstore.h"
 
 #include <QDir>
@@ -38,14 +39,20 @@ void DirectoryControl::pause() { noLoop(QStringLiteral("pause")); }
 void DirectoryControl::resume() { noLoop(QStringLiteral("resume")); }
 void DirectoryControl::stop() { noLoop(QStringLiteral("stop")); }
 
-void DirectoryControl::pin(const QString &kernel) { enqueue({QStringLiteral("pin"), kernel, 0, {}}); }
-void DirectoryControl::unpin(const QString &kernel) { enqueue({QStringLiteral("unpin"), kernel, 0, {}}); }
-void DirectoryControl::skip(const QString &kernel) { enqueue({QStringLiteral("skip"), kernel, 0, {}}); }
-void DirectoryControl::revert(const QString &kernel, int experimentId) { enqueue({QStringLiteral("revert"), kernel, experimentId, {}}); }
-void DirectoryControl::accept(int experimentId) { enqueue({QStringLiteral("accept"), QString(), experimentId, {}}); }
-void DirectoryControl::reject(int experimentId) { enqueue({QStringLiteral("reject"), QString(), experimentId, {}}); }
-void DirectoryControl::setMoveOnRules(const MoveOnRules &rules) { enqueue({QStringLiteral("setMoveOnRules"), QString(), 0, rules}); }
-void DirectoryControl::setReviewMode(bool on) { enqueue({QStringLiteral("setReviewMode"), QString(), 0, {}, on}); }
+void DirectoryControl::pin(const QString &kernel) { enqueue({QStringLiteral("pin"), kernelAction(SteerRequest::Action::Pin, kernel, 0)}); }
+void DirectoryControl::unpin(const QString &kernel) { enqueue({QStringLiteral("unpin"), kernelAction(SteerRequest::Action::Unpin, kernel, 0)}); }
+void DirectoryControl::skip(const QString &kernel) { enqueue({QStringLiteral("skip"), kernelAction(SteerRequest::Action::Skip, kernel, 0)}); }
+void DirectoryControl::revert(const QString &kernel, int experimentId) { enqueue({QStringLiteral("revert"), kernelAction(SteerRequest::Action::Revert, kernel, experimentId)}); }
+void DirectoryControl::accept(int experimentId) { enqueue({QStringLiteral("accept"), kernelAction(SteerRequest::Action::Accept, QString(), experimentId)}); }
+void DirectoryControl::reject(int experimentId) { enqueue({QStringLiteral("reject"), kernelAction(SteerRequest::Action::Reject, QString(), experimentId)}); }
+void DirectoryControl::setMoveOnRules(const MoveOnRules &rules) { enqueue({QStringLiteral("setMoveOnRules"), SteerRequest::moveOn(rules, RunStore::author())}); }
+void DirectoryControl::setReviewMode(bool on) { enqueue({QStringLiteral("setReviewMode"), SteerRequest::review(on)}); }
+
+SteerRequest DirectoryControl::kernelAction(SteerRequest::Action action, const QString &kernel, int experiment)
+{
+    // The window asks for no reason; the empty one keeps its queued files as they have always been.
+    return SteerRequest::kernelAction(action, kernel, experiment).withReason(QString());
+}
 
 void DirectoryControl::enqueue(const Request &request)
 {
@@ -77,9 +84,9 @@ void DirectoryControl::runNext()
                             Q_EMIT capabilitiesChanged(); // description() changed
                         }
                         if (outcome.ok)
-                            Q_EMIT actionFinished(request.action, outcome.text);
+                            Q_EMIT actionFinished(request.name, outcome.text);
                         else
-                            Q_EMIT actionFailed(request.action, outcome.text);
+                            Q_EMIT actionFailed(request.name, outcome.text);
                         runNext();
                     });
 }
@@ -87,67 +94,52 @@ void DirectoryControl::runNext()
 DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const Request &r)
 {
     Outcome o;
-    QString error;
-    auto store = RunStore::open(runDir, &error);
-    if (!store) {
-        // Someone else writes the run (its loop): leave the request where that writer picks it up.
-        const qint64 holder = RunLock::holderPid(runDir);
-        if (holder == 0) {
-            o.text = error;
-            return o;
-        }
-        nlohmann::json request{{"action", r.action.toStdString()}, {"kernel", r.kernel.toStdString()},
-                               {"experiment", r.experiment}, {"reason", ""}};
-        if (r.action == QLatin1String("setMoveOnRules"))
-            request = {{"action", "move_on"}, {"value", nlohmann::json::parse(r.rules.toJson().toStdString())},
-                       {"by", RunStore::author().toStdString()}};
-        else if (r.action == QLatin1String("setReviewMode"))
-            request = {{"action", "review"}, {"value", r.on}};
-        if (!RunStore::queueRequest(runDir, request, &error)) {
-            o.text = error;
-            return o;
-        }
-        o.ok = true;
-        o.writer = holder;
-        o.text = QStringLiteral("queued for the writer of the run (pid %1), which applies it between experiments").arg(holder);
+    const RunSteering::Outcome steered = RunSteering::steer(runDir, r.request);
+    for (const QString &note : steered.repairNotes)
+        o.messages << QStringLiteral("repair: ") + note;
+    o.ok = steered.ok();
+    o.writer = steered.writer;
+    if (steered.kind != RunSteering::Outcome::Kind::Applied) {
+        o.text = steered.message;
         return o;
     }
-    for (const QString &note : store->repairNotes())
-        o.messages << QStringLiteral("repair: ") + note;
-    const QString &k = r.kernel;
-    if (r.action == QLatin1String("pin")) {
-        o.ok = store->pin(k, QString(), &error);
+    const QString k = r.request.kernel();
+    const int id = r.request.experiment();
+    switch (r.request.action()) {
+    case SteerRequest::Action::Pin:
         o.text = QStringLiteral("%1 pinned: its current best is locked; the loop leaves it alone until unpinned").arg(k);
-    } else if (r.action == QLatin1String("unpin")) {
-        o.ok = store->unpin(k, &error);
+        break;
+    case SteerRequest::Action::Unpin:
         o.text = QStringLiteral("%1 unpinned: the loop may work on it again").arg(k);
-    } else if (r.action == QLatin1String("skip")) {
-        o.ok = store->skip(k, QString(), &error);
+        break;
+    case SteerRequest::Action::Skip:
         o.text = QStringLiteral("%1 skipped: the loop moves on to the next kernel").arg(k);
-    } else if (r.action == QLatin1String("revert")) {
-        const Experiment e = store->revert(k, r.experiment, &error);
-        o.ok = e.id != 0;
+        break;
+    case SteerRequest::Action::Revert:
         o.text = QStringLiteral("%1: experiment %2 restored as experiment %3 (commit %4)")
-                     .arg(k).arg(r.experiment).arg(e.id).arg(e.commit.left(12));
-    } else if (r.action == QLatin1String("accept")) {
-        o.ok = store->accept(r.experiment, &error);
-        o.text = QStringLiteral("experiment %1 accepted").arg(r.experiment);
-    } else if (r.action == QLatin1String("reject")) {
-        o.ok = store->reject(r.experiment, QString(), &error);
-        o.text = QStringLiteral("experiment %1 rejected").arg(r.experiment);
-    } else if (r.action == QLatin1String("setMoveOnRules")) {
-        o.ok = store->setMoveOnRules(r.rules, &error);
-        o.text = QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment").arg(r.rules.summary());
-    } else if (r.action == QLatin1String("setReviewMode")) {
-        // Already so: nothing to log.
-        o.ok = store->state().reviewMode == r.on || store->setReviewMode(r.on, &error);
-        o.text = r.on ? QStringLiteral("review mode on: a would-be keep waits as pending until accepted or rejected")
-                      : QStringLiteral("review mode off: the loop keeps improvements itself");
-    } else {
-        error = QStringLiteral("unknown action '%1'").arg(r.action);
+                     .arg(k).arg(id).arg(steered.created.id).arg(steered.created.commit.left(12));
+        break;
+    case SteerRequest::Action::Accept:
+        o.text = QStringLiteral("experiment %1 accepted").arg(id);
+        break;
+    case SteerRequest::Action::Reject:
+        o.text = QStringLiteral("experiment %1 rejected").arg(id);
+        break;
+    case SteerRequest::Action::MoveOn: {
+        MoveOnRules rules;
+        MoveOnRules::fromRunJson(steered.state->runJson, &rules);
+        o.text = QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment").arg(rules.summary());
+        break;
     }
-    if (!o.ok)
-        o.text = error;
+    case SteerRequest::Action::Review:
+        o.text = r.request.on() ? QStringLiteral("review mode on: a would-be keep waits as pending until accepted or rejected")
+                                : QStringLiteral("review mode off: the loop keeps improvements itself");
+        break;
+    case SteerRequest::Action::Unskip:
+    case SteerRequest::Action::Verification:
+        o.text = QStringLiteral("%1: done").arg(r.request.actionName()); // the window does not send these
+        break;
+    }
     return o;
 }
 

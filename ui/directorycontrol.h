@@ -1,6 +1,7 @@
 #pragma once
 
 #include "loopcontrol.h"
+#include "steerrequest.h"
 
 #include <QTimer>
 
@@ -9,10 +10,10 @@
 namespace ak {
 
 // Steers a run through its directory, whoever runs the loop (another process, or nobody): what
-// `autokernel-cli pin|skip|revert|accept|reject|rules|review` does. Each request first tries RunStore::open: when
-// nobody writes the run it is applied directly and the store is closed again; when another process
-// holds the run lock it is queued with RunStore::queueRequest for that writer, which applies it
-// between experiments. Either way the outcome arrives as actionFinished / actionFailed.
+// `autokernel-cli pin|skip|revert|accept|reject|rules|review` does, through the same
+// RunSteering::steer: when nobody writes the run the request is applied directly and the store is
+// closed again; when another process holds the run lock it is queued for that writer, which applies
+// it between experiments. Either way the outcome arrives as actionFinished / actionFailed.
 //
 // Opening the store takes the lock, repairs and may touch git, so requests run off the GUI thread,
 // one at a time in the order they were made (two at once would find each other's lock and queue).
@@ -43,9 +44,9 @@ public:
     void revert(const QString &kernel, int experimentId) override;
     void accept(int experimentId) override;
     void reject(int experimentId) override;
-    // RunStore::setMoveOnRules, or the request {"action":"move_on"} queued for the run's writer.
+    // SteerRequest::moveOn with all of `rules`, applied or queued for the run's writer.
     void setMoveOnRules(const MoveOnRules &rules) override;
-    // RunStore::setReviewMode, or the request {"action":"review","value":on} queued for the run's writer.
+    // SteerRequest::review, applied (nothing to do when already so) or queued for the run's writer.
     void setReviewMode(bool on) override;
 
     // pid of the live process that holds the run's lock (its loop), 0 when nobody writes the run.
@@ -64,11 +65,8 @@ Q_SIGNALS:
 private:
     struct Request
     {
-        QString action; // "pin", "unpin", "skip", "revert", "accept", "reject", "setMoveOnRules", "setReviewMode"
-        QString kernel;
-        int experiment = 0;
-        MoveOnRules rules; // setMoveOnRules
-        bool on = false;   // setReviewMode
+        QString name; // the LoopControl call, for actionFinished: "pin", ..., "setMoveOnRules", "setReviewMode"
+        SteerRequest request;
     };
     struct Outcome
     {
@@ -81,6 +79,7 @@ private:
     void enqueue(const Request &request);
     void runNext();
     void noLoop(const QString &action);
+    static SteerRequest kernelAction(SteerRequest::Action action, const QString &kernel, int experiment);
     static Outcome apply(const QString &runDir, const Request &request);
     static qint64 probeWriter(const QString &runDir);
 
