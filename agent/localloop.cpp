@@ -7,6 +7,7 @@
 #include "pythonlocator.h"
 #include "recordedrun.h"
 #include "runloader.h"
+#include "runsteering.h"
 #include "runstore.h"
 #include "workerclient.h"
 
@@ -252,48 +253,38 @@ bool LocalLoop::endedWithFailure() const
     return d->failed;
 }
 
-void LocalLoop::queue(const char *action, const QString &kernel, int id)
+void LocalLoop::send(const QString &name, const SteerRequest &request)
 {
-    send(QLatin1String(action), nlohmann::json{{"action", action}, {"kernel", kernel.toStdString()}, {"experiment", id}});
-}
-
-void LocalLoop::send(const QString &name, const nlohmann::json &request)
-{
-    QString error;
-    std::unique_ptr<RunStore> store;
-    // Not running: become the writer for a moment (opening applies requests queued earlier, so this
-    // one is queued after that and applied here, with its own error if it fails).
-    if (!d->session)
-        store = RunStore::open(m_options.runDir, &error);
-    if (!RunStore::queueRequest(m_options.runDir, request, &error))
-        return Q_EMIT actionFailed(name, error);
-    if (!store)
+    // While our loop runs this process is the run's writer: the request waits for its next
+    // experiment boundary. Stopped, the request is applied at once (or queued for another writer).
+    const RunSteering::Outcome o = RunSteering::steer(m_options.runDir, request,
+                                                      d->session ? RunSteering::Writer::ThisProcess : RunSteering::Writer::Unknown);
+    switch (o.kind) {
+    case RunSteering::Outcome::Kind::Applied:
+        return Q_EMIT actionFinished(name, QStringLiteral("applied"));
+    case RunSteering::Outcome::Kind::Queued:
         return Q_EMIT actionFinished(name, QStringLiteral("queued; applied at the next experiment boundary"));
-    QStringList errors;
-    store->applyRequests(&errors);
-    if (!errors.isEmpty())
-        return Q_EMIT actionFailed(name, errors.join(QStringLiteral("; ")));
-    Q_EMIT actionFinished(name, QStringLiteral("applied"));
+    case RunSteering::Outcome::Kind::Refused:
+    case RunSteering::Outcome::Kind::Failed:
+        return Q_EMIT actionFailed(name, o.message);
+    }
 }
 
 void LocalLoop::setMoveOnRules(const MoveOnRules &rules)
 {
-    send(QStringLiteral("setMoveOnRules"),
-         nlohmann::json{{"action", "move_on"},
-                        {"value", nlohmann::json::parse(rules.toJson().toStdString())},
-                        {"by", RunStore::author().toStdString()}});
+    send(QStringLiteral("setMoveOnRules"), SteerRequest::moveOn(rules, RunStore::author()));
 }
 
 void LocalLoop::setReviewMode(bool on)
 {
-    send(QStringLiteral("setReviewMode"), nlohmann::json{{"action", "review"}, {"value", on}});
+    send(QStringLiteral("setReviewMode"), SteerRequest::review(on));
 }
 
-void LocalLoop::pin(const QString &kernel) { queue("pin", kernel, 0); }
-void LocalLoop::unpin(const QString &kernel) { queue("unpin", kernel, 0); }
-void LocalLoop::skip(const QString &kernel) { queue("skip", kernel, 0); }
-void LocalLoop::revert(const QString &kernel, int experimentId) { queue("revert", kernel, experimentId); }
-void LocalLoop::accept(int experimentId) { queue("accept", QString(), experimentId); }
-void LocalLoop::reject(int experimentId) { queue("reject", QString(), experimentId); }
+void LocalLoop::pin(const QString &kernel) { send(QStringLiteral("pin"), SteerRequest::kernelAction(SteerRequest::Action::Pin, kernel)); }
+void LocalLoop::unpin(const QString &kernel) { send(QStringLiteral("unpin"), SteerRequest::kernelAction(SteerRequest::Action::Unpin, kernel)); }
+void LocalLoop::skip(const QString &kernel) { send(QStringLiteral("skip"), SteerRequest::kernelAction(SteerRequest::Action::Skip, kernel)); }
+void LocalLoop::revert(const QString &kernel, int experimentId) { send(QStringLiteral("revert"), SteerRequest::kernelAction(SteerRequest::Action::Revert, kernel, experimentId)); }
+void LocalLoop::accept(int experimentId) { send(QStringLiteral("accept"), SteerRequest::kernelAction(SteerRequest::Action::Accept, QString(), experimentId)); }
+void LocalLoop::reject(int experimentId) { send(QStringLiteral("reject"), SteerRequest::kernelAction(SteerRequest::Action::Reject, QString(), experimentId)); }
 
 } // namespace ak

@@ -13,6 +13,7 @@
 namespace ak {
 
 struct LoopStats;
+class SteerRequest;
 
 // How a LocalLoop runs. Everything here is a per-invocation choice; the run's own settings (move-on
 // rules, review mode, the agent configuration) live in run.json and are read by the loop.
@@ -36,9 +37,9 @@ struct LoopOptions
 
 // The in-process loop behind LoopControl: one QThread per device, each running an ExperimentLoop over
 // the shared RunStore (this process becomes the run's single writer while it runs). Steering calls
-// (pin, skip, revert, accept, reject, move-on rules, review mode) are queued as run-directory
-// requests, exactly like the CLI's, and applied at the next experiment boundary; the GUI sees their
-// effect by re-reading the run.
+// (pin, skip, revert, accept, reject, move-on rules, review mode) go through RunSteering::steer like
+// the CLI's: queued as run-directory requests while the loop runs and applied at its next experiment
+// boundary, applied at once while it is stopped; the GUI sees their effect by re-reading the run.
 class LocalLoop : public LoopControl
 {
     Q_OBJECT
@@ -82,9 +83,8 @@ Q_SIGNALS:
 private:
     struct Private;
     void setState(State s);
-    void queue(const char *action, const QString &kernel, int id);
-    // Queues a run-directory request; applies it at once when no loop of ours is running.
-    void send(const QString &name, const nlohmann::json &request);
+    // RunSteering::steer; `name` is the LoopControl call for actionFinished / actionFailed.
+    void send(const QString &name, const SteerRequest &request);
 
     LoopOptions m_options;
     State m_state = State::Stopped;

@@ -6,6 +6,7 @@
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
+#include "steerrequest.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -213,7 +214,7 @@ bool ModelVerifier::record(const QString &runDir, const nlohmann::json &verifica
     }
     // A loop writes the run: it records the verification at its next experiment boundary.
     *how = QStringLiteral("queued for the process writing the run");
-    return RunStore::queueRequest(runDir, {{"action", "verification"}, {"value", verification}}, error);
+    return RunStore::queueRequest(runDir, SteerRequest::verification(verification).toJson(), error);
 }
 
 } // namespace ak
