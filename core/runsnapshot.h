@@ -58,6 +58,9 @@ struct RunSnapshot
         const auto it = kernelIndex.constFind(name);
         return it == kernelIndex.constEnd() ? nullptr : &kernels[*it];
     }
+    // Whole-model speedup if every kernel's head (best kept, else its baseline) ran inside the model
+    // at its harness speedup (Amdahl over the shares); the projection beside verify's measurement.
+    double projectedSpeedup() const;
 };
 
 using RunSnapshotPtr = std::shared_ptr<const RunSnapshot>;

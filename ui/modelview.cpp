@@ -1,6 +1,5 @@
 #include "modelview.h"
 
-#include "amdahl.h"
 #include "emptystate.h"
 #include "jsonfield.h"
 #include "kerneltablemodel.h"
@@ -185,16 +184,7 @@ bool ModelView::isShowingVerification() const
 
 double ModelView::projectedSpeedup(const RunSnapshot &snapshot)
 {
-    // Verify plugs each kernel's head: its best kept experiment, or the baseline starter when nothing
-    // was kept (a starter can already beat PyTorch). So the projection takes the head's speedup over
-    // PyTorch across the kernel's share of the time.
-    QVector<QPair<double, double>> pairs;
-    for (const KernelRecord &k : snapshot.kernels) {
-        const Experiment *head = snapshot.experiment(k.headExperiment);
-        if (head && head->metrics.correct && Metrics::has(head->metrics.speedup))
-            pairs.append({k.share, head->metrics.speedup});
-    }
-    return Amdahl::projectedFromSpeedups(pairs);
+    return snapshot.projectedSpeedup();
 }
 
 void ModelView::setSnapshot(const RunSnapshotPtr &snapshot)

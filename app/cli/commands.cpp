@@ -18,6 +18,7 @@ int runReview(const QStringList &args); // steer.cpp
 int runRules(const QStringList &args);  // rules.cpp
 int runVerify(const QStringList &args); // verify.cpp
 int runExport(const QStringList &args); // export.cpp
+int runReport(const QStringList &args); // report.cpp
 
 // Subcommands are implemented one per file next to this one; each is a thin layer over a library.
 const Command *commands(int *count)
@@ -41,6 +42,7 @@ const Command *commands(int *count)
         {"rules", "show or change the move-on rules (applied at the loop's next experiment)", runRules},
         {"verify", "put the kept kernels back into the model: parity, timings, the final set", runVerify},
         {"export", "write the verified final set as a standalone Python package", runExport},
+        {"report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport},
     };
     *count = int(sizeof(table) / sizeof(table[0]));
     return table;

@@ -1,0 +1,332 @@
+#include "runreport.h"
+
+#include "atomicfile.h"
+#include "gitrepo.h"
+#include "runloader.h"
+#include "svgchart.h"
+#include "textdiff.h"
+
+#include <QCoreApplication>
+#include <QMap>
+#include <QSysInfo>
+
+#include <cmath>
+
+namespace ak {
+
+namespace {
+
+QString esc(const QString &s)
+{
+    return s.toHtmlEscaped();
+}
+
+QString ratio(double x)
+{
+    return std::isfinite(x) && x > 0 ? QString::number(x, 'f', x < 10 ? 3 : 1) + QStringLiteral("×") : QStringLiteral("—");
+}
+
+QString pct(double fraction01)
+{
+    return QString::number(100 * fraction01, 'f', 1) + QStringLiteral(" %");
+}
+
+QString ms(double us)
+{
+    return std::isfinite(us) ? QString::number(us / 1000, 'f', 2) + QStringLiteral(" ms") : QStringLiteral("—");
+}
+
+QString td(const QString &text, const QString &cls = QString())
+{
+    return cls.isEmpty() ? QStringLiteral("<td>%1</td>").arg(esc(text))
+                         : QStringLiteral("<td class=\"%1\">%2</td>").arg(cls, esc(text));
+}
+
+// Outcome class of a point and of the summary's counts: the report colours by it (CSS below).
+QString outcomeClass(ExperimentStatus s)
+{
+    switch (s) {
+    case ExperimentStatus::Kept: return QStringLiteral("kept");
+    case ExperimentStatus::Baseline: return QStringLiteral("baseline");
+    case ExperimentStatus::Pending: return QStringLiteral("pending");
+    case ExperimentStatus::Rejected: return QStringLiteral("rejected");
+    case ExperimentStatus::Reverted: return QStringLiteral("reverted");
+    case ExperimentStatus::Running: return QStringLiteral("running");
+    case ExperimentStatus::Failed:
+    case ExperimentStatus::Crashed:
+    case ExperimentStatus::Timeout: break;
+    }
+    return QStringLiteral("failed");
+}
+
+const char *const kStyle = R"(
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1100px; color: #1d2330; background: #fff; }
+h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #d8dce4; }
+.sub { color: #5b6475; } .big { font-size: 28px; font-weight: 600; }
+.cards { display: flex; gap: 16px; flex-wrap: wrap; } .card { border: 1px solid #d8dce4; border-radius: 6px; padding: 10px 14px; min-width: 150px; }
+table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eceef2; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.chart { background: #fff; } .chart .plot { fill: none; stroke: #c4c9d4; } .chart .grid { stroke: #eceef2; }
+.chart .tick, .chart .axis, .chart .reflabel { font-size: 11px; fill: #5b6475; } .chart .title { font-size: 13px; font-weight: 600; fill: #1d2330; }
+.chart .ref { stroke: #8a93a6; stroke-dasharray: 4 3; } .chart .best { fill: none; stroke: #2f7d32; stroke-width: 1.5; }
+.pt { stroke: none; } .pt.kept, .pt.baseline { fill: #2f7d32; } .pt.reverted { fill: #9aa3b5; } .pt.pending { fill: #e6a100; }
+.pt.rejected { fill: #b86f00; } .pt.failed { fill: #c62828; } .bar.gain { fill: #2f7d32; } .bar.loss { fill: #c62828; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
+pre.diff { font: 12px/1.35 ui-monospace, monospace; background: #f7f8fa; border: 1px solid #eceef2; padding: 8px; overflow-x: auto; }
+.add { background: #e6f4e6; display: block; } .del { background: #fbe7e7; display: block; } .skip { color: #8a93a6; display: block; }
+.legend span { margin-right: 14px; } .dot { display: inline-block; width: 9px; height: 9px; border-radius: 5px; margin-right: 4px; }
+)";
+
+} // namespace
+
+QString RunReport::html(const RunSnapshot &run, const GitRepo *repo, const QDateTime &generated)
+{
+    QString h;
+    h += QStringLiteral("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>"
+                        "<meta charset=\"utf-8\"/><title>AutoKernel report: %1</title><style>%2</style></head><body>")
+             .arg(esc(run.model), QString::fromLatin1(kStyle).toHtmlEscaped());
+    h += QStringLiteral("<h1>AutoKernel report: %1</h1><p class=\"sub\">%2 · %3 · generated %4 by AutoKernel Studio %5</p>")
+             .arg(esc(run.model), esc(run.runDir), esc(run.device.name.isEmpty() ? QStringLiteral("device unknown") : run.device.name),
+                  esc(generated.toUTC().toString(Qt::ISODate)), esc(QCoreApplication::applicationVersion()));
+    h += summary(run) + kernelTable(run) + charts(run) + model(run) + diffs(run, repo) + environment(run);
+    h += QStringLiteral("</body></html>\n");
+    return h;
+}
+
+QString RunReport::summary(const RunSnapshot &run)
+{
+    QMap<QString, int> counts;
+    QDateTime first, last;
+    for (const Experiment &e : run.experiments) {
+        if (e.status != ExperimentStatus::Baseline)
+            counts[outcomeClass(e.status)] += 1;
+        if (e.started.isValid() && (!first.isValid() || e.started < first))
+            first = e.started;
+        if (e.finished.isValid() && (!last.isValid() || e.finished > last))
+            last = e.finished;
+    }
+    int attempts = 0;
+    for (int c : counts)
+        attempts += c;
+    const auto card = [](const QString &id, const QString &label, const QString &value, const QString &note) -> QString {
+        return QStringLiteral("<div class=\"card\" id=\"%1\"><div class=\"sub\">%2</div><div class=\"big\">%3</div>"
+                              "<div class=\"sub\">%4</div></div>")
+            .arg(id, esc(label), esc(value), esc(note));
+    };
+    QString s = QStringLiteral("<h2>Summary</h2><div class=\"cards\">");
+    const auto &v = run.verification;
+    s += card(QStringLiteral("measured"), QStringLiteral("Model speedup, measured"),
+              v ? ratio(v->modelSpeedup) : QStringLiteral("not verified"),
+              v ? QStringLiteral("eager + %1 kernel(s) vs eager, parity %2").arg(v->finalSet.size()).arg(v->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"))
+                : QStringLiteral("autokernel-cli verify measures it"));
+    s += card(QStringLiteral("projected"), QStringLiteral("Model speedup, projected"), ratio(run.projectedSpeedup()),
+              QStringLiteral("Amdahl over each kernel's share and its head's speedup"));
+    s += card(QStringLiteral("experiments"), QStringLiteral("Experiments"), QString::number(attempts),
+              QStringLiteral("%1 kept · %2 pending · %3 reverted · %4 failed · %5 rejected · %6 running")
+                  .arg(counts.value(QStringLiteral("kept")))
+                  .arg(counts.value(QStringLiteral("pending")))
+                  .arg(counts.value(QStringLiteral("reverted")))
+                  .arg(counts.value(QStringLiteral("failed")))
+                  .arg(counts.value(QStringLiteral("rejected")))
+                  .arg(counts.value(QStringLiteral("running"))));
+    s += card(QStringLiteral("kernels"), QStringLiteral("Kernels"), QString::number(run.kernels.size()),
+              first.isValid() && last.isValid() ? QStringLiteral("loop from %1 to %2").arg(first.toUTC().toString(Qt::ISODate), last.toUTC().toString(Qt::ISODate))
+                                                : QStringLiteral("no experiment yet"));
+    s += QStringLiteral("</div>");
+    return s;
+}
+
+QString RunReport::kernelTable(const RunSnapshot &run)
+{
+    QString s = QStringLiteral("<h2>Kernels, ranked by share of the model's time</h2><table id=\"kernels\"><thead><tr>"
+                               "<th>#</th><th>Kernel</th><th>Op</th><th>dtype</th><th>Share</th><th>Time</th>"
+                               "<th>Head speedup</th><th>% of peak</th><th>Experiments</th><th>Kept</th><th>State</th>"
+                               "<th>In model</th></tr></thead><tbody>");
+    QHash<QString, int> kept;
+    for (const Experiment &e : run.experiments)
+        if (e.status == ExperimentStatus::Kept)
+            kept[RunLoader::kernelName(e.kernel)] += 1;
+    for (const KernelRecord &k : run.kernels) {
+        const QString name = RunLoader::kernelName(k.folder);
+        const Experiment *head = run.experiment(k.headExperiment);
+        QString inModel = QStringLiteral("—");
+        if (run.verification) {
+            if (const KernelVerification *kv = run.verification->kernel(name)) {
+                inModel = std::isfinite(kv->effectPct) ? QString::asprintf("%+.2f %%", kv->effectPct) : QStringLiteral("not measured");
+                inModel += kv->inFinalSet ? QStringLiteral(", final set") : QStringLiteral(", left out");
+            }
+        }
+        s += QStringLiteral("<tr data-kernel=\"%1\">").arg(esc(name)) + td(QString::number(k.rank), QStringLiteral("n")) + td(name)
+             + td(k.opType) + td(k.dtype) + td(pct(k.share), QStringLiteral("n"))
+             + td(QString::number(k.timeUs, 'f', 1) + QStringLiteral(" µs"), QStringLiteral("n"))
+             + td(head && head->metrics.correct ? ratio(head->metrics.speedup) : QStringLiteral("—"), QStringLiteral("n"))
+             + td(head && Metrics::has(head->metrics.pctPeak) ? QString::number(head->metrics.pctPeak, 'f', 1) + QStringLiteral(" %") : QStringLiteral("—"), QStringLiteral("n"))
+             + td(QString::number(k.experimentCount), QStringLiteral("n")) + td(QString::number(kept.value(name)), QStringLiteral("n"))
+             + td(kernelStateName(k.state)) + td(inModel) + QStringLiteral("</tr>");
+    }
+    s += QStringLiteral("</tbody></table>");
+    return s;
+}
+
+QString RunReport::charts(const RunSnapshot &run)
+{
+    QHash<QString, QVector<const Experiment *>> byKernel;
+    for (const Experiment &e : run.experiments)
+        byKernel[RunLoader::kernelName(e.kernel)].append(&e);
+    QString s = QStringLiteral("<h2>Speedup over PyTorch, experiment by experiment</h2><p class=\"legend\">"
+                               "<span><i class=\"dot\" style=\"background:#2f7d32\"></i>kept</span>"
+                               "<span><i class=\"dot\" style=\"background:#9aa3b5\"></i>reverted</span>"
+                               "<span><i class=\"dot\" style=\"background:#e6a100\"></i>pending</span>"
+                               "<span><i class=\"dot\" style=\"background:#c62828\"></i>failed (no speedup: not drawn)</span>"
+                               "</p><div class=\"charts\">");
+    for (const KernelRecord &k : run.kernels) {
+        const QString name = RunLoader::kernelName(k.folder);
+        const auto list = byKernel.value(name);
+        if (list.isEmpty())
+            continue;
+        SvgChart chart(520, 220);
+        chart.setTitle(QStringLiteral("%1 (%2 of the model)").arg(name, pct(k.share)));
+        chart.setAxisTitles(QStringLiteral("experiment"), QStringLiteral("speedup ×"));
+        chart.setReference(1.0, QStringLiteral("PyTorch"));
+        QVector<SvgChart::Point> points, best;
+        double bestSoFar = NAN;
+        for (const Experiment *e : list) {
+            const double x = e->metrics.speedup;
+            if (!e->metrics.correct || !Metrics::has(x))
+                continue;
+            points.append({double(e->id), x, outcomeClass(e->status),
+                           QStringLiteral("#%1 %2 %3: %4").arg(e->id).arg(statusName(e->status), ratio(x), e->description)});
+            if (e->status == ExperimentStatus::Kept || e->status == ExperimentStatus::Baseline) {
+                bestSoFar = std::isfinite(bestSoFar) ? std::max(bestSoFar, x) : x;
+                best.append({double(e->id), bestSoFar, QString(), QString()});
+            }
+        }
+        if (points.isEmpty())
+            continue;                       // nothing measured yet: no empty frame
+        chart.setPoints(points);
+        chart.setLine(best);
+        s += QStringLiteral("<div class=\"kernelchart\" data-kernel=\"%1\">%2</div>").arg(esc(name), chart.toSvg());
+    }
+    s += QStringLiteral("</div>");
+    return s;
+}
+
+QString RunReport::model(const RunSnapshot &run)
+{
+    QString s = QStringLiteral("<h2>The model, end to end</h2>");
+    if (!run.verification)
+        return s + QStringLiteral("<p id=\"model\">Not verified: <code>autokernel-cli verify %1</code> puts the kept kernels back "
+                                  "into the model and measures it.</p>").arg(esc(run.runDir));
+    const ModelVerification &v = *run.verification;
+    s += QStringLiteral("<table id=\"timings\"><thead><tr><th>Variant</th><th>Per forward</th><th>vs eager</th><th>vs compile</th>"
+                        "</tr></thead><tbody>");
+    const auto row = [&](const QString &label, const ModelTiming &t) -> QString {
+        return QStringLiteral("<tr>") + td(label) + td(t.measured ? ms(t.medianUs) : (t.error.isEmpty() ? QStringLiteral("not measured") : t.error))
+               + td(t.measured ? ratio(t.speedupVsEager) : QStringLiteral("—"), QStringLiteral("n"))
+               + td(t.measured && std::isfinite(t.speedupVsCompile) ? ratio(t.speedupVsCompile) : QStringLiteral("—"), QStringLiteral("n"))
+               + QStringLiteral("</tr>");
+    };
+    s += row(QStringLiteral("eager"), v.eager) + row(QStringLiteral("eager + ours"), v.eagerOurs)
+         + row(QStringLiteral("torch.compile"), v.compile) + row(QStringLiteral("compile + ours"), v.compileOurs);
+    s += QStringLiteral("</tbody></table>");
+    QStringList seeds;
+    for (qint64 seed : v.seeds)
+        seeds << QString::number(seed);
+    s += QStringLiteral("<p>Final set: %1. Parity %2 on every output over seeds %3 (worst %4 tolerances from the truth, eager %5).</p>")
+             .arg(esc(v.finalSet.isEmpty() ? QStringLiteral("none") : v.finalSet.join(QStringLiteral(", "))),
+                  v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"), esc(seeds.join(QStringLiteral(", "))),
+                  QString::number(v.parityError, 'g', 3), QString::number(v.eagerError, 'g', 3));
+    QVector<QPair<QString, double>> effects;
+    QString leftOut;
+    for (const KernelVerification &k : v.kernels) {
+        effects.append({k.kernel, k.effectPct});
+        if (!k.inFinalSet)
+            leftOut += QStringLiteral("<li>%1: %2</li>").arg(esc(k.kernel), esc(k.whyNot.isEmpty() ? QStringLiteral("left out") : k.whyNot));
+    }
+    s += QStringLiteral("<h3>Each kernel's effect inside the model (leave one out)</h3><div id=\"effects\">%1</div>")
+             .arg(SvgChart::bars(effects, QStringLiteral(" %"), 720));
+    if (!leftOut.isEmpty())
+        s += QStringLiteral("<h3>Left out</h3><ul id=\"leftout\">%1</ul>").arg(leftOut);
+    return s;
+}
+
+QString RunReport::diffs(const RunSnapshot &run, const GitRepo *repo)
+{
+    QString s = QStringLiteral("<h2>Kept changes, each kernel's baseline against its head</h2>");
+    if (!repo)
+        return s + QStringLiteral("<p>The run's git history could not be opened: no diffs.</p>");
+    int shown = 0;
+    for (const KernelRecord &k : run.kernels) {
+        const QString name = RunLoader::kernelName(k.folder);
+        const Experiment *head = run.experiment(k.headExperiment);
+        const Experiment *base = nullptr;
+        for (const Experiment &e : run.experiments)
+            if (e.status == ExperimentStatus::Baseline && RunLoader::kernelName(e.kernel) == name) {
+                base = &e;
+                break;
+            }
+        if (!head || !base || head == base || head->commit.isEmpty() || base->commit.isEmpty())
+            continue;
+        const QString path = k.folder + QStringLiteral("/kernel.py");
+        QString err;
+        const QString oldText = QString::fromUtf8(repo->readBlob(base->commit, path, &err));
+        const QString newText = err.isEmpty() ? QString::fromUtf8(repo->readBlob(head->commit, path, &err)) : QString();
+        s += QStringLiteral("<h3 id=\"diff-%1\">%1: experiment %2 (%3) against the baseline</h3>")
+                 .arg(esc(name)).arg(head->id).arg(ratio(head->metrics.speedup));
+        if (!err.isEmpty()) {
+            s += QStringLiteral("<p>%1 cannot be read: %2</p>").arg(esc(path), esc(err));
+            continue;
+        }
+        const TextDiffResult d = TextDiff::compute(oldText, newText, 3);
+        s += QStringLiteral("<pre class=\"diff\">");
+        for (const DiffChunk &c : d.chunks) {
+            if (c.skippedBefore > 0)
+                s += QStringLiteral("<span class=\"skip\">@@ %1 unchanged line(s) @@</span>").arg(c.skippedBefore);
+            for (const DiffRow &r : c.rows) {
+                if (r.side[0].kind == DiffLineKind::Equal)
+                    s += QStringLiteral("<span> %1</span>\n").arg(esc(r.side[0].text));
+                if (r.side[0].kind == DiffLineKind::Removed)
+                    s += QStringLiteral("<span class=\"del\">-%1</span>").arg(esc(r.side[0].text));
+            }
+            for (const DiffRow &r : c.rows)
+                if (r.side[1].kind == DiffLineKind::Added)
+                    s += QStringLiteral("<span class=\"add\">+%1</span>").arg(esc(r.side[1].text));
+        }
+        s += QStringLiteral("</pre>");
+        ++shown;
+    }
+    if (shown == 0)
+        s += QStringLiteral("<p>No kernel has a kept change yet.</p>");
+    return s;
+}
+
+QString RunReport::environment(const RunSnapshot &run)
+{
+    QString s = QStringLiteral("<h2>Environment</h2><table id=\"environment\"><tbody>");
+    const auto row = [](const QString &k, const QString &v) -> QString { return QStringLiteral("<tr>") + td(k) + td(v) + QStringLiteral("</tr>"); };
+    s += row(QStringLiteral("Device"), run.device.summary());
+    if (run.verification) {
+        const ModelVerification &v = *run.verification;
+        s += row(QStringLiteral("Verified on"), QStringLiteral("%1 (%2), %3").arg(v.deviceName, v.device, v.dtype));
+        s += row(QStringLiteral("torch / Triton / Python"), QStringLiteral("%1 / %2 / %3").arg(v.torch, v.triton.isEmpty() ? QStringLiteral("none") : v.triton, v.python));
+        s += row(QStringLiteral("Verified at"), v.when.toUTC().toString(Qt::ISODate));
+    }
+    s += row(QStringLiteral("Report made on"), QSysInfo::prettyProductName());
+    for (const QString &w : run.warnings)
+        s += row(QStringLiteral("Load warning"), w);
+    s += QStringLiteral("</tbody></table>");
+    return s;
+}
+
+bool RunReport::write(const QString &runDir, const QString &outFile, QString *error)
+{
+    const RunSnapshotPtr run = RunLoader::load(runDir, error);
+    if (!run)
+        return false;
+    QString repoError;
+    const std::unique_ptr<GitRepo> repo = GitRepo::open(runDir, &repoError);
+    const QString text = html(*run, repo.get(), QDateTime::currentDateTimeUtc());
+    return AtomicFile::write(outFile, text.toUtf8(), error);
+}
+
+} // namespace ak
