@@ -12,6 +12,7 @@
 #include "logview.h"
 #include "loopcontrol.h"
 #include "modelview.h"
+#include "reportexport.h"
 #include "moveonrulesdialog.h"
 #include "runloader.h"
 #include "runwatcher.h"
@@ -67,6 +68,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_workspace(new RunWorkspace(m_steering, m_central))
     , m_log(new LogView(this))
     , m_modelView(new ModelView(this))
+    , m_report(new ReportExport(this))
     , m_deviceStatus(new DeviceStatus(this))
     , m_runDevice(new QLabel(this))
     , m_rulesLabel(new QLabel(this))
@@ -111,6 +113,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
     connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLauncher);
     connect(m_loops, &LoopHost::loopEnded, m_modelView, &ModelView::loopEnded);
+    connect(m_report, &ReportExport::finished, this, [this](bool ok, const QString &text) {
+        m_log->appendMessage(ok ? LogView::Level::Info : LogView::Level::Error, text);
+    });
     connect(m_loops, &LoopHost::message, this,
             [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
     updateLauncher();
@@ -161,6 +166,7 @@ void MainWindow::createMenus()
     m_reloadAction = file->addAction(QStringLiteral("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
     m_reloadAction->setEnabled(false);
+    file->addAction(m_report->action());
     file->addSeparator();
     QAction *quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -427,6 +433,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_runDir = snapshot->runDir;
     m_workspace->setSnapshot(snapshot);
     m_modelView->setSnapshot(snapshot);
+    m_report->setRunDir(snapshot->runDir);
     m_central->setCurrentWidget(m_workspace);
     m_reloadAction->setEnabled(true);
     const QString name = QFileInfo(snapshot->runDir).fileName();

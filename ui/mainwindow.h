@@ -23,6 +23,7 @@ class EmptyState;
 class LogView;
 class LoopControl;
 class ModelView;
+class ReportExport;
 class MoveOnRulesDialog;
 class RunWatcher;
 class SandboxStatus;
@@ -74,6 +75,7 @@ public:
     LogView *logView() const { return m_log; }
     // The "Model" dock: verification of the shown run, Verify and Export (also in the Model menu).
     ModelView *modelView() const { return m_modelView; }
+    ReportExport *reportExport() const { return m_report; }
     QLabel *runDeviceLabel() const { return m_runDevice; }
     // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
     // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
@@ -136,6 +138,7 @@ private:
     RunWorkspace *m_workspace;
     LogView *m_log;
     ModelView *m_modelView;
+    ReportExport *m_report;
     DeviceStatus *m_deviceStatus;
     QLabel *m_runDevice;
     QLabel *m_rulesLabel;
