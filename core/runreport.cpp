@@ -3,6 +3,7 @@
 #include "atomicfile.h"
 #include "gitrepo.h"
 #include "runloader.h"
+#include "runstats.h"
 #include "svgchart.h"
 #include "textdiff.h"
 
@@ -95,19 +96,7 @@ QString RunReport::html(const RunSnapshot &run, const GitRepo *repo, const QDate
 
 QString RunReport::summary(const RunSnapshot &run)
 {
-    QMap<QString, int> counts;
-    QDateTime first, last;
-    for (const Experiment &e : run.experiments) {
-        if (e.status != ExperimentStatus::Baseline)
-            counts[outcomeClass(e.status)] += 1;
-        if (e.started.isValid() && (!first.isValid() || e.started < first))
-            first = e.started;
-        if (e.finished.isValid() && (!last.isValid() || e.finished > last))
-            last = e.finished;
-    }
-    int attempts = 0;
-    for (int c : counts)
-        attempts += c;
+    const RunStats stats = RunStats::of(run);
     const auto card = [](const QString &id, const QString &label, const QString &value, const QString &note) -> QString {
         return QStringLiteral("<div class=\"card\" id=\"%1\"><div class=\"sub\">%2</div><div class=\"big\">%3</div>"
                               "<div class=\"sub\">%4</div></div>")
@@ -121,16 +110,10 @@ QString RunReport::summary(const RunSnapshot &run)
                 : QStringLiteral("autokernel-cli verify measures it"));
     s += card(QStringLiteral("projected"), QStringLiteral("Model speedup, projected"), ratio(run.projectedSpeedup()),
               QStringLiteral("Amdahl over each kernel's share and its head's speedup"));
-    s += card(QStringLiteral("experiments"), QStringLiteral("Experiments"), QString::number(attempts),
-              QStringLiteral("%1 kept · %2 pending · %3 reverted · %4 failed · %5 rejected · %6 running")
-                  .arg(counts.value(QStringLiteral("kept")))
-                  .arg(counts.value(QStringLiteral("pending")))
-                  .arg(counts.value(QStringLiteral("reverted")))
-                  .arg(counts.value(QStringLiteral("failed")))
-                  .arg(counts.value(QStringLiteral("rejected")))
-                  .arg(counts.value(QStringLiteral("running"))));
+    s += card(QStringLiteral("experiments"), QStringLiteral("Experiments"), QString::number(stats.attempts), stats.countsText());
     s += card(QStringLiteral("kernels"), QStringLiteral("Kernels"), QString::number(run.kernels.size()),
-              first.isValid() && last.isValid() ? QStringLiteral("loop from %1 to %2").arg(first.toUTC().toString(Qt::ISODate), last.toUTC().toString(Qt::ISODate))
+              stats.first.isValid() && stats.last.isValid()
+                  ? QStringLiteral("loop from %1 to %2").arg(stats.first.toUTC().toString(Qt::ISODate), stats.last.toUTC().toString(Qt::ISODate))
                                                 : QStringLiteral("no experiment yet"));
     s += QStringLiteral("</div>");
     return s;

@@ -13,6 +13,7 @@
 #include "loopcontrol.h"
 #include "modelview.h"
 #include "reportexport.h"
+#include "runsummarybar.h"
 #include "moveonrulesdialog.h"
 #include "runloader.h"
 #include "runwatcher.h"
@@ -112,6 +113,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
     connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLauncher);
+    connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLoopSummary);
     connect(m_loops, &LoopHost::loopEnded, m_modelView, &ModelView::loopEnded);
     connect(m_report, &ReportExport::finished, this, [this](bool ok, const QString &text) {
         m_log->appendMessage(ok ? LogView::Level::Info : LogView::Level::Error, text);
@@ -251,7 +253,9 @@ void MainWindow::attachControl(LoopControl *control)
         disconnect(m_attached, nullptr, this, nullptr);
     m_attached = control;
     m_steering->setLoopControl(control);
+    updateLoopSummary();
     if (control) {
+        connect(control, &LoopControl::stateChanged, this, &MainWindow::updateLoopSummary);
         connect(control, &LoopControl::message, this,
                 [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
         connect(control, &LoopControl::actionFailed, this, [this](const QString &action, const QString &error) {
@@ -434,6 +438,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_workspace->setSnapshot(snapshot);
     m_modelView->setSnapshot(snapshot);
     m_report->setRunDir(snapshot->runDir);
+    updateLoopSummary();
     m_central->setCurrentWidget(m_workspace);
     m_reloadAction->setEnabled(true);
     const QString name = QFileInfo(snapshot->runDir).fileName();
@@ -653,6 +658,19 @@ void MainWindow::closeEvent(QCloseEvent *event)
 {
     saveSettings();
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::updateLoopSummary()
+{
+    // Where the open run's loop runs, as this window knows it: its own loop, another process that
+    // holds the run's lock (DirectoryControl polls it), or none.
+    QString where;
+    const LoopControl *own = m_loops->loop();
+    if (own && own->state() != LoopControl::State::Stopped)
+        where = QStringLiteral("in this window");
+    else if (const DirectoryControl *dir = m_loops->directoryControl(); dir && dir->writerPid() != 0)
+        where = QStringLiteral("in another process (pid %1)").arg(dir->writerPid());
+    m_workspace->summaryBar()->setLoop(where);
 }
 
 } // namespace ak

@@ -111,6 +111,7 @@ private:
     void showAbout();
     void attachControl(LoopControl *control);
     void updateLauncher();
+    void updateLoopSummary();
     void exampleProgress(const QString &name, const QString &message);
     void exampleFinished(const QString &name, const ExampleRun::Result &result, quint64 opensAtStart);
     QString noRunHint() const;

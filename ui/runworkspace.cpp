@@ -1,5 +1,7 @@
 #include "runworkspace.h"
 
+#include "runsummarybar.h"
+
 #include "backgroundjob.h"
 
 #include "costdelegate.h"
@@ -109,6 +111,7 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_commitStack->addWidget(m_commitView);
 
     m_diffView = new DiffView(m_bottom);
+    m_summary = new RunSummaryBar(this);
 
     m_top->setStretchFactor(0, 3);
     m_top->setStretchFactor(1, 2);
@@ -116,6 +119,7 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_bottom->setStretchFactor(1, 3);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_summary);
     layout->addWidget(m_vertical);
 
     connect(m_kernelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -146,6 +150,8 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
 {
     const bool sameRun = m_snapshot && snapshot && m_snapshot->runDir == snapshot->runDir;
     m_snapshot = snapshot;
+    if (snapshot)
+        m_summary->setSnapshot(*snapshot);
     const QVector<KernelRow> kernels = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
     const QVector<Experiment> experiments = snapshot ? snapshot->experiments : QVector<Experiment>();
     if (sameRun) {

@@ -16,6 +16,7 @@ class QTableView;
 namespace ak {
 
 class DiffView;
+class RunSummaryBar;
 class EmptyState;
 class ExperimentModel;
 class KernelFilterProxy;
@@ -51,6 +52,7 @@ public:
     QSortFilterProxyModel *experimentProxy() const { return m_experimentProxy; }
     ThroughputChartModel *chartModel() const { return m_chartModel; }
     QTableView *kernelView() const { return m_kernelView; }
+    RunSummaryBar *summaryBar() const { return m_summary; }
     QTableView *commitView() const { return m_commitView; }
     ThroughputChart *chart() const { return m_chart; }
     DiffView *diffView() const { return m_diffView; }
@@ -96,6 +98,7 @@ private:
     QTableView *m_commitView;
     ThroughputChart *m_chart;
     DiffView *m_diffView;
+    RunSummaryBar *m_summary = nullptr;
 };
 
 } // namespace ak

@@ -1,0 +1,80 @@
+#include "fakeloopcontrol.h"
+#include "mainwindow.h"
+#include "modelfixture.h"
+#include "numberformat.h"
+#include "runsummarybar.h"
+#include "runworkspace.h"
+#include "steeringactions.h"
+#include "testregistry.h"
+#include "testsnapshot.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QPointer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ak;
+
+// The strip above the kernel table: the model's measured and projected speedup, the experiments by
+// outcome, where the loop runs, on which kernel and at what pace.
+class RunSummaryBarTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void countsProjectionAndPace()
+    {
+        auto run = test::makeRun(QStringLiteral("/runs/x"));
+        // Six finishes a minute apart: 5 intervals in 5 minutes = 60 per hour; then one running.
+        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-03T10:00:00Z"), Qt::ISODate);
+        for (int i = 0; i < run->experiments.size(); ++i) {
+            run->experiments[i].started = t0.addSecs(60 * i - 30);
+            run->experiments[i].finished = t0.addSecs(60 * i);
+        }
+        Experiment running = test::experiment(7, QStringLiteral("02-softmax"), ExperimentStatus::Running, 1, 1);
+        running.finished = QDateTime();
+        run->experiments.append(running);
+        run->experimentIndex.insert(7, run->experiments.size() - 1);
+
+        RunSummaryBar bar;
+        bar.setSnapshot(*run);
+        QCOMPARE(bar.countsLabel()->text(),
+                 QStringLiteral("6 experiments: 2 kept · 1 pending · 1 reverted · 1 failed · 0 rejected · 1 running"));
+        QVERIFY2(bar.modelLabel()->text().contains(formatRatio(run->projectedSpeedup()) + QStringLiteral(" projected · not verified")),
+                 qPrintable(bar.modelLabel()->text()));
+        QCOMPARE(bar.loopLabel()->text(), QStringLiteral("No loop running"));
+        bar.setLoop(QStringLiteral("in this window"));
+        QCOMPARE(bar.loopLabel()->text(), QStringLiteral("Loop running in this window · on 02-softmax · 60 experiments/h"));
+    }
+
+    void windowSaysWhereTheLoopRuns()
+    {
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(test::makeVerifiedRun(dir.path(), &error), qPrintable(error));
+        MainWindow w;
+        QPointer<FakeLoopControl> loop;
+        w.setLoopFactory([&loop](const QString &, QObject *parent) -> LoopControl * {
+            loop = new FakeLoopControl(LoopControl::CanStartStop, parent);
+            return loop;
+        });
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(dir.path());
+        QTRY_COMPARE(loaded.count(), 1);
+        RunSummaryBar *bar = w.workspace()->summaryBar();
+        QVERIFY2(bar->modelLabel()->text().contains(QStringLiteral("<b>1.03×</b> measured")), qPrintable(bar->modelLabel()->text()));
+        QVERIFY(bar->countsLabel()->text().startsWith(QStringLiteral("7 experiments: 7 kept")));
+        QCOMPARE(bar->loopLabel()->text(), QStringLiteral("No loop running"));
+        QTRY_VERIFY(w.steering()->start()->isEnabled());
+        w.steering()->start()->trigger();
+        QVERIFY(loop);
+        loop->setState(LoopControl::State::Running);
+        QVERIFY2(bar->loopLabel()->text().startsWith(QStringLiteral("Loop running in this window")), qPrintable(bar->loopLabel()->text()));
+        loop->setState(LoopControl::State::Stopped);
+        QTRY_COMPARE(bar->loopLabel()->text(), QStringLiteral("No loop running"));
+    }
+};
+
+AK_TEST_CLASS(RunSummaryBarTest)
+#include "tst_runsummarybar.moc"

@@ -1,0 +1,79 @@
+#include "runsummarybar.h"
+
+#include "numberformat.h"
+#include "runloader.h"
+#include "runstats.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+
+#include <cmath>
+
+namespace ak {
+
+RunSummaryBar::RunSummaryBar(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new QLabel(this))
+    , m_counts(new QLabel(this))
+    , m_loop(new QLabel(this))
+{
+    setObjectName(QStringLiteral("RunSummaryBar"));
+    m_model->setObjectName(QStringLiteral("SummaryModel"));
+    m_counts->setObjectName(QStringLiteral("SummaryCounts"));
+    m_loop->setObjectName(QStringLiteral("SummaryLoop"));
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(2, 0, 2, 2);
+    layout->addWidget(m_model);
+    layout->addSpacing(18);
+    layout->addWidget(m_counts);
+    layout->addSpacing(18);
+    layout->addWidget(m_loop, 1);
+    for (QLabel *l : {m_model, m_counts, m_loop})
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    showLoop();
+}
+
+void RunSummaryBar::setSnapshot(const RunSnapshot &run)
+{
+    const double projected = run.projectedSpeedup();
+    const QString projectedText = std::isfinite(projected) && projected > 0 ? formatRatio(projected) : QStringLiteral("—");
+    if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
+        m_model->setText(QStringLiteral("Model <b>%1</b> measured · %2 projected")
+                             .arg(formatRatio(run.verification->modelSpeedup), projectedText));
+        m_model->setToolTip(QStringLiteral("Measured by verify: eager + the final set (%1 kernel(s)) against eager, parity %2. "
+                                           "Projected: each kernel's share and its head's speedup (Amdahl).")
+                                .arg(run.verification->finalSet.size())
+                                .arg(run.verification->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED")));
+    } else {
+        m_model->setText(QStringLiteral("Model %1 projected · not verified").arg(projectedText));
+        m_model->setToolTip(QStringLiteral("Projected: each kernel's share and its head's speedup (Amdahl). Model ▸ Verify "
+                                           "measures the kernels inside the model."));
+    }
+    const RunStats stats = RunStats::of(run);
+    m_counts->setText(QStringLiteral("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
+    m_currentKernel = stats.currentKernel.isEmpty() ? QString() : RunLoader::kernelName(stats.currentKernel);
+    m_perHour = stats.perHour;
+    showLoop();
+}
+
+void RunSummaryBar::setLoop(const QString &where)
+{
+    m_where = where;
+    showLoop();
+}
+
+void RunSummaryBar::showLoop()
+{
+    if (m_where.isEmpty()) {
+        m_loop->setText(QStringLiteral("No loop running"));
+        return;
+    }
+    QString text = QStringLiteral("Loop running %1").arg(m_where);
+    if (!m_currentKernel.isEmpty())
+        text += QStringLiteral(" · on %1").arg(m_currentKernel);
+    if (std::isfinite(m_perHour))
+        text += QStringLiteral(" · %1 experiments/h").arg(std::lround(m_perHour));
+    m_loop->setText(text);
+}
+
+} // namespace ak

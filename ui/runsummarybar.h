@@ -1,0 +1,40 @@
+#pragma once
+
+#include "runsnapshot.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace ak {
+
+// The strip above the kernel table that says what the run amounts to at a glance: the model's
+// measured speedup (verify) beside the projection, the experiments by outcome, and the loop — where
+// it runs (setLoop, from the window: this window, another process, nobody), on which kernel, at what
+// pace. Updated on every reload; numbers from RunStats, the same as the HTML report.
+class RunSummaryBar : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RunSummaryBar(QWidget *parent = nullptr);
+
+    void setSnapshot(const RunSnapshot &run);
+    // Where the loop runs, as the window knows it: "in this window", "in pid 4242", "" = no loop.
+    void setLoop(const QString &where);
+
+    QLabel *modelLabel() const { return m_model; }
+    QLabel *countsLabel() const { return m_counts; }
+    QLabel *loopLabel() const { return m_loop; }
+
+private:
+    void showLoop();
+
+    QLabel *m_model;
+    QLabel *m_counts;
+    QLabel *m_loop;
+    QString m_where;
+    QString m_currentKernel;
+    double m_perHour = 0;
+};
+
+} // namespace ak
