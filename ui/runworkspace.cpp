@@ -248,6 +248,7 @@ void RunWorkspace::experimentSelectionChanged()
     const QModelIndex current = m_commitView->selectionModel()->currentIndex();
     const int id = current.isValid() ? current.data(ExperimentModel::IdRole).toInt() : 0;
     const int row = m_experimentModel->rowOfId(id);
+    m_chart->setSelectedExperiment(row < 0 ? 0 : id);
     if (row < 0) {
         m_selectedExperiment = 0;
         m_steering->clearExperiment();

@@ -5,6 +5,8 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QStackedLayout>
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ak {
 
@@ -38,13 +41,25 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     , m_view(new QChartView(this))
     , m_chart(new QChart)
     , m_attempts(new QScatterSeries(this))
+    , m_selected(new QScatterSeries(this))
     , m_best(new QLineSeries(this))
     , m_roof(new QLineSeries(this))
     , m_x(new QValueAxis(this))
     , m_y(new QValueAxis(this))
 {
     m_attempts->setName(QStringLiteral("attempts"));
+    m_view->setToolTip(QStringLiteral("Each point an experiment, coloured by outcome: kept green, pending amber, reverted "
+                                      "grey, rejected brown. The ring marks the experiment selected in the commit list."));
     m_attempts->setMarkerSize(7);
+    m_attempts->setColor(outcomeColor(ExperimentStatus::Reverted));
+    m_attempts->setBorderColor(Qt::transparent);
+    m_selected->setName(QStringLiteral("selected"));
+    m_selected->setMarkerSize(15);
+    m_selected->setColor(Qt::transparent);
+    m_selected->setBorderColor(QColor(0x1c, 0x71, 0xd8));
+    QPen ring(QColor(0x1c, 0x71, 0xd8));
+    ring.setWidthF(2.5);
+    m_selected->setPen(ring);
     m_best->setName(QStringLiteral("best kept"));
     QPen bestPen(QColor(0x1b, 0x7f, 0x3b));
     bestPen.setWidthF(2);
@@ -53,10 +68,14 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     roofPen.setStyle(Qt::DashLine);
     m_roof->setPen(roofPen);
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_roof), static_cast<QAbstractSeries *>(m_best),
-                               static_cast<QAbstractSeries *>(m_attempts)})
+                               static_cast<QAbstractSeries *>(m_attempts), static_cast<QAbstractSeries *>(m_selected)})
         m_chart->addSeries(s);
     m_x->setTitleText(QStringLiteral("experiment"));
     m_x->setLabelFormat(QStringLiteral("%d"));
+    // Ticks on whole experiments: with the default five ticks over a fractional range, "%d" printed
+    // rounded labels ("0, 3, 5, 8, 10") that named no experiment.
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
     m_chart->addAxis(m_x, Qt::AlignBottom);
     m_chart->addAxis(m_y, Qt::AlignLeft);
     for (QAbstractSeries *s : m_chart->series()) {
@@ -104,21 +123,63 @@ void ThroughputChart::modelReset()
     m_roof->setName(m_model->headerData(ThroughputChartModel::RoofColumn, Qt::Horizontal, Qt::DisplayRole).toString());
     m_y->setTitleText(m_model->yAxisTitle());
 
+    // The roof's legend entry only when a roof is drawn: a CPU run has none to claim.
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_roof))
+        marker->setVisible(m_model->hasRoof());
     double xMin = m_model->index(0, ThroughputChartModel::ExperimentColumn).data().toDouble();
     double xMax = m_model->index(rows - 1, ThroughputChartModel::ExperimentColumn).data().toDouble();
-    double yMax = 0;
+    double yMin = std::numeric_limits<double>::infinity(), yMax = -yMin;
     for (int r = 0; r < rows; ++r) {
         for (int c : {int(ThroughputChartModel::MeasuredColumn), int(ThroughputChartModel::RoofColumn)}) {
             const double v = m_model->index(r, c).data().toDouble();
-            if (!std::isnan(v))
+            if (!std::isnan(v)) {
+                yMin = std::min(yMin, v);
                 yMax = std::max(yMax, v);
+            }
         }
+        m_attempts->setPointConfiguration(r, QXYSeries::PointConfiguration::Color, outcomeColor(m_model->statusAt(r)));
     }
     if (xMax <= xMin)
         xMax = xMin + 1;
     m_x->setRange(xMin - 0.5, xMax + 0.5);
-    m_y->setRange(0, yMax > 0 ? yMax * 1.1 : 1);
+    // About six ticks, on whole experiments.
+    m_x->setTickInterval(std::max(1.0, std::ceil((xMax - xMin + 1) / 6.0)));
+    // The range of the data, not from zero: a 3 % gain must be visible (zero only when near it).
+    const double pad = std::max((yMax - yMin) * 0.08, std::abs(yMax) * 0.02);
+    const double lo = yMin - pad < 0 || yMin - pad < pad ? 0 : yMin - pad;
+    m_y->setRange(lo, yMax > lo ? yMax + pad : lo + 1);
+    m_y->applyNiceNumbers();
+    showSelected();
     m_stack->setCurrentWidget(m_view);
+}
+
+void ThroughputChart::setSelectedExperiment(int id)
+{
+    m_selectedId = id;
+    showSelected();
+}
+
+void ThroughputChart::showSelected()
+{
+    const int row = m_selectedId > 0 ? m_model->rowOfExperiment(m_selectedId) : -1;
+    if (row < 0) {
+        m_selected->clear();
+        return;
+    }
+    m_selected->replace(QList<QPointF>{{m_model->index(row, ThroughputChartModel::ExperimentColumn).data().toDouble(),
+                                        m_model->index(row, ThroughputChartModel::MeasuredColumn).data().toDouble()}});
+}
+
+QColor ThroughputChart::outcomeColor(ExperimentStatus status)
+{
+    switch (status) {
+    case ExperimentStatus::Kept:
+    case ExperimentStatus::Baseline: return QColor(0x2f, 0x7d, 0x32);
+    case ExperimentStatus::Pending: return QColor(0xe6, 0xa1, 0x00);
+    case ExperimentStatus::Rejected: return QColor(0xb8, 0x6f, 0x00);
+    case ExperimentStatus::Reverted: return QColor(0x9a, 0xa3, 0xb5);
+    default: return QColor(0xc6, 0x28, 0x28);
+    }
 }
 
 } // namespace ak

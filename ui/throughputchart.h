@@ -1,5 +1,8 @@
 #pragma once
 
+#include "experiment.h"
+
+#include <QColor>
 #include <QWidget>
 
 class QChart;
@@ -27,10 +30,20 @@ public:
     void setEmptyMessage(const QString &title, const QString &body);
     bool isShowingChart() const;
     QChart *chart() const { return m_chart; }
+    // Rings the experiment's point (the one selected in the commit list); 0 or an id without a
+    // point on this chart clears the ring.
+    void setSelectedExperiment(int id);
+    QScatterSeries *attemptsSeries() const { return m_attempts; }
+    QScatterSeries *selectedSeries() const { return m_selected; }
+    QValueAxis *xAxis() const { return m_x; }
+    QValueAxis *yAxis() const { return m_y; }
+    // The colour a point of that outcome is drawn in (kept green, pending amber, reverted grey…).
+    static QColor outcomeColor(ExperimentStatus status);
     EmptyState *emptyState() const { return m_empty; }
 
 private:
     void modelReset();
+    void showSelected();
 
     ThroughputChartModel *m_model;
     QStackedLayout *m_stack;
@@ -38,6 +51,8 @@ private:
     QChartView *m_view;
     QChart *m_chart;
     QScatterSeries *m_attempts;
+    QScatterSeries *m_selected;
+    int m_selectedId = 0;
     QLineSeries *m_best;
     QLineSeries *m_roof;
     QVXYModelMapper *m_attemptsMapper;

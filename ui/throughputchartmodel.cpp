@@ -36,7 +36,7 @@ void ThroughputChartModel::setKernel(const KernelRecord &kernel, const QString &
             best = y;
         if (kept && m_firstBestRow < 0)
             m_firstBestRow = int(m_points.size());
-        m_points.append({e->id, y, best, kept});
+        m_points.append({e->id, y, best, e->status});
     }
     endResetModel();
 }
@@ -49,6 +49,14 @@ void ThroughputChartModel::clear()
     m_firstBestRow = -1;
     m_headroom = 0;
     endResetModel();
+}
+
+int ThroughputChartModel::rowOfExperiment(int id) const
+{
+    for (int r = 0; r < m_points.size(); ++r)
+        if (m_points[r].id == id)
+            return r;
+    return -1;
 }
 
 bool ThroughputChartModel::hasRoof() const

@@ -37,6 +37,10 @@ public:
     QString kernelKey() const { return m_key; }
     int firstBestRow() const { return m_firstBestRow; } // -1: nothing kept yet
     bool hasRoof() const;
+    // The outcome of the experiment at `row` (the chart colours its point by it) and the row of an
+    // experiment id (-1 when it has no point: failed, or another kernel's).
+    ExperimentStatus statusAt(int row) const { return m_points.at(row).status; }
+    int rowOfExperiment(int id) const;
     QString yAxisTitle() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -50,7 +54,7 @@ private:
         int id;
         double y;
         double best;
-        bool kept;
+        ExperimentStatus status;
     };
     QVector<Point> m_points;
     QString m_key;
