@@ -18,6 +18,8 @@
 #include <QStackedLayout>
 #include <QTextBlock>
 
+#include <algorithm>
+
 namespace ak {
 
 namespace {
@@ -183,7 +185,31 @@ void DiffView::showDiff(const TextDiffResult &diff, const QString &oldTitle, con
         edit->setExtraSelections(selections);
     }
     m_stack->setCurrentWidget(m_diffPage);
+    scrollToFirstChange();
     Q_EMIT diffShown();
+}
+
+int DiffView::firstChangedRow() const
+{
+    for (int i = 0; i < m_rows.size(); ++i) {
+        const DiffRow &row = m_rows.at(i);
+        // Separator rows are padding on both sides; only a real removed / added line counts.
+        if (row.side[0].kind == DiffLineKind::Removed || row.side[1].kind == DiffLineKind::Added)
+            return i;
+    }
+    return -1;
+}
+
+void DiffView::scrollToFirstChange()
+{
+    // A reviewer wants the change, not the imports: open with the first changed row near the top,
+    // a few unchanged lines above it for orientation. QPlainTextEdit scrolls by blocks (rows).
+    const int first = firstChangedRow();
+    const int target = first < 0 ? 0 : std::max(0, first - kLinesAboveFirstChange);
+    for (QPlainTextEdit *edit : m_editors) {
+        edit->horizontalScrollBar()->setValue(0);
+        edit->verticalScrollBar()->setValue(target);
+    }
 }
 
 } // namespace ak

@@ -41,12 +41,18 @@ public:
     EmptyState *emptyState() const { return m_empty; }
     // Side and kind of each displayed row, for tests and the gutter.
     const QVector<DiffRow> &displayedRows() const { return m_rows; }
+    // Index in displayedRows() of the first removed or added line; -1 for identical texts.
+    int firstChangedRow() const;
+
+    // Unchanged rows kept above the first change when a diff opens.
+    static constexpr int kLinesAboveFirstChange = 3;
 
 Q_SIGNALS:
     void diffShown();
 
 private:
     void syncScroll(int fromSide, Qt::Orientation orientation, int value);
+    void scrollToFirstChange();
 
     QStackedLayout *m_stack;
     EmptyState *m_empty;

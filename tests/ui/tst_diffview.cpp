@@ -79,6 +79,35 @@ private Q_SLOTS:
         QCOMPARE(view.editor(0)->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
     }
 
+    void opensAtFirstChange()
+    {
+        DiffView view;
+        view.resize(800, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy shown(&view, &DiffView::diffShown);
+        const QString a = numbered(300, 200, QStringLiteral("changed = 1"));
+        const QString b = numbered(300, 200, QStringLiteral("changed = 2"));
+        view.showTexts(a, b, QStringLiteral("a"), QStringLiteral("b"));
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 5000);
+        QCOMPARE(view.firstChangedRow(), 199);
+        QCoreApplication::processEvents();
+        // Both sides show the first changed row, a few unchanged lines below the top.
+        for (int s = 0; s < 2; ++s) {
+            QPlainTextEdit *edit = view.editor(s);
+            const int top = edit->verticalScrollBar()->value();
+            QCOMPARE(top, 199 - DiffView::kLinesAboveFirstChange);
+            const QTextBlock changed = edit->document()->findBlockByNumber(199);
+            const QRect visible = edit->viewport()->rect();
+            const QRectF box = edit->cursorRect(QTextCursor(changed));
+            QVERIFY2(visible.contains(box.toRect().center()), qPrintable(QStringLiteral("side %1").arg(s)));
+        }
+        // An identical text opens at the top.
+        view.showDiff(ak::TextDiff::compute(a, a), QStringLiteral("a"), QStringLiteral("a"));
+        QCOMPARE(view.firstChangedRow(), -1);
+        QCOMPARE(view.editor(1)->verticalScrollBar()->value(), 0);
+    }
+
     void backgroundComputationLatestWins()
     {
         DiffView view;
