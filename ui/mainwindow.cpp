@@ -190,6 +190,7 @@ void MainWindow::createMenus()
     loop->addActions(m_steering->loopActions());
     loop->addSeparator();
     loop->addActions(m_steering->selectionActions());
+    loop->addAction(m_workspace->nextPendingAction());
     loop->addSeparator();
     loop->addAction(m_steering->reviewMode());
     m_rulesAction = loop->addAction(QStringLiteral("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);

@@ -14,6 +14,7 @@
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
 
+#include <QAction>
 #include <QDataStream>
 
 #include <algorithm>
@@ -112,6 +113,11 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
 
     m_diffView = new DiffView(m_bottom);
     m_summary = new RunSummaryBar(this);
+    m_nextPending = new QAction(QStringLiteral("&Next Pending"), this);
+    m_nextPending->setObjectName(QStringLiteral("NextPendingAction"));
+    m_nextPending->setShortcut(Qt::Key_N);
+    m_nextPending->setEnabled(false);
+    connect(m_nextPending, &QAction::triggered, this, &RunWorkspace::selectNextPending);
 
     m_top->setStretchFactor(0, 3);
     m_top->setStretchFactor(1, 2);
@@ -152,6 +158,12 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
     m_snapshot = snapshot;
     if (snapshot)
         m_summary->setSnapshot(*snapshot);
+    bool anyPending = false;
+    for (const Experiment &e : snapshot ? snapshot->experiments : QVector<Experiment>())
+        anyPending = anyPending || e.status == ExperimentStatus::Pending;
+    m_nextPending->setEnabled(anyPending);
+    m_nextPending->setToolTip(anyPending ? QStringLiteral("Select the next experiment waiting for accept or reject (N)")
+                                         : QStringLiteral("Next Pending — no experiment waits for review"));
     const QVector<KernelRow> kernels = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
     const QVector<Experiment> experiments = snapshot ? snapshot->experiments : QVector<Experiment>();
     if (sameRun) {
@@ -327,6 +339,52 @@ void RunWorkspace::restoreState(const QByteArray &state)
     m_bottom->restoreState(bottom);
     m_headersRestored = m_kernelView->horizontalHeader()->restoreState(kernelHeader)
                         && m_commitView->horizontalHeader()->restoreState(commitHeader);
+}
+
+bool RunWorkspace::selectExperiment(int id)
+{
+    const int row = m_experimentModel->rowOfId(id);
+    if (!m_snapshot || row < 0)
+        return false;
+    const QString key = m_experimentModel->rowAt(row).kernel;
+    const QVector<KernelRow> &kernels = m_kernelModel->rows();
+    int kernelRow = -1;
+    for (int i = 0; i < kernels.size() && kernelRow < 0; ++i)
+        if (kernels[i].key == key)
+            kernelRow = i;
+    if (kernelRow < 0)
+        return false;
+    QModelIndex k = m_kernelProxy->mapFromSource(m_kernelModel->index(kernelRow, 0));
+    if (!k.isValid()) { // hidden by the search box: the experiment matters more than the filter
+        m_search->clear();
+        m_kernelProxy->applySearchNow();
+        k = m_kernelProxy->mapFromSource(m_kernelModel->index(kernelRow, 0));
+    }
+    m_kernelView->setCurrentIndex(k);
+    m_kernelView->scrollTo(k);
+    const QModelIndex e = m_experimentProxy->mapFromSource(m_experimentModel->index(row, 0));
+    if (!e.isValid())
+        return false;
+    m_commitView->setCurrentIndex(e);
+    m_commitView->scrollTo(e);
+    return true;
+}
+
+bool RunWorkspace::selectNextPending()
+{
+    if (!m_snapshot)
+        return false;
+    int first = 0, next = 0;
+    for (const Experiment &e : m_snapshot->experiments) {
+        if (e.status != ExperimentStatus::Pending)
+            continue;
+        if (first == 0)
+            first = e.id;
+        if (next == 0 && e.id > m_selectedExperiment)
+            next = e.id;
+    }
+    const int id = next ? next : first;
+    return id != 0 && selectExperiment(id);
 }
 
 } // namespace ak

@@ -7,6 +7,7 @@
 
 #include <functional>
 
+class QAction;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QSplitter;
@@ -53,6 +54,13 @@ public:
     ThroughputChartModel *chartModel() const { return m_chartModel; }
     QTableView *kernelView() const { return m_kernelView; }
     RunSummaryBar *summaryBar() const { return m_summary; }
+    // Selects the experiment in the commit list (and its kernel in the table, clearing a search that
+    // hides it); false when the run has no such experiment.
+    bool selectExperiment(int id);
+    // Loop ▸ Next Pending (N): the next experiment waiting for review after the selected one, in id
+    // order, wrapping; enabled while any waits.
+    QAction *nextPendingAction() const { return m_nextPending; }
+    bool selectNextPending();
     QTableView *commitView() const { return m_commitView; }
     ThroughputChart *chart() const { return m_chart; }
     DiffView *diffView() const { return m_diffView; }
@@ -99,6 +107,7 @@ private:
     ThroughputChart *m_chart;
     DiffView *m_diffView;
     RunSummaryBar *m_summary = nullptr;
+    QAction *m_nextPending = nullptr;
 };
 
 } // namespace ak

@@ -12,12 +12,19 @@ SteeringActions::SteeringActions(QObject *parent)
     , m_stop(new QAction(QStringLiteral("Stop"), this))
     , m_pin(new QAction(QStringLiteral("Pin"), this))
     , m_skip(new QAction(QStringLiteral("Skip"), this))
-    , m_revert(new QAction(QStringLiteral("Revert"), this))
+    , m_revert(new QAction(QStringLiteral("Restore This Version"), this))
     , m_accept(new QAction(QStringLiteral("Accept"), this))
     , m_reject(new QAction(QStringLiteral("Reject"), this))
     , m_reviewMode(new QAction(QStringLiteral("Review Mode (keeps wait for approval)"), this))
 {
     m_pin->setCheckable(true);
+    // Single keys for the review pass (a line edit keeps its printable keys: typing a filter does not
+    // trigger them). Restore has none: it rewrites a kernel's head.
+    m_accept->setShortcut(Qt::Key_A);
+    m_reject->setShortcut(Qt::Key_R);
+    m_pin->setShortcut(Qt::Key_P);
+    m_skip->setShortcut(Qt::Key_S);
+    m_revert->setObjectName(QStringLiteral("RestoreAction"));
     m_reviewMode->setCheckable(true);
     m_reviewMode->setObjectName(QStringLiteral("ReviewModeAction"));
     connect(m_start, &QAction::triggered, this, [this] {
@@ -195,8 +202,15 @@ void SteeringActions::update()
                    QStringLiteral("experiment %1 is %2, not %3").arg(m_experiment->id).arg(statusName(m_experiment->status), statusName(needed)));
     };
     const int id = m_experiment ? m_experiment->id : 0;
-    experimentAction(m_revert, LoopControl::CanRevert, ExperimentStatus::Kept,
-                     QStringLiteral("Revert experiment %1: its kernel goes back to the parent commit").arg(id));
+    // What RunStore::revert does: the selected version's kernel.py becomes the kernel's head again, as a
+    // new experiment; any kept, rejected or baseline version can be restored.
+    const QString restoreTip = QStringLiteral("Restore experiment %1: its kernel.py becomes the kernel's current version "
+                                              "again, recorded as a new experiment").arg(id);
+    if (m_experiment && caps.testFlag(LoopControl::CanRevert)
+        && (m_experiment->status == ExperimentStatus::Rejected || m_experiment->status == ExperimentStatus::Baseline))
+        enable(m_revert, true, restoreTip, QString());
+    else
+        experimentAction(m_revert, LoopControl::CanRevert, ExperimentStatus::Kept, restoreTip);
     experimentAction(m_accept, LoopControl::CanReview, ExperimentStatus::Pending,
                      QStringLiteral("Accept experiment %1: keep it").arg(id));
     experimentAction(m_reject, LoopControl::CanReview, ExperimentStatus::Pending,
