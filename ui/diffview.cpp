@@ -69,9 +69,7 @@ DiffView::DiffView(QWidget *parent)
     for (int s = 0; s < 2; ++s) {
         auto *title = new QLabel(m_diffPage);
         title->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        auto *edit = new QPlainTextEdit(m_diffPage);
-        edit->setReadOnly(true);
-        edit->setLineWrapMode(QPlainTextEdit::NoWrap);
+        auto *edit = new DiffEditor(m_diffPage);
         edit->setFont(mono);
         auto *hl = new KSyntaxHighlighting::SyntaxHighlighter(edit->document());
         hl->setTheme(theme);
@@ -101,7 +99,7 @@ void DiffView::syncScroll(int fromSide, Qt::Orientation orientation, int value)
     if (m_syncing)
         return;
     m_syncing = true;
-    QPlainTextEdit *other = m_editors[size_t(1 - fromSide)];
+    DiffEditor *other = m_editors[size_t(1 - fromSide)];
     QScrollBar *bar = orientation == Qt::Vertical ? other->verticalScrollBar() : other->horizontalScrollBar();
     bar->setValue(value);
     m_syncing = false;
@@ -149,12 +147,17 @@ void DiffView::showDiff(const TextDiffResult &diff, const QString &oldTitle, con
     m_titles[1]->setText(diff.identical() ? QStringLiteral("%1 (identical)").arg(newTitle)
                                           : QStringLiteral("%1 (+%2 −%3)").arg(newTitle).arg(diff.added).arg(diff.removed));
     for (int s = 0; s < 2; ++s) {
-        QPlainTextEdit *edit = m_editors[size_t(s)];
+        DiffEditor *edit = m_editors[size_t(s)];
         QStringList lines;
+        QVector<int> numbers;
         lines.reserve(m_rows.size());
-        for (const DiffRow &row : m_rows)
+        numbers.reserve(m_rows.size());
+        for (const DiffRow &row : m_rows) {
             lines << row.side[size_t(s)].text;
+            numbers << row.side[size_t(s)].lineNumber; // 0 on padding and separator rows
+        }
         edit->setPlainText(lines.join(QLatin1Char('\n')));
+        edit->setLineNumbers({numbers});
 
         QList<QTextEdit::ExtraSelection> selections;
         QTextCursor cursor(edit->document());
@@ -206,7 +209,7 @@ void DiffView::scrollToFirstChange()
     // a few unchanged lines above it for orientation. QPlainTextEdit scrolls by blocks (rows).
     const int first = firstChangedRow();
     const int target = first < 0 ? 0 : std::max(0, first - kLinesAboveFirstChange);
-    for (QPlainTextEdit *edit : m_editors) {
+    for (DiffEditor *edit : m_editors) {
         edit->horizontalScrollBar()->setValue(0);
         edit->verticalScrollBar()->setValue(target);
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "diffeditor.h"
 #include "textdiff.h"
 
 #include <QWidget>
@@ -7,7 +8,6 @@
 #include <array>
 
 class QLabel;
-class QPlainTextEdit;
 class QStackedLayout;
 
 namespace KSyntaxHighlighting {
@@ -20,7 +20,8 @@ class EmptyState;
 
 // Qt Creator's side-by-side diff: old text left, new text right, padding rows so both sides have
 // the same line count, scrolling kept in step (one vertical scroll bar), line backgrounds for
-// removed / added lines and stronger ones for the changed characters. KSyntaxHighlighting colours
+// removed / added lines and stronger ones for the changed characters, old / new line numbers in a
+// gutter on each side. KSyntaxHighlighting colours
 // the text; the diff only paints backgrounds.
 class DiffView : public QWidget
 {
@@ -37,7 +38,7 @@ public:
     void showMessage(const QString &title, const QString &body);
 
     bool isShowingDiff() const;
-    QPlainTextEdit *editor(int side) const { return m_editors[size_t(side)]; }
+    DiffEditor *editor(int side) const { return m_editors[size_t(side)]; }
     EmptyState *emptyState() const { return m_empty; }
     // Side and kind of each displayed row, for tests and the gutter.
     const QVector<DiffRow> &displayedRows() const { return m_rows; }
@@ -58,7 +59,7 @@ private:
     EmptyState *m_empty;
     QWidget *m_diffPage;
     std::array<QLabel *, 2> m_titles{};
-    std::array<QPlainTextEdit *, 2> m_editors{};
+    std::array<DiffEditor *, 2> m_editors{};
     std::array<KSyntaxHighlighting::SyntaxHighlighter *, 2> m_highlighters{};
     QVector<DiffRow> m_rows;
     bool m_syncing = false;   // re-entrancy guard: a synced scroll must not echo back

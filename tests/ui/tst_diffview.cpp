@@ -108,6 +108,30 @@ private Q_SLOTS:
         QCOMPARE(view.editor(1)->verticalScrollBar()->value(), 0);
     }
 
+    void gutterShowsOldAndNewLineNumbers()
+    {
+        DiffView view;
+        view.resize(900, 400);
+        view.show();
+        // Line 2 removed, two lines added after line 3: the sides' numbers drift apart.
+        const QString oldText = QStringLiteral("a\nb\nc\nd\n");
+        const QString newText = QStringLiteral("a\nc\nx\ny\nd\n");
+        view.showDiff(ak::TextDiff::compute(oldText, newText), QStringLiteral("old"), QStringLiteral("new"));
+        const QVector<ak::DiffRow> &rows = view.displayedRows();
+        QStringList left, right;
+        for (int i = 0; i < rows.size(); ++i) {
+            left << view.editor(0)->gutterText(i);
+            right << view.editor(1)->gutterText(i);
+        }
+        // Rows: a | b removed | c | x, y added | d; padding rows show no number.
+        QCOMPARE(left, (QStringList{"1", "2", "3", "", "", "4"}));
+        QCOMPARE(right, (QStringList{"1", "", "2", "3", "4", "5"}));
+        for (int s = 0; s < 2; ++s) {
+            QVERIFY(view.editor(s)->gutterWidth() > 0);
+            QVERIFY(view.editor(s)->viewport()->geometry().left() >= view.editor(s)->gutterWidth()); // text clear of the gutter
+        }
+    }
+
     void backgroundComputationLatestWins()
     {
         DiffView view;
