@@ -153,10 +153,25 @@ QString RunReport::kernelTable(const RunSnapshot &run)
 
 QString RunReport::charts(const RunSnapshot &run)
 {
+    QString timeline;
+    const auto projected = RunStats::projectedTimeline(run);
+    if (projected.size() > 1) {
+        SvgChart chart(1040, 240);
+        chart.setTitle(QStringLiteral("Projected model speedup as the run went on"));
+        chart.setAxisTitles(QStringLiteral("experiment"), QStringLiteral("model ×"));
+        chart.setReference(1.0, QStringLiteral("the original model"));
+        QVector<SvgChart::Point> line;
+        for (const auto &p : projected)
+            line.append({double(p.first), p.second, QStringLiteral("kept"),
+                         QStringLiteral("after #%1: %2").arg(p.first).arg(ratio(p.second))});
+        chart.setLine(line);
+        chart.setPoints(line);
+        timeline = QStringLiteral("<div id=\"timeline\">%1</div>").arg(chart.toSvg());
+    }
     QHash<QString, QVector<const Experiment *>> byKernel;
     for (const Experiment &e : run.experiments)
         byKernel[RunLoader::kernelName(e.kernel)].append(&e);
-    QString s = QStringLiteral("<h2>Speedup over PyTorch, experiment by experiment</h2><p class=\"legend\">"
+    QString s = timeline + QStringLiteral("<h2>Speedup over PyTorch, experiment by experiment</h2><p class=\"legend\">"
                                "<span><i class=\"dot\" style=\"background:#2f7d32\"></i>kept</span>"
                                "<span><i class=\"dot\" style=\"background:#9aa3b5\"></i>reverted</span>"
                                "<span><i class=\"dot\" style=\"background:#e6a100\"></i>pending</span>"

@@ -1,5 +1,10 @@
 #include "runstats.h"
 
+#include "amdahl.h"
+#include "runloader.h"
+
+#include <QHash>
+
 #include <algorithm>
 #include <vector>
 
@@ -47,6 +52,29 @@ RunStats RunStats::of(const RunSnapshot &run)
             s.perHour = (n - 1) / hours;
     }
     return s;
+}
+
+QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
+{
+    QHash<QString, double> share;
+    for (const KernelRecord &k : run.kernels)
+        share.insert(RunLoader::kernelName(k.folder), k.share);
+    QHash<QString, double> head;        // kernel -> its head's speedup at this point of the run
+    QVector<QPair<int, double>> out;
+    for (const Experiment &e : run.experiments) {
+        if (e.status != ExperimentStatus::Kept && e.status != ExperimentStatus::Baseline)
+            continue;
+        const QString name = RunLoader::kernelName(e.kernel);
+        if (e.metrics.correct && Metrics::has(e.metrics.speedup))
+            head.insert(name, e.metrics.speedup);
+        else
+            head.remove(name);          // a head nobody measured projects nothing
+        QVector<QPair<double, double>> pairs;
+        for (auto it = head.constBegin(); it != head.constEnd(); ++it)
+            pairs.append({share.value(it.key()), it.value()});
+        out.append({e.id, Amdahl::projectedFromSpeedups(pairs)});
+    }
+    return out;
 }
 
 QString RunStats::countsText() const

@@ -3,7 +3,9 @@
 #include "runsnapshot.h"
 
 #include <QDateTime>
+#include <QPair>
 #include <QString>
+#include <QVector>
 
 #include <cmath>
 
@@ -28,6 +30,10 @@ struct RunStats
     static constexpr int RateWindowMinutes = 30;
 
     static RunStats of(const RunSnapshot &run);
+    // The projected model speedup (RunSnapshot::projectedSpeedup's Amdahl) after each experiment that
+    // changed a kernel's head, in id order: (experiment id, projection). A head is the newest keep or
+    // baseline of its kernel, as the loader sets it; pending experiments are not heads.
+    static QVector<QPair<int, double>> projectedTimeline(const RunSnapshot &run);
     // "4 kept · 38 pending · 25 reverted · 0 failed · 0 rejected · 0 running"
     QString countsText() const;
 };

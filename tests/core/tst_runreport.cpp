@@ -1,6 +1,7 @@
 #include "gitrepo.h"
 #include "runloader.h"
 #include "runreport.h"
+#include "runstats.h"
 #include "runstore.h"
 #include "testregistry.h"
 #include "ui/modelfixture.h"
@@ -106,7 +107,15 @@ private Q_SLOTS:
         QCOMPARE(p.kernelRows, (QStringList{QStringLiteral("01-matmul"), QStringLiteral("02-matmul"), QStringLiteral("03-matmul"),
                                             QStringLiteral("04-matmul"), QStringLiteral("05-flash_attention"), QStringLiteral("06-layernorm")}));
         QCOMPARE(p.classCount.value(QStringLiteral("kernelchart")), 6);
-        QCOMPARE(p.circles, 6 + 7 + 1);   // baselines, keeps, the reverted one
+        QCOMPARE(p.circles, 6 + 7 + 1 + 13);   // per kernel: baselines, keeps, the reverted one; the timeline: each head change
+        QVERIFY(p.textById.contains(QStringLiteral("timeline")));
+        // The run-level line: one point per head change, from the original model to today's projection.
+        const auto timeline = RunStats::projectedTimeline(*run);
+        QCOMPARE(timeline.size(), 13);
+        QCOMPARE(timeline.first().second, 1.0);
+        QVERIFY(qFuzzyCompare(timeline.last().second, run->projectedSpeedup()));
+        for (int i = 1; i < timeline.size(); ++i)
+            QVERIFY(timeline[i].first > timeline[i - 1].first);
         QCOMPARE(p.classCount.value(QStringLiteral("reverted")), 1);
         // The model: four timings, the left-out kernels with their reasons, the effects as bars.
         QCOMPARE(p.timingRows, 5);        // header + eager, eager + ours, compile, compile + ours
