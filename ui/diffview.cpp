@@ -10,13 +10,16 @@
 #include <KSyntaxHighlighting/SyntaxHighlighter>
 #include <KSyntaxHighlighting/Theme>
 
+#include <QAction>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QSettings>
 #include <QStackedLayout>
 #include <QTextBlock>
+#include <QToolButton>
 
 #include <algorithm>
 
@@ -78,7 +81,7 @@ DiffView::DiffView(QWidget *parent)
         m_editors[size_t(s)] = edit;
         m_highlighters[size_t(s)] = hl;
         grid->addWidget(title, 0, s);
-        grid->addWidget(edit, 1, s);
+        grid->addWidget(edit, 1, s, 1, s == 1 ? 2 : 1); // the right editor spans the button's column
         connect(edit->verticalScrollBar(), &QScrollBar::valueChanged, this,
                 [this, s](int v) { syncScroll(s, Qt::Vertical, v); });
         connect(edit->horizontalScrollBar(), &QScrollBar::valueChanged, this,
@@ -86,6 +89,23 @@ DiffView::DiffView(QWidget *parent)
     }
     // One vertical scroll bar for both sides, on the right (Qt Creator).
     m_editors[0]->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+    // Side-by-side or unified, a per-user preference like Qt Creator's diff editor switch.
+    m_unifiedAction = new QAction(QStringLiteral("Unified"), this);
+    m_unifiedAction->setCheckable(true);
+    m_unifiedAction->setToolTip(QStringLiteral("One column: each change's removed lines, then its added lines"));
+    m_unifiedAction->setChecked(QSettings().value(QLatin1String(kUnifiedSettingsKey), false).toBool());
+    connect(m_unifiedAction, &QAction::toggled, this, [this](bool unified) {
+        QSettings().setValue(QLatin1String(kUnifiedSettingsKey), unified);
+        if (!isShowingDiff())
+            return; // the next diff opens in the chosen mode
+        render();
+        scrollToFirstChange();
+    });
+    auto *modeButton = new QToolButton(m_diffPage);
+    modeButton->setDefaultAction(m_unifiedAction);
+    modeButton->setAutoRaise(true);
+    grid->addWidget(modeButton, 0, 2, Qt::AlignRight);
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_diffPage);
     showMessage(QStringLiteral("No commit selected"),
@@ -96,7 +116,7 @@ DiffView::~DiffView() = default;
 
 void DiffView::syncScroll(int fromSide, Qt::Orientation orientation, int value)
 {
-    if (m_syncing)
+    if (m_syncing || isUnified()) // unified: the old side is hidden and holds nothing
         return;
     m_syncing = true;
     DiffEditor *other = m_editors[size_t(1 - fromSide)];
@@ -142,58 +162,96 @@ void DiffView::showDiff(const TextDiffResult &diff, const QString &oldTitle, con
     }
     if (diff.skippedAfter > 0)
         m_rows.append(separatorRow(diff.skippedAfter));
-
-    m_titles[0]->setText(oldTitle);
-    m_titles[1]->setText(diff.identical() ? QStringLiteral("%1 (identical)").arg(newTitle)
-                                          : QStringLiteral("%1 (+%2 −%3)").arg(newTitle).arg(diff.added).arg(diff.removed));
-    for (int s = 0; s < 2; ++s) {
-        DiffEditor *edit = m_editors[size_t(s)];
-        QStringList lines;
-        QVector<int> numbers;
-        lines.reserve(m_rows.size());
-        numbers.reserve(m_rows.size());
-        for (const DiffRow &row : m_rows) {
-            lines << row.side[size_t(s)].text;
-            numbers << row.side[size_t(s)].lineNumber; // 0 on padding and separator rows
-        }
-        edit->setPlainText(lines.join(QLatin1Char('\n')));
-        edit->setLineNumbers({numbers});
-
-        QList<QTextEdit::ExtraSelection> selections;
-        QTextCursor cursor(edit->document());
-        cursor.beginEditBlock();
-        QTextBlock block = edit->document()->firstBlock();
-        for (const DiffRow &row : m_rows) {
-            if (!block.isValid())
-                break;
-            const DiffSide &side = row.side[size_t(s)];
-            const QColor bg = lineColor(side.kind);
-            if (bg.isValid()) {
-                QTextBlockFormat fmt;
-                fmt.setBackground(bg);
-                cursor.setPosition(block.position());
-                cursor.setBlockFormat(fmt);
-            }
-            for (const DiffRange &r : side.changes) {
-                QTextEdit::ExtraSelection sel;
-                sel.cursor = QTextCursor(edit->document());
-                sel.cursor.setPosition(block.position() + r.start);
-                sel.cursor.setPosition(block.position() + r.start + r.length, QTextCursor::KeepAnchor);
-                sel.format.setBackground(charColor(side.kind));
-                selections.append(sel);
-            }
-            block = block.next();
-        }
-        cursor.endEditBlock();
-        edit->setExtraSelections(selections);
-    }
+    m_oldTitle = oldTitle;
+    m_newTitle = diff.identical() ? QStringLiteral("%1 (identical)").arg(newTitle)
+                                  : QStringLiteral("%1 (+%2 −%3)").arg(newTitle).arg(diff.added).arg(diff.removed);
+    render();
     m_stack->setCurrentWidget(m_diffPage);
     scrollToFirstChange();
     Q_EMIT diffShown();
 }
 
+bool DiffView::isUnified() const
+{
+    return m_unifiedAction->isChecked();
+}
+
+void DiffView::setUnified(bool unified)
+{
+    m_unifiedAction->setChecked(unified);
+}
+
+void DiffView::render()
+{
+    const bool unified = isUnified();
+    m_titles[0]->setVisible(!unified);
+    m_editors[0]->setVisible(!unified);
+    if (unified) {
+        m_unifiedLines = ak::unifiedLines(m_rows);
+        m_titles[1]->setText(QStringLiteral("%1 → %2").arg(m_oldTitle, m_newTitle));
+        fillEditor(m_editors[0], {}, false);
+        fillEditor(m_editors[1], m_unifiedLines, true);
+    } else {
+        m_unifiedLines.clear();
+        m_titles[0]->setText(m_oldTitle);
+        m_titles[1]->setText(m_newTitle);
+        for (int s = 0; s < 2; ++s)
+            fillEditor(m_editors[size_t(s)], sideLines(m_rows, s), false);
+    }
+}
+
+void DiffView::fillEditor(DiffEditor *edit, const QVector<DiffLine> &lines, bool bothNumbers)
+{
+    QStringList texts;
+    QVector<int> oldNumbers, newNumbers;
+    texts.reserve(lines.size());
+    for (const DiffLine &line : lines) {
+        texts << line.text;
+        oldNumbers << line.oldNumber;
+        newNumbers << line.newNumber;
+    }
+    edit->setPlainText(texts.join(QLatin1Char('\n')));
+    if (bothNumbers)
+        edit->setLineNumbers({oldNumbers, newNumbers});
+    else
+        edit->setLineNumbers({edit == m_editors[0] ? oldNumbers : newNumbers});
+
+    QList<QTextEdit::ExtraSelection> selections;
+    QTextCursor cursor(edit->document());
+    cursor.beginEditBlock();
+    QTextBlock block = edit->document()->firstBlock();
+    for (const DiffLine &line : lines) {
+        if (!block.isValid())
+            break;
+        const QColor bg = lineColor(line.kind);
+        if (bg.isValid()) {
+            QTextBlockFormat fmt;
+            fmt.setBackground(bg);
+            cursor.setPosition(block.position());
+            cursor.setBlockFormat(fmt);
+        }
+        for (const DiffRange &r : line.changes) {
+            QTextEdit::ExtraSelection sel;
+            sel.cursor = QTextCursor(edit->document());
+            sel.cursor.setPosition(block.position() + r.start);
+            sel.cursor.setPosition(block.position() + r.start + r.length, QTextCursor::KeepAnchor);
+            sel.format.setBackground(charColor(line.kind));
+            selections.append(sel);
+        }
+        block = block.next();
+    }
+    cursor.endEditBlock();
+    edit->setExtraSelections(selections);
+}
+
 int DiffView::firstChangedRow() const
 {
+    if (isUnified()) {
+        for (int i = 0; i < m_unifiedLines.size(); ++i)
+            if (m_unifiedLines.at(i).kind == DiffLineKind::Removed || m_unifiedLines.at(i).kind == DiffLineKind::Added)
+                return i;
+        return -1;
+    }
     for (int i = 0; i < m_rows.size(); ++i) {
         const DiffRow &row = m_rows.at(i);
         // Separator rows are padding on both sides; only a real removed / added line counts.
@@ -209,7 +267,7 @@ void DiffView::scrollToFirstChange()
     // a few unchanged lines above it for orientation. QPlainTextEdit scrolls by blocks (rows).
     const int first = firstChangedRow();
     const int target = first < 0 ? 0 : std::max(0, first - kLinesAboveFirstChange);
-    for (DiffEditor *edit : m_editors) {
+    for (DiffEditor *edit : m_editors) { // the hidden old side of unified mode is empty: harmless
         edit->horizontalScrollBar()->setValue(0);
         edit->verticalScrollBar()->setValue(target);
     }

@@ -2,11 +2,13 @@
 
 #include "diffeditor.h"
 #include "textdiff.h"
+#include "unifieddiff.h"
 
 #include <QWidget>
 
 #include <array>
 
+class QAction;
 class QLabel;
 class QStackedLayout;
 
@@ -18,7 +20,7 @@ namespace ak {
 
 class EmptyState;
 
-// Qt Creator's side-by-side diff: old text left, new text right, padding rows so both sides have
+// Qt Creator's side-by-side diff (or, switched by unifiedAction(), a unified one): old text left, new text right, padding rows so both sides have
 // the same line count, scrolling kept in step (one vertical scroll bar), line backgrounds for
 // removed / added lines and stronger ones for the changed characters, old / new line numbers in a
 // gutter on each side. KSyntaxHighlighting colours
@@ -42,8 +44,18 @@ public:
     EmptyState *emptyState() const { return m_empty; }
     // Side and kind of each displayed row, for tests and the gutter.
     const QVector<DiffRow> &displayedRows() const { return m_rows; }
-    // Index in displayedRows() of the first removed or added line; -1 for identical texts.
+    // Index of the first removed or added line among the displayed lines (displayedRows() side by
+    // side, unifiedLines() unified); -1 for identical texts.
     int firstChangedRow() const;
+
+    // Unified mode: one column (the right editor), removed then added lines of each change. The
+    // choice is saved in QSettings under kUnifiedSettingsKey and applies to the next DiffView too.
+    bool isUnified() const;
+    void setUnified(bool unified);
+    QAction *unifiedAction() const { return m_unifiedAction; }
+    // The lines the unified editor shows; empty side by side.
+    const QVector<DiffLine> &unifiedLines() const { return m_unifiedLines; }
+    static constexpr const char *kUnifiedSettingsKey = "diff/unified";
 
     // Unchanged rows kept above the first change when a diff opens.
     static constexpr int kLinesAboveFirstChange = 3;
@@ -54,6 +66,8 @@ Q_SIGNALS:
 private:
     void syncScroll(int fromSide, Qt::Orientation orientation, int value);
     void scrollToFirstChange();
+    void render();
+    void fillEditor(DiffEditor *edit, const QVector<DiffLine> &lines, bool bothNumbers);
 
     QStackedLayout *m_stack;
     EmptyState *m_empty;
@@ -62,6 +76,10 @@ private:
     std::array<DiffEditor *, 2> m_editors{};
     std::array<KSyntaxHighlighting::SyntaxHighlighter *, 2> m_highlighters{};
     QVector<DiffRow> m_rows;
+    QVector<DiffLine> m_unifiedLines;
+    QString m_oldTitle;
+    QString m_newTitle;
+    QAction *m_unifiedAction = nullptr;
     bool m_syncing = false;   // re-entrancy guard: a synced scroll must not echo back
     quint64 m_generation = 0; // latest request wins; stale background results are dropped
 };

@@ -2,7 +2,9 @@
 #include "emptystate.h"
 #include "testregistry.h"
 
+#include <QAction>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTextBlock>
@@ -130,6 +132,58 @@ private Q_SLOTS:
             QVERIFY(view.editor(s)->gutterWidth() > 0);
             QVERIFY(view.editor(s)->viewport()->geometry().left() >= view.editor(s)->gutterWidth()); // text clear of the gutter
         }
+    }
+
+    void unifiedShowsRemovedThenAddedLines()
+    {
+        QSettings().remove(QLatin1String(DiffView::kUnifiedSettingsKey));
+        DiffView view;
+        view.resize(900, 400);
+        view.show();
+        QVERIFY(!view.isUnified()); // side by side by default
+        // Two changed lines replaced by two, one line added later: unified lists removed lines first.
+        const QString oldText = QStringLiteral("a\nb = 1\nc = 1\nd\ne\n");
+        const QString newText = QStringLiteral("a\nb = 2\nc = 2\nd\nnew\ne\n");
+        view.showDiff(ak::TextDiff::compute(oldText, newText), QStringLiteral("old"), QStringLiteral("new"));
+        QVERIFY(view.unifiedLines().isEmpty());
+        view.unifiedAction()->trigger();
+        QVERIFY(view.isUnified());
+        QVERIFY(QSettings().value(QLatin1String(DiffView::kUnifiedSettingsKey)).toBool());
+        QVERIFY(!view.editor(0)->isVisible());
+        using K = ak::DiffLineKind;
+        const QVector<ak::DiffLine> &lines = view.unifiedLines();
+        QStringList texts;
+        QVector<K> kinds;
+        for (const ak::DiffLine &l : lines) {
+            texts << l.text;
+            kinds << l.kind;
+        }
+        QCOMPARE(texts, (QStringList{"a", "b = 1", "c = 1", "b = 2", "c = 2", "d", "new", "e"}));
+        QCOMPARE(kinds, (QVector<K>{K::Equal, K::Removed, K::Removed, K::Added, K::Added, K::Equal, K::Added, K::Equal}));
+        QCOMPARE(view.editor(1)->toPlainText(), texts.join(QLatin1Char('\n')));
+        QCOMPARE(view.firstChangedRow(), 1);
+        // Two gutter columns: old and new numbers; a removed line has no new one and vice versa.
+        QStringList gutter;
+        for (int i = 0; i < lines.size(); ++i)
+            gutter << view.editor(1)->gutterText(i);
+        QCOMPARE(gutter, (QStringList{"1 1", "2 ", "3 ", " 2", " 3", "4 4", " 5", "5 6"}));
+        // -/+ backgrounds on the removed and added lines only; "64 -> 128"-style highlights kept.
+        QTextBlock b = view.editor(1)->document()->firstBlock();
+        for (const ak::DiffLine &l : lines) {
+            QCOMPARE(b.blockFormat().hasProperty(QTextFormat::BackgroundBrush), l.kind != K::Equal);
+            b = b.next();
+        }
+        QVERIFY(!view.editor(1)->extraSelections().isEmpty());
+        // The choice is remembered for the next view; switching back restores both sides.
+        {
+            DiffView next;
+            QVERIFY(next.isUnified());
+        }
+        view.setUnified(false);
+        QVERIFY(view.editor(0)->isVisible());
+        QCOMPARE(view.editor(0)->document()->blockCount(), view.editor(1)->document()->blockCount());
+        QVERIFY(view.unifiedLines().isEmpty());
+        QSettings().remove(QLatin1String(DiffView::kUnifiedSettingsKey));
     }
 
     void backgroundComputationLatestWins()
