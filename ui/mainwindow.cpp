@@ -204,6 +204,7 @@ void MainWindow::createMenus()
     model->setObjectName(QStringLiteral("ModelMenu"));
     model->setToolTipsVisible(true);
     model->addAction(m_modelView->verifyAction());
+    model->addAction(m_modelView->verifyWithOptionsAction());
     model->addAction(m_modelView->cancelAction());
     model->addAction(m_modelView->verifyAtEndAction());
     model->addSeparator();

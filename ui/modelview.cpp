@@ -5,6 +5,7 @@
 #include "kerneltablemodel.h"
 #include "modeleffectchart.h"
 #include "numberformat.h"
+#include "verifyoptionsdialog.h"
 
 #include <QAction>
 #include <QDir>
@@ -70,6 +71,7 @@ ModelView::ModelView(QWidget *parent)
     , m_cancelAction(new QAction(QStringLiteral("&Cancel Verify"), this))
     , m_exportAction(new QAction(QStringLiteral("&Export…"), this))
     , m_verifyAtEndAction(new QAction(QStringLiteral("Verify When the &Loop Ends"), this))
+    , m_verifyWithOptionsAction(new QAction(QStringLiteral("Verify With &Options…"), this))
     , m_progress(new QProgressBar(this))
     , m_status(wrapped(this, QStringLiteral("ModelStatus")))
     , m_stack(new QStackedWidget(this))
@@ -90,7 +92,11 @@ ModelView::ModelView(QWidget *parent)
                                                    "autokernel-cli run --verify-at-end. Not after Stop."));
     connect(m_verifyAtEndAction, &QAction::toggled, this,
             [](bool on) { QSettings().setValue(QStringLiteral("model/verifyAtEnd"), on); });
-    connect(m_verifyAction, &QAction::triggered, this, &ModelView::verify);
+    connect(m_verifyAction, &QAction::triggered, this, qOverload<>(&ModelView::verify));
+    m_verifyWithOptionsAction->setObjectName(QStringLiteral("VerifyWithOptionsAction"));
+    m_verifyWithOptionsAction->setToolTip(QStringLiteral("Choose the kernels, device, seeds, rounds, and whether to time "
+                                                         "torch.compile, then verify"));
+    connect(m_verifyWithOptionsAction, &QAction::triggered, this, &ModelView::chooseVerifyOptions);
     connect(m_cancelAction, &QAction::triggered, this, &ModelView::cancelVerify);
     connect(m_exportAction, &QAction::triggered, this, &ModelView::chooseExportDirectory);
     // Queued: the progress is emitted on the verify's pool thread.
@@ -284,9 +290,24 @@ void ModelView::showLeftOut(const ModelVerification &v)
 
 bool ModelView::verify()
 {
+    return verify(VerifyOptions());
+}
+
+void ModelView::chooseVerifyOptions()
+{
+    if (!m_snapshot || m_jobs->isVerifying())
+        return;
+    auto *dialog = new VerifyOptionsDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setRun(*m_snapshot);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { verify(dialog->options()); });
+    dialog->open();
+}
+
+bool ModelView::verify(VerifyOptions options)
+{
     if (!m_snapshot || m_jobs->isVerifying())
         return false;
-    VerifyOptions options;
     options.runDir = m_snapshot->runDir;
     if (!m_jobs->verify(options))
         return false;
@@ -408,6 +429,7 @@ void ModelView::updateActions()
 {
     const bool verifying = m_jobs->isVerifying();
     m_verifyAction->setEnabled(m_snapshot && !verifying);
+    m_verifyWithOptionsAction->setEnabled(m_snapshot && !verifying);
     m_cancelAction->setEnabled(verifying);
     const bool canExport = m_snapshot && m_snapshot->verification && !m_jobs->isExporting();
     m_exportAction->setEnabled(canExport);

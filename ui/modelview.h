@@ -34,6 +34,12 @@ public:
 
     // Verify the shown run in the background; false when there is none or a verify runs.
     bool verify();
+    // The same with the options of Model ▸ Verify With Options… (kernels, device, seeds, rounds,
+    // compile); runDir is the shown run's.
+    bool verify(VerifyOptions options);
+    // Opens the options dialog (non-modal); its Verify starts verify(options).
+    void chooseVerifyOptions();
+    QAction *verifyWithOptionsAction() const { return m_verifyWithOptionsAction; }
     void cancelVerify();
     // Asks for a directory (QFileDialog), then exportTo().
     void chooseExportDirectory();
@@ -91,6 +97,7 @@ private:
     QAction *m_cancelAction;
     QAction *m_exportAction;
     QAction *m_verifyAtEndAction;
+    QAction *m_verifyWithOptionsAction;
     QProgressBar *m_progress;
     QLabel *m_status;
     QStackedWidget *m_stack;
