@@ -192,7 +192,11 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
         loop.exec();
 
     out.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    *retryAfter = retryAfterMs(reply->rawHeader("Retry-After"));
+    // OpenAI sends retry-after-ms beside (or instead of) Retry-After: the finer one wins.
+    const QByteArray afterMs = reply->rawHeader("retry-after-ms").trimmed();
+    bool msOk = false;
+    const double ms = afterMs.toDouble(&msOk);
+    *retryAfter = msOk && ms >= 0 ? int(std::min(ms, 86400.0 * 1000)) : retryAfterMs(reply->rawHeader("Retry-After"));
     const QNetworkReply::NetworkError netError = reply->error();
     const QString netErrorText = reply->errorString();
     if (streaming && abortReason == Abort::None && out.httpStatus < 300) {
@@ -228,6 +232,12 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
 
     if (out.httpStatus >= 400) {
         const QString msg = LlmProtocol::errorMessage(whole);
+        // A 429 for an exhausted quota or billing limit is not a rate limit: retrying cannot help.
+        if (out.httpStatus == 429 && (whole.contains("insufficient_quota") || whole.contains("billing_hard_limit")))
+            return fail(AgentError::Kind::Http,
+                        QStringLiteral("HTTP 429 from %1: the account's quota is exhausted (add credit or use another key)%2")
+                            .arg(LlmProtocol::endpoint(request).toDisplayString(), msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),
+                        false);
         return fail(AgentError::Kind::Http,
                     QStringLiteral("HTTP %1 from %2%3").arg(out.httpStatus).arg(LlmProtocol::endpoint(request).toDisplayString(),
                                                              msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),

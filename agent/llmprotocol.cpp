@@ -127,7 +127,8 @@ QNetworkRequest LlmProtocol::networkRequest(const LlmRequest &request)
     QNetworkRequest r(endpoint(request));
     r.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     r.setRawHeader("Accept", request.stream ? QByteArrayLiteral("text/event-stream") : QByteArrayLiteral("application/json"));
-    r.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
+    // Same origin only: the key travels in a header, and a redirect to another host must not carry it.
+    r.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);
     if (request.protocol == LlmRequest::Protocol::Anthropic) {
         r.setRawHeader("anthropic-version", QByteArrayLiteral("2023-06-01"));
         if (!request.apiKey.isEmpty())

@@ -239,6 +239,58 @@ private Q_SLOTS:
         QVERIFY(t.elapsed() < 8000);
     }
 
+    void retryAfterMsWins()
+    {
+        // OpenAI's finer header: 1200 ms here, while Retry-After says 0.
+        ScriptedReply limited = ScriptedReply::error(429, QStringLiteral("rate limited"));
+        limited.headers << qMakePair(QByteArray("retry-after-ms"), QByteArray("1200"))
+                        << qMakePair(QByteArray("Retry-After"), QByteArray("0"));
+        m_server->enqueue(limited);
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        QElapsedTimer t;
+        t.start();
+        const AgentResult result = agent(QStringLiteral("openai"), true)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QVERIFY2(t.elapsed() >= 1100, qPrintable(QString::number(t.elapsed())));
+    }
+
+    void exhaustedQuotaIsNotRetried()
+    {
+        // OpenAI answers an exhausted quota with 429 too; waiting does not refill it.
+        ScriptedReply quota;
+        quota.kind = ScriptedReply::Kind::Raw;
+        quota.status = 429;
+        quota.raw = R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.",)"
+                    R"("type":"insufficient_quota","param":null,"code":"insufficient_quota"}})";
+        m_server->enqueue(quota);
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("openai"), true, 4)->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY(!result.error().retryable);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("quota is exhausted")), qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 1);
+    }
+
+    void redirectToAnotherHostDoesNotCarryTheKey()
+    {
+        // 127.0.0.1 redirects to localhost: another origin. The key must not follow.
+        LoopbackLlmServer other;
+        QVERIFY(other.start());
+        other.enqueue(ScriptedReply::reply(goodReply()));
+        ScriptedReply moved;
+        moved.kind = ScriptedReply::Kind::Raw;
+        moved.status = 307;
+        moved.headers << qMakePair(QByteArray("Location"),
+                                   QStringLiteral("http://localhost:%1/v1/messages").arg(other.port()).toUtf8());
+        m_server->enqueue(moved);
+        const AgentResult result = agent(QStringLiteral("anthropic"), true, 1)->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY(!result.error().retryable);
+        for (const ak::test::RecordedRequest &r : other.requests())
+            QVERIFY2(!r.headers.contains("x-api-key"), "the key reached another origin");
+        QCOMPARE(other.requests().size(), 0);
+    }
+
     void serverErrorsExhaustRetries()
     {
         for (int i = 0; i < 3; ++i)
