@@ -1,5 +1,6 @@
 #include "diffeditor.h"
 
+#include <QMouseEvent>
 #include <QPainter>
 #include <QTextBlock>
 
@@ -84,6 +85,13 @@ void DiffEditor::resizeEvent(QResizeEvent *event)
     QPlainTextEdit::resizeEvent(event);
     const QRect cr = contentsRect();
     m_gutter->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+}
+
+void DiffEditor::mousePressEvent(QMouseEvent *event)
+{
+    QPlainTextEdit::mousePressEvent(event);
+    if (event->button() == Qt::LeftButton)
+        Q_EMIT blockClicked(cursorForPosition(event->pos()).blockNumber());
 }
 
 void DiffEditor::paintGutter(QPaintEvent *event)

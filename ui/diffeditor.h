@@ -22,8 +22,13 @@ public:
     QString gutterText(int block) const;
     int gutterWidth() const;
 
+Q_SIGNALS:
+    // A left click on a line (the diff view expands folded rows with it).
+    void blockClicked(int block);
+
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
 
 private:
     class Gutter;

@@ -3,6 +3,7 @@
 #include "backgroundjob.h"
 
 #include "emptystate.h"
+#include "difffolding.h"
 #include "syntaxrepository.h"
 
 #include <KSyntaxHighlighting/Definition>
@@ -13,6 +14,7 @@
 #include <QAction>
 #include <QFontDatabase>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollBar>
@@ -44,16 +46,6 @@ QColor charColor(DiffLineKind kind)
     return kind == DiffLineKind::Removed ? QColor(220, 40, 60, 110) : QColor(40, 170, 70, 110);
 }
 
-DiffRow separatorRow(int skipped)
-{
-    DiffRow row;
-    for (DiffSide &s : row.side) {
-        s.kind = DiffLineKind::Padding;
-        s.text = QStringLiteral("⋯ %1 unchanged line%2").arg(skipped).arg(skipped == 1 ? QString() : QStringLiteral("s"));
-    }
-    return row;
-}
-
 } // namespace
 
 DiffView::DiffView(QWidget *parent)
@@ -72,6 +64,8 @@ DiffView::DiffView(QWidget *parent)
     for (int s = 0; s < 2; ++s) {
         auto *title = new QLabel(m_diffPage);
         title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        // A long title must not widen its side: the editors stay equally wide (full text in tooltip).
+        title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         auto *edit = new DiffEditor(m_diffPage);
         edit->setFont(mono);
         auto *hl = new KSyntaxHighlighting::SyntaxHighlighter(edit->document());
@@ -80,8 +74,8 @@ DiffView::DiffView(QWidget *parent)
         m_titles[size_t(s)] = title;
         m_editors[size_t(s)] = edit;
         m_highlighters[size_t(s)] = hl;
-        grid->addWidget(title, 0, s);
-        grid->addWidget(edit, 1, s, 1, s == 1 ? 2 : 1); // the right editor spans the button's column
+        grid->addWidget(edit, 1, s);
+        grid->setColumnStretch(s, 1); // both sides equally wide
         connect(edit->verticalScrollBar(), &QScrollBar::valueChanged, this,
                 [this, s](int v) { syncScroll(s, Qt::Vertical, v); });
         connect(edit->horizontalScrollBar(), &QScrollBar::valueChanged, this,
@@ -102,10 +96,35 @@ DiffView::DiffView(QWidget *parent)
         render();
         scrollToFirstChange();
     });
+    // Long unchanged stretches folded to "N unchanged lines" rows; a click on one shows it.
+    m_foldAction = new QAction(QStringLiteral("Fold Unchanged"), this);
+    m_foldAction->setCheckable(true);
+    m_foldAction->setToolTip(QStringLiteral("Show %1 unchanged lines around each change; click a folded row to show it")
+                                 .arg(kFoldContext));
+    m_foldAction->setChecked(QSettings().value(QLatin1String(kFoldSettingsKey), true).toBool());
+    connect(m_foldAction, &QAction::toggled, this, [this](bool fold) {
+        QSettings().setValue(QLatin1String(kFoldSettingsKey), fold);
+        if (!isShowingDiff())
+            return;
+        render();
+        scrollToFirstChange();
+    });
+    auto *foldButton = new QToolButton(m_diffPage);
+    foldButton->setDefaultAction(m_foldAction);
+    foldButton->setAutoRaise(true);
+
+    for (int s = 0; s < 2; ++s)
+        connect(m_editors[size_t(s)], &DiffEditor::blockClicked, this, [this](int block) { expandAt(block); });
     auto *modeButton = new QToolButton(m_diffPage);
     modeButton->setDefaultAction(m_unifiedAction);
     modeButton->setAutoRaise(true);
-    grid->addWidget(modeButton, 0, 2, Qt::AlignRight);
+    // The buttons share the new side's title row, so both editors stay equally wide.
+    grid->addWidget(m_titles[0], 0, 0);
+    auto *rightHeader = new QHBoxLayout;
+    rightHeader->addWidget(m_titles[1], 1);
+    rightHeader->addWidget(foldButton);
+    rightHeader->addWidget(modeButton);
+    grid->addLayout(rightHeader, 0, 1);
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_diffPage);
     showMessage(QStringLiteral("No commit selected"),
@@ -154,14 +173,15 @@ bool DiffView::isShowingDiff() const
 
 void DiffView::showDiff(const TextDiffResult &diff, const QString &oldTitle, const QString &newTitle)
 {
-    m_rows.clear();
+    m_allRows.clear();
     for (const DiffChunk &chunk : diff.chunks) {
         if (chunk.skippedBefore > 0)
-            m_rows.append(separatorRow(chunk.skippedBefore));
-        m_rows += chunk.rows;
+            m_allRows.append(unchangedLinesRow(chunk.skippedBefore));
+        m_allRows += chunk.rows;
     }
     if (diff.skippedAfter > 0)
-        m_rows.append(separatorRow(diff.skippedAfter));
+        m_allRows.append(unchangedLinesRow(diff.skippedAfter));
+    m_expanded.clear();
     m_oldTitle = oldTitle;
     m_newTitle = diff.identical() ? QStringLiteral("%1 (identical)").arg(newTitle)
                                   : QStringLiteral("%1 (+%2 −%3)").arg(newTitle).arg(diff.added).arg(diff.removed);
@@ -169,6 +189,43 @@ void DiffView::showDiff(const TextDiffResult &diff, const QString &oldTitle, con
     m_stack->setCurrentWidget(m_diffPage);
     scrollToFirstChange();
     Q_EMIT diffShown();
+}
+
+bool DiffView::isFolding() const
+{
+    return m_foldAction->isChecked();
+}
+
+void DiffView::setFolding(bool fold)
+{
+    m_foldAction->setChecked(fold);
+}
+
+void DiffView::expandAt(int line)
+{
+    // The n-th separator on screen is the n-th in m_separatorKeys, in either mode (unified keeps
+    // separator rows once, in order).
+    int separator = 0;
+    if (isUnified()) {
+        if (line < 0 || line >= m_unifiedLines.size() || m_unifiedLines.at(line).kind != DiffLineKind::Padding)
+            return;
+        for (int i = 0; i < line; ++i)
+            separator += m_unifiedLines.at(i).kind == DiffLineKind::Padding ? 1 : 0;
+    } else {
+        if (line < 0 || line >= m_rows.size() || !isSeparatorRow(m_rows.at(line)))
+            return;
+        for (int i = 0; i < line; ++i)
+            separator += isSeparatorRow(m_rows.at(i)) ? 1 : 0;
+    }
+    const int key = separator < m_separatorKeys.size() ? m_separatorKeys.at(separator) : -1;
+    if (key < 0)
+        return; // skipped by a limited-context diff: the lines are not here to show
+    m_expanded.insert(key);
+    // The stretch opens where its row was: keep the view where the reader is.
+    const int top = m_editors[1]->verticalScrollBar()->value();
+    render();
+    for (DiffEditor *edit : m_editors)
+        edit->verticalScrollBar()->setValue(top);
 }
 
 bool DiffView::isUnified() const
@@ -183,18 +240,33 @@ void DiffView::setUnified(bool unified)
 
 void DiffView::render()
 {
+    if (isFolding()) {
+        FoldedRows folded = foldUnchanged(m_allRows, kFoldContext, m_expanded);
+        m_rows = std::move(folded.rows);
+        m_separatorKeys = std::move(folded.separatorKeys);
+    } else {
+        m_rows = m_allRows;
+        m_separatorKeys.clear();
+    }
     const bool unified = isUnified();
     m_titles[0]->setVisible(!unified);
     m_editors[0]->setVisible(!unified);
+    // An empty column with a stretch still takes its share: unified gives the new side all of it.
+    static_cast<QGridLayout *>(m_diffPage->layout())->setColumnStretch(0, unified ? 0 : 1);
     if (unified) {
         m_unifiedLines = ak::unifiedLines(m_rows);
         m_titles[1]->setText(QStringLiteral("%1 → %2").arg(m_oldTitle, m_newTitle));
-        fillEditor(m_editors[0], {}, false);
-        fillEditor(m_editors[1], m_unifiedLines, true);
     } else {
         m_unifiedLines.clear();
         m_titles[0]->setText(m_oldTitle);
         m_titles[1]->setText(m_newTitle);
+    }
+    for (QLabel *title : m_titles)
+        title->setToolTip(title->text());
+    if (unified) {
+        fillEditor(m_editors[0], {}, false);
+        fillEditor(m_editors[1], m_unifiedLines, true);
+    } else {
         for (int s = 0; s < 2; ++s)
             fillEditor(m_editors[size_t(s)], sideLines(m_rows, s), false);
     }

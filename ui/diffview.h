@@ -4,6 +4,7 @@
 #include "textdiff.h"
 #include "unifieddiff.h"
 
+#include <QSet>
 #include <QWidget>
 
 #include <array>
@@ -42,7 +43,7 @@ public:
     bool isShowingDiff() const;
     DiffEditor *editor(int side) const { return m_editors[size_t(side)]; }
     EmptyState *emptyState() const { return m_empty; }
-    // Side and kind of each displayed row, for tests and the gutter.
+    // Side and kind of each displayed row (after folding), for tests and the gutter.
     const QVector<DiffRow> &displayedRows() const { return m_rows; }
     // Index of the first removed or added line among the displayed lines (displayedRows() side by
     // side, unifiedLines() unified); -1 for identical texts.
@@ -56,6 +57,16 @@ public:
     // The lines the unified editor shows; empty side by side.
     const QVector<DiffLine> &unifiedLines() const { return m_unifiedLines; }
     static constexpr const char *kUnifiedSettingsKey = "diff/unified";
+
+    // Folding (on unless the user turned it off, QSettings kFoldSettingsKey): kFoldContext unchanged
+    // lines around each change, the rest of each stretch one clickable "N unchanged lines" row.
+    bool isFolding() const;
+    void setFolding(bool fold);
+    QAction *foldAction() const { return m_foldAction; }
+    // Shows the stretch folded at displayed line `line` (a click on its row); other lines: nothing.
+    void expandAt(int line);
+    static constexpr const char *kFoldSettingsKey = "diff/foldUnchanged";
+    static constexpr int kFoldContext = 3;
 
     // Unchanged rows kept above the first change when a diff opens.
     static constexpr int kLinesAboveFirstChange = 3;
@@ -75,7 +86,11 @@ private:
     std::array<QLabel *, 2> m_titles{};
     std::array<DiffEditor *, 2> m_editors{};
     std::array<KSyntaxHighlighting::SyntaxHighlighter *, 2> m_highlighters{};
-    QVector<DiffRow> m_rows;
+    QVector<DiffRow> m_allRows;    // every row of the diff
+    QVector<DiffRow> m_rows;       // m_allRows folded (or not): what side by side shows
+    QVector<int> m_separatorKeys;  // per separator row of m_rows: its fold key (foldUnchanged)
+    QSet<int> m_expanded;          // fold keys the user opened; reset by the next diff
+    QAction *m_foldAction = nullptr;
     QVector<DiffLine> m_unifiedLines;
     QString m_oldTitle;
     QString m_newTitle;

@@ -27,6 +27,13 @@ class DiffViewTest : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void init()
+    {
+        // Each test starts with the defaults (side by side, folded), whatever an earlier one chose.
+        QSettings().remove(QLatin1String(DiffView::kUnifiedSettingsKey));
+        QSettings().remove(QLatin1String(DiffView::kFoldSettingsKey));
+    }
+
     void emptyStateBeforeSelection()
     {
         DiffView view;
@@ -67,6 +74,7 @@ private Q_SLOTS:
         view.resize(800, 200);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setFolding(false); // the whole file, to have something to scroll
         const QString a = numbered(300, 150, QStringLiteral("changed = 1"));
         const QString b = numbered(300, 150, QStringLiteral("changed = 2"));
         view.showDiff(ak::TextDiff::compute(a, b), QStringLiteral("a"), QStringLiteral("b"));
@@ -88,6 +96,7 @@ private Q_SLOTS:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QSignalSpy shown(&view, &DiffView::diffShown);
+        view.setFolding(false); // the whole file: the change is far below the top
         const QString a = numbered(300, 200, QStringLiteral("changed = 1"));
         const QString b = numbered(300, 200, QStringLiteral("changed = 2"));
         view.showTexts(a, b, QStringLiteral("a"), QStringLiteral("b"));
@@ -184,6 +193,63 @@ private Q_SLOTS:
         QCOMPARE(view.editor(0)->document()->blockCount(), view.editor(1)->document()->blockCount());
         QVERIFY(view.unifiedLines().isEmpty());
         QSettings().remove(QLatin1String(DiffView::kUnifiedSettingsKey));
+    }
+
+    void unchangedStretchesFoldAndExpandOnClick()
+    {
+        DiffView view;
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(view.isFolding()); // on by default
+        QStringList oldLines = ak::TextDiff::splitLines(numbered(300, 0, {}));
+        QStringList newLines = oldLines;
+        newLines[149] = QStringLiteral("changed = 150");
+        newLines[249] = QStringLiteral("changed = 250");
+        const auto diff = ak::TextDiff::compute(oldLines.join('\n') + '\n', newLines.join('\n') + '\n');
+        view.showDiff(diff, QStringLiteral("a"), QStringLiteral("b"));
+        auto texts = [&view] {
+            QStringList t;
+            for (const ak::DiffRow &row : view.displayedRows())
+                t << row.side[1].text;
+            return t;
+        };
+        // 3 lines of context around each change, the rest one row per stretch.
+        QCOMPARE(texts(), (QStringList{"⋯ 146 unchanged lines", "x147 = 147", "x148 = 148", "x149 = 149", "changed = 150",
+                                       "x151 = 151", "x152 = 152", "x153 = 153", "⋯ 93 unchanged lines",
+                                       "x247 = 247", "x248 = 248", "x249 = 249", "changed = 250", "x251 = 251",
+                                       "x252 = 252", "x253 = 253", "⋯ 47 unchanged lines"}));
+        QCOMPARE(view.editor(0)->gutterText(0), QString());   // a separator has no number
+        QCOMPARE(view.editor(0)->gutterText(1), QStringLiteral("147"));
+        QCOMPARE(view.editor(1)->gutterText(9), QStringLiteral("247"));
+        // A click on the middle separator shows its 93 lines, numbered; the others stay folded.
+        ak::DiffEditor *right = view.editor(1);
+        right->verticalScrollBar()->setValue(0);
+        const QTextBlock sep = right->document()->findBlockByNumber(8);
+        const QPoint at = right->cursorRect(QTextCursor(sep)).center();
+        QTest::mouseClick(right->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(view.displayedRows().size(), 17 - 1 + 93);
+        QCOMPARE(view.displayedRows().at(8).side[1].text, QStringLiteral("x154 = 154"));
+        QCOMPARE(view.editor(0)->gutterText(8), QStringLiteral("154"));
+        QCOMPARE(texts().last(), QStringLiteral("⋯ 47 unchanged lines"));
+        // A click on an ordinary line changes nothing.
+        view.expandAt(1);
+        QCOMPARE(view.displayedRows().size(), 109);
+        // Unified folds the same way; its separator expands too.
+        view.setUnified(true);
+        QCOMPARE(view.unifiedLines().first().text, QStringLiteral("⋯ 146 unchanged lines"));
+        QCOMPARE(view.unifiedLines().first().kind, ak::DiffLineKind::Padding);
+        view.expandAt(0);
+        QCOMPARE(view.unifiedLines().first().text, QStringLiteral("x1 = 1"));
+        view.setUnified(false);
+        // Off: the whole file, remembered.
+        view.foldAction()->trigger();
+        QVERIFY(!QSettings().value(QLatin1String(DiffView::kFoldSettingsKey), true).toBool());
+        QCOMPARE(view.displayedRows().size(), 300);
+        // An identical text is not folded (nothing would be left to read).
+        view.setFolding(true);
+        view.showDiff(ak::TextDiff::compute(oldLines.join('\n'), oldLines.join('\n')), QStringLiteral("a"), QStringLiteral("a"));
+        QCOMPARE(view.displayedRows().size(), 300);
     }
 
     void backgroundComputationLatestWins()
