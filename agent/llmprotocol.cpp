@@ -42,6 +42,12 @@ QString oneLine(QString s, int max = 300)
 
 QString errorOf(const json &j)
 {
+    // vLLM's error bodies are flat: {"object":"error","message":...,"type":"BadRequestError","code":400}.
+    if (j.is_object() && jsonfield::text(j, "object") == QLatin1String("error")) {
+        const QString msg = jsonfield::text(j, "message");
+        const QString type = jsonfield::text(j, "type");
+        return type.isEmpty() ? msg : type + QStringLiteral(": ") + msg;
+    }
     if (!j.is_object() || !j.contains("error"))
         return QString();
     const json &e = j["error"];

@@ -39,6 +39,18 @@ ParsedReply ReplyParser::parse(const QString &reply)
     QString text = reply;
     text.replace(QLatin1String("\r\n"), QLatin1String("\n"));
     text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
+    // <think>…</think> blocks (DeepSeek-R1, QwQ, Qwen3 without vLLM's reasoning parser): draft code
+    // in there is not the answer.
+    static const QRegularExpression think(QStringLiteral(R"(<think>(.*?)</think>)"),
+                                          QRegularExpression::DotMatchesEverythingOption);
+    for (auto it = think.globalMatch(text); it.hasNext();)
+        out.reasoning += it.next().captured(1).trimmed() + QLatin1Char('\n');
+    text.remove(think);
+    if (const int unclosed = text.indexOf(QLatin1String("<think>")); unclosed >= 0) {
+        out.reasoning += text.mid(unclosed + 7).trimmed();
+        out.error = QStringLiteral("the reply ends inside <think>: the model was cut off while reasoning");
+        return out;
+    }
     const QStringList lines = text.split(QLatin1Char('\n'));
 
     // Fences as CommonMark has them (``` or ~~~, three or more, closed by at least as many of the

@@ -254,6 +254,22 @@ private Q_SLOTS:
         QVERIFY2(t.elapsed() >= 1100, qPrintable(QString::number(t.elapsed())));
     }
 
+    void vllmFlatErrorBodyIsRead()
+    {
+        ScriptedReply tooLong;
+        tooLong.kind = ScriptedReply::Kind::Raw;
+        tooLong.status = 400;
+        // A plain literal: moc's lexer reads the apostrophe in a raw string as a char literal and skips tests.
+        tooLong.raw = "{\"object\":\"error\",\"message\":\"This model's maximum context length is 4096 tokens. However, "
+                      "you requested 16384 tokens.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}";
+        m_server->enqueue(tooLong);
+        const AgentResult result = agent(QStringLiteral("openai"), false, 2)->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY(!result.error().retryable);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("BadRequestError: This model's maximum context length is 4096")),
+                 qPrintable(result.error().reason));
+    }
+
     void exhaustedQuotaIsNotRetried()
     {
         // OpenAI answers an exhausted quota with 429 too; waiting does not refill it.

@@ -114,6 +114,23 @@ private Q_SLOTS:
         QVERIFY2(r.ok, qPrintable(r.error));
     }
 
+    void thinkBlocksAreNotTheAnswer()
+    {
+        // A reasoning model without a reasoning parser: draft code inside <think> would make two python
+        // blocks (rejected); it is taken out and kept as the reasoning.
+        const QString draft = QStringLiteral("<think>\nFirst try:\n") + fenced(QStringLiteral("python"), QStringLiteral("def kernel_fn(x):\n    return x\n"))
+                              + QStringLiteral("No, tile it.\n</think>\n");
+        const ParsedReply r = ReplyParser::parse(draft + QStringLiteral("DESCRIPTION: tiled\n") + fenced(QStringLiteral("python")));
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.description, QStringLiteral("tiled"));
+        QCOMPARE(r.kernelPy, kKernel);                    // the answer's block, not the draft
+        QVERIFY(r.reasoning.contains(QStringLiteral("No, tile it.")));
+
+        const ParsedReply cut = ReplyParser::parse(QStringLiteral("<think>\nLet me think about the tiling"));
+        QVERIFY(!cut.ok);
+        QVERIFY2(cut.error.contains(QStringLiteral("inside <think>")), qPrintable(cut.error));
+    }
+
     void longDescriptionIsElided()
     {
         const ParsedReply r = ReplyParser::parse(QStringLiteral("DESCRIPTION: ") + QString(500, QLatin1Char('w'))
