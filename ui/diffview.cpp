@@ -166,6 +166,11 @@ void DiffView::showMessage(const QString &title, const QString &body)
     m_stack->setCurrentWidget(m_empty);
 }
 
+QString DiffView::title(int side) const
+{
+    return m_titles[size_t(side)]->text();
+}
+
 bool DiffView::isShowingDiff() const
 {
     return m_stack->currentWidget() == m_diffPage;

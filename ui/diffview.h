@@ -41,6 +41,8 @@ public:
     void showMessage(const QString &title, const QString &body);
 
     bool isShowingDiff() const;
+    // The title above a side (side 1 holds both in unified mode): which commit is shown.
+    QString title(int side) const;
     DiffEditor *editor(int side) const { return m_editors[size_t(side)]; }
     EmptyState *emptyState() const { return m_empty; }
     // Side and kind of each displayed row (after folding), for tests and the gutter.

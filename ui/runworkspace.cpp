@@ -262,6 +262,13 @@ void RunWorkspace::experimentSelectionChanged()
     const int row = m_experimentModel->rowOfId(id);
     m_chart->setSelectedExperiment(row < 0 ? 0 : id);
     if (row < 0) {
+        // The selected commit left the list (another kernel's filter, a new run): its diff must not
+        // stay on screen as if it belonged to the new selection, nor arrive later if still loading.
+        if (m_selectedExperiment != 0) {
+            ++m_diffGeneration;
+            m_diffView->showMessage(QStringLiteral("No commit selected"),
+                                    QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+        }
         m_selectedExperiment = 0;
         m_steering->clearExperiment();
         return;
