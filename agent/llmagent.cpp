@@ -65,6 +65,31 @@ AgentError LlmAgent::error(AgentError::Kind kind, const QString &reason, bool re
     return e;
 }
 
+QString LlmAgent::configurationCause(const LlmResponse &response) const
+{
+    const QString url = LlmProtocol::endpoint(m_request).toDisplayString();
+    switch (response.httpStatus) {
+    case 401:
+    case 403:
+        return QStringLiteral("the server refused the API key: check the key (--api-key-env, or Loop ▸ Agent…)");
+    case 404:
+        return QStringLiteral("model \"%1\" or endpoint %2 not found: check --model and --base-url").arg(m_request.model, url);
+    case 400:
+    case 422:
+        return QStringLiteral("the server rejected the request's parameters: check the model and the agent's max_tokens "
+                              "(run.json \"agent\")");
+    case 429:
+        return response.retryable ? QString() : QStringLiteral("the account's quota is exhausted");
+    case 0:
+        // No HTTP answer after every attempt: nothing listens there (not a mid-reply drop).
+        if (response.errorKind == AgentError::Kind::Network && response.error.contains(QLatin1String("request to")))
+            return QStringLiteral("cannot reach the server at %1: is it running? (--base-url)").arg(url);
+        return QString();
+    default:
+        return QString();
+    }
+}
+
 QString LlmAgent::userPrompt(const AgentContext &context)
 {
     return context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
@@ -98,8 +123,13 @@ AgentResult LlmAgent::propose(const AgentContext &context)
         e.rawReply = response.text;
         return finish(AgentResult::failure(std::move(e)), usage.seconds);
     };
-    if (!response.ok)
+    if (!response.ok) {
+        // A misconfiguration fails every kernel alike: it stops the loop (AgentError::Kind::Config)
+        // instead of becoming failed experiments that mark kernel after kernel done.
+        if (const QString why = configurationCause(response); !why.isEmpty())
+            return fail(error(AgentError::Kind::Config, why + QStringLiteral(" — ") + response.error, false));
         return fail(error(response.errorKind, response.error, response.retryable));
+    }
     if (response.text.trimmed().isEmpty())
         return fail(error(AgentError::Kind::BadReply, QStringLiteral("the model's reply is empty"), true));
 

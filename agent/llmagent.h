@@ -28,6 +28,9 @@ public:
     QString configurationError() const;
 
 private:
+    // Why a failed request is a misconfiguration (a refused key, a wrong model or URL, a rejected
+    // parameter, an exhausted quota, nothing listening), naming the setting; empty when it is not.
+    QString configurationCause(const LlmResponse &response) const;
     AgentError error(AgentError::Kind kind, const QString &reason, bool retryable) const;
     static QString userPrompt(const AgentContext &context);
 

@@ -329,10 +329,39 @@ private Q_SLOTS:
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         const AgentResult result = agent(QStringLiteral("openai"), true, 4)->propose(context());
         QVERIFY(!result.ok());
-        QCOMPARE(result.error().kind, AgentError::Kind::Http);
+        // A rejected parameter fails every kernel alike: a configuration error (the loop stops), not a
+        // failed experiment.
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
         QVERIFY(!result.error().retryable);
         QVERIFY(result.error().reason.contains(QStringLiteral("max_tokens is too large")));
+        QVERIFY(result.error().reason.contains(QStringLiteral("rejected the request's parameters")));
         QCOMPARE(m_server->requests().size(), 1);
+    }
+
+    void misconfigurationsAreConfigErrors_data()
+    {
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("names");
+        QTest::newRow("bad key") << 401 << QStringLiteral("refused the API key");
+        QTest::newRow("forbidden") << 403 << QStringLiteral("refused the API key");
+        QTest::newRow("wrong model") << 404 << QStringLiteral("model \"test-model\" or endpoint");
+    }
+
+    void misconfigurationsAreConfigErrors()
+    {
+        QFETCH(int, status);
+        QFETCH(QString, names);
+        m_server->enqueue(ScriptedReply::error(status, QStringLiteral("scripted")));
+        const AgentResult result = agent(QStringLiteral("openai"), true, 4)->propose(context());
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
+        QVERIFY2(result.error().reason.contains(names), qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 1);
+        // A rate limit that outlasts the retries is not a misconfiguration.
+        for (int i = 0; i < 2; ++i)
+            m_server->enqueue(ScriptedReply::error(429, QStringLiteral("slow down")));
+        const AgentResult limited = agent(QStringLiteral("openai"), true, 2)->propose(context());
+        QCOMPARE(limited.error().kind, AgentError::Kind::Http);
+        QVERIFY(limited.error().retryable);
     }
 
     void keyIsRedactedFromErrors()
@@ -439,8 +468,11 @@ private Q_SLOTS:
         a.requestDefaults().initialBackoffMs = 10;
         const AgentResult result = a.propose(context());
         QVERIFY(!result.ok());
-        QCOMPARE(result.error().kind, AgentError::Kind::Network);
-        QVERIFY(result.error().retryable);
+        // Nothing listens after every attempt: a configuration error naming the URL (the loop stops
+        // rather than failing kernel after kernel).
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("cannot reach the server at http://127.0.0.1")),
+                 qPrintable(result.error().reason));
         QCOMPARE(result.usage().attempts, 2);
     }
 

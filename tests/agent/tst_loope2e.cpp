@@ -97,6 +97,48 @@ class LoopE2ETest : public QObject
 
     static QString python() { return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3")); }
 
+    // A CPU run with one softmax kernel; rules that would retire it early are off.
+    static bool makeSoftmaxRun(const QString &dir, const QString &kernel, QString *error)
+    {
+        const nlohmann::json config = {{"model", "e2e"},
+                                       {"python", python().toStdString()},
+                                       {"activity", "cpu"},
+                                       {"move_on", {{"max_consecutive_reverts", 0}, {"speedup_over_baseline", 0}}}};
+        std::unique_ptr<RunStore> store = RunStore::create(dir, config, error);
+        if (!store)
+            return false;
+        KernelRecord k;
+        k.rank = 1;
+        k.folder = QStringLiteral("kernels/") + kernel;
+        k.name = QStringLiteral("aten::_softmax");
+        k.opType = QStringLiteral("softmax");
+        k.dtype = QStringLiteral("fp32");
+        k.share = 1.0;
+        return store->addKernel(k, chunk(1), error).id != 0;
+    }
+
+    // The loop on the CPU with the LLM agent talking to `server`, the key in kKeyEnv.
+    static LoopOptions llmOptions(const QString &dir, const QString &protocol, const LoopbackLlmServer &server)
+    {
+        LoopOptions o;
+        o.runDir = dir;
+        o.devices = {QStringLiteral("cpu")};
+        o.python = python();
+        o.quickBench = true;
+        o.maxExperiments = 6;
+        o.benchTimeLimitSec = 120;
+        o.overrideAgent = true;
+        o.agent.kind = AgentConfig::Kind::Llm;
+        o.agent.llmProtocol = protocol;
+        o.agent.baseUrl = server.baseUrl();
+        o.agent.model = QStringLiteral("test-model");
+        o.agent.apiKeyEnv = QString::fromLatin1(kKeyEnv);
+        o.agent.maxAttempts = 3;
+        o.agent.requestTimeoutSec = 60;
+        o.agent.idleTimeoutSec = 60;
+        return o;
+    }
+
 private Q_SLOTS:
     void llmLoopOnTheCpu_data()
     {
@@ -117,22 +159,8 @@ private Q_SLOTS:
         qputenv(kKeyEnv, key);
 
         {
-            // A CPU run with one softmax kernel; rules that would retire it early are off.
-            const nlohmann::json config = {{"model", "e2e"},
-                                           {"python", python().toStdString()},
-                                           {"activity", "cpu"},
-                                           {"move_on", {{"max_consecutive_reverts", 0}, {"speedup_over_baseline", 0}}}};
             QString error;
-            std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
-            QVERIFY2(store, qPrintable(error));
-            KernelRecord k;
-            k.rank = 1;
-            k.folder = QStringLiteral("kernels/") + kernel;
-            k.name = QStringLiteral("aten::_softmax");
-            k.opType = QStringLiteral("softmax");
-            k.dtype = QStringLiteral("fp32");
-            k.share = 1.0;
-            QVERIFY2(store->addKernel(k, chunk(1), &error).id != 0, qPrintable(error));
+            QVERIFY2(makeSoftmaxRun(dir, kernel, &error), qPrintable(error));
         }
 
         LoopbackLlmServer server;
@@ -154,23 +182,7 @@ private Q_SLOTS:
         server.enqueue(busy);
         server.enqueue(scripted(reply(QStringLiteral("ROW_CHUNK 256 -> 512"), chunk(512)), 1006));
 
-        LoopOptions o;
-        o.runDir = dir;
-        o.devices = {QStringLiteral("cpu")};
-        o.python = python();
-        o.quickBench = true;
-        o.maxExperiments = 6;
-        o.benchTimeLimitSec = 120;
-        o.overrideAgent = true;
-        o.agent.kind = AgentConfig::Kind::Llm;
-        o.agent.llmProtocol = protocol;
-        o.agent.baseUrl = server.baseUrl();
-        o.agent.model = QStringLiteral("test-model");
-        o.agent.apiKeyEnv = QString::fromLatin1(kKeyEnv);
-        o.agent.maxAttempts = 3;
-        o.agent.requestTimeoutSec = 60;
-        o.agent.idleTimeoutSec = 60;
-        LocalLoop loop(o);
+        LocalLoop loop(llmOptions(dir, protocol, server));
         QStringList messages;
         QString startError;
         connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
@@ -294,6 +306,33 @@ private Q_SLOTS:
     // The offline default on a deliberately mis-tuned CPU kernel (ROW_CHUNK = 1: one Python iteration
     // per row), through the real loop, worker and harness: the tune agent must find a configuration
     // that is kept and at least twice as fast as the baseline, within a few experiments.
+    void badKeyStopsTheRunAndFailsNoKernel()
+    {
+        // A refused key fails every request alike: the loop stops at once with the cause and the
+        // setting to change; no experiment is recorded against the kernel, which stays to be worked on.
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        const QString kernel = QStringLiteral("01-softmax");
+        QString error;
+        QVERIFY2(makeSoftmaxRun(dir, kernel, &error), qPrintable(error));
+        qputenv(kKeyEnv, "sk-e2e-wrong-key");
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        for (int i = 0; i < 6; ++i)
+            server.enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided")));
+        LocalLoop loop(llmOptions(dir, QStringLiteral("openai"), server));
+        loop.start();
+        loop.wait();
+        QVERIFY(loop.endedWithFailure());
+        QVERIFY2(loop.endReason().contains(QStringLiteral("refused the API key")), qPrintable(loop.endReason()));
+        QCOMPARE(server.requests().size(), 1);
+        const RunSnapshotPtr run = RunLoader::load(dir, &error);
+        QVERIFY2(run, qPrintable(error));
+        for (const Experiment &e : run->experiments)
+            QCOMPARE(e.status, ExperimentStatus::Baseline);
+        QVERIFY(run->kernels.first().state != KernelState::Done);
+    }
+
     void tuneAgentImprovesMisTunedCpuKernel()
     {
         QTemporaryDir tmp;
