@@ -65,15 +65,15 @@ AgentError LlmAgent::error(AgentError::Kind kind, const QString &reason, bool re
     return e;
 }
 
-QString LlmAgent::configurationCause(const LlmResponse &response) const
+QString LlmAgent::configurationCause(const LlmRequest &request, const LlmResponse &response)
 {
-    const QString url = LlmProtocol::endpoint(m_request).toDisplayString();
+    const QString url = LlmProtocol::endpoint(request).toDisplayString();
     switch (response.httpStatus) {
     case 401:
     case 403:
         return QStringLiteral("the server refused the API key: check the key (--api-key-env, or Loop ▸ Agent…)");
     case 404:
-        return QStringLiteral("model \"%1\" or endpoint %2 not found: check --model and --base-url").arg(m_request.model, url);
+        return QStringLiteral("model \"%1\" or endpoint %2 not found: check --model and --base-url").arg(request.model, url);
     case 400:
     case 422:
         return QStringLiteral("the server rejected the request's parameters: check the model and the agent's max_tokens "
@@ -126,7 +126,7 @@ AgentResult LlmAgent::propose(const AgentContext &context)
     if (!response.ok) {
         // A misconfiguration fails every kernel alike: it stops the loop (AgentError::Kind::Config)
         // instead of becoming failed experiments that mark kernel after kernel done.
-        if (const QString why = configurationCause(response); !why.isEmpty())
+        if (const QString why = configurationCause(m_request, response); !why.isEmpty())
             return fail(error(AgentError::Kind::Config, why + QStringLiteral(" — ") + response.error, false));
         return fail(error(response.errorKind, response.error, response.retryable));
     }

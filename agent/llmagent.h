@@ -26,11 +26,11 @@ public:
     LlmRequest &requestDefaults() { return m_request; }
     // "" when the agent can run; otherwise why not ("no API key: set $ANTHROPIC_API_KEY ...").
     QString configurationError() const;
-
-private:
     // Why a failed request is a misconfiguration (a refused key, a wrong model or URL, a rejected
     // parameter, an exhausted quota, nothing listening), naming the setting; empty when it is not.
-    QString configurationCause(const LlmResponse &response) const;
+    static QString configurationCause(const LlmRequest &request, const LlmResponse &response);
+
+private:
     AgentError error(AgentError::Kind kind, const QString &reason, bool retryable) const;
     static QString userPrompt(const AgentContext &context);
 

@@ -19,6 +19,7 @@ int runRules(const QStringList &args);  // rules.cpp
 int runVerify(const QStringList &args); // verify.cpp
 int runExport(const QStringList &args); // export.cpp
 int runReport(const QStringList &args); // report.cpp
+int runLlmCheck(const QStringList &args); // llmcheck.cpp
 
 // Subcommands are implemented one per file next to this one; each is a thin layer over a library.
 const Command *commands(int *count)
@@ -43,6 +44,7 @@ const Command *commands(int *count)
         {"verify", "put the kept kernels back into the model: parity, timings, the final set", runVerify},
         {"export", "write the verified final set as a standalone Python package", runExport},
         {"report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport},
+        {"llm-check", "check the LLM server a run would use: one small request, its models and context length", runLlmCheck},
     };
     *count = int(sizeof(table) / sizeof(table[0]));
     return table;

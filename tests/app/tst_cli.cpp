@@ -1,6 +1,7 @@
 #include "testregistry.h"
 
 #include <QProcess>
+#include <QTcpServer>
 
 // Drives the real autokernel-cli binary, as a user or a script would.
 class CliTest : public QObject
@@ -42,6 +43,25 @@ private Q_SLOTS:
         std::unique_ptr<QProcess> p(run({QStringLiteral("frobnicate")}));
         QCOMPARE(p->exitCode(), 2);
         QVERIFY(QString::fromUtf8(p->readAllStandardError()).contains(QStringLiteral("unknown command 'frobnicate'")));
+    }
+
+    // llm-check before an overnight run: a server that is not there is named with the flag to fix,
+    // and a missing model is a usage error (the probe itself: tests/agent/tst_llmprobe.cpp).
+    void llmCheckNamesTheCause()
+    {
+        QTcpServer closed;
+        QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
+        const quint16 port = closed.serverPort();
+        closed.close();
+        std::unique_ptr<QProcess> p(run({QStringLiteral("llm-check"), QStringLiteral("--base-url"),
+                                         QStringLiteral("http://127.0.0.1:%1/v1").arg(port), QStringLiteral("--model"), QStringLiteral("m")}));
+        QCOMPARE(p->exitCode(), 2);
+        const QString out = QString::fromUtf8(p->readAllStandardOutput());
+        QVERIFY2(out.contains(QStringLiteral("cannot reach the server at http://127.0.0.1:%1").arg(port)) && out.contains(QStringLiteral("--base-url")),
+                 qPrintable(out));
+        std::unique_ptr<QProcess> none(run({QStringLiteral("llm-check")}));
+        QCOMPARE(none->exitCode(), 2);
+        QVERIFY(QString::fromUtf8(none->readAllStandardError()).contains(QStringLiteral("no model is set")));
     }
 
     // The headless twin must run on a server without a display: no Qt GUI or Widgets libraries.

@@ -1,0 +1,98 @@
+#include "agentconfig.h"
+#include "llmagent.h"
+#include "llmprobe.h"
+#include "loopbackllmserver.h"
+#include "testregistry.h"
+
+#include <QTest>
+
+using namespace ak;
+using ak::test::LoopbackLlmServer;
+using ak::test::ScriptedReply;
+
+namespace {
+
+const QString kKey = QStringLiteral("sk-probe-secret-0123456789");
+
+ScriptedReply rawJson(int status, const QByteArray &body)
+{
+    ScriptedReply r;
+    r.kind = ScriptedReply::Kind::Raw;
+    r.status = status;
+    r.raw = body;
+    return r;
+}
+
+} // namespace
+
+// autokernel-cli llm-check: what a run would meet, found before it starts.
+class LlmProbeTest : public QObject
+{
+    Q_OBJECT
+
+    static LlmRequest request(const LoopbackLlmServer &server, const QString &model = QStringLiteral("qwen-coder"))
+    {
+        AgentConfig c;
+        c.kind = AgentConfig::Kind::Llm;
+        c.llmProtocol = QStringLiteral("openai");
+        c.baseUrl = server.baseUrl();
+        c.model = model;
+        c.stream = false;
+        LlmAgent agent(c, kKey);
+        return agent.requestDefaults();
+    }
+
+private Q_SLOTS:
+    void vllmWithASmallContext()
+    {
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        // vLLM's /v1/models names max_model_len; then the small chat request succeeds.
+        server.enqueue(rawJson(200, R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":8192}]})"));
+        server.enqueue(ScriptedReply::reply(QStringLiteral("OK")));
+        const LlmCheck c = LlmProbe::check(request(server));
+        QVERIFY2(c.ok, qPrintable(c.verdict));
+        QVERIFY2(c.verdict.startsWith(QStringLiteral("ok: qwen-coder answered")), qPrintable(c.verdict));
+        QCOMPARE(c.contextTokens, 8192);
+        QVERIFY(c.findings.join(QLatin1Char('\n')).contains(QStringLiteral("max_model_len")));
+        QCOMPARE(c.warnings.size(), 1);                        // 8192 < ~13k prompt + 16384
+        QVERIFY2(c.warnings.first().contains(QStringLiteral("smaller than a run's prompt")), qPrintable(c.warnings.first()));
+        const auto requests = server.requests();
+        QCOMPARE(requests.size(), 2);                          // the context is known: no /props
+        QCOMPARE(requests[0].path, QByteArray("/v1/models"));
+        QCOMPARE(requests[0].headers.value("authorization"), "Bearer " + kKey.toUtf8());
+        QCOMPARE(requests[1].path, QByteArray("/v1/chat/completions"));
+    }
+
+    void llamaCppContextAndAMissingModel()
+    {
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        server.enqueue(rawJson(200, R"({"object":"list","data":[{"id":"other.gguf","object":"model"}]})"));
+        server.enqueue(rawJson(200, R"({"default_generation_settings":{"n_ctx":65536}})"));
+        server.enqueue(ScriptedReply::error(404, QStringLiteral("model not found")));
+        const LlmCheck c = LlmProbe::check(request(server));
+        QVERIFY(!c.ok);
+        QCOMPARE(c.contextTokens, 65536);
+        QCOMPARE(server.requests()[1].path, QByteArray("/props"));
+        QVERIFY(c.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("\"qwen-coder\" is not among them")));
+        QVERIFY2(c.verdict.contains(QStringLiteral("check --model and --base-url")), qPrintable(c.verdict));
+    }
+
+    void refusedKeyIsNamedAndRedacted()
+    {
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        server.enqueue(rawJson(401, R"({"error":{"message":"bad key"}})"));
+        server.enqueue(rawJson(404, "{}"));
+        server.enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided: ") + kKey));
+        const LlmCheck c = LlmProbe::check(request(server));
+        QVERIFY(!c.ok);
+        QCOMPARE(c.contextTokens, 0);
+        QVERIFY2(c.verdict.contains(QStringLiteral("refused the API key")), qPrintable(c.verdict));
+        QVERIFY2(!c.verdict.contains(kKey), qPrintable(c.verdict));
+    }
+};
+
+AK_TEST_CLASS(LlmProbeTest)
+#include "tst_llmprobe.moc"
