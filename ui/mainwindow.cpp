@@ -191,6 +191,7 @@ void MainWindow::createMenus()
     loop->addSeparator();
     loop->addActions(m_steering->selectionActions());
     loop->addAction(m_workspace->nextPendingAction());
+    loop->addAction(m_workspace->pendingOnlyAction());
     loop->addSeparator();
     loop->addAction(m_steering->reviewMode());
     m_rulesAction = loop->addAction(QStringLiteral("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);

@@ -1,5 +1,6 @@
 #include "runworkspace.h"
 
+#include "experimentfilterproxy.h"
 #include "runsummarybar.h"
 
 #include "backgroundjob.h"
@@ -64,7 +65,7 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     , m_kernelModel(new KernelTableModel(this))
     , m_kernelProxy(new KernelFilterProxy(this))
     , m_experimentModel(new ExperimentModel(this))
-    , m_experimentProxy(new QSortFilterProxyModel(this))
+    , m_experimentProxy(new ExperimentFilterProxy(this))
     , m_chartModel(new ThroughputChartModel(this))
     , m_vertical(new QSplitter(Qt::Vertical, this))
     , m_top(new QSplitter(Qt::Horizontal, m_vertical))
@@ -118,6 +119,14 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_nextPending->setShortcut(Qt::Key_N);
     m_nextPending->setEnabled(false);
     connect(m_nextPending, &QAction::triggered, this, &RunWorkspace::selectNextPending);
+    m_pendingOnly = new QAction(QStringLiteral("Show &Pending Only"), this);
+    m_pendingOnly->setObjectName(QStringLiteral("PendingOnlyAction"));
+    m_pendingOnly->setCheckable(true);
+    m_pendingOnly->setToolTip(QStringLiteral("The commit list shows the experiments waiting for accept or reject, of every kernel"));
+    connect(m_pendingOnly, &QAction::toggled, this, [this](bool on) {
+        m_experimentProxy->setPendingOnly(on);
+        updateEmptyStates();
+    });
 
     m_top->setStretchFactor(0, 3);
     m_top->setStretchFactor(1, 2);

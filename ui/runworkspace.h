@@ -1,6 +1,7 @@
 #pragma once
 
 #include "experiment.h"
+#include "experimentfilterproxy.h"
 #include "runsnapshot.h"
 
 #include <QWidget>
@@ -50,7 +51,7 @@ public:
     KernelTableModel *kernelModel() const { return m_kernelModel; }
     KernelFilterProxy *kernelProxy() const { return m_kernelProxy; }
     ExperimentModel *experimentModel() const { return m_experimentModel; }
-    QSortFilterProxyModel *experimentProxy() const { return m_experimentProxy; }
+    ExperimentFilterProxy *experimentProxy() const { return m_experimentProxy; }
     ThroughputChartModel *chartModel() const { return m_chartModel; }
     QTableView *kernelView() const { return m_kernelView; }
     RunSummaryBar *summaryBar() const { return m_summary; }
@@ -60,6 +61,8 @@ public:
     // Loop ▸ Next Pending (N): the next experiment waiting for review after the selected one, in id
     // order, wrapping; enabled while any waits.
     QAction *nextPendingAction() const { return m_nextPending; }
+    // Loop ▸ Show Pending Only: the commit list shows every kernel's pending experiments.
+    QAction *pendingOnlyAction() const { return m_pendingOnly; }
     bool selectNextPending();
     QTableView *commitView() const { return m_commitView; }
     ThroughputChart *chart() const { return m_chart; }
@@ -91,7 +94,7 @@ private:
     KernelTableModel *m_kernelModel;
     KernelFilterProxy *m_kernelProxy;
     ExperimentModel *m_experimentModel;
-    QSortFilterProxyModel *m_experimentProxy;
+    ExperimentFilterProxy *m_experimentProxy;
     ThroughputChartModel *m_chartModel;
 
     QSplitter *m_vertical;
@@ -108,6 +111,7 @@ private:
     DiffView *m_diffView;
     RunSummaryBar *m_summary = nullptr;
     QAction *m_nextPending = nullptr;
+    QAction *m_pendingOnly = nullptr;
 };
 
 } // namespace ak

@@ -86,6 +86,13 @@ private Q_SLOTS:
         QCOMPARE(selected(), qMakePair(QStringLiteral("01-matmul"), 7));
         QVERIFY(search->text().isEmpty());
 
+        // Show Pending Only: every kernel's pending experiments in the commit list, then back.
+        ws.pendingOnlyAction()->setChecked(true);
+        QCOMPARE(ws.experimentProxy()->rowCount(), 2);
+        for (int r = 0; r < 2; ++r)
+            QCOMPARE(ws.experimentProxy()->index(r, 0).data(ExperimentModel::StatusRole).toInt(), int(ExperimentStatus::Pending));
+        ws.pendingOnlyAction()->setChecked(false);
+        QCOMPARE(ws.experimentProxy()->rowCount(), 6);     // the selected 01-matmul: experiments 1-5 and 7
         run = test::makeRun(QStringLiteral("/r"), false);  // nothing pending
         ws.setSnapshot(run);
         QVERIFY(!ws.nextPendingAction()->isEnabled());
