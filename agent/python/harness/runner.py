@@ -332,11 +332,66 @@ def _prepare_candidate(cwd):
             pass
 
 
+def _triton_driver_seed(cwd):
+    """Triton's driver utilities (a C module Triton compiles on first use, 0.3 s of gcc on the H200)
+    as {relative path: bytes}, built by a child of the zygote before any candidate exists and kept
+    in the zygote's memory, out of every candidate's reach. Each candidate's fresh, empty Triton
+    cache gets a copy: nothing a candidate writes reaches the next one. {} where Triton or CUDA is
+    not there (the kernel that needs them reports it)."""
+    try:
+        import triton  # noqa: F401
+    except Exception:  # noqa: BLE001
+        return {}
+    cache = os.path.join(cwd, "triton-seed")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.makedirs(cache, exist_ok=True)
+            os.environ["TRITON_CACHE_DIR"] = cache
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+            from triton.runtime import driver
+            driver.active.utils      # builds (or loads) the module in the cache
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    seed = {}
+    for top, _, files in os.walk(cache):
+        for name in files:
+            path = os.path.join(top, name)
+            with open(path, "rb") as f:
+                seed[os.path.relpath(path, cache)] = f.read()
+    import shutil
+    shutil.rmtree(cache, ignore_errors=True)
+    return seed
+
+
+def _plant_seed(seed, cwd):
+    for rel, data in seed.items():
+        path = os.path.join(cwd, "triton", rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+def _warm_cuda():
+    """The CUDA context and Triton's driver, while the judge writes the source and maps the arena:
+    the judge's own code, before the candidate's exists (a failure shows when the kernel runs)."""
+    try:
+        import torch
+        torch.cuda.init()
+        from triton.runtime import driver
+        driver.active.utils
+    except Exception:  # noqa: BLE001
+        pass
+
+
 def zygote(conn, device):
     import socket
     from . import compare, guards, integrity, loader, ops, shm, wire  # noqa: F401 - in memory before any fork
+    seed = {}
     if device == "cuda":
         from . import cudashm  # noqa: F401
+        seed = _triton_driver_seed(os.getcwd())
     from .sandbox import make_undumpable
     make_undumpable()       # a candidate (same user) may not ptrace the zygote or read its memory
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)     # candidates are reaped by the kernel
@@ -357,6 +412,9 @@ def zygote(conn, device):
                 _set_dumpable()     # its own /proc/self stays readable to it (libraries read it)
                 conn.close()
                 _prepare_candidate(msg["cwd"])
+                _plant_seed(seed, msg["cwd"])
+                if device == "cuda":
+                    _warm_cuda()
                 serve(wire.Connection(socket.socket(fileno=fds[0])), device)
             finally:
                 os._exit(0)

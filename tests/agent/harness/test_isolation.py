@@ -163,6 +163,30 @@ class ForgedReply(unittest.TestCase):
         self.assertEqual(reply["result"]["status"], "incorrect")
 
 
+class TritonSeed(unittest.TestCase):
+    def test_each_candidate_gets_its_own_copy(self):
+        # The driver utilities are copied into every candidate's fresh cache from the zygote's
+        # memory: what one candidate does to its copy is gone with its directory.
+        from harness import runner
+        seed = {"abc/cuda_utils.so": b"\x7fELF trusted", "abc/__grp__cuda_utils.json": b"{}"}
+        tmp = tempfile.mkdtemp()
+        try:
+            first, second = os.path.join(tmp, "c-1"), os.path.join(tmp, "c-2")
+            for cwd in (first, second):
+                os.makedirs(os.path.join(cwd, "triton"))
+            runner._plant_seed(seed, first)
+            with open(os.path.join(first, "triton", "abc", "cuda_utils.so"), "wb") as f:
+                f.write(b"planted by a kernel")
+            shutil.rmtree(first)
+            runner._plant_seed(seed, second)
+            with open(os.path.join(second, "triton", "abc", "cuda_utils.so"), "rb") as f:
+                self.assertEqual(f.read(), b"\x7fELF trusted")
+            self.assertEqual(sorted(os.listdir(os.path.join(second, "triton", "abc"))),
+                             ["__grp__cuda_utils.json", "cuda_utils.so"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class Sandbox(unittest.TestCase):
     def test_isolation_is_reported(self):
         r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
