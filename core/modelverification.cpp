@@ -160,6 +160,7 @@ std::optional<ModelVerification> ModelVerification::parse(const QByteArray &data
         v.eagerOurs = timingFrom(t, "eager+ours", true);
         v.compile = timingFrom(t, "compile", false);
         v.compileOurs = timingFrom(t, "compile+ours", false);
+        v.compileAdvice = t.text("compile_advice");
     }
     if (!timings || !kernels || !v.eager.measured || !v.eagerOurs.measured) {
         out->insert(before, QStringLiteral("%1: unusable, the model view shows no verification (verify again):").arg(fileName));

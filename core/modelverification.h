@@ -65,6 +65,7 @@ struct ModelVerification
     ModelTiming compileOurs;
     double compileSeconds = std::nan("");      // torch.compile of the original
     double compileOursSeconds = std::nan("");  // torch.compile with the kernels plugged in
+    QString compileAdvice;    // what a torch.compile user should do with the set; empty: compile not timed
     double modelSpeedup = std::nan("");        // eager + ours vs eager
     double seconds = std::nan("");             // how long the verification took
 

@@ -229,6 +229,9 @@ void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerific
     m_compileTime->setText(anyCompile ? QStringLiteral("torch.compile time: %1 (original), %2 (with ours); not in the timings")
                                             .arg(seconds(v.compileSeconds), seconds(v.compileOursSeconds))
                                       : QStringLiteral("torch.compile time: not measured"));
+    if (!v.compileAdvice.isEmpty())
+        m_compileTime->setText(m_compileTime->text() + QStringLiteral("\n") + v.compileAdvice.left(1).toUpper()
+                               + v.compileAdvice.mid(1));
     QStringList seeds;
     for (qint64 s : v.seeds)
         seeds << QString::number(s);

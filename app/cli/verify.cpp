@@ -48,6 +48,8 @@ void printSummary(const nlohmann::json &v, const QString &recorded)
     }
     if (t.contains("compile+ours") && t["compile+ours"].contains("speedup_vs_compile"))
         out << QStringLiteral("compile+ours vs compile: %1x\n").arg(num(t["compile+ours"], "speedup_vs_compile", 3));
+    if (t.contains("compile_advice") && t["compile_advice"].is_string())
+        out << QString::fromStdString(t["compile_advice"].get<std::string>()) << '\n';
     for (const auto &step : v.value("selection", nlohmann::json::array()))
         out << "selection: " << QString::fromStdString(step.get<std::string>()) << '\n';
     const nlohmann::json p = v.value("parity", nlohmann::json::object());

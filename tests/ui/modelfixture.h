@@ -41,6 +41,7 @@ inline nlohmann::json verificationDict(bool withCompile)
         timings["compile"] = {{"median_us", 11890.0}, {"speedup_vs_eager", 15230.0 / 11890.0}, {"samples_us", {11890.0}}};
         timings["compile+ours"] = {{"median_us", 11580.0}, {"speedup_vs_eager", 15230.0 / 11580.0},
                                    {"speedup_vs_compile", 11890.0 / 11580.0}, {"samples_us", {11580.0}}};
+        timings["compile_advice"] = "with torch.compile: compile the model after apply(); 1.03x faster than compile alone";
         compileSeconds = {{"compile", 48.2}, {"compile+ours", 51.7}};
     } else {
         timings["compile_error"] = "torch 1.13.1 has no torch.compile";

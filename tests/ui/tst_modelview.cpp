@@ -97,6 +97,8 @@ private Q_SLOTS:
         QCOMPARE(view.timingLabel(3, 2)->text(), QStringLiteral("1.03×")); // compile + ours vs compile
         QVERIFY(view.timingLabel(1, 2)->text().isEmpty());
         QVERIFY(view.compileLabel()->text().contains(QStringLiteral("48.2 s")));
+        QVERIFY2(view.compileLabel()->text().contains(QStringLiteral("With torch.compile: compile the model after apply()")),
+                 qPrintable(view.compileLabel()->text()));
         QVERIFY(view.parityLabel()->text().startsWith(QStringLiteral("Parity: ok")));
         QVERIFY(view.parityLabel()->text().contains(QStringLiteral("seeds 11, 22, 33")));
         const QString env = view.environmentLabel()->text();

@@ -93,7 +93,7 @@ import {package}
 |---|---|---|
 {timing_rows}
 
-Parity: every output compared with the model in higher precision on seeds {seeds}: worst error
+{compile_advice}Parity: every output compared with the model in higher precision on seeds {seeds}: worst error
 {parity_error} tolerances (eager: {eager_error}), {parity_text}.
 
 ## Kernels
@@ -158,7 +158,9 @@ def handle(args, ctx=None):
     krows = ["| %s | %s | %d | %s%% |" % (k["kernel"], k["op_type"], len(k["sites"]), _fmt(k.get("effect_pct"), "%.2f"))
              for k in plan["kernels"]] or ["| (none: no kernel made the model faster) | | | |"]
     with open(os.path.join(out_dir, "README.md"), "w") as f:
-        f.write(README.format(package=package, model=model, when=v.get("when", ""),
+        f.write(README.format(compile_advice=(t["compile_advice"][0].upper() + t["compile_advice"][1:] + ".\n\n")
+                              if t.get("compile_advice") else "",
+                              package=package, model=model, when=v.get("when", ""),
                               device_name=v.get("device_name", "?"), dtype=v.get("dtype", "?"),
                               torch=v.get("torch", "?"),
                               triton=(", Triton %s" % v["triton"]) if v.get("triton") else "",

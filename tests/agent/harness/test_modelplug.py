@@ -299,5 +299,27 @@ class EveryOpType(unittest.TestCase):
         self.assertLessEqual(counters["stats"]["unique_graphs"], 1, dict(counters["stats"]))
 
 
+
+class CompileAdvice(unittest.TestCase):
+    """What verify tells a torch.compile user, from the paired compile / compile+ours samples."""
+
+    def advice(self, compile_us, ours_us):
+        from modelplug import verify
+        samples = {"compile": compile_us, "compile+ours": ours_us}
+        ratio = verify._paired_ratio(compile_us, ours_us)
+        return verify._compile_advice({"compile+ours": {"speedup_vs_compile": ratio}}, samples)
+
+    def test_slower_under_compile_says_compile_without_them(self):
+        a = self.advice([9710.0, 9700.0, 9720.0], [10930.0, 10910.0, 10950.0])       # gpt2 on the H200
+        self.assertIn("compile the original model, without apply()", a)
+        self.assertIn("0.888x", a)
+
+    def test_faster_under_compile_says_apply_then_compile(self):
+        a = self.advice([14160.0, 14150.0, 14170.0], [13000.0, 13010.0, 12990.0])
+        self.assertIn("compile the model after apply()", a)
+
+    def test_inside_the_noise_says_no_difference(self):
+        self.assertIn("no measurable difference", self.advice([14160.0, 14150.0, 14170.0], [14140.0, 14160.0, 14150.0]))
+
 if __name__ == "__main__":
     unittest.main()
