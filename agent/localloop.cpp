@@ -17,7 +17,6 @@
 #include <QProcessEnvironment>
 #include <QThread>
 
-#include <nlohmann/json.hpp>
 
 namespace ak {
 
@@ -96,9 +95,7 @@ void LocalLoop::start()
     // The agent: the run's configuration unless this invocation overrides it.
     AgentConfig config = m_options.agent;
     if (!m_options.overrideAgent) {
-        const nlohmann::json o = nlohmann::json::parse(run.runJson.constData(), nullptr, false);
-        if (o.is_object() && o.contains("agent")
-            && !AgentConfig::fromJson(QByteArray::fromStdString(o["agent"].dump()), &config, &error))
+        if (!run.config.agentJson.isEmpty() && !AgentConfig::fromJson(run.config.agentJson, &config, &error))
             return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("run.json: ") + error);
     }
     AgentInputs inputs = m_options.agentInputs;
@@ -110,7 +107,7 @@ void LocalLoop::start()
 
     // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the interpreter
     // the run was profiled with if it exists on this machine, then auto-detection.
-    const PythonLocator::Choice choice = PythonLocator::forRun(run.runJson, m_options.python);
+    const PythonLocator::Choice choice = PythonLocator::forRun(run.config.python, m_options.python);
     if (!choice.ok())
         return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
     d->python = choice.python;

@@ -26,12 +26,12 @@ nlohmann::json parseObject(const QByteArray &data)
 
 // The model file the run was profiled from. A bundled example's copy lives in the extracted Python
 // folder, which moves with every new build: the current build's copy stands in for it.
-QString modelPath(const nlohmann::json &runJson, const QString &workerDir)
+QString modelPath(const RunConfig &config, const QString &workerDir)
 {
-    const QString recorded = jsonfield::text(runJson, "model_path");
+    const QString recorded = config.modelPath;
     if (QFileInfo::exists(recorded))
         return recorded;
-    const QString name = jsonfield::text(runJson, "model");
+    const QString name = config.model;
     const QString example = workerDir + QStringLiteral("/examples/") + name + QStringLiteral(".py");
     if (!name.isEmpty() && !name.contains(QLatin1Char('/')) && QFileInfo::exists(example))
         return example;
@@ -53,11 +53,11 @@ QString ModelVerifier::torchDtype(const QString &shortName)
 
 nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOptions &options, QString *error)
 {
-    const nlohmann::json runJson = parseObject(run.runJson);
+    const RunConfig &config = run.config;
     QString workerDir = PythonScripts::directory(error);
     if (workerDir.isEmpty())
         return {};
-    const QString model = modelPath(runJson, workerDir);
+    const QString model = modelPath(config, workerDir);
     if (model.isEmpty() || !QFileInfo::exists(model)) {
         *error = QStringLiteral("the run's model file %1 is missing").arg(model.isEmpty() ? QStringLiteral("(not recorded in run.json)") : model);
         return {};
@@ -79,17 +79,17 @@ nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOp
         }
     QString device = options.device;
     if (device.isEmpty())
-        device = jsonfield::text(runJson, "activity") == QLatin1String("cuda") ? QStringLiteral("cuda") : QStringLiteral("cpu");
+        device = config.activity == QLatin1String("cuda") ? QStringLiteral("cuda") : QStringLiteral("cpu");
     nlohmann::json args{{"run_dir", run.runDir.toStdString()},
                         {"model_path", model.toStdString()},
                         {"device", device.toStdString()},
-                        {"dtype", torchDtype(jsonfield::text(runJson, "dtype")).toStdString()},
+                        {"dtype", torchDtype(config.dtype).toStdString()},
                         {"kernels", kernels},
                         {"compile", options.compile},
                         {"rounds", options.rounds},
                         {"time_limit_s", options.timeoutSec}};
-    const QString sha = jsonfield::text(runJson, "model_sha256");
-    if (!sha.isEmpty() && !options.allowChangedModel && model == jsonfield::text(runJson, "model_path"))
+    const QString sha = config.modelSha256;
+    if (!sha.isEmpty() && !options.allowChangedModel && model == config.modelPath)
         args["model_sha256"] = sha.toStdString();
     nlohmann::json seeds = nlohmann::json::array();
     for (int i = 0; i < std::max(1, options.seeds); ++i)
@@ -114,7 +114,7 @@ VerifyOutcome ModelVerifier::verify(const VerifyOptions &options, const WorkerCl
         out.environmentError = true;
         return out;
     }
-    const PythonLocator::Choice python = PythonLocator::forRun(run->runJson, options.python);
+    const PythonLocator::Choice python = PythonLocator::forRun(run->config.python, options.python);
     if (!python.ok()) {
         out.environmentError = true;
         out.error = QStringLiteral("no usable Python: ") + python.error;
@@ -176,7 +176,7 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
         out.error = QStringLiteral("cannot create %1").arg(dir);
         return out;
     }
-    const PythonLocator::Choice python = PythonLocator::forRun(run->runJson, options.python);
+    const PythonLocator::Choice python = PythonLocator::forRun(run->config.python, options.python);
     if (!python.ok()) {
         out.error = QStringLiteral("no usable Python: ") + python.error;
         return out;

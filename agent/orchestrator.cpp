@@ -121,11 +121,10 @@ Orchestrator::Choice Orchestrator::next(const RunSnapshot &run, const MoveOnRule
 
 MoveOnRules Orchestrator::rulesOf(const RunSnapshot &run, QString *error)
 {
-    MoveOnRules rules; // defaults on any problem (fromRunJson leaves them)
-    QString why;
-    if (!MoveOnRules::fromRunJson(run.runJson, &rules, &why) && error)
-        *error = why + QStringLiteral(" (using the defaults)");
-    return rules;
+    // The defaults on any problem (RunConfig::parse puts them there and says why).
+    if (!run.config.moveOnWarning.isEmpty() && error)
+        *error = run.config.moveOnWarning + QStringLiteral(" (using the defaults)");
+    return run.config.moveOn;
 }
 
 } // namespace ak

@@ -1,5 +1,9 @@
 #include "deviceinfo.h"
 
+#include "jsonfield.h"
+
+#include <nlohmann/json.hpp>
+
 #include <QRegularExpression>
 
 namespace ak {
@@ -61,6 +65,59 @@ QString DeviceInfo::summary() const
     if (estimated)
         s += QStringLiteral(" (estimated)");
     return s;
+}
+
+DeviceInfo DeviceInfo::fromJson(const nlohmann::json &o)
+{
+    DeviceInfo d;
+    if (!o.is_object())
+        return d;
+    d.available = jsonfield::boolean(o, "available", false);
+    d.name = jsonfield::text(o, "name");
+    d.vendor = jsonfield::text(o, "vendor");
+    d.detectedBy = jsonfield::text(o, "detected_by");
+    d.databaseKey = jsonfield::text(o, "database_key");
+    d.computeCapability = jsonfield::text(o, "compute_capability");
+    d.smCount = int(jsonfield::number(o, "sm_count", 0));
+    d.boostClockMHz = jsonfield::number(o, "boost_clock_mhz", 0);
+    d.memoryClockMHz = jsonfield::number(o, "memory_clock_mhz", 0);
+    d.memoryBusWidthBits = int(jsonfield::number(o, "memory_bus_width_bits", 0));
+    d.memoryGiB = jsonfield::number(o, "memory_gib", 0);
+    d.l2MiB = jsonfield::number(o, "l2_mib", 0);
+    d.bandwidthGBs = jsonfield::number(o, "bandwidth_gbs", 0);
+    if (const nlohmann::json *p = jsonfield::object(o, "peak_tflops")) {
+        for (auto it = p->begin(); it != p->end(); ++it) {
+            Precision prec;
+            if (it->is_number() && parsePrecision(QString::fromStdString(it.key()), &prec))
+                d.peakTflops[size_t(prec)] = it->get<double>();
+        }
+    }
+    d.estimated = jsonfield::boolean(o, "estimated", false);
+    d.note = jsonfield::text(o, "note");
+    return d;
+}
+
+nlohmann::json DeviceInfo::toJson() const
+{
+    nlohmann::json peaks = nlohmann::json::object();
+    for (int i = 0; i < int(Precision::Count); ++i)
+        peaks[precisionName(Precision(i)).toStdString()] = peakTflops[size_t(i)];
+    return nlohmann::json{{"available", available},
+                          {"name", name.toStdString()},
+                          {"vendor", vendor.toStdString()},
+                          {"detected_by", detectedBy.toStdString()},
+                          {"database_key", databaseKey.toStdString()},
+                          {"compute_capability", computeCapability.toStdString()},
+                          {"sm_count", smCount},
+                          {"boost_clock_mhz", boostClockMHz},
+                          {"memory_clock_mhz", memoryClockMHz},
+                          {"memory_bus_width_bits", memoryBusWidthBits},
+                          {"memory_gib", memoryGiB},
+                          {"l2_mib", l2MiB},
+                          {"bandwidth_gbs", bandwidthGBs},
+                          {"peak_tflops", peaks},
+                          {"estimated", estimated},
+                          {"note", note.toStdString()}};
 }
 
 } // namespace ak

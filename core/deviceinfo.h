@@ -1,5 +1,7 @@
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <QMetaType>
 #include <QString>
 
@@ -40,6 +42,11 @@ struct DeviceInfo
     static bool isDeviceName(const QString &name);
     // One line for a status bar: "NVIDIA H200 · 132 SMs · 4.8 TB/s · bf16 989 TFLOP/s".
     QString summary() const;
+
+    // run.json's "device" object (docs/run-format.md); fields missing or of another type read as
+    // unknown (0, empty), never an error: an older run still loads.
+    static DeviceInfo fromJson(const nlohmann::json &o);
+    nlohmann::json toJson() const;
 };
 
 } // namespace ak

@@ -116,26 +116,6 @@ bool MoveOnRules::load(const QString &path, MoveOnRules *out, QString *error)
     return true;
 }
 
-bool MoveOnRules::fromRunJson(const QByteArray &runJson, MoveOnRules *out, QString *error)
-{
-    if (out)
-        *out = MoveOnRules();
-    if (error)
-        error->clear();
-    const json config = json::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
-    if (!config.is_object())
-        return true;
-    const auto it = config.find("move_on");
-    if (it == config.end())
-        return true;
-    QString why;
-    if (fromJson(QByteArray::fromStdString(it->dump()), out, &why))
-        return true;
-    if (error)
-        *error = QStringLiteral("run.json: move_on: %1").arg(why);
-    return false;
-}
-
 QString MoveOnRules::summary() const
 {
     const QString reverts = maxConsecutiveReverts > 0 ? (maxConsecutiveReverts == 1 ? QStringLiteral("1 revert in a row")

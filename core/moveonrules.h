@@ -24,10 +24,6 @@ struct MoveOnRules
     static bool fromJson(const QByteArray &text, MoveOnRules *out, QString *error);
     bool save(const QString &path, QString *error) const;
     static bool load(const QString &path, MoveOnRules *out, QString *error);
-    // The rules of a run: run.json's "move_on" object over the defaults (what the loop uses). A
-    // run.json that is not a JSON object, or has no "move_on", gives the defaults. A malformed
-    // "move_on" gives false, the defaults in *out and the field named in *error.
-    static bool fromRunJson(const QByteArray &runJson, MoveOnRules *out, QString *error = nullptr);
     // One line for people: "5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel"; a rule
     // at 0 reads "no revert limit", "no roof goal", "no speedup goal", "no time limit".
     QString summary() const;

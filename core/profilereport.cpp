@@ -171,29 +171,6 @@ double ProfileReport::projected(int topK) const
     return Amdahl::projectedSpeedup(kernels, topK, fraction);
 }
 
-Json ProfileReport::deviceToJson(const DeviceInfo &d)
-{
-    Json peaks = Json::object();
-    for (int i = 0; i < int(Precision::Count); ++i)
-        peaks[precisionName(Precision(i)).toStdString()] = d.peakTflops[size_t(i)];
-    return Json{{"available", d.available},
-                {"name", d.name.toStdString()},
-                {"vendor", d.vendor.toStdString()},
-                {"detected_by", d.detectedBy.toStdString()},
-                {"database_key", d.databaseKey.toStdString()},
-                {"compute_capability", d.computeCapability.toStdString()},
-                {"sm_count", d.smCount},
-                {"boost_clock_mhz", d.boostClockMHz},
-                {"memory_clock_mhz", d.memoryClockMHz},
-                {"memory_bus_width_bits", d.memoryBusWidthBits},
-                {"memory_gib", d.memoryGiB},
-                {"l2_mib", d.l2MiB},
-                {"bandwidth_gbs", d.bandwidthGBs},
-                {"peak_tflops", peaks},
-                {"estimated", d.estimated},
-                {"note", d.note.toStdString()}};
-}
-
 Json ProfileReport::toJson() const
 {
     Json kernelsJson = Json::array();
@@ -260,7 +237,7 @@ Json ProfileReport::toJson() const
                 {"total_time_us", totalUs},
                 {"wall_time_ms", wallMs},
                 {"roof_fraction", fraction},
-                {"device", deviceToJson(device)},
+                {"device", device.toJson()},
                 {"projection", projection},
                 {"kernels", kernelsJson}};
 }

@@ -42,7 +42,6 @@ struct ProfileReport
     double projected(int topK) const;
 
     nlohmann::json toJson() const;
-    static nlohmann::json deviceToJson(const DeviceInfo &d); // same keys the run loader reads
     static QString shapeText(const std::vector<int64_t> &shape); // "[4096, 2048]"
 };
 

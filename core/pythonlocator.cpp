@@ -1,7 +1,5 @@
 #include "pythonlocator.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
@@ -137,13 +135,9 @@ PythonLocator::Choice PythonLocator::locate() const
     return choice;
 }
 
-PythonLocator::Choice PythonLocator::forRun(const QByteArray &runJson, const QString &explicitPython)
+PythonLocator::Choice PythonLocator::forRun(const QString &recorded, const QString &explicitPython)
 {
     QString python = explicitPython;
-    const nlohmann::json o = nlohmann::json::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
-    const QString recorded = o.is_object() && o.contains("python") && o["python"].is_string()
-                                 ? QString::fromStdString(o["python"].get<std::string>())
-                                 : QString();
     if (python.isEmpty() && qEnvironmentVariableIsEmpty("AUTOKERNEL_PYTHON") && QFileInfo(recorded).isExecutable())
         python = recorded;
     PythonLocator locator;

@@ -46,8 +46,8 @@ public:
     Choice locate() const;
 
     // The interpreter for work on a run: an explicit choice, then $AUTOKERNEL_PYTHON, then the one the
-    // run was profiled with (run.json "python") if it exists on this machine, then locate().
-    static Choice forRun(const QByteArray &runJson, const QString &explicitPython);
+    // run was profiled with (`recorded`: RunConfig::python) if it exists on this machine, then locate().
+    static Choice forRun(const QString &recorded, const QString &explicitPython);
 
     // Runs `python -c ...` to find torch (importlib find_spec + its installed version) without importing it.
     static Probe probeTorch(const QString &python, int timeoutMs = 30000);

@@ -2,7 +2,6 @@
 
 #include "gitrepo.h"
 #include "jsonfield.h"
-#include "runstore.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,36 +16,6 @@ using nlohmann::json;
 namespace ak {
 
 namespace {
-
-DeviceInfo deviceFrom(const json &o)
-{
-    DeviceInfo d;
-    if (!o.is_object())
-        return d;
-    d.available = o.value("available", false);
-    d.name = jsonfield::text(o, "name");
-    d.vendor = jsonfield::text(o, "vendor");
-    d.detectedBy = jsonfield::text(o, "detected_by");
-    d.databaseKey = jsonfield::text(o, "database_key");
-    d.computeCapability = jsonfield::text(o, "compute_capability");
-    d.smCount = int(jsonfield::number(o, "sm_count", 0));
-    d.boostClockMHz = jsonfield::number(o, "boost_clock_mhz", 0);
-    d.memoryClockMHz = jsonfield::number(o, "memory_clock_mhz", 0);
-    d.memoryBusWidthBits = int(jsonfield::number(o, "memory_bus_width_bits", 0));
-    d.memoryGiB = jsonfield::number(o, "memory_gib", 0);
-    d.l2MiB = jsonfield::number(o, "l2_mib", 0);
-    d.bandwidthGBs = jsonfield::number(o, "bandwidth_gbs", 0);
-    if (const json *p = jsonfield::object(o, "peak_tflops")) {
-        for (auto it = p->begin(); it != p->end(); ++it) {
-            Precision prec;
-            if (it->is_number() && parsePrecision(QString::fromStdString(it.key()), &prec))
-                d.peakTflops[size_t(prec)] = it->get<double>();
-        }
-    }
-    d.estimated = o.value("estimated", false);
-    d.note = jsonfield::text(o, "note");
-    return d;
-}
 
 bool hasWork(const Experiment &e)
 {
@@ -63,20 +32,19 @@ QString RunLoader::kernelName(const QString &folderOrName)
     return n.section(QLatin1Char('/'), -1);
 }
 
-bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
+bool RunLoader::setRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
 {
     s.runJson = data;
-    const json o = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
-    if (o.is_discarded() || !o.is_object()) {
-        if (error)
-            *error = QStringLiteral("run.json: not a JSON object");
+    return RunConfig::parse(data, &s.config, error);
+}
+
+bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
+{
+    if (!setRunJson(s, data, error))
         return false;
-    }
-    s.model = jsonfield::text(o, "model");
-    if (const auto d = o.find("device"); d != o.end())
-        s.device = deviceFrom(*d);
-    if (const auto st = o.find("settings"); st != o.end() && st->is_object())
-        s.reviewMode = st->value("review_mode", false);
+    s.model = s.config.model;
+    s.device = s.config.device;
+    s.reviewMode = s.config.reviewMode;
     return true;
 }
 
@@ -94,11 +62,11 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
             // to, or was killed first), so the line's rules apply. A run.json edited afterwards wins.
             if (e.runJsonBefore.isEmpty() || e.runJsonBefore == GitRepo::blobHash(s.runJson)) {
                 QString why;
-                const QByteArray patched = RunStore::runJsonWithMoveOn(s.runJson, e.moveOn, &why);
+                const QByteArray patched = RunConfig::withMoveOn(s.runJson, e.moveOn, &why);
                 if (patched.isEmpty())
                     s.warnings << where + why;
                 else
-                    s.runJson = patched;
+                    setRunJson(s, patched, nullptr);
             }
         }
         return;

@@ -23,8 +23,12 @@ public:
     static void apply(RunSnapshot &s, const LogEntry &e);
     // Puts kernels in rank order and experiments in id order, rebuilding the indexes.
     static void finish(RunSnapshot &s);
-    // Reads run.json into model, device, review mode and runJson; false with `error` if malformed.
+    // Reads run.json into runJson and config, and starts model, device and review mode from it;
+    // false with `error` if malformed.
     static bool applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error);
+    // run.json changed under a loaded snapshot (a move-on change): runJson and config only, so the
+    // log's review changes and the profiled device stay.
+    static bool setRunJson(RunSnapshot &s, const QByteArray &data, QString *error);
 
     // "kernels/01-matmul" or "01-matmul" -> "01-matmul".
     static QString kernelName(const QString &folderOrName);

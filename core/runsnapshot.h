@@ -5,6 +5,7 @@
 #include "kernelrecord.h"
 #include "modelverification.h"
 #include "moveonrules.h"
+#include "runconfig.h"
 
 #include <QByteArray>
 #include <QDateTime>
@@ -43,6 +44,8 @@ struct RunSnapshot
     QByteArray runJson;             // run.json as stored (settings, move-on rules, agent config); a
                                     // logged move-on change it does not show yet is applied (see
                                     // docs/run-format.md, "Move-on rules")
+    RunConfig config;               // runJson parsed (RunLoader::setRunJson keeps the two together);
+                                    // model, device and reviewMode above start from it
     QVector<MoveOnChange> moveOnChanges; // every logged change of the rules, oldest first
     std::optional<ModelVerification> verification; // verification.json; none when not verified or unusable
     QHash<QString, int> kernelIndex;  // kernel folder name ("01-matmul") -> index in kernels

@@ -5,6 +5,7 @@
 #include "experimentlog.h"
 #include "gitrepo.h"
 #include "resultstsv.h"
+#include "runconfig.h"
 #include "runloader.h"
 #include "runlock.h"
 
@@ -19,36 +20,6 @@ using nlohmann::json;
 namespace ak {
 
 namespace {
-
-bool isSecretKey(const std::string &key)
-{
-    const QString k = QString::fromStdString(key).toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
-    // "max_tokens" is a setting, "token" and "auth_token" are credentials.
-    return k.contains(QLatin1String("api_key")) || k.contains(QLatin1String("apikey")) || k.contains(QLatin1String("secret"))
-        || k.contains(QLatin1String("password")) || k == QLatin1String("token") || k.endsWith(QLatin1String("_token"))
-        || k == QLatin1String("authorization");
-}
-
-template<class Json>
-void strip(Json &j, const QString &prefix, QStringList *removed)
-{
-    if (j.is_object()) {
-        for (auto it = j.begin(); it != j.end();) {
-            const QString name = prefix.isEmpty() ? QString::fromStdString(it.key()) : prefix + QLatin1Char('.') + QString::fromStdString(it.key());
-            if (isSecretKey(it.key())) {
-                if (removed)
-                    *removed << name;
-                it = j.erase(it);
-            } else {
-                strip(*it, name, removed);
-                ++it;
-            }
-        }
-    } else if (j.is_array()) {
-        for (auto &v : j)
-            strip(v, prefix, removed);
-    }
-}
 
 QString sanitizeName(const QString &name)
 {
@@ -75,45 +46,6 @@ RunStore::~RunStore() = default;
 QString RunStore::path(const QString &name) const
 {
     return QDir(m_dir).filePath(name);
-}
-
-json RunStore::stripSecrets(const json &config, QStringList *removed)
-{
-    json copy = config;
-    strip(copy, QString(), removed);
-    return copy;
-}
-
-QByteArray RunStore::runJsonWithMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error)
-{
-    using ordered = nlohmann::ordered_json;
-    ordered config = ordered::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
-    if (config.is_discarded() || !config.is_object())
-        return fail(error, QStringLiteral("run.json: not a JSON object")), QByteArray();
-    strip(config, QString(), nullptr);
-    const ordered value = ordered::parse(rules.toJson().toStdString());
-    if (config.contains("move_on")) {
-        config["move_on"] = value;
-    } else {
-        // create() writes keys sorted: in a sorted file the new key goes where sorting puts it; in
-        // any other order, at the end.
-        bool sorted = true;
-        for (auto it = config.begin(), prev = config.end(); it != config.end(); prev = it, ++it)
-            sorted = sorted && (prev == config.end() || prev.key() < it.key());
-        ordered with = ordered::object();
-        bool placed = false;
-        for (auto it = config.begin(); it != config.end(); ++it) {
-            if (sorted && !placed && it.key() > std::string("move_on")) {
-                with["move_on"] = value;
-                placed = true;
-            }
-            with[it.key()] = it.value();
-        }
-        if (!placed)
-            with["move_on"] = value;
-        config = std::move(with);
-    }
-    return QByteArray::fromStdString(config.dump(2, ' ', false, ordered::error_handler_t::replace)) + '\n';
 }
 
 QString RunStore::author()
@@ -146,7 +78,7 @@ std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runCo
     std::unique_ptr<RunStore> store(new RunStore(dir, std::move(repo), std::move(lock)));
 
     QStringList removed;
-    json config = stripSecrets(runConfig, &removed);
+    json config = RunConfig::stripSecrets(runConfig, &removed);
     store->m_strippedKeys = removed;
     config["format"] = 1;
     if (!config.contains("created"))

@@ -41,7 +41,6 @@ public:
     // Opens an existing run for writing: takes the lock, then repairs (see repairNotes()).
     static std::unique_ptr<RunStore> open(const QString &dir, QString *error);
 
-    static nlohmann::json stripSecrets(const nlohmann::json &config, QStringList *removed = nullptr);
     // Queues a steering request (SteerRequest::toJson; RunSteering::steer is the usual way in) for
     // the process that holds the lock (the GUI while the CLI runs the loop). The writer reads it back
     // with SteerRequest::fromJson and applies it in applyRequests(). Any JSON object with an "action"
@@ -109,11 +108,6 @@ public:
     static QString kernelPath(const QString &kernel) { return QStringLiteral("kernels/") + kernel + QStringLiteral("/kernel.py"); }
     static QString commitMessage(const Experiment &e);
     static QString requestDir(const QString &dir);
-    // run.json's text with "move_on" set to `rules` (replaced where it is; else inserted where sorting
-    // puts it when the keys are sorted, as create() writes them, and at the end otherwise), secrets
-    // removed, other keys in their order; empty with *error when runJson is not a JSON object.
-    // The writer and RunLoader use it, so both produce the same bytes.
-    static QByteArray runJsonWithMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error = nullptr);
     // "alice@gpu1 via autokernel-cli (pid 4242)": who this process is, for the log's "by".
     static QString author();
 

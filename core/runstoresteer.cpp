@@ -8,6 +8,7 @@
 #include "experimentlog.h"
 #include "gitrepo.h"
 #include "resultstsv.h"
+#include "runconfig.h"
 #include "runloader.h"
 #include "steerrequest.h"
 
@@ -66,7 +67,7 @@ bool RunStore::setMoveOnRules(const MoveOnRules &rules, QString *error, const QS
     QFile file(path(QStringLiteral("run.json")));
     if (file.open(QIODevice::ReadOnly))
         before = file.readAll();
-    const QByteArray after = runJsonWithMoveOn(before, rules, error);
+    const QByteArray after = RunConfig::withMoveOn(before, rules, error);
     if (after.isEmpty())
         return false;
     if (after == before && m_state.runJson == after)
@@ -82,7 +83,7 @@ bool RunStore::setMoveOnRules(const MoveOnRules &rules, QString *error, const QS
     line.runJsonBefore = GitRepo::blobHash(before);
     if (!appendLog(line, error)) // the commit point
         return false;
-    m_state.runJson = after;
+    RunLoader::setRunJson(m_state, after, nullptr);
     if (!AtomicFile::write(path(QStringLiteral("run.json")), after, error))
         return false;
     m_rootFiles.insert(QStringLiteral("run.json"), blob);
@@ -336,9 +337,7 @@ bool RunStore::apply(const SteerRequest &r, QString *error, Experiment *created)
         if (!r.value().is_object())
             return fail(error, QStringLiteral("move_on: \"value\" must be an object of move-on rules"));
         // The fields given replace those of the current rules; the others stay.
-        MoveOnRules current;
-        MoveOnRules::fromRunJson(m_state.runJson, &current);
-        json merged = json::parse(current.toJson().toStdString());
+        json merged = json::parse(m_state.config.moveOn.toJson().toStdString());
         merged.update(r.value());
         MoveOnRules rules;
         if (!MoveOnRules::fromJson(QByteArray::fromStdString(merged.dump()), &rules, error))

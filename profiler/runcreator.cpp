@@ -124,7 +124,7 @@ RunCreator::Result RunCreator::create(const Callbacks &callbacks)
                           {"dtype", report.dtype.toStdString()},
                           {"activity", report.activity.toStdString()},
                           {"python", choice.python.toStdString()},
-                          {"device", ProfileReport::deviceToJson(report.device)}};
+                          {"device", report.device.toJson()}};
     std::unique_ptr<RunStore> store = RunStore::create(o.outDir, config, &error);
     if (!store) {
         r.failure = Failure::CannotCreateRun;

@@ -1,5 +1,7 @@
 #include "agentsettings.h"
 
+#include "runconfig.h"
+
 #include "commandagent.h"
 #include "deviceinfo.h"
 
@@ -27,13 +29,12 @@ QString keySourceName(AgentSettings::KeySource s)
 // run.json's "agent" object as AgentConfig; false when absent or unreadable (*out untouched).
 bool runAgent(const QByteArray &runJson, AgentConfig *out)
 {
-    const QJsonDocument doc = QJsonDocument::fromJson(runJson);
-    const QJsonValue agent = doc.isObject() ? doc.object().value(QStringLiteral("agent")) : QJsonValue();
-    if (!agent.isObject())
+    RunConfig run;
+    if (!RunConfig::parse(runJson, &run) || run.agentJson.isEmpty())
         return false;
     AgentConfig config;
     QString error;
-    if (!AgentConfig::fromJson(QJsonDocument(agent.toObject()).toJson(QJsonDocument::Compact), &config, &error))
+    if (!AgentConfig::fromJson(run.agentJson, &config, &error))
         return false;
     *out = config;
     return true;

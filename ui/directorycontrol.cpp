@@ -126,9 +126,8 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
         o.text = QStringLiteral("experiment %1 rejected").arg(id);
         break;
     case SteerRequest::Action::MoveOn: {
-        MoveOnRules rules;
-        MoveOnRules::fromRunJson(steered.state->runJson, &rules);
-        o.text = QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment").arg(rules.summary());
+        o.text = QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment")
+                     .arg(steered.state->config.moveOn.summary());
         break;
     }
     case SteerRequest::Action::Review:

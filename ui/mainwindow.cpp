@@ -480,9 +480,9 @@ void MainWindow::showReviewMode(const RunSnapshot &snapshot)
 
 void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)
 {
-    MoveOnRules rules;
-    QString why;
-    const bool ok = MoveOnRules::fromRunJson(snapshot.runJson, &rules, &why);
+    const MoveOnRules &rules = snapshot.config.moveOn;
+    const QString &why = snapshot.config.moveOnWarning;
+    const bool ok = why.isEmpty();
     auto part = [](bool on, const QString &text, const QString &off) { return on ? text : off; };
     const QString compact = QStringList{
         part(rules.maxConsecutiveReverts > 0, QStringLiteral("%1 revert%2").arg(rules.maxConsecutiveReverts).arg(rules.maxConsecutiveReverts == 1 ? QString() : QStringLiteral("s")), QStringLiteral("no revert limit")),

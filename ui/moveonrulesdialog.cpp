@@ -111,9 +111,9 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
 
 void MoveOnRulesDialog::setRun(const RunSnapshot &run)
 {
-    MoveOnRules rules;
-    QString why;
-    const bool ok = MoveOnRules::fromRunJson(run.runJson, &rules, &why);
+    const MoveOnRules &rules = run.config.moveOn;
+    const QString &why = run.config.moveOnWarning;
+    const bool ok = why.isEmpty();
     setRules(rules);
     m_warning->setText(ok ? QString() : QStringLiteral("%1. The loop uses the defaults shown; OK writes valid rules.").arg(why));
     m_warning->setVisible(!ok);

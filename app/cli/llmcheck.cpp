@@ -5,14 +5,13 @@
 #include "clicommand.h"
 
 #include "agentconfig.h"
+#include "agentflags.h"
 #include "llmagent.h"
 #include "llmprobe.h"
 #include "runloader.h"
 
 #include <QCommandLineParser>
 #include <QTextStream>
-
-#include <nlohmann/json.hpp>
 
 namespace ak::cli {
 
@@ -44,17 +43,10 @@ int runLlmCheck(const QStringList &args)
         const RunSnapshotPtr run = RunLoader::load(p.positionalArguments().first(), &error);
         if (!run)
             return printUsageError(error);
-        const nlohmann::json j = nlohmann::json::parse(run->runJson.constData(), nullptr, false);
-        if (j.is_object() && j.contains("agent")
-            && !AgentConfig::fromJson(QByteArray::fromStdString(j["agent"].dump()), &config, &error))
-            return printUsageError(QStringLiteral("%1/run.json: %2").arg(run->runDir, error));
+        if (!agentOfRun(*run, &config, &error))
+            return printUsageError(error);
     }
-    const struct { const char *option; QString *field; } strings[] = {
-        {"protocol", &config.llmProtocol}, {"base-url", &config.baseUrl}, {"model", &config.model},
-        {"api-key-env", &config.apiKeyEnv}};
-    for (const auto &s : strings)
-        if (p.isSet(QLatin1String(s.option)))
-            *s.field = p.value(QLatin1String(s.option));
+    applyAgentFlags(p, &config);
     if (p.isSet(QStringLiteral("max-tokens")))
         config.maxTokens = p.value(QStringLiteral("max-tokens")).toInt();
 

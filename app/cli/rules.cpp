@@ -144,10 +144,9 @@ int runRules(const QStringList &argsIn)
     const RunSnapshotPtr run = RunLoader::load(dir, &error);
     if (!run)
         return printUsageError(error);
-    MoveOnRules current;
-    QString warning;
-    if (!MoveOnRules::fromRunJson(run->runJson, &current, &warning))
-        QTextStream(stderr) << "autokernel-cli rules: " << warning << " (the loop uses the defaults)\n";
+    const MoveOnRules current = run->config.moveOn;
+    if (!run->config.moveOnWarning.isEmpty())
+        QTextStream(stderr) << "autokernel-cli rules: " << run->config.moveOnWarning << " (the loop uses the defaults)\n";
 
     if (given.empty()) {
         printRules(current, run.get(), asJson);
@@ -175,7 +174,7 @@ int runRules(const QStringList &argsIn)
     case RunSteering::Outcome::Kind::Applied:
         break;
     }
-    MoveOnRules::fromRunJson(o.state->runJson, &wanted);
+    wanted = o.state->config.moveOn;
     if (asJson) {
         printRules(wanted, nullptr, true);
     } else {

@@ -1,6 +1,8 @@
 // autokernel-cli run RUN_DIR: the optimisation loop, headless. Progress goes to stderr as a live line
 // (one line per experiment when stderr is not a terminal); a summary table follows on stdout.
 #include "clicommand.h"
+
+#include "agentflags.h"
 #include "deviceinfo.h"
 
 #include "modelverifier.h"
@@ -130,18 +132,11 @@ int runRun(const QStringList &arguments)
     o.quickBench = p.isSet(QStringLiteral("quick"));
 
     // The agent: run.json's configuration, with this command line's choices on top.
-    const nlohmann::json runJson = nlohmann::json::parse(run->runJson.constData(), nullptr, false);
-    if (runJson.is_object() && runJson.contains("agent")
-        && !AgentConfig::fromJson(QByteArray::fromStdString(runJson["agent"].dump()), &o.agent, &error))
-        return printUsageError(QStringLiteral("%1/run.json: %2").arg(o.runDir, error));
+    if (!agentOfRun(*run, &o.agent, &error))
+        return printUsageError(error);
     if (p.isSet(QStringLiteral("agent")) && !AgentConfig::parseKind(p.value(QStringLiteral("agent")), &o.agent.kind))
         return printUsageError(QStringLiteral("--agent must be one of %1").arg(AgentConfig::kindNames().join(QStringLiteral(", "))));
-    const struct { const char *option; QString *field; } strings[] = {
-        {"protocol", &o.agent.llmProtocol}, {"base-url", &o.agent.baseUrl}, {"model", &o.agent.model},
-        {"api-key-env", &o.agent.apiKeyEnv}, {"command", &o.agent.commandTemplate}, {"replay", &o.agent.replayRun}};
-    for (const auto &s : strings)
-        if (p.isSet(QLatin1String(s.option)))
-            *s.field = p.value(QLatin1String(s.option));
+    applyAgentFlags(p, &o.agent);
     if (p.isSet(QStringLiteral("seed")))
         o.agent.seed = p.value(QStringLiteral("seed")).toInt();
     o.overrideAgent = true;

@@ -1,6 +1,7 @@
 // Orchestrator on hand-built RunSnapshots: which kernel comes next, in what order, and when the
 // move-on rules retire a kernel. Pure functions, so every case is a snapshot and a clock.
 #include "orchestrator.h"
+#include "runloader.h"
 #include "testregistry.h"
 
 #include <cmath>
@@ -344,7 +345,7 @@ private Q_SLOTS:
     {
         RunSnapshot s;
         QString error;
-        s.runJson = R"({"model": "x", "move_on": {"max_consecutive_reverts": 7, "roof_pct": 80, "hours_per_kernel": 0.5, "speedup_over_baseline": 3}})";
+        RunLoader::setRunJson(s, R"({"model": "x", "move_on": {"max_consecutive_reverts": 7, "roof_pct": 80, "hours_per_kernel": 0.5, "speedup_over_baseline": 3}})", nullptr);
         MoveOnRules r = Orchestrator::rulesOf(s, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(r.maxConsecutiveReverts, 7);
@@ -353,7 +354,7 @@ private Q_SLOTS:
         QCOMPARE(r.speedupOverBaseline, 3.0);
 
         // A partial object: the rest are the defaults.
-        s.runJson = R"({"move_on": {"roof_pct": 0}})";
+        RunLoader::setRunJson(s, R"({"move_on": {"roof_pct": 0}})", nullptr);
         r = Orchestrator::rulesOf(s, &error);
         QVERIFY(error.isEmpty());
         MoveOnRules expected;
@@ -362,7 +363,7 @@ private Q_SLOTS:
 
         // No move_on, or no run.json worth reading: the defaults, silently.
         for (const QByteArray &text : {QByteArray(R"({"model": "x"})"), QByteArray(), QByteArray("not json")}) {
-            s.runJson = text;
+            RunLoader::setRunJson(s, text, nullptr);
             error.clear();
             QCOMPARE(Orchestrator::rulesOf(s, &error), MoveOnRules());
             QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -384,7 +385,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, runJson);
         QFETCH(QString, names);
         RunSnapshot s;
-        s.runJson = runJson;
+        RunLoader::setRunJson(s, runJson, nullptr);
         QString error;
         const MoveOnRules r = Orchestrator::rulesOf(s, &error);
         QCOMPARE(r, MoveOnRules()); // the defaults, not half of the bad object

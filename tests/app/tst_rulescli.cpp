@@ -1,6 +1,7 @@
 // `autokernel-cli rules`: print the move-on rules, change some of them directly or (while another
 // process holds the run) queued for that writer, and refuse bad arguments with exit status 2.
 #include "moveonrules.h"
+#include "runconfig.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
@@ -48,10 +49,10 @@ bool makeRun(const QString &dir)
 MoveOnRules rulesOnDisk(const QString &dir)
 {
     QFile f(QDir(dir).filePath(QStringLiteral("run.json")));
-    MoveOnRules r;
-    if (!f.open(QIODevice::ReadOnly) || !MoveOnRules::fromRunJson(f.readAll(), &r))
+    RunConfig c;
+    if (!f.open(QIODevice::ReadOnly) || !RunConfig::parse(f.readAll(), &c) || !c.moveOnWarning.isEmpty())
         qWarning("run.json unreadable");
-    return r;
+    return c.moveOn;
 }
 
 } // namespace

@@ -48,8 +48,7 @@ int main(int argc, char **argv)
         std::printf("F %d %s\n", e.id, qPrintable(ak::statusName(status)));
         std::fflush(stdout);
         if (n % 4 == 3) {
-            ak::MoveOnRules rules;
-            ak::MoveOnRules::fromRunJson(store->state().runJson, &rules);
+            ak::MoveOnRules rules = store->state().config.moveOn;
             rules.maxConsecutiveReverts = 1 + rules.maxConsecutiveReverts % 50; // always a change
             if (!store->setMoveOnRules(rules, &error)) {
                 std::fprintf(stderr, "rules: %s\n", qPrintable(error));

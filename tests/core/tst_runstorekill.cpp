@@ -1,4 +1,5 @@
 #include "gitrepo.h"
+#include "runconfig.h"
 #include "runloader.h"
 #include "runstore.h"
 #include "testregistry.h"
@@ -94,9 +95,11 @@ private Q_SLOTS:
             QCOMPARE(onDisk, s.runJson);
             QCOMPARE(store->repo().blobIdAt(s.bestCommit, QStringLiteral("run.json")), GitRepo::blobHash(onDisk));
             if (!s.moveOnChanges.isEmpty()) {
-                MoveOnRules rules;
-                QVERIFY(MoveOnRules::fromRunJson(onDisk, &rules));
-                QCOMPARE(rules, s.moveOnChanges.constLast().rules);
+                RunConfig config;
+                QVERIFY(RunConfig::parse(onDisk, &config));
+                QVERIFY(config.moveOnWarning.isEmpty());
+                QCOMPARE(config.moveOn, s.moveOnChanges.constLast().rules);
+                QCOMPARE(s.config.moveOn, config.moveOn);        // the snapshot's parse is the file's
             }
             if (round % 10 == 9)
                 QVERIFY2(store->repo().verify(&error), qPrintable(error));

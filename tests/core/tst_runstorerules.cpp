@@ -2,9 +2,12 @@
 // repair of a change interrupted between its log line and run.json.
 #include "experimentlog.h"
 #include "gitrepo.h"
+#include "runconfig.h"
 #include "runloader.h"
 #include "runstore.h"
 #include "testregistry.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -36,11 +39,10 @@ QList<QByteArray> logLines(const QString &dir)
 
 MoveOnRules rulesOf(const QByteArray &runJson)
 {
-    MoveOnRules r;
-    QString why;
-    if (!MoveOnRules::fromRunJson(runJson, &r, &why))
-        qWarning("%s", qPrintable(why));
-    return r;
+    RunConfig c;
+    if (!RunConfig::parse(runJson, &c) || !c.moveOnWarning.isEmpty())
+        qWarning("%s", qPrintable(c.moveOnWarning));
+    return c.moveOn;
 }
 
 MoveOnRules someRules()
@@ -275,7 +277,7 @@ private Q_SLOTS:
                  qPrintable(store->repairNotes().join(QLatin1Char('\n'))));
         const QByteArray repaired = readFile(runJsonPath);
         QCOMPARE(rulesOf(repaired), someRules());
-        QCOMPARE(repaired, RunStore::runJsonWithMoveOn(before, someRules()));
+        QCOMPARE(repaired, RunConfig::withMoveOn(before, someRules()));
         QCOMPARE(store->state().runJson, repaired);
         QVERIFY(store->bestCommit() != bestBefore);
         QCOMPARE(store->repo().readBlob(store->bestCommit(), QStringLiteral("run.json")), repaired);
@@ -344,19 +346,36 @@ private Q_SLOTS:
         QCOMPARE(s->experiments.size(), 1);
     }
 
-    void fromRunJsonAndSummary()
+    void runConfigAndSummary()
     {
-        MoveOnRules r;
+        RunConfig c;
         QString why;
-        QVERIFY(MoveOnRules::fromRunJson(R"({"model": "m"})", &r, &why));
-        QCOMPARE(r, MoveOnRules());
-        QVERIFY(MoveOnRules::fromRunJson("not json", &r, &why));
-        QVERIFY(MoveOnRules::fromRunJson(R"({"move_on": {"roof_pct": 70}})", &r, &why));
-        QCOMPARE(r.roofPct, 70.0);
-        QCOMPARE(r.maxConsecutiveReverts, 5);
-        QVERIFY(!MoveOnRules::fromRunJson(R"({"move_on": {"hours_per_kernel": "two"}})", &r, &why));
-        QCOMPARE(r, MoveOnRules()); // the defaults the loop uses then
-        QVERIFY2(why.startsWith(QLatin1String("run.json: move_on: ")) && why.contains(QLatin1String("hours_per_kernel")), qPrintable(why));
+        QVERIFY(RunConfig::parse(R"({"model": "m", "python": "/usr/bin/python3", "activity": "cuda", "dtype": "bf16",
+                                     "settings": {"review_mode": true}, "agent": {"kind": "tune"},
+                                     "device": {"available": true, "name": "NVIDIA H200", "bandwidth_gbs": 4800}})",
+                                 &c, &why));
+        QCOMPARE(c.moveOn, MoveOnRules());
+        QVERIFY(c.moveOnWarning.isEmpty());
+        QCOMPARE(c.model, QStringLiteral("m"));
+        QCOMPARE(c.python, QStringLiteral("/usr/bin/python3"));
+        QCOMPARE(c.activity, QStringLiteral("cuda"));
+        QCOMPARE(c.dtype, QStringLiteral("bf16"));
+        QVERIFY(c.reviewMode);
+        QCOMPARE(c.agentJson, QByteArray(R"({"kind":"tune"})"));
+        QCOMPARE(c.device.name, QStringLiteral("NVIDIA H200"));
+        QCOMPARE(c.device.bandwidthGBs, 4800.0);
+        QVERIFY(DeviceInfo::fromJson(c.device.toJson()).toJson() == c.device.toJson()); // reads what it writes
+
+        QVERIFY(!RunConfig::parse("not json", &c, &why));
+        QCOMPARE(why, QStringLiteral("run.json: not a JSON object"));
+        QCOMPARE(c.moveOn, MoveOnRules());
+        QVERIFY(RunConfig::parse(R"({"move_on": {"roof_pct": 70}})", &c));
+        QCOMPARE(c.moveOn.roofPct, 70.0);
+        QCOMPARE(c.moveOn.maxConsecutiveReverts, 5);
+        QVERIFY(RunConfig::parse(R"({"move_on": {"hours_per_kernel": "two"}})", &c));
+        QCOMPARE(c.moveOn, MoveOnRules()); // the defaults the loop uses then
+        QVERIFY2(c.moveOnWarning.startsWith(QLatin1String("run.json: move_on: ")) && c.moveOnWarning.contains(QLatin1String("hours_per_kernel")),
+                 qPrintable(c.moveOnWarning));
 
         QCOMPARE(MoveOnRules().summary(), QStringLiteral("5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel"));
         MoveOnRules off;
@@ -369,13 +388,13 @@ private Q_SLOTS:
     {
         MoveOnRules r = someRules();
         const QByteArray sorted = QByteArray::fromStdString(json{{"agent", {{"kind", "tune"}}}, {"model", "m"}, {"settings", json::object()}}.dump(2)) + '\n';
-        const QByteArray out = RunStore::runJsonWithMoveOn(sorted, r);
+        const QByteArray out = RunConfig::withMoveOn(sorted, r);
         // Inserted where a sorted file has it, so the text equals a fresh sorted dump.
         json j = json::parse(sorted.toStdString());
         j["move_on"] = json::parse(r.toJson().toStdString());
         QCOMPARE(out, QByteArray::fromStdString(j.dump(2)) + '\n');
         QString error;
-        QVERIFY(RunStore::runJsonWithMoveOn("[1, 2]", r, &error).isEmpty());
+        QVERIFY(RunConfig::withMoveOn("[1, 2]", r, &error).isEmpty());
         QVERIFY(error.contains(QLatin1String("run.json")));
     }
 };

@@ -12,6 +12,7 @@
 #include "logview.h"
 #include "loopbackllmserver.h"
 #include "mainwindow.h"
+#include "runconfig.h"
 #include "runloader.h"
 #include "runstore.h"
 #include "steeringactions.h"
@@ -358,7 +359,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(createAgent(o.agent, o.agentInputs, &error), qPrintable(error));
         QVERIFY(!o.agent.toJson().contains(key.toLatin1()));
-        QVERIFY(!QString::fromStdString(RunStore::stripSecrets(nlohmann::json::parse(o.agent.toJson().toStdString())).dump()).contains(key));
+        QVERIFY(!QString::fromStdString(RunConfig::stripSecrets(nlohmann::json::parse(o.agent.toJson().toStdString())).dump()).contains(key));
 
         // Key from the environment: only the variable's name travels.
         AgentSettings env = llmSettings(QString());

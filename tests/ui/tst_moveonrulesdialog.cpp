@@ -6,6 +6,8 @@
 #include "logview.h"
 #include "mainwindow.h"
 #include "moveonrulesdialog.h"
+#include "runconfig.h"
+#include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
 #include "steeringactions.h"
@@ -46,10 +48,10 @@ bool makeRun(const QString &dir)
 MoveOnRules rulesOnDisk(const QString &dir)
 {
     QFile f(QDir(dir).filePath(QStringLiteral("run.json")));
-    MoveOnRules r;
-    if (!f.open(QIODevice::ReadOnly) || !MoveOnRules::fromRunJson(f.readAll(), &r))
+    RunConfig c;
+    if (!f.open(QIODevice::ReadOnly) || !RunConfig::parse(f.readAll(), &c) || !c.moveOnWarning.isEmpty())
         qWarning("run.json unreadable");
-    return r;
+    return c.moveOn;
 }
 
 bool openAndWait(MainWindow &w, const QString &dir)
@@ -214,13 +216,13 @@ private Q_SLOTS:
     void historyAndWarningFromTheRun()
     {
         RunSnapshot run;
-        run.runJson = R"({"move_on": {"roof_pct": 0.9}})";
+        RunLoader::setRunJson(run, R"({"move_on": {"roof_pct": 0.9}})", nullptr);
         MoveOnRulesDialog dialog;
         dialog.setRun(run);
         QCOMPARE(dialog.rules(), MoveOnRules()); // malformed: the defaults the loop uses
         QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("runJsonWarning"))->text().contains(QStringLiteral("roof_pct")));
 
-        run.runJson = R"({"move_on": {"hours_per_kernel": 0}})";
+        RunLoader::setRunJson(run, R"({"move_on": {"hours_per_kernel": 0}})", nullptr);
         for (int i = 0; i < 7; ++i) {
             MoveOnChange c;
             c.line = i + 1;

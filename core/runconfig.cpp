@@ -1,0 +1,118 @@
+#include "runconfig.h"
+
+#include "jsonfield.h"
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace ak {
+
+namespace {
+
+bool isSecretKey(const std::string &key)
+{
+    const QString k = QString::fromStdString(key).toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
+    // "max_tokens" is a setting, "token" and "auth_token" are credentials.
+    return k.contains(QLatin1String("api_key")) || k.contains(QLatin1String("apikey")) || k.contains(QLatin1String("secret"))
+        || k.contains(QLatin1String("password")) || k == QLatin1String("token") || k.endsWith(QLatin1String("_token"))
+        || k == QLatin1String("authorization");
+}
+
+template<class Json>
+void strip(Json &j, const QString &prefix, QStringList *removed)
+{
+    if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end();) {
+            const QString name = prefix.isEmpty() ? QString::fromStdString(it.key()) : prefix + QLatin1Char('.') + QString::fromStdString(it.key());
+            if (isSecretKey(it.key())) {
+                if (removed)
+                    *removed << name;
+                it = j.erase(it);
+            } else {
+                strip(*it, name, removed);
+                ++it;
+            }
+        }
+    } else if (j.is_array()) {
+        for (auto &v : j)
+            strip(v, prefix, removed);
+    }
+}
+
+} // namespace
+
+bool RunConfig::parse(const QByteArray &runJson, RunConfig *out, QString *error)
+{
+    *out = RunConfig();
+    const json o = json::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
+    if (o.is_discarded() || !o.is_object()) {
+        if (error)
+            *error = QStringLiteral("run.json: not a JSON object");
+        return false;
+    }
+    out->model = jsonfield::text(o, "model");
+    out->modelPath = jsonfield::text(o, "model_path");
+    out->modelSha256 = jsonfield::text(o, "model_sha256");
+    out->python = jsonfield::text(o, "python");
+    out->activity = jsonfield::text(o, "activity");
+    out->dtype = jsonfield::text(o, "dtype");
+    if (const auto d = o.find("device"); d != o.end())
+        out->device = DeviceInfo::fromJson(*d);
+    if (const auto st = o.find("settings"); st != o.end() && st->is_object())
+        out->reviewMode = jsonfield::boolean(*st, "review_mode", false);
+    if (const auto m = o.find("move_on"); m != o.end()) {
+        QString why;
+        if (!MoveOnRules::fromJson(QByteArray::fromStdString(m->dump()), &out->moveOn, &why)) {
+            out->moveOn = MoveOnRules();
+            out->moveOnWarning = QStringLiteral("run.json: move_on: %1").arg(why);
+        }
+    }
+    if (const auto a = o.find("agent"); a != o.end())
+        out->agentJson = QByteArray::fromStdString(a->dump());
+    return true;
+}
+
+json RunConfig::stripSecrets(const json &config, QStringList *removed)
+{
+    json copy = config;
+    strip(copy, QString(), removed);
+    return copy;
+}
+
+QByteArray RunConfig::withMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error)
+{
+    using ordered = nlohmann::ordered_json;
+    ordered config = ordered::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
+    if (config.is_discarded() || !config.is_object()) {
+        if (error)
+            *error = QStringLiteral("run.json: not a JSON object");
+        return QByteArray();
+    }
+    strip(config, QString(), nullptr);
+    const ordered value = ordered::parse(rules.toJson().toStdString());
+    if (config.contains("move_on")) {
+        config["move_on"] = value;
+    } else {
+        // RunStore::create writes keys sorted: in a sorted file the new key goes where sorting puts
+        // it; in any other order, at the end.
+        bool sorted = true;
+        for (auto it = config.begin(), prev = config.end(); it != config.end(); prev = it, ++it)
+            sorted = sorted && (prev == config.end() || prev.key() < it.key());
+        ordered with = ordered::object();
+        bool placed = false;
+        for (auto it = config.begin(); it != config.end(); ++it) {
+            if (sorted && !placed && it.key() > std::string("move_on")) {
+                with["move_on"] = value;
+                placed = true;
+            }
+            with[it.key()] = it.value();
+        }
+        if (!placed)
+            with["move_on"] = value;
+        config = std::move(with);
+    }
+    return QByteArray::fromStdString(config.dump(2, ' ', false, ordered::error_handler_t::replace)) + '\n';
+}
+
+} // namespace ak
