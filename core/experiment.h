@@ -15,6 +15,13 @@ enum class ExperimentStatus { Running, Kept, Reverted, Failed, Crashed, Timeout,
 QString statusName(ExperimentStatus s);
 bool parseStatus(const QString &text, ExperimentStatus *out);
 
+// How a person reads an outcome: the categories the run's counts, the window's chart and the report
+// share (failed, crashed and timeout are one "failed"), each with one colour everywhere.
+enum class ExperimentOutcome { Baseline, Kept, Pending, Rejected, Reverted, Running, Failed };
+ExperimentOutcome outcomeOf(ExperimentStatus s);
+QString outcomeName(ExperimentOutcome o);      // "kept", "failed", ...: the report's CSS classes
+const char *outcomeColor(ExperimentOutcome o); // "#2f7d32": the chart's points, the report's dots
+
 // What the harness measured. NaN = not measured (an incorrect kernel has no latency).
 struct Metrics
 {

@@ -44,20 +44,20 @@ QString td(const QString &text, const QString &cls = QString())
 }
 
 // Outcome class of a point and of the summary's counts: the report colours by it (CSS below).
-QString outcomeClass(ExperimentStatus s)
+// The points' colours are the window's (core/experiment.h), one rule per outcome.
+QString pointStyle()
 {
-    switch (s) {
-    case ExperimentStatus::Kept: return QStringLiteral("kept");
-    case ExperimentStatus::Baseline: return QStringLiteral("baseline");
-    case ExperimentStatus::Pending: return QStringLiteral("pending");
-    case ExperimentStatus::Rejected: return QStringLiteral("rejected");
-    case ExperimentStatus::Reverted: return QStringLiteral("reverted");
-    case ExperimentStatus::Running: return QStringLiteral("running");
-    case ExperimentStatus::Failed:
-    case ExperimentStatus::Crashed:
-    case ExperimentStatus::Timeout: break;
-    }
-    return QStringLiteral("failed");
+    QString css;
+    for (ExperimentOutcome o : {ExperimentOutcome::Baseline, ExperimentOutcome::Kept, ExperimentOutcome::Pending, ExperimentOutcome::Rejected, ExperimentOutcome::Reverted,
+                      ExperimentOutcome::Running, ExperimentOutcome::Failed})
+        css += QStringLiteral(".pt.%1 { fill: %2; }\n").arg(outcomeName(o), QLatin1String(outcomeColor(o)));
+    return css;
+}
+
+QString legendDot(ExperimentOutcome o, const QString &label)
+{
+    return QStringLiteral("<span><i class=\"dot\" style=\"background:%1\"></i>%2</span>")
+        .arg(QLatin1String(outcomeColor(o)), label);
 }
 
 const char *const kStyle = R"(
@@ -70,8 +70,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .chart { background: #fff; } .chart .plot { fill: none; stroke: #c4c9d4; } .chart .grid { stroke: #eceef2; }
 .chart .tick, .chart .axis, .chart .reflabel { font-size: 11px; fill: #5b6475; } .chart .title { font-size: 13px; font-weight: 600; fill: #1d2330; }
 .chart .ref { stroke: #8a93a6; stroke-dasharray: 4 3; } .chart .best { fill: none; stroke: #2f7d32; stroke-width: 1.5; }
-.pt { stroke: none; } .pt.kept, .pt.baseline { fill: #2f7d32; } .pt.reverted { fill: #9aa3b5; } .pt.pending { fill: #e6a100; }
-.pt.rejected { fill: #b86f00; } .pt.failed { fill: #c62828; } .bar.gain { fill: #2f7d32; } .bar.loss { fill: #c62828; }
+.pt { stroke: none; } .bar.gain { fill: #2f7d32; } .bar.loss { fill: #c62828; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
 pre.diff { font: 12px/1.35 ui-monospace, monospace; background: #f7f8fa; border: 1px solid #eceef2; padding: 8px; overflow-x: auto; }
 .add { background: #e6f4e6; display: block; } .del { background: #fbe7e7; display: block; } .skip { color: #8a93a6; display: block; }
@@ -85,7 +84,7 @@ QString RunReport::html(const RunSnapshot &run, const GitRepo *repo, const QDate
     QString h;
     h += QStringLiteral("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>"
                         "<meta charset=\"utf-8\"/><title>AutoKernel report: %1</title><style>%2</style></head><body>")
-             .arg(esc(run.model), QString::fromLatin1(kStyle).toHtmlEscaped());
+             .arg(esc(run.model), QString(QString::fromLatin1(kStyle) + pointStyle()).toHtmlEscaped());
     h += QStringLiteral("<h1>AutoKernel report: %1</h1><p class=\"sub\">%2 · %3 · generated %4 by AutoKernel Studio %5</p>")
              .arg(esc(run.model), esc(run.runDir), esc(run.device.name.isEmpty() ? QStringLiteral("device unknown") : run.device.name),
                   esc(generated.toUTC().toString(Qt::ISODate)), esc(QCoreApplication::applicationVersion()));
@@ -172,11 +171,11 @@ QString RunReport::charts(const RunSnapshot &run)
     for (const Experiment &e : run.experiments)
         byKernel[RunLoader::kernelName(e.kernel)].append(&e);
     QString s = timeline + QStringLiteral("<h2>Speedup over PyTorch, experiment by experiment</h2><p class=\"legend\">"
-                               "<span><i class=\"dot\" style=\"background:#2f7d32\"></i>kept</span>"
-                               "<span><i class=\"dot\" style=\"background:#9aa3b5\"></i>reverted</span>"
-                               "<span><i class=\"dot\" style=\"background:#e6a100\"></i>pending</span>"
-                               "<span><i class=\"dot\" style=\"background:#c62828\"></i>failed (no speedup: not drawn)</span>"
-                               "</p><div class=\"charts\">");
+                               "%1%2%3%4</p><div class=\"charts\">")
+                                   .arg(legendDot(ExperimentOutcome::Kept, QStringLiteral("kept")),
+                                        legendDot(ExperimentOutcome::Reverted, QStringLiteral("reverted")),
+                                        legendDot(ExperimentOutcome::Pending, QStringLiteral("pending")),
+                                        legendDot(ExperimentOutcome::Failed, QStringLiteral("failed (no speedup: not drawn)")));
     for (const KernelRecord &k : run.kernels) {
         const QString name = RunLoader::kernelName(k.folder);
         const auto list = byKernel.value(name);
@@ -192,7 +191,7 @@ QString RunReport::charts(const RunSnapshot &run)
             const double x = e->metrics.speedup;
             if (!e->metrics.correct || !Metrics::has(x))
                 continue;
-            points.append({double(e->id), x, outcomeClass(e->status),
+            points.append({double(e->id), x, outcomeName(outcomeOf(e->status)),
                            QStringLiteral("#%1 %2 %3: %4").arg(e->id).arg(statusName(e->status), ratio(x), e->description)});
             if (e->status == ExperimentStatus::Kept || e->status == ExperimentStatus::Baseline) {
                 bestSoFar = std::isfinite(bestSoFar) ? std::max(bestSoFar, x) : x;

@@ -22,19 +22,17 @@ RunStats RunStats::of(const RunSnapshot &run)
             if (!s.last.isValid() || e.finished > s.last)
                 s.last = e.finished;
         }
-        switch (e.status) {
-        case ExperimentStatus::Baseline: continue;
-        case ExperimentStatus::Kept: ++s.kept; break;
-        case ExperimentStatus::Pending: ++s.pending; break;
-        case ExperimentStatus::Reverted: ++s.reverted; break;
-        case ExperimentStatus::Rejected: ++s.rejected; break;
-        case ExperimentStatus::Running:
+        switch (outcomeOf(e.status)) {
+        case ExperimentOutcome::Baseline: continue;
+        case ExperimentOutcome::Kept: ++s.kept; break;
+        case ExperimentOutcome::Pending: ++s.pending; break;
+        case ExperimentOutcome::Reverted: ++s.reverted; break;
+        case ExperimentOutcome::Rejected: ++s.rejected; break;
+        case ExperimentOutcome::Running:
             ++s.running;
             s.currentKernel = e.kernel;     // experiments are in id order: the newest wins
             break;
-        case ExperimentStatus::Failed:
-        case ExperimentStatus::Crashed:
-        case ExperimentStatus::Timeout: ++s.failed; break;
+        case ExperimentOutcome::Failed: ++s.failed; break;
         }
         ++s.attempts;
     }

@@ -172,14 +172,7 @@ void ThroughputChart::showSelected()
 
 QColor ThroughputChart::outcomeColor(ExperimentStatus status)
 {
-    switch (status) {
-    case ExperimentStatus::Kept:
-    case ExperimentStatus::Baseline: return QColor(0x2f, 0x7d, 0x32);
-    case ExperimentStatus::Pending: return QColor(0xe6, 0xa1, 0x00);
-    case ExperimentStatus::Rejected: return QColor(0xb8, 0x6f, 0x00);
-    case ExperimentStatus::Reverted: return QColor(0x9a, 0xa3, 0xb5);
-    default: return QColor(0xc6, 0x28, 0x28);
-    }
+    return QColor(QLatin1String(ak::outcomeColor(outcomeOf(status))));
 }
 
 } // namespace ak

@@ -8,6 +8,7 @@
 #include "runloader.h"
 #include "runsteering.h"
 #include "runstore.h"
+#include "steeroutcome.h"
 
 #include <nlohmann/json.hpp>
 
@@ -159,21 +160,10 @@ int runRules(const QStringList &argsIn)
     // The writer merges the given fields over its own current rules (after its repair), which may
     // differ from what was loaded above.
     const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::moveOn(given, RunStore::author()));
-    for (const QString &note : o.repairNotes)
-        QTextStream(stderr) << "repair: " << note << '\n';
-    switch (o.kind) {
-    case RunSteering::Outcome::Kind::Failed:
-        return printUsageError(o.message);
-    case RunSteering::Outcome::Kind::Queued:
-        QTextStream(stdout) << "rules: queued for the writer of the run (pid " << o.writer
-                            << "), which applies them at its next experiment\n";
-        return 0;
-    case RunSteering::Outcome::Kind::Refused:
-        QTextStream(stderr) << "autokernel-cli rules: " << o.message << '\n';
-        return 1;
-    case RunSteering::Outcome::Kind::Applied:
-        break;
-    }
+    const QString queued = QStringLiteral("rules: queued for the writer of the run (pid %1), which applies them at its next experiment")
+                               .arg(o.writer);
+    if (const int code = reportSteerOutcome(o, QStringLiteral("rules"), queued); code >= 0)
+        return code;
     wanted = o.state->config.moveOn;
     if (asJson) {
         printRules(wanted, nullptr, true);

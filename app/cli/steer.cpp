@@ -5,6 +5,7 @@
 
 #include "runloader.h"
 #include "runsteering.h"
+#include "steeroutcome.h"
 
 #include <QTextStream>
 
@@ -59,20 +60,8 @@ int steer(const Steer &cmd, QStringList args)
     const QString name = SteerRequest::actionName(action);
 
     const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::kernelAction(action, kernel, id).withReason(reason));
-    for (const QString &note : o.repairNotes)
-        QTextStream(stderr) << "repair: " << note << '\n';
-    switch (o.kind) {
-    case RunSteering::Outcome::Kind::Failed:
-        return printUsageError(o.message);
-    case RunSteering::Outcome::Kind::Queued:
-        QTextStream(stdout) << name << ": " << o.message << '\n';
-        return 0;
-    case RunSteering::Outcome::Kind::Refused:
-        QTextStream(stderr) << "autokernel-cli " << name << ": " << o.message << '\n';
-        return 1;
-    case RunSteering::Outcome::Kind::Applied:
-        break;
-    }
+    if (const int code = reportSteerOutcome(o, name, name + QStringLiteral(": ") + o.message); code >= 0)
+        return code;
     const QString done = action == SteerRequest::Action::Revert
         ? QStringLiteral(" (new experiment #%1, commit %2)").arg(o.created.id).arg(o.created.commit.left(12))
         : QString();
@@ -134,20 +123,9 @@ int runReview(const QStringList &argsIn)
     const bool on = word == QLatin1String("on");
 
     const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::review(on));
-    for (const QString &note : o.repairNotes)
-        QTextStream(stderr) << "repair: " << note << '\n';
-    switch (o.kind) {
-    case RunSteering::Outcome::Kind::Failed:
-        return printUsageError(o.message);
-    case RunSteering::Outcome::Kind::Queued:
-        QTextStream(stdout) << "review mode " << word << ": " << o.message << '\n';
-        return 0;
-    case RunSteering::Outcome::Kind::Refused:
-        QTextStream(stderr) << "autokernel-cli review: " << o.message << '\n';
-        return 1;
-    case RunSteering::Outcome::Kind::Applied:
-        break;
-    }
+    if (const int code = reportSteerOutcome(o, QStringLiteral("review"), QStringLiteral("review mode %1: %2").arg(word, o.message));
+        code >= 0)
+        return code;
     QTextStream(stdout) << "review mode: " << modeText(o.state->reviewMode) << '\n' << pendingText(*o.state) << '\n';
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "loopsession.h"
 #include "runloader.h"
 #include "runstore.h"
+#include "secretscan.h"
 #include "testregistry.h"
 
 #include <QDirIterator>
@@ -58,35 +59,6 @@ ScriptedReply scripted(const QString &text, qint64 tokensIn)
     r.tokensIn = tokensIn;
     r.tokensOut = tokensIn / 10;
     return r;
-}
-
-// Every file under `dir` (.git included) must not hold `secret`; git's loose objects are zlib
-// streams, so they are searched decompressed too. Returns the offending files.
-QStringList filesHolding(const QString &dir, const QByteArray &secret, int *objects)
-{
-    QStringList found;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        const QByteArray data = readFile(path);
-        if (data.contains(secret))
-            found << path;
-        if (path.contains(QLatin1String("/.git/objects/")) && !path.contains(QLatin1String("/pack/"))
-            && !path.contains(QLatin1String("/info/"))) {
-            // qUncompress wants a 4-byte big-endian size hint before the zlib stream.
-            QByteArray framed(4, '\0');
-            framed[0] = 0x00;
-            framed[1] = 0x10;
-            framed += data;
-            const QByteArray inflated = qUncompress(framed);
-            if (inflated.isEmpty())
-                found << path + QStringLiteral(" (cannot inflate)");
-            else if (inflated.contains(secret))
-                found << path + QStringLiteral(" (inflated)");
-            ++*objects;
-        }
-    }
-    return found;
 }
 
 } // namespace
@@ -278,12 +250,12 @@ private Q_SLOTS:
 
         // The API key reached the server and nothing else.
         int objects = 0;
-        const QStringList leaks = filesHolding(dir, key, &objects);
+        const QStringList leaks = test::filesHolding(dir, key, nullptr, &objects);
         QVERIFY2(leaks.isEmpty(), qPrintable(leaks.join(QLatin1Char('\n'))));
         QVERIFY(objects > 10);
         // The scan does see inside git's compressed objects: commit trailers are found there only.
         int ignored = 0;
-        const QStringList trailers = filesHolding(dir, "Outcome: keep", &ignored);
+        const QStringList trailers = test::filesHolding(dir, "Outcome: keep", nullptr, &ignored);
         QVERIFY(!trailers.isEmpty());
         for (const QString &f : trailers)
             QVERIFY2(f.endsWith(QStringLiteral(" (inflated)")), qPrintable(f));

@@ -96,6 +96,9 @@ private Q_SLOTS:
         QVERIFY2(repo, qPrintable(repoError));
         const Parsed p = parse(RunReport::html(*run, repo.get(), QDateTime::currentDateTimeUtc()));
         QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+        // The points' colours are the window's (one table in core/experiment.cpp).
+        QVERIFY(p.all.contains(QStringLiteral(".pt.reverted { fill: %1; }").arg(QLatin1String(outcomeColor(ExperimentOutcome::Reverted)))));
+        QVERIFY(p.all.contains(QStringLiteral(".pt.failed { fill: #c62828; }")));
 
         // Summary: measured from verification.json, projected from the heads, outcome counts.
         QVERIFY2(p.textById[QStringLiteral("measured")].contains(QStringLiteral("1.030×")), qPrintable(p.textById[QStringLiteral("measured")]));

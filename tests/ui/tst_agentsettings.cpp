@@ -15,6 +15,7 @@
 #include "runconfig.h"
 #include "runloader.h"
 #include "runstore.h"
+#include "secretscan.h"
 #include "steeringactions.h"
 #include "testregistry.h"
 
@@ -72,32 +73,6 @@ QByteArray chunk(int n)
     QByteArray s = readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/agent/python/harness/starters/cpu/softmax.py"));
     s.replace(QByteArray("ROW_CHUNK = 64\n"), QByteArray("ROW_CHUNK = " + QByteArray::number(n) + '\n'));
     return s;
-}
-
-// Every file under `dir` (.git included, loose objects inflated) that holds `secret`.
-QStringList filesHolding(const QString &dir, const QByteArray &secret, int *files)
-{
-    QStringList found;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        const QByteArray data = readFile(path);
-        ++*files;
-        if (data.contains(secret))
-            found << path;
-        if (path.contains(QLatin1String("/.git/objects/")) && !path.contains(QLatin1String("/pack/"))
-            && !path.contains(QLatin1String("/info/"))) {
-            QByteArray framed(4, '\0'); // qUncompress wants a 4-byte big-endian size hint
-            framed[1] = 0x10;
-            framed += data;
-            const QByteArray inflated = qUncompress(framed);
-            if (inflated.isEmpty())
-                found << path + QStringLiteral(" (cannot inflate)");
-            else if (inflated.contains(secret))
-                found << path + QStringLiteral(" (inflated)");
-        }
-    }
-    return found;
 }
 
 bool ownerOnly(const QString &file)
@@ -586,7 +561,7 @@ private Q_SLOTS:
 
         // ... and no file of the run, the log, or the settings beyond the agent's own entry.
         int files = 0;
-        const QStringList leaks = filesHolding(dir, key, &files);
+        const QStringList leaks = test::filesHolding(dir, key, &files);
         QVERIFY2(leaks.isEmpty(), qPrintable(leaks.join(QLatin1Char('\n'))));
         QVERIFY(files > 10);
         QVERIFY(!readFile(QDir(dir).filePath(QStringLiteral("run.json"))).contains(key));
