@@ -1,5 +1,7 @@
 #include "agentsettingsdialog.h"
 
+#include "llmconnectiontest.h"
+
 #include <QButtonGroup>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -152,6 +154,10 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     llmForm->addRow(servers);
     llmForm->addRow(QStringLiteral("Model"), m_model);
     llmForm->addRow(keyBox);
+    llmForm->addRow(new LlmConnectionTest([this] {
+        const AgentSettings s = settings();
+        return std::make_pair(s.agent, s.keySource == AgentSettings::KeySource::Stored ? s.apiKey.trimmed() : QString());
+    }, llmPage));
 
     // command
     auto *commandPage = new QWidget(this);

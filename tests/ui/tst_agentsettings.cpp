@@ -441,6 +441,60 @@ private Q_SLOTS:
     }
 
     // Loop ▸ Agent… in the window: the choice is logged without the key.
+    void testConnectionUsesTheFieldsAndNamesTheCause()
+    {
+        auto raw = [](int status, const QByteArray &body) {
+            ScriptedReply r;
+            r.kind = ScriptedReply::Kind::Raw;
+            r.status = status;
+            r.raw = body;
+            return r;
+        };
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        const QString key = QString::fromLatin1(randomKey());
+        AgentSettingsDialog d;
+        d.prefill(QByteArray());
+        d.setKind(AgentConfig::Kind::Llm);
+        d.baseUrlEdit()->setText(server.baseUrl());
+        d.modelEdit()->setText(QStringLiteral("qwen-coder"));
+        d.keyStored()->setChecked(true);
+        d.keyEdit()->setText(key);
+        auto *button = d.findChild<QPushButton *>(QStringLiteral("testConnection"));
+        auto *result = d.findChild<QLabel *>(QStringLiteral("testResult"));
+        QVERIFY(button && result);
+
+        // The server answers: the verdict and what it said about itself, off the GUI thread (the
+        // loopback server answers from this thread's event loop while the probe waits).
+        server.enqueue(raw(200, R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":131072}]})"));
+        server.enqueue(ScriptedReply::reply(QStringLiteral("OK")));
+        button->click();
+        QVERIFY(!button->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 15000);
+        QVERIFY2(result->text().startsWith(QStringLiteral("ok: qwen-coder answered")), qPrintable(result->text()));
+        QVERIFY2(result->text().contains(QStringLiteral("131072")), qPrintable(result->text()));
+        const auto requests = server.requests();
+        QVERIFY(requests.size() >= 2);
+        QCOMPARE(requests.first().headers.value("authorization"), "Bearer " + key.toUtf8()); // the stored key, in memory
+
+        // A refused key: named, and the key itself never shown.
+        server.enqueue(raw(401, R"({"error":{"message":"bad key"}})"));
+        server.enqueue(raw(404, "{}"));
+        server.enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided: ") + key));
+        button->click();
+        QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 15000);
+        QVERIFY2(result->text().contains(QStringLiteral("refused the API key")), qPrintable(result->text()));
+        QVERIFY(!result->text().contains(key));
+
+        // Fields that cannot make a request: said at once, nothing sent.
+        const int sent = int(server.requests().size());
+        d.modelEdit()->clear();
+        button->click();
+        QVERIFY(button->isEnabled());
+        QVERIFY2(result->text().contains(QStringLiteral("model")), qPrintable(result->text()));
+        QCOMPARE(int(server.requests().size()), sent);
+    }
+
     void windowAction()
     {
         MainWindow w;
