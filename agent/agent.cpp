@@ -7,15 +7,24 @@ namespace ak {
 QString AgentError::kindName(Kind k)
 {
     switch (k) {
-    case Kind::Network: return QStringLiteral("network");
-    case Kind::Http: return QStringLiteral("http");
-    case Kind::Timeout: return QStringLiteral("timeout");
-    case Kind::BadReply: return QStringLiteral("bad-reply");
-    case Kind::NoChange: return QStringLiteral("no-change");
-    case Kind::Command: return QStringLiteral("command");
-    case Kind::Config: return QStringLiteral("config");
-    case Kind::Exhausted: return QStringLiteral("exhausted");
-    case Kind::Cancelled: return QStringLiteral("cancelled");
+    case Kind::Network:
+        return QStringLiteral("network");
+    case Kind::Http:
+        return QStringLiteral("http");
+    case Kind::Timeout:
+        return QStringLiteral("timeout");
+    case Kind::BadReply:
+        return QStringLiteral("bad-reply");
+    case Kind::NoChange:
+        return QStringLiteral("no-change");
+    case Kind::Command:
+        return QStringLiteral("command");
+    case Kind::Config:
+        return QStringLiteral("config");
+    case Kind::Exhausted:
+        return QStringLiteral("exhausted");
+    case Kind::Cancelled:
+        return QStringLiteral("cancelled");
     }
     return QString();
 }

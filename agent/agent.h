@@ -35,7 +35,7 @@ protected:
     const std::atomic<bool> *stopFlag() const { return &m_stop; }
 
 private:
-    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_stop { false };
 };
 
 } // namespace ak

@@ -7,22 +7,26 @@ namespace ak {
 QString AgentConfig::kindName(Kind k)
 {
     switch (k) {
-    case Kind::Tune: return QStringLiteral("tune");
-    case Kind::Llm: return QStringLiteral("llm");
-    case Kind::Command: return QStringLiteral("command");
-    case Kind::Replay: return QStringLiteral("replay");
+    case Kind::Tune:
+        return QStringLiteral("tune");
+    case Kind::Llm:
+        return QStringLiteral("llm");
+    case Kind::Command:
+        return QStringLiteral("command");
+    case Kind::Replay:
+        return QStringLiteral("replay");
     }
     return QString();
 }
 
 QStringList AgentConfig::kindNames()
 {
-    return {kindName(Kind::Tune), kindName(Kind::Llm), kindName(Kind::Command), kindName(Kind::Replay)};
+    return { kindName(Kind::Tune), kindName(Kind::Llm), kindName(Kind::Command), kindName(Kind::Replay) };
 }
 
 bool AgentConfig::parseKind(const QString &text, Kind *out)
 {
-    for (Kind k : {Kind::Tune, Kind::Llm, Kind::Command, Kind::Replay}) {
+    for (Kind k : { Kind::Tune, Kind::Llm, Kind::Command, Kind::Replay }) {
         if (text.trimmed().toLower() == kindName(k)) {
             if (out)
                 *out = k;
@@ -34,27 +38,20 @@ bool AgentConfig::parseKind(const QString &text, Kind *out)
 
 QByteArray AgentConfig::toJson() const
 {
-    nlohmann::json o{{"kind", kindName(kind).toStdString()},
-                     {"protocol", llmProtocol.toStdString()},
-                     {"base_url", baseUrl.toStdString()},
-                     {"model", model.toStdString()},
-                     {"api_key_env", apiKeyEnv.toStdString()},
-                     {"command", commandTemplate.toStdString()},
-                     {"replay_run", replayRun.toStdString()},
-                     {"seed", seed},
-                     {"max_tokens", maxTokens},
-                     {"temperature", temperature},
-                     {"stream", stream},
-                     {"request_timeout_sec", requestTimeoutSec},
-                     {"idle_timeout_sec", idleTimeoutSec},
-                     {"max_attempts", maxAttempts},
-                     {"command_timeout_sec", commandTimeoutSec}};
+    nlohmann::json o { { "kind", kindName(kind).toStdString() }, { "protocol", llmProtocol.toStdString() },
+        { "base_url", baseUrl.toStdString() }, { "model", model.toStdString() },
+        { "api_key_env", apiKeyEnv.toStdString() }, { "command", commandTemplate.toStdString() },
+        { "replay_run", replayRun.toStdString() }, { "seed", seed }, { "max_tokens", maxTokens },
+        { "temperature", temperature }, { "stream", stream }, { "request_timeout_sec", requestTimeoutSec },
+        { "idle_timeout_sec", idleTimeoutSec }, { "max_attempts", maxAttempts },
+        { "command_timeout_sec", commandTimeoutSec } };
     return QByteArray::fromStdString(o.dump(2));
 }
 
 bool AgentConfig::fromJson(const QByteArray &text, AgentConfig *out, QString *error)
 {
-    const nlohmann::json o = nlohmann::json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
+    const nlohmann::json o
+        = nlohmann::json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
     auto fail = [error](const QString &why) {
         if (error)
             *error = why;
@@ -83,17 +80,24 @@ bool AgentConfig::fromJson(const QByteArray &text, AgentConfig *out, QString *er
     };
     QString kind = kindName(c.kind);
     if (!str("kind", &kind) || !parseKind(kind, &c.kind))
-        return fail(QStringLiteral("agent.kind: expected one of %1").arg(kindNames().join(QStringLiteral(", "))));
-    const struct { const char *key; QString *field; } strings[] = {
-        {"protocol", &c.llmProtocol}, {"base_url", &c.baseUrl}, {"model", &c.model},
-        {"api_key_env", &c.apiKeyEnv}, {"command", &c.commandTemplate}, {"replay_run", &c.replayRun}};
+        return fail(
+            QStringLiteral("agent.kind: expected one of %1").arg(kindNames().join(QStringLiteral(", "))));
+    const struct
+    {
+        const char *key;
+        QString *field;
+    } strings[] = { { "protocol", &c.llmProtocol }, { "base_url", &c.baseUrl }, { "model", &c.model },
+        { "api_key_env", &c.apiKeyEnv }, { "command", &c.commandTemplate }, { "replay_run", &c.replayRun } };
     for (const auto &f : strings)
         if (!str(f.key, f.field))
             return fail(QStringLiteral("agent.%1: expected a string").arg(QLatin1String(f.key)));
-    const struct { const char *key; int *field; } ints[] = {
-        {"seed", &c.seed}, {"max_tokens", &c.maxTokens}, {"request_timeout_sec", &c.requestTimeoutSec},
-        {"idle_timeout_sec", &c.idleTimeoutSec}, {"max_attempts", &c.maxAttempts},
-        {"command_timeout_sec", &c.commandTimeoutSec}};
+    const struct
+    {
+        const char *key;
+        int *field;
+    } ints[] = { { "seed", &c.seed }, { "max_tokens", &c.maxTokens },
+        { "request_timeout_sec", &c.requestTimeoutSec }, { "idle_timeout_sec", &c.idleTimeoutSec },
+        { "max_attempts", &c.maxAttempts }, { "command_timeout_sec", &c.commandTimeoutSec } };
     for (const auto &f : ints)
         if (!integer(f.key, f.field))
             return fail(QStringLiteral("agent.%1: expected an integer").arg(QLatin1String(f.key)));
@@ -108,7 +112,8 @@ bool AgentConfig::fromJson(const QByteArray &text, AgentConfig *out, QString *er
         c.stream = it->get<bool>();
     }
     if (c.llmProtocol != QLatin1String("openai") && c.llmProtocol != QLatin1String("anthropic"))
-        return fail(QStringLiteral("agent.protocol: expected \"openai\" or \"anthropic\", not \"%1\"").arg(c.llmProtocol));
+        return fail(QStringLiteral("agent.protocol: expected \"openai\" or \"anthropic\", not \"%1\"")
+                        .arg(c.llmProtocol));
     *out = c;
     return true;
 }

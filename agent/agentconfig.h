@@ -14,9 +14,9 @@ struct AgentConfig
     QString llmProtocol = QStringLiteral("openai"); // "openai" (Chat Completions) or "anthropic" (Messages)
     QString baseUrl;
     QString model;
-    QString apiKeyEnv;       // e.g. "OPENAI_API_KEY"
+    QString apiKeyEnv; // e.g. "OPENAI_API_KEY"
     QString commandTemplate; // e.g. "mytool --prompt-file {prompt} --workdir {dir}"
-    QString replayRun;       // run directory whose proposals are replayed
+    QString replayRun; // run directory whose proposals are replayed
     int seed = 0;
 
     // LLM agent: request limits (per attempt) and sampling. The price table and the key itself come
@@ -26,7 +26,7 @@ struct AgentConfig
     bool stream = true;
     int requestTimeoutSec = 600;
     int idleTimeoutSec = 120;
-    int maxAttempts = 4;     // 429 / 5xx / connection failures are retried with backoff
+    int maxAttempts = 4; // 429 / 5xx / connection failures are retried with backoff
     // Command agent: the external command is killed after this long.
     int commandTimeoutSec = 1800;
 

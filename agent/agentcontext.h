@@ -15,21 +15,21 @@ namespace ak {
 // the loop for each experiment (it crosses into the agent by copy; agents never touch the run store).
 struct AgentContext
 {
-    QString kernelName;          // kernel folder name, as in Experiment::kernel ("01-matmul")
-    QString kernelDir;           // absolute path of that folder in the run directory (read only)
-    QString opType;              // "matmul", "softmax", ... (KERNEL_TYPE)
-    KernelRecord record;         // profiled shapes, dtype, share of time, roofline numbers
-    QString kernelPy;            // the current kernel.py: the best kept version
+    QString kernelName; // kernel folder name, as in Experiment::kernel ("01-matmul")
+    QString kernelDir; // absolute path of that folder in the run directory (read only)
+    QString opType; // "matmul", "softmax", ... (KERNEL_TYPE)
+    KernelRecord record; // profiled shapes, dtype, share of time, roofline numbers
+    QString kernelPy; // the current kernel.py: the best kept version
     KernelStaticInfo staticInfo; // static check of kernelPy (constants with TUNE_SPACE candidates)
     DeviceInfo device;
-    Metrics best;                // metrics of the current kernel.py (roofline position: pctPeak, bound)
+    Metrics best; // metrics of the current kernel.py (roofline position: pctPeak, bound)
     QVector<Experiment> history; // earlier experiments of this kernel, in id order, with results and failures
     // Experiment id -> the kernel.py that experiment proposed, when the loop could read it back from
     // the run directory. The tune agent learns the configurations already tried from these texts.
     QHash<int, QString> historyKernelPy;
-    QString systemPrompt;        // program.md filled by PromptBuilder (device, kernel, rules)
-    QString prompt;              // the user message; empty = ContextPrompt::render(*this)
-    int experimentId = 0;        // id the proposal will be recorded under
+    QString systemPrompt; // program.md filled by PromptBuilder (device, kernel, rules)
+    QString prompt; // the user message; empty = ContextPrompt::render(*this)
+    int experimentId = 0; // id the proposal will be recorded under
 };
 
 } // namespace ak

@@ -29,8 +29,9 @@ std::unique_ptr<Agent> createAgent(const AgentConfig &config, const AgentInputs 
     }
     case AgentConfig::Kind::Replay:
         if (inputs.recorded.isEmpty()) {
-            *error = config.replayRun.isEmpty() ? QStringLiteral("no recorded run to replay is set")
-                                                : QStringLiteral("the run %1 has no proposals to replay").arg(config.replayRun);
+            *error = config.replayRun.isEmpty()
+                ? QStringLiteral("no recorded run to replay is set")
+                : QStringLiteral("the run %1 has no proposals to replay").arg(config.replayRun);
             return nullptr;
         }
         return std::make_unique<ReplayAgent>(inputs.recorded);

@@ -12,9 +12,9 @@ namespace ak {
 // What an agent needs besides its AgentConfig (which is stored in run.json and so holds no secret).
 struct AgentInputs
 {
-    QString apiKey;                       // from the user's settings store; empty = $config.apiKeyEnv
-    PriceTable prices;                    // from the user's settings
-    QVector<RecordedProposal> recorded;   // for the replay agent (run-store reader)
+    QString apiKey; // from the user's settings store; empty = $config.apiKeyEnv
+    PriceTable prices; // from the user's settings
+    QVector<RecordedProposal> recorded; // for the replay agent (run-store reader)
 };
 
 // Builds the agent a run is configured for. Returns null with *error set when it could not work at

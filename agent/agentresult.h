@@ -10,18 +10,18 @@ struct AgentUsage
 {
     qint64 tokensIn = 0;
     qint64 tokensOut = 0;
-    double cost = 0;             // in the price table's currency (USD); 0 when the model has no price
-    double seconds = 0;          // wall time of propose()
-    int attempts = 0;            // HTTP attempts (retries included); 0 for agents without a network
+    double cost = 0; // in the price table's currency (USD); 0 when the model has no price
+    double seconds = 0; // wall time of propose()
+    int attempts = 0; // HTTP attempts (retries included); 0 for agents without a network
 };
 
 struct AgentProposal
 {
-    QString kernelPy;            // the full new kernel.py
-    QString description;         // one line, e.g. "BLOCK_SIZE 256 -> 512"
-    QString agentName;           // "tune", "llm:<model>", "command", "replay"
+    QString kernelPy; // the full new kernel.py
+    QString description; // one line, e.g. "BLOCK_SIZE 256 -> 512"
+    QString agentName; // "tune", "llm:<model>", "command", "replay"
     AgentUsage usage;
-    QString rawReply;            // the model's or command's full output, for the experiment's record
+    QString rawReply; // the model's or command's full output, for the experiment's record
 };
 
 struct AgentError
@@ -30,11 +30,11 @@ struct AgentError
     // nothing left to try for the kernel (the orchestrator may move on); the rest are recorded failures.
     enum class Kind { Network, Http, Timeout, BadReply, NoChange, Command, Config, Exhausted, Cancelled };
     Kind kind = Kind::BadReply;
-    QString reason;              // one line, never holds a secret
-    bool retryable = false;      // the same request may succeed later (429, 5xx, network, timeout)
+    QString reason; // one line, never holds a secret
+    bool retryable = false; // the same request may succeed later (429, 5xx, network, timeout)
     QString agentName;
     AgentUsage usage;
-    QString rawReply;            // what came back, when anything did (a garbage reply is kept for review)
+    QString rawReply; // what came back, when anything did (a garbage reply is kept for review)
 
     static QString kindName(Kind k);
 };

@@ -6,13 +6,13 @@
 namespace ak {
 
 namespace {
-const std::array<std::pair<BenchStatus, const char *>, 5> kNames{{
-    {BenchStatus::Ok, "ok"},
-    {BenchStatus::Incorrect, "incorrect"},
-    {BenchStatus::Error, "error"},
-    {BenchStatus::Timeout, "timeout"},
-    {BenchStatus::Crash, "crash"},
-}};
+const std::array<std::pair<BenchStatus, const char *>, 5> kNames { {
+    { BenchStatus::Ok, "ok" },
+    { BenchStatus::Incorrect, "incorrect" },
+    { BenchStatus::Error, "error" },
+    { BenchStatus::Timeout, "timeout" },
+    { BenchStatus::Crash, "crash" },
+} };
 
 // A NaN never reaches JSON: a correct result lists every metric key (null = not known, e.g. % of peak
 // without device peaks); an incorrect one carries only what was really measured.
@@ -55,7 +55,8 @@ nlohmann::json BenchResult::toJson() const
     j["failure"] = failure.toStdString();
     nlohmann::json stageList = nlohmann::json::array();
     for (const BenchStage &s : stages)
-        stageList.push_back({{"name", s.name.toStdString()}, {"passed", s.passed}, {"detail", s.detail.toStdString()}});
+        stageList.push_back({ { "name", s.name.toStdString() }, { "passed", s.passed },
+            { "detail", s.detail.toStdString() } });
     j["stages"] = stageList;
     putMetric(j, "latency_us", metrics.latencyUs, correct);
     putMetric(j, "ref_latency_us", metrics.refLatencyUs, correct);

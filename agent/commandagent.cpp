@@ -91,16 +91,15 @@ void killGroup(QProcess *p)
 
 CommandAgent::CommandAgent(const AgentConfig &config)
     : CommandAgent(config.commandTemplate, std::max(1, config.commandTimeoutSec) * 1000)
-{
-}
+{ }
 
 CommandAgent::CommandAgent(const QString &commandTemplate, int timeoutMs)
     : m_template(commandTemplate)
     , m_timeoutMs(std::max(1, timeoutMs))
-{
-}
+{ }
 
-QStringList CommandAgent::expand(const QString &commandTemplate, const QHash<QString, QString> &values, QString *error)
+QStringList CommandAgent::expand(
+    const QString &commandTemplate, const QHash<QString, QString> &values, QString *error)
 {
     // POSIX shell word splitting without expansions: '...' is literal, "..." allows \" and \\,
     // a backslash outside quotes escapes the next character. (QProcess::splitCommand knows only ".)
@@ -119,7 +118,8 @@ QStringList CommandAgent::expand(const QString &commandTemplate, const QHash<QSt
             if (c == quote)
                 quote = QChar();
             else if (c == QLatin1Char('\\') && i + 1 < commandTemplate.size()
-                     && (commandTemplate.at(i + 1) == QLatin1Char('"') || commandTemplate.at(i + 1) == QLatin1Char('\\')))
+                && (commandTemplate.at(i + 1) == QLatin1Char('"')
+                    || commandTemplate.at(i + 1) == QLatin1Char('\\')))
                 word += commandTemplate.at(++i);
             else
                 word += c;
@@ -140,7 +140,8 @@ QStringList CommandAgent::expand(const QString &commandTemplate, const QHash<QSt
         }
     }
     if (!quote.isNull()) {
-        *error = QStringLiteral("the command template has an unclosed %1 quote: %2").arg(QString(quote), commandTemplate);
+        *error = QStringLiteral("the command template has an unclosed %1 quote: %2")
+                     .arg(QString(quote), commandTemplate);
         return {};
     }
     if (inWord)
@@ -161,35 +162,42 @@ AgentResult CommandAgent::propose(const AgentContext &context)
     QElapsedTimer clock;
     clock.start();
     auto seconds = [&] { return double(clock.elapsed()) / 1000.0; };
-    auto fail = [&](AgentError::Kind kind, const QString &why, bool retryable, const QString &output = QString()) {
-        AgentError e;
-        e.kind = kind;
-        e.reason = why;
-        e.retryable = retryable;
-        e.rawReply = output;
-        return finish(AgentResult::failure(e), seconds());
-    };
+    auto fail
+        = [&](AgentError::Kind kind, const QString &why, bool retryable, const QString &output = QString()) {
+              AgentError e;
+              e.kind = kind;
+              e.reason = why;
+              e.retryable = retryable;
+              e.rawReply = output;
+              return finish(AgentResult::failure(e), seconds());
+          };
     if (stopRequested())
         return cancelled(0);
 
     QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/autokernel-command-XXXXXX"));
     if (!scratch.isValid())
-        return fail(AgentError::Kind::Command, QStringLiteral("cannot create a scratch folder: ") + scratch.errorString(), true);
+        return fail(AgentError::Kind::Command,
+            QStringLiteral("cannot create a scratch folder: ") + scratch.errorString(), true);
     const QString workDir = scratch.filePath(QStringLiteral("work"));
     const QString promptFile = scratch.filePath(QStringLiteral("prompt.md"));
     const QString kernelFile = workDir + QStringLiteral("/kernel.py");
     QString error;
     if (!QDir().mkpath(workDir) || !copyTree(context.kernelDir, workDir, &error))
-        return fail(AgentError::Kind::Command, error.isEmpty() ? QStringLiteral("cannot prepare the scratch folder") : error, true);
+        return fail(AgentError::Kind::Command,
+            error.isEmpty() ? QStringLiteral("cannot prepare the scratch folder") : error, true);
     QFile::remove(workDir + QStringLiteral("/DESCRIPTION"));
     QString prompt = context.systemPrompt;
     if (!prompt.isEmpty() && !context.prompt.isEmpty())
         prompt += QStringLiteral("\n\n");
     prompt += context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
     if (!writeFile(kernelFile, context.kernelPy) || !writeFile(promptFile, prompt))
-        return fail(AgentError::Kind::Command, QStringLiteral("cannot write into the scratch folder %1").arg(scratch.path()), true);
+        return fail(AgentError::Kind::Command,
+            QStringLiteral("cannot write into the scratch folder %1").arg(scratch.path()), true);
 
-    const QStringList args = expand(m_template, {{QStringLiteral("prompt"), promptFile}, {QStringLiteral("dir"), workDir}, {QStringLiteral("kernel"), kernelFile}}, &error);
+    const QStringList args = expand(m_template,
+        { { QStringLiteral("prompt"), promptFile }, { QStringLiteral("dir"), workDir },
+            { QStringLiteral("kernel"), kernelFile } },
+        &error);
     if (args.isEmpty())
         return fail(AgentError::Kind::Config, error, false);
 
@@ -212,7 +220,8 @@ AgentResult CommandAgent::propose(const AgentContext &context)
     process.setChildProcessModifier([] { ::setpgid(0, 0); });
     process.start();
     if (!process.waitForStarted(10000))
-        return fail(AgentError::Kind::Command, QStringLiteral("cannot start \"%1\": %2").arg(args.first(), process.errorString()), false);
+        return fail(AgentError::Kind::Command,
+            QStringLiteral("cannot start \"%1\": %2").arg(args.first(), process.errorString()), false);
 
     while (!process.waitForFinished(25)) {
         if (process.state() == QProcess::NotRunning)
@@ -223,24 +232,31 @@ AgentResult CommandAgent::propose(const AgentContext &context)
         }
         if (clock.elapsed() > m_timeoutMs) {
             killGroup(&process);
-            return fail(AgentError::Kind::Timeout, QStringLiteral("the command did not finish within %1 s and was killed").arg(m_timeoutMs / 1000.0), true,
-                        readText(outFile, kMaxOutputKept));
+            return fail(AgentError::Kind::Timeout,
+                QStringLiteral("the command did not finish within %1 s and was killed")
+                    .arg(m_timeoutMs / 1000.0),
+                true, readText(outFile, kMaxOutputKept));
         }
     }
     const QString out = readText(outFile, kMaxOutputKept);
     if (process.exitStatus() == QProcess::CrashExit)
-        return fail(AgentError::Kind::Command, QStringLiteral("the command crashed: %1").arg(lastLine(readText(errFile, kMaxOutputKept))), true, out);
+        return fail(AgentError::Kind::Command,
+            QStringLiteral("the command crashed: %1").arg(lastLine(readText(errFile, kMaxOutputKept))), true,
+            out);
     if (process.exitCode() != 0) {
         const QString why = lastLine(readText(errFile, kMaxOutputKept));
         return fail(AgentError::Kind::Command,
-                    QStringLiteral("the command exited with code %1%2").arg(process.exitCode()).arg(why.isEmpty() ? QString() : QStringLiteral(": ") + why),
-                    true, out);
+            QStringLiteral("the command exited with code %1%2")
+                .arg(process.exitCode())
+                .arg(why.isEmpty() ? QString() : QStringLiteral(": ") + why),
+            true, out);
     }
     if (!QFileInfo::exists(kernelFile))
         return fail(AgentError::Kind::BadReply, QStringLiteral("the command removed kernel.py"), true, out);
     const QString proposed = readText(kernelFile);
     if (proposed == context.kernelPy)
-        return fail(AgentError::Kind::NoChange, QStringLiteral("the command left kernel.py unchanged"), true, out);
+        return fail(
+            AgentError::Kind::NoChange, QStringLiteral("the command left kernel.py unchanged"), true, out);
 
     AgentProposal p;
     p.kernelPy = proposed;

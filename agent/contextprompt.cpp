@@ -21,14 +21,17 @@ QString oneLine(QString s, int max)
 QString ContextPrompt::render(const AgentContext &c, int maxHistory)
 {
     QStringList out;
-    out << QStringLiteral("# Kernel %1 (%2)").arg(c.kernelName.isEmpty() ? c.record.folder : c.kernelName,
-                                                  c.opType.isEmpty() ? QStringLiteral("unknown type") : c.opType);
+    out << QStringLiteral("# Kernel %1 (%2)")
+               .arg(c.kernelName.isEmpty() ? c.record.folder : c.kernelName,
+                   c.opType.isEmpty() ? QStringLiteral("unknown type") : c.opType);
     if (!c.record.shapes.isEmpty())
-        out << QStringLiteral("Model shapes: %1; dtype %2.").arg(c.record.shapes.join(QStringLiteral(", ")), c.record.dtype);
+        out << QStringLiteral("Model shapes: %1; dtype %2.")
+                   .arg(c.record.shapes.join(QStringLiteral(", ")), c.record.dtype);
     const Metrics &b = c.best;
-    out << QStringLiteral("Current best: latency %1 us, speedup %2x over PyTorch, %3% of the %4 roof, noise %5%.")
-               .arg(num(b.latencyUs), num(b.speedup), num(b.pctPeak, 3), b.bound.isEmpty() ? QStringLiteral("device") : b.bound,
-                    num(b.noisePct, 2));
+    out << QStringLiteral(
+        "Current best: latency %1 us, speedup %2x over PyTorch, %3% of the %4 roof, noise %5%.")
+               .arg(num(b.latencyUs), num(b.speedup), num(b.pctPeak, 3),
+                   b.bound.isEmpty() ? QStringLiteral("device") : b.bound, num(b.noisePct, 2));
 
     QVector<const Experiment *> mine;
     for (const Experiment &e : c.history) {
@@ -40,7 +43,9 @@ QString ContextPrompt::render(const AgentContext &c, int maxHistory)
         out << QStringLiteral("No experiments on this kernel yet.");
     } else {
         const int first = std::max(0, int(mine.size()) - maxHistory);
-        out << QStringLiteral("## Experiments so far (%1, the last %2 shown; failures say why)").arg(mine.size()).arg(mine.size() - first);
+        out << QStringLiteral("## Experiments so far (%1, the last %2 shown; failures say why)")
+                   .arg(mine.size())
+                   .arg(mine.size() - first);
         out << QStringLiteral("| # | result | speedup | latency us | description | failure |");
         out << QStringLiteral("|---|---|---|---|---|---|");
         for (int i = first; i < mine.size(); ++i) {
@@ -48,7 +53,7 @@ QString ContextPrompt::render(const AgentContext &c, int maxHistory)
             out << QStringLiteral("| %1 | %2 | %3 | %4 | %5 | %6 |")
                        .arg(e.id)
                        .arg(statusName(e.status), num(e.metrics.speedup), num(e.metrics.latencyUs),
-                            oneLine(e.description, 120), oneLine(e.failure, 160));
+                           oneLine(e.description, 120), oneLine(e.failure, 160));
         }
     }
     out << QString() << QStringLiteral("## Current kernel.py") << QStringLiteral("```python");
@@ -56,7 +61,8 @@ QString ContextPrompt::render(const AgentContext &c, int maxHistory)
     if (code.endsWith(QLatin1Char('\n')))
         code.chop(1);
     out << code << QStringLiteral("```") << QString();
-    out << QStringLiteral("Propose the next experiment: reply with a DESCRIPTION line and the complete new kernel.py in one ```python block.");
+    out << QStringLiteral("Propose the next experiment: reply with a DESCRIPTION line and the complete new "
+                          "kernel.py in one ```python block.");
     return out.join(QLatin1Char('\n'));
 }
 

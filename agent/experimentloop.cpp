@@ -7,10 +7,10 @@
 #include "runloader.h"
 #include "secrets.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QDeadlineTimer>
 #include <QMutexLocker>
 #include <QThread>
 
@@ -28,7 +28,12 @@ public:
     OverheadClock() { m_timer.start(); }
     void pause() { m_ms += m_timer.nsecsElapsed() / 1e6; }
     void resume() { m_timer.restart(); }
-    double totalMs() { pause(); m_timer.restart(); return m_ms; }
+    double totalMs()
+    {
+        pause();
+        m_timer.restart();
+        return m_ms;
+    }
 
 private:
     QElapsedTimer m_timer;
@@ -43,9 +48,12 @@ QString speedText(double x)
 ExperimentStatus statusOf(const BenchResult &r)
 {
     switch (r.status) {
-    case BenchStatus::Timeout: return ExperimentStatus::Timeout;
-    case BenchStatus::Crash: return ExperimentStatus::Crashed;
-    default: return ExperimentStatus::Failed;
+    case BenchStatus::Timeout:
+        return ExperimentStatus::Timeout;
+    case BenchStatus::Crash:
+        return ExperimentStatus::Crashed;
+    default:
+        return ExperimentStatus::Failed;
     }
 }
 
@@ -78,7 +86,7 @@ QString suspicion(const BenchResult &bench, const RunSnapshot &run, const QStrin
     for (const Experiment &e : run.experiments) {
         const KernelRecord *other = run.kernel(e.kernel);
         const bool measured = e.status == ExperimentStatus::Kept || e.status == ExperimentStatus::Baseline
-                              || e.status == ExperimentStatus::Pending;
+            || e.status == ExperimentStatus::Pending;
         if (other && k && other->opType == k->opType && measured && Metrics::has(e.metrics.speedup)
             && !(e.metrics.speedup <= best))
             best = e.metrics.speedup;
@@ -86,14 +94,16 @@ QString suspicion(const BenchResult &bench, const RunSnapshot &run, const QStrin
     const double s = bench.metrics.speedup;
     const QString op = k ? k->opType : QStringLiteral("?");
     if (Metrics::has(best) && Metrics::has(s) && s > 2.0 && s > kSuspiciousOverHistory * best)
-        why << QStringLiteral("%1x over PyTorch is more than %2x the best any %3 kernel reached in this run (%4x)")
+        why << QStringLiteral(
+            "%1x over PyTorch is more than %2x the best any %3 kernel reached in this run (%4x)")
                    .arg(s, 0, 'f', 2)
                    .arg(kSuspiciousOverHistory, 0, 'g', 3)
                    .arg(op)
                    .arg(best, 0, 'f', 2);
     else if (!Metrics::has(best) && Metrics::has(s) && s > kSuspiciousSpeedup)
-        why << QStringLiteral("speedup %1x over the PyTorch reference is above %2x, and no %3 kernel in this run "
-                              "was measured before it: verify by hand")
+        why << QStringLiteral(
+            "speedup %1x over the PyTorch reference is above %2x, and no %3 kernel in this run "
+            "was measured before it: verify by hand")
                    .arg(s, 0, 'f', 1)
                    .arg(kSuspiciousSpeedup, 0, 'g', 3)
                    .arg(op);
@@ -103,9 +113,11 @@ QString suspicion(const BenchResult &bench, const RunSnapshot &run, const QStrin
 } // namespace
 
 ExperimentLoop::ExperimentLoop(LoopSession *session, Agent *agent, BenchFn bench, ExperimentLoopConfig config)
-    : m_session(session), m_agent(agent), m_bench(std::move(bench)), m_config(std::move(config))
-{
-}
+    : m_session(session)
+    , m_agent(agent)
+    , m_bench(std::move(bench))
+    , m_config(std::move(config))
+{ }
 
 void ExperimentLoop::message(const QString &text) const
 {
@@ -183,8 +195,8 @@ ExperimentLoop::Step ExperimentLoop::step()
         rules = Orchestrator::rulesOf(store.state(), &rulesError);
         if (!rulesError.isEmpty() && rulesError != m_rulesWarning)
             message(m_rulesWarning = rulesError);
-        const Orchestrator::Choice choice = Orchestrator::next(store.state(), rules, m_config.maxKernels,
-                                                               m_session->claimed(), QDateTime::currentDateTimeUtc());
+        const Orchestrator::Choice choice = Orchestrator::next(
+            store.state(), rules, m_config.maxKernels, m_session->claimed(), QDateTime::currentDateTimeUtc());
         for (const auto &[name, decision] : choice.retire) {
             QString error;
             if (store.markDone(name, decision.explanation, &error))
@@ -207,7 +219,7 @@ ExperimentLoop::Step ExperimentLoop::step()
             QMutexLocker lock(&session->mutex());
             session->claimed().remove(kernel);
         }
-    } release{m_session, kernel};
+    } release { m_session, kernel };
 
     if (Orchestrator::needsBaseline(run, kernel))
         return measureBaseline(kernel, run);
@@ -236,7 +248,8 @@ ExperimentLoop::Step ExperimentLoop::step()
         case AgentError::Kind::Exhausted: {
             QMutexLocker lock(&m_session->mutex());
             QString error;
-            if (!m_session->store().markDone(kernel, QStringLiteral("agent has nothing left: ") + e.reason, &error)) {
+            if (!m_session->store().markDone(
+                    kernel, QStringLiteral("agent has nothing left: ") + e.reason, &error)) {
                 // Not marked, the kernel would be chosen (and the agent asked) again and again.
                 lock.unlock();
                 message(QStringLiteral("%1: cannot mark done: %2").arg(kernel, error));
@@ -250,7 +263,8 @@ ExperimentLoop::Step ExperimentLoop::step()
             return Step::Stopped;
         default:
             draft.description = QStringLiteral("agent error (%1)").arg(AgentError::kindName(e.kind));
-            const Experiment failed = recordFailure(kernel, current, draft, e.reason, ExperimentStatus::Failed);
+            const Experiment failed
+                = recordFailure(kernel, current, draft, e.reason, ExperimentStatus::Failed);
             m_lastOverheadMs = clock.totalMs();
             if (failed.id != 0)
                 finished(failed, e.reason);
@@ -259,7 +273,8 @@ ExperimentLoop::Step ExperimentLoop::step()
     }
 
     const AgentProposal &p = result.proposal();
-    draft.description = p.description.isEmpty() ? QStringLiteral("(no description)") : secrets::redact(p.description);
+    draft.description
+        = p.description.isEmpty() ? QStringLiteral("(no description)") : secrets::redact(p.description);
     const QByteArray proposed = p.kernelPy.toUtf8();
     const KernelStaticInfo info = checkKernelSource(proposed);
     QString rejected = info.ok ? validateProposal(ctx.staticInfo, info) : info.error;
@@ -309,7 +324,8 @@ ExperimentLoop::Step ExperimentLoop::step()
         status = ExperimentStatus::Failed;
         verdict = QStringLiteral("harness problem (not the kernel): ") + failureOf(bench);
         if (++m_environmentErrors >= 3)
-            m_session->requestStop(QStringLiteral("the harness failed 3 times in a row: ") + failureOf(bench), true);
+            m_session->requestStop(
+                QStringLiteral("the harness failed 3 times in a row: ") + failureOf(bench), true);
     } else if (bench.status != BenchStatus::Ok || !bench.correct) {
         m_environmentErrors = 0;
         status = statusOf(bench);
@@ -320,11 +336,12 @@ ExperimentLoop::Step ExperimentLoop::step()
         if (!Metrics::has(old) && base)
             old = base->metrics.latencyUs;
         const double noise = std::max(Metrics::has(bench.metrics.noisePct) ? bench.metrics.noisePct : 0.0,
-                                      head && Metrics::has(head->metrics.noisePct) ? head->metrics.noisePct : 0.0);
+            head && Metrics::has(head->metrics.noisePct) ? head->metrics.noisePct : 0.0);
         const double gain = improvementPct(old, bench.metrics.latencyUs);
         if (Metrics::has(old) && !shouldKeep(old, bench.metrics.latencyUs, noise)) {
             status = ExperimentStatus::Reverted;
-            verdict = QStringLiteral("%1% %2 than the best (%3 -> %4 us); a keep needs > %5% faster and > noise %6%")
+            verdict = QStringLiteral(
+                "%1% %2 than the best (%3 -> %4 us); a keep needs > %5% faster and > noise %6%")
                           .arg(std::abs(gain), 0, 'f', 1)
                           .arg(gain < 0 ? QStringLiteral("slower") : QStringLiteral("faster"))
                           .arg(old, 0, 'f', 2)
@@ -335,7 +352,7 @@ ExperimentLoop::Step ExperimentLoop::step()
         if (status == ExperimentStatus::Kept) {
             const QString why = suspicion(bench, run, kernel);
             if (!why.isEmpty()) {
-                status = ExperimentStatus::Pending;     // accept or reject it; the head stays where it is
+                status = ExperimentStatus::Pending; // accept or reject it; the head stays where it is
                 verdict = QStringLiteral("held for review: ") + why;
             }
         }
@@ -349,7 +366,8 @@ ExperimentLoop::Step ExperimentLoop::step()
                 break;
             }
         }
-        message(QStringLiteral("%1: experiment %2 could not be recorded: %3").arg(kernel).arg(e.id).arg(error));
+        message(
+            QStringLiteral("%1: experiment %2 could not be recorded: %3").arg(kernel).arg(e.id).arg(error));
         if (!waitBeforeRetrying(error))
             return Step::Stopped; // on the next open the run store repairs it as crash
     }
@@ -370,7 +388,8 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     }
     const QString path = py.isEmpty() ? QString() : writeCandidate(kernel, py, &error);
     if (path.isEmpty()) {
-        m_session->requestStop(QStringLiteral("%1: cannot read or stage kernel.py: %2").arg(kernel, error), true);
+        m_session->requestStop(
+            QStringLiteral("%1: cannot read or stage kernel.py: %2").arg(kernel, error), true);
         return Step::Stopped;
     }
     message(QStringLiteral("%1: measuring the baseline").arg(kernel));
@@ -425,7 +444,8 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
         ctx.history.push_back(e);
         auto it = m_proposedText.find(e.id);
         if (it == m_proposedText.end() && !e.commit.isEmpty())
-            it = m_proposedText.insert(e.id, QString::fromUtf8(store.repo().readBlob(e.commit, RunStore::kernelPath(kernel))));
+            it = m_proposedText.insert(
+                e.id, QString::fromUtf8(store.repo().readBlob(e.commit, RunStore::kernelPath(kernel))));
         if (it != m_proposedText.end() && !it->isEmpty())
             ctx.historyKernelPy.insert(e.id, *it);
     }
@@ -440,8 +460,8 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
     return ctx;
 }
 
-Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
-                                   const QString &reason, ExperimentStatus status)
+Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray &kernelPy,
+    const Experiment &draft, const QString &reason, ExperimentStatus status)
 {
     // Still a commit: the diff of a rejected proposal (or the unchanged file, for an agent error)
     // stays reviewable, and the failure counts toward the consecutive-reverts rule.
@@ -449,7 +469,8 @@ Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray
     RunStore &store = m_session->store();
     QString error;
     Experiment e = store.beginExperiment(kernel, kernelPy, draft, &error);
-    if (e.id == 0 || !store.finishExperiment(e.id, status, Metrics(), secrets::redact(reason.simplified()), &error)) {
+    if (e.id == 0
+        || !store.finishExperiment(e.id, status, Metrics(), secrets::redact(reason.simplified()), &error)) {
         lock.unlock();
         message(QStringLiteral("%1: failure could not be recorded: %2").arg(kernel, error));
         writeRefused(kernel, error); // waits before the next step asks the agent again
@@ -476,8 +497,10 @@ bool ExperimentLoop::waitBeforeRetrying(const QString &error)
     // The run cannot be written (disk full, permissions). Asking the agent again at once would pay for
     // tokens with nothing recorded; giving up would end an overnight run over a disk a person can
     // free. So the loop waits, longer each time, and goes on when writing works again.
-    m_writeDelayMs = m_writeDelayMs == 0 ? m_config.writeRetryMs : std::min(m_writeDelayMs * 2, kMaxWriteRetryMs);
-    message(QStringLiteral("cannot write the run (%1); trying again in %2 s. Nothing recorded is lost; stop to end.")
+    m_writeDelayMs
+        = m_writeDelayMs == 0 ? m_config.writeRetryMs : std::min(m_writeDelayMs * 2, kMaxWriteRetryMs);
+    message(QStringLiteral(
+        "cannot write the run (%1); trying again in %2 s. Nothing recorded is lost; stop to end.")
                 .arg(error)
                 .arg(m_writeDelayMs / 1000.0, 0, 'f', 1));
     QDeadlineTimer deadline(m_writeDelayMs);
@@ -493,19 +516,23 @@ void ExperimentLoop::finished(const Experiment &e, const QString &verdict)
 {
     const bool kept = e.status == ExperimentStatus::Kept || e.status == ExperimentStatus::Pending;
     const bool failed = e.status == ExperimentStatus::Failed || e.status == ExperimentStatus::Crashed
-                        || e.status == ExperimentStatus::Timeout;
+        || e.status == ExperimentStatus::Timeout;
     double best = std::nan("");
     {
         QMutexLocker lock(&m_session->mutex());
-        best = Orchestrator::progress(m_session->store().state(), e.kernel, QDateTime::currentDateTimeUtc()).bestSpeedup;
+        best = Orchestrator::progress(m_session->store().state(), e.kernel, QDateTime::currentDateTimeUtc())
+                   .bestSpeedup;
     }
     const LoopStats totals = m_session->stats();
-    const QString line = QStringLiteral("#%1 %2 %3 %4 | best %5 vs baseline | %6 kept / %7 | %8 exp/h")
-                             .arg(e.id)
-                             .arg(e.kernel, statusName(e.status), e.description.left(60), speedText(best))
-                             .arg(totals.kept + (kept ? 1 : 0))
-                             .arg(totals.experiments + 1)
-                             .arg(totals.elapsedSeconds > 0 ? (totals.experiments + 1) * 3600.0 / totals.elapsedSeconds : 0.0, 0, 'f', 0);
+    const QString line
+        = QStringLiteral("#%1 %2 %3 %4 | best %5 vs baseline | %6 kept / %7 | %8 exp/h")
+              .arg(e.id)
+              .arg(e.kernel, statusName(e.status), e.description.left(60), speedText(best))
+              .arg(totals.kept + (kept ? 1 : 0))
+              .arg(totals.experiments + 1)
+              .arg(
+                  totals.elapsedSeconds > 0 ? (totals.experiments + 1) * 3600.0 / totals.elapsedSeconds : 0.0,
+                  0, 'f', 0);
     m_session->count(kept, failed, m_lastOverheadMs, line);
     message(line + (verdict.isEmpty() || kept ? QString() : QStringLiteral(" — ") + verdict.left(160)));
     if (m_session->onExperiment)

@@ -17,11 +17,11 @@ struct ExperimentLoopConfig
 {
     QString label = QStringLiteral("cpu"); // shown in messages: "cpu", "cuda:1"
     QString benchDevice = QStringLiteral("cpu"); // the harness's device: "cpu" | "cuda"
-    DeviceInfo device;                     // peaks for % of roof, the prompt's device facts
-    int maxKernels = 0;                    // only the first N kernels in Amdahl order; 0 = all
+    DeviceInfo device; // peaks for % of roof, the prompt's device facts
+    int maxKernels = 0; // only the first N kernels in Amdahl order; 0 = all
     bool quickBench = false;
-    int benchTimeLimitSec = 0;             // 0: HarnessClient's default
-    int writeRetryMs = 5000;               // first wait after a refused run-store write (doubles, max 5 min)
+    int benchTimeLimitSec = 0; // 0: HarnessClient's default
+    int writeRetryMs = 5000; // first wait after a refused run-store write (doubles, max 5 min)
 };
 
 // One device's loop: propose -> static check -> commit -> harness -> keep or revert -> log, kernel
@@ -49,7 +49,7 @@ private:
     AgentContext context(const QString &kernel, const RunSnapshot &run, const MoveOnRules &rules);
     // Records a proposal that never reaches the harness (agent error, static check) as failed.
     Experiment recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
-                       const QString &reason, ExperimentStatus status);
+        const QString &reason, ExperimentStatus status);
     void finished(const Experiment &e, const QString &verdict);
     // After a refused run-store write: waits before the loop goes on (waitBeforeRetrying), unless the
     // kernel was pinned meanwhile, the one refusal that is not a problem. Returns whether a stop came.
@@ -69,9 +69,9 @@ private:
     QTemporaryDir m_scratch;
     QHash<int, QString> m_proposedText; // experiment id -> kernel.py it proposed (read back once)
     QString m_rulesWarning;
-    QString m_sandbox;                     // the judge's isolation, as last reported
+    QString m_sandbox; // the judge's isolation, as last reported
     int m_environmentErrors = 0;
-    int m_writeDelayMs = 0;                // current back-off after refused writes; 0 = writes work
+    int m_writeDelayMs = 0; // current back-off after refused writes; 0 = writes work
     static constexpr int kMaxWriteRetryMs = 300000;
     double m_lastOverheadMs = 0;
 };

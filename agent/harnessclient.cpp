@@ -40,8 +40,7 @@ Metrics readMetrics(const nlohmann::json &result)
 
 HarnessClient::HarnessClient(WorkerClient *worker)
     : m_worker(worker)
-{
-}
+{ }
 
 nlohmann::json HarnessClient::peaksJson(const DeviceInfo &device)
 {
@@ -50,10 +49,8 @@ nlohmann::json HarnessClient::peaksJson(const DeviceInfo &device)
     nlohmann::json tflops = nlohmann::json::object();
     for (int p = 0; p < int(Precision::Count); ++p)
         tflops[precisionName(Precision(p)).toStdString()] = device.peakTflops[size_t(p)];
-    return {{"name", device.name.toStdString()},
-            {"tflops", tflops},
-            {"bandwidth_gbs", device.bandwidthGBs},
-            {"l2_mib", device.l2MiB}};
+    return { { "name", device.name.toStdString() }, { "tflops", tflops },
+        { "bandwidth_gbs", device.bandwidthGBs }, { "l2_mib", device.l2MiB } };
 }
 
 nlohmann::json HarnessClient::requestArgs(const BenchRequest &request) const
@@ -74,8 +71,8 @@ nlohmann::json HarnessClient::requestArgs(const BenchRequest &request) const
 BenchResult HarnessClient::bench(const BenchRequest &request, const WorkerClient::ProgressFn &progress) const
 {
     const int limit = request.timeLimitSec > 0 ? request.timeLimitSec : m_defaultTimeLimitSec;
-    const WorkerReply reply =
-        m_worker->request(QStringLiteral("bench"), requestArgs(request), limit * 1000, progress);
+    const WorkerReply reply
+        = m_worker->request(QStringLiteral("bench"), requestArgs(request), limit * 1000, progress);
     return fromReply(reply);
 }
 
@@ -85,7 +82,8 @@ BenchResult HarnessClient::fromReply(const WorkerReply &reply)
     r.seconds = reply.seconds;
     r.stderrTail = reply.stderrTail;
     switch (reply.status) {
-    case WorkerReply::Status::Ok: break;
+    case WorkerReply::Status::Ok:
+        break;
     case WorkerReply::Status::Timeout:
         r.status = BenchStatus::Timeout;
         r.failure = reply.error;
@@ -141,8 +139,9 @@ BenchResult HarnessClient::fromReply(const WorkerReply &reply)
     if (!r.correct && r.failure.isEmpty()) {
         for (const BenchStage &s : r.stages)
             if (!s.passed) {
-                r.failure = QStringLiteral("stage '%1' failed%2")
-                                .arg(s.name, s.detail.isEmpty() ? QString() : QStringLiteral(": ") + s.detail);
+                r.failure
+                    = QStringLiteral("stage '%1' failed%2")
+                          .arg(s.name, s.detail.isEmpty() ? QString() : QStringLiteral(": ") + s.detail);
                 break;
             }
         if (r.failure.isEmpty())

@@ -13,12 +13,12 @@ namespace ak {
 // What to benchmark. The request's JSON form is the `bench` op's args (docs/worker.md).
 struct BenchRequest
 {
-    QString kernelPath;                      // kernel.py; made absolute before sending
-    QString device = QStringLiteral("cpu");  // "cpu" | "cuda"
-    QString dtype;                           // "fp32" | "fp16" | "bf16"; empty: the kernel's TEST_DTYPES
-    bool quick = false;                      // fewer sizes and repetitions (CI, first look)
-    int timeLimitSec = 0;                    // wall-clock limit; 0: the client's default
-    DeviceInfo deviceInfo;                   // peaks for % of roof and the impossible-throughput check
+    QString kernelPath; // kernel.py; made absolute before sending
+    QString device = QStringLiteral("cpu"); // "cpu" | "cuda"
+    QString dtype; // "fp32" | "fp16" | "bf16"; empty: the kernel's TEST_DTYPES
+    bool quick = false; // fewer sizes and repetitions (CI, first look)
+    int timeLimitSec = 0; // wall-clock limit; 0: the client's default
+    DeviceInfo deviceInfo; // peaks for % of roof and the impossible-throughput check
     nlohmann::json extra = nlohmann::json::object(); // passed through (e.g. "seed", "model_shapes")
 };
 
@@ -37,7 +37,8 @@ public:
     BenchResult bench(const BenchRequest &request, const WorkerClient::ProgressFn &progress = {}) const;
 
     nlohmann::json requestArgs(const BenchRequest &request) const;
-    static nlohmann::json peaksJson(const DeviceInfo &device); // the `peaks` arg: {name, tflops{fp32..}, bandwidth_gbs, l2_mib}
+    static nlohmann::json peaksJson(
+        const DeviceInfo &device); // the `peaks` arg: {name, tflops{fp32..}, bandwidth_gbs, l2_mib}
     static BenchResult fromReply(const WorkerReply &reply);
 
     static constexpr int kDefaultTimeLimitSec = 180; // first call pays torch import and Triton compiles

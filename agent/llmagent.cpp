@@ -15,7 +15,8 @@ LlmAgent::LlmAgent(const AgentConfig &config, const QString &apiKey, const Price
     , m_apiKeyEnv(config.apiKeyEnv.trimmed())
 {
     if (!LlmProtocol::parse(config.llmProtocol, &m_request.protocol))
-        m_configError = QStringLiteral("unknown LLM protocol \"%1\" (expected openai or anthropic)").arg(config.llmProtocol);
+        m_configError = QStringLiteral("unknown LLM protocol \"%1\" (expected openai or anthropic)")
+                            .arg(config.llmProtocol);
     m_request.baseUrl = config.baseUrl;
     m_request.model = config.model.trimmed();
     m_request.apiKey = apiKey;
@@ -48,7 +49,8 @@ QString LlmAgent::configurationError() const
         return m_configError;
     if (m_request.apiKey.isEmpty() && LlmProtocol::isPublicCloud(m_request)) {
         const QString env = m_apiKeyEnv.isEmpty()
-            ? (m_request.protocol == LlmRequest::Protocol::Anthropic ? QStringLiteral("ANTHROPIC_API_KEY") : QStringLiteral("OPENAI_API_KEY"))
+            ? (m_request.protocol == LlmRequest::Protocol::Anthropic ? QStringLiteral("ANTHROPIC_API_KEY")
+                                                                     : QStringLiteral("OPENAI_API_KEY"))
             : m_apiKeyEnv;
         return QStringLiteral("no API key for %1: set $%2 or enter a key in the settings")
             .arg(LlmProtocol::endpoint(m_request).host(), env);
@@ -71,18 +73,22 @@ QString LlmAgent::configurationCause(const LlmRequest &request, const LlmRespons
     switch (response.httpStatus) {
     case 401:
     case 403:
-        return QStringLiteral("the server refused the API key: check the key (--api-key-env, or Loop ▸ Agent…)");
+        return QStringLiteral(
+            "the server refused the API key: check the key (--api-key-env, or Loop ▸ Agent…)");
     case 404:
-        return QStringLiteral("model \"%1\" or endpoint %2 not found: check --model and --base-url").arg(request.model, url);
+        return QStringLiteral("model \"%1\" or endpoint %2 not found: check --model and --base-url")
+            .arg(request.model, url);
     case 400:
     case 422:
-        return QStringLiteral("the server rejected the request's parameters: check the model and the agent's max_tokens "
-                              "(run.json \"agent\")");
+        return QStringLiteral(
+            "the server rejected the request's parameters: check the model and the agent's max_tokens "
+            "(run.json \"agent\")");
     case 429:
         return response.retryable ? QString() : QStringLiteral("the account's quota is exhausted");
     case 0:
         // No HTTP answer after every attempt: nothing listens there (not a mid-reply drop).
-        if (response.errorKind == AgentError::Kind::Network && response.error.contains(QLatin1String("request to")))
+        if (response.errorKind == AgentError::Kind::Network
+            && response.error.contains(QLatin1String("request to")))
             return QStringLiteral("cannot reach the server at %1: is it running? (--base-url)").arg(url);
         return QString();
     default:
@@ -141,7 +147,8 @@ AgentResult LlmAgent::propose(const AgentContext &context)
         return fail(error(AgentError::Kind::BadReply, why, true));
     }
     if (parsed.kernelPy.trimmed() == context.kernelPy.trimmed())
-        return fail(error(AgentError::Kind::NoChange, QStringLiteral("the model returned kernel.py unchanged"), true));
+        return fail(error(
+            AgentError::Kind::NoChange, QStringLiteral("the model returned kernel.py unchanged"), true));
 
     AgentProposal p;
     p.kernelPy = parsed.kernelPy;

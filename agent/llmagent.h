@@ -17,7 +17,8 @@ namespace ak {
 class LlmAgent : public Agent
 {
 public:
-    LlmAgent(const AgentConfig &config, const QString &apiKey = QString(), const PriceTable &prices = PriceTable());
+    LlmAgent(const AgentConfig &config, const QString &apiKey = QString(),
+        const PriceTable &prices = PriceTable());
 
     QString name() const override;
     AgentResult propose(const AgentContext &context) override;

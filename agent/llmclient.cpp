@@ -23,8 +23,7 @@ constexpr int kStopPollMs = 25;
 
 LlmClient::LlmClient(const std::atomic<bool> *stop)
     : m_stop(stop)
-{
-}
+{ }
 
 QString LlmClient::redact(QString text, const QString &secret)
 {
@@ -108,7 +107,8 @@ LlmResponse LlmClient::send(const LlmRequest &request)
         last.attempts = i;
         if (last.ok || !last.retryable || i == attempts)
             break;
-        const qint64 backoff = std::min<qint64>(qint64(request.initialBackoffMs) << std::min(i - 1, 20), request.maxBackoffMs);
+        const qint64 backoff
+            = std::min<qint64>(qint64(request.initialBackoffMs) << std::min(i - 1, 20), request.maxBackoffMs);
         const int wait = retryAfter >= 0 ? std::min(retryAfter, request.maxBackoffMs) : int(backoff);
         if (!sleepMs(wait)) {
             last.ok = false;
@@ -196,7 +196,8 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
     const QByteArray afterMs = reply->rawHeader("retry-after-ms").trimmed();
     bool msOk = false;
     const double ms = afterMs.toDouble(&msOk);
-    *retryAfter = msOk && ms >= 0 ? int(std::min(ms, 86400.0 * 1000)) : retryAfterMs(reply->rawHeader("Retry-After"));
+    *retryAfter
+        = msOk && ms >= 0 ? int(std::min(ms, 86400.0 * 1000)) : retryAfterMs(reply->rawHeader("Retry-After"));
     const QNetworkReply::NetworkError netError = reply->error();
     const QString netErrorText = reply->errorString();
     if (streaming && abortReason == Abort::None && out.httpStatus < 300) {
@@ -219,42 +220,59 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
     };
     const int seconds = std::max(1, request.totalTimeoutMs / 1000);
     switch (abortReason) {
-    case Abort::Cancel: return fail(AgentError::Kind::Cancelled, QStringLiteral("stopped by request"), false);
-    case Abort::Total: return fail(AgentError::Kind::Timeout, QStringLiteral("no complete reply within %1 s").arg(seconds), true);
-    case Abort::TooLarge: return fail(AgentError::Kind::BadReply, QStringLiteral("the reply exceeds %1 MiB").arg(kMaxReplyBytes >> 20), false);
+    case Abort::Cancel:
+        return fail(AgentError::Kind::Cancelled, QStringLiteral("stopped by request"), false);
+    case Abort::Total:
+        return fail(
+            AgentError::Kind::Timeout, QStringLiteral("no complete reply within %1 s").arg(seconds), true);
+    case Abort::TooLarge:
+        return fail(AgentError::Kind::BadReply,
+            QStringLiteral("the reply exceeds %1 MiB").arg(kMaxReplyBytes >> 20), false);
     case Abort::BadStream: {
         // Anthropic reports overload inside a 200 stream; that one is worth retrying.
-        const bool overloaded = streamError.contains(QLatin1String("overloaded")) || streamError.contains(QLatin1String("api_error"));
-        return fail(AgentError::Kind::Http, QStringLiteral("error in the reply stream: ") + streamError, overloaded);
+        const bool overloaded = streamError.contains(QLatin1String("overloaded"))
+            || streamError.contains(QLatin1String("api_error"));
+        return fail(
+            AgentError::Kind::Http, QStringLiteral("error in the reply stream: ") + streamError, overloaded);
     }
-    case Abort::None: break;
+    case Abort::None:
+        break;
     }
 
     if (out.httpStatus >= 400) {
         const QString msg = LlmProtocol::errorMessage(whole);
         // A 429 for an exhausted quota or billing limit is not a rate limit: retrying cannot help.
-        if (out.httpStatus == 429 && (whole.contains("insufficient_quota") || whole.contains("billing_hard_limit")))
+        if (out.httpStatus == 429
+            && (whole.contains("insufficient_quota") || whole.contains("billing_hard_limit")))
             return fail(AgentError::Kind::Http,
-                        QStringLiteral("HTTP 429 from %1: the account's quota is exhausted (add credit or use another key)%2")
-                            .arg(LlmProtocol::endpoint(request).toDisplayString(), msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),
-                        false);
+                QStringLiteral(
+                    "HTTP 429 from %1: the account's quota is exhausted (add credit or use another key)%2")
+                    .arg(LlmProtocol::endpoint(request).toDisplayString(),
+                        msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),
+                false);
         return fail(AgentError::Kind::Http,
-                    QStringLiteral("HTTP %1 from %2%3").arg(out.httpStatus).arg(LlmProtocol::endpoint(request).toDisplayString(),
-                                                             msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),
-                    isRetryableStatus(out.httpStatus));
+            QStringLiteral("HTTP %1 from %2%3")
+                .arg(out.httpStatus)
+                .arg(LlmProtocol::endpoint(request).toDisplayString(),
+                    msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),
+            isRetryableStatus(out.httpStatus));
     }
     if (netError == QNetworkReply::OperationCanceledError)
-        return fail(AgentError::Kind::Timeout, QStringLiteral("no data from the server for %1 s").arg(std::max(1, request.idleTimeoutMs / 1000)), true);
+        return fail(AgentError::Kind::Timeout,
+            QStringLiteral("no data from the server for %1 s").arg(std::max(1, request.idleTimeoutMs / 1000)),
+            true);
     if (netError != QNetworkReply::NoError) {
         const QString where = LlmProtocol::endpoint(request).toDisplayString();
-        const QString what = !gotData ? QStringLiteral("request to %1 failed: %2").arg(where, netErrorText)
-                                                : QStringLiteral("connection to %1 lost mid-reply: %2").arg(where, netErrorText);
+        const QString what = !gotData
+            ? QStringLiteral("request to %1 failed: %2").arg(where, netErrorText)
+            : QStringLiteral("connection to %1 lost mid-reply: %2").arg(where, netErrorText);
         return fail(AgentError::Kind::Network, what, isRetryableNetworkError(netError));
     }
 
     if (streaming) {
         if (!done && out.text.isEmpty())
-            return fail(AgentError::Kind::Network, QStringLiteral("the reply stream ended without an answer"), true);
+            return fail(
+                AgentError::Kind::Network, QStringLiteral("the reply stream ended without an answer"), true);
     } else if (!LlmProtocol::parseBody(request.protocol, whole, &out)) {
         return fail(AgentError::Kind::BadReply, out.error, false);
     }

@@ -53,12 +53,13 @@ bool PriceTable::fromJson(const QByteArray &text, PriceTable *out, QString *erro
         if (!v.is_object())
             return fail(QStringLiteral("\"%1\": expected {\"input\": N, \"output\": N}").arg(model));
         ModelPrice p;
-        for (const char *field : {"input", "output"}) {
+        for (const char *field : { "input", "output" }) {
             const auto f = v.find(field);
             if (f == v.end())
                 continue;
             if (!f->is_number() || f->get<double>() < 0)
-                return fail(QStringLiteral("\"%1\".%2: expected a non-negative number").arg(model, QLatin1String(field)));
+                return fail(QStringLiteral("\"%1\".%2: expected a non-negative number")
+                                .arg(model, QLatin1String(field)));
             (std::string(field) == "input" ? p.inputPerMTok : p.outputPerMTok) = f->get<double>();
         }
         table.set(model, p);
@@ -71,7 +72,8 @@ QByteArray PriceTable::toJson() const
 {
     json j = json::object();
     for (auto it = m_prices.cbegin(); it != m_prices.cend(); ++it)
-        j[it.key().toStdString()] = {{"input", it.value().inputPerMTok}, {"output", it.value().outputPerMTok}};
+        j[it.key().toStdString()]
+            = { { "input", it.value().inputPerMTok }, { "output", it.value().outputPerMTok } };
     return QByteArray::fromStdString(j.dump(2));
 }
 

@@ -8,8 +8,8 @@ namespace ak {
 
 struct ModelPrice
 {
-    double inputPerMTok = 0;     // per million prompt tokens
-    double outputPerMTok = 0;    // per million completion tokens
+    double inputPerMTok = 0; // per million prompt tokens
+    double outputPerMTok = 0; // per million completion tokens
 };
 
 // Per-model prices from the user's settings, used to put a cost on each experiment. A model that is

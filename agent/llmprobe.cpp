@@ -55,21 +55,28 @@ LlmCheck LlmProbe::check(const LlmRequest &request)
     LlmCheck out;
     const QUrl endpoint = LlmProtocol::endpoint(request);
     const bool anthropic = request.protocol == LlmRequest::Protocol::Anthropic;
-    const QString base = withoutSuffix(endpoint.toString(), anthropic ? QStringLiteral("/messages") : QStringLiteral("/chat/completions"));
+    const QString base = withoutSuffix(
+        endpoint.toString(), anthropic ? QStringLiteral("/messages") : QStringLiteral("/chat/completions"));
 
     // The models the server lists, and vLLM's max_model_len for ours.
     const json models = getJson(request, QUrl(base + QStringLiteral("/models")));
-    if (const json *data = models.is_object() && models.contains("data") && models["data"].is_array() ? &models["data"] : nullptr) {
+    if (const json *data = models.is_object() && models.contains("data") && models["data"].is_array()
+            ? &models["data"]
+            : nullptr) {
         QStringList ids;
         for (const json &m : *data) {
             const QString id = jsonfield::text(m, "id");
             ids << id;
-            if (id == request.model && m.contains("max_model_len") && m["max_model_len"].is_number_integer()) {
+            if (id == request.model && m.contains("max_model_len")
+                && m["max_model_len"].is_number_integer()) {
                 out.contextTokens = m["max_model_len"].get<int>();
-                out.findings << QStringLiteral("context length %1 tokens (the server's max_model_len)").arg(out.contextTokens);
+                out.findings << QStringLiteral("context length %1 tokens (the server's max_model_len)")
+                                    .arg(out.contextTokens);
             }
         }
-        out.findings << QStringLiteral("the server lists %1 model(s): %2").arg(ids.size()).arg(ids.mid(0, 8).join(QStringLiteral(", ")));
+        out.findings << QStringLiteral("the server lists %1 model(s): %2")
+                            .arg(ids.size())
+                            .arg(ids.mid(0, 8).join(QStringLiteral(", ")));
         if (!ids.isEmpty() && !request.model.isEmpty() && !ids.contains(request.model))
             out.warnings << QStringLiteral("model \"%1\" is not among them").arg(request.model);
     }
@@ -78,15 +85,19 @@ LlmCheck LlmProbe::check(const LlmRequest &request)
         QUrl props = endpoint;
         props.setPath(QStringLiteral("/props"));
         const json p = getJson(request, props);
-        const json settings = p.is_object() && p.contains("default_generation_settings") ? p["default_generation_settings"] : p;
+        const json settings = p.is_object() && p.contains("default_generation_settings")
+            ? p["default_generation_settings"]
+            : p;
         if (settings.is_object() && settings.contains("n_ctx") && settings["n_ctx"].is_number_integer()) {
             out.contextTokens = settings["n_ctx"].get<int>();
-            out.findings << QStringLiteral("context length %1 tokens (llama.cpp's n_ctx)").arg(out.contextTokens);
+            out.findings
+                << QStringLiteral("context length %1 tokens (llama.cpp's n_ctx)").arg(out.contextTokens);
         }
     }
     if (out.contextTokens > 0 && out.contextTokens < TypicalPromptTokens + request.maxTokens)
-        out.warnings << QStringLiteral("a context of %1 tokens is smaller than a run's prompt (about %2) plus max_tokens %3: "
-                                       "raise the server's context or lower run.json's agent.max_tokens")
+        out.warnings << QStringLiteral(
+            "a context of %1 tokens is smaller than a run's prompt (about %2) plus max_tokens %3: "
+            "raise the server's context or lower run.json's agent.max_tokens")
                             .arg(out.contextTokens)
                             .arg(TypicalPromptTokens)
                             .arg(request.maxTokens);
@@ -112,7 +123,7 @@ LlmCheck LlmProbe::check(const LlmRequest &request)
     const QString cause = LlmAgent::configurationCause(request, r);
     out.verdict = LlmClient::redact(cause.isEmpty() ? QStringLiteral("the request failed: %1").arg(r.error)
                                                     : cause + QStringLiteral(" — ") + r.error,
-                                    request.apiKey);
+        request.apiKey);
     return out;
 }
 

@@ -10,11 +10,11 @@ namespace ak {
 // What `autokernel-cli llm-check` found about an LLM server before a run relies on it.
 struct LlmCheck
 {
-    bool ok = false;             // the model answered a small request
-    QString verdict;             // one line: "ok: …" or the cause and the setting to change
-    QStringList findings;        // what the server said about itself (models, context length)
-    QStringList warnings;        // what will go wrong in a run (a context too small for the prompt)
-    int contextTokens = 0;       // 0: the server did not say
+    bool ok = false; // the model answered a small request
+    QString verdict; // one line: "ok: …" or the cause and the setting to change
+    QStringList findings; // what the server said about itself (models, context length)
+    QStringList warnings; // what will go wrong in a run (a context too small for the prompt)
+    int contextTokens = 0; // 0: the server did not say
 };
 
 // One small request and what the server tells about itself, so a misconfiguration shows before an

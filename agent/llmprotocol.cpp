@@ -12,7 +12,10 @@ namespace {
 const QString kOpenAiBase = QStringLiteral("https://api.openai.com/v1");
 const QString kAnthropicBase = QStringLiteral("https://api.anthropic.com");
 
-std::string utf8(const QString &s) { return s.toStdString(); }
+std::string utf8(const QString &s)
+{
+    return s.toStdString();
+}
 
 // Never throws: a missing key or a non-object gives null (replies from other servers vary).
 json sub(const json &j, const char *key)
@@ -115,7 +118,7 @@ QUrl LlmProtocol::endpoint(const LlmRequest &request)
         if (base.endsWith(QLatin1String("/messages")))
             return QUrl(base);
         return QUrl(base.endsWith(QLatin1String("/v1")) ? base + QStringLiteral("/messages")
-                                                          : base + QStringLiteral("/v1/messages"));
+                                                        : base + QStringLiteral("/v1/messages"));
     }
     if (base.endsWith(QLatin1String("/chat/completions")))
         return QUrl(base);
@@ -132,7 +135,8 @@ QNetworkRequest LlmProtocol::networkRequest(const LlmRequest &request)
 {
     QNetworkRequest r(endpoint(request));
     r.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    r.setRawHeader("Accept", request.stream ? QByteArrayLiteral("text/event-stream") : QByteArrayLiteral("application/json"));
+    r.setRawHeader("Accept",
+        request.stream ? QByteArrayLiteral("text/event-stream") : QByteArrayLiteral("application/json"));
     // Same origin only: the key travels in a header, and a redirect to another host must not carry it.
     r.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);
     if (request.protocol == LlmRequest::Protocol::Anthropic) {
@@ -156,15 +160,15 @@ QByteArray LlmProtocol::body(const LlmRequest &request)
     if (request.protocol == LlmRequest::Protocol::Anthropic) {
         if (!request.system.isEmpty())
             j["system"] = utf8(request.system);
-        j["messages"] = json::array({{{"role", "user"}, {"content", utf8(request.user)}}});
+        j["messages"] = json::array({ { { "role", "user" }, { "content", utf8(request.user) } } });
     } else {
         json messages = json::array();
         if (!request.system.isEmpty())
-            messages.push_back({{"role", "system"}, {"content", utf8(request.system)}});
-        messages.push_back({{"role", "user"}, {"content", utf8(request.user)}});
+            messages.push_back({ { "role", "system" }, { "content", utf8(request.system) } });
+        messages.push_back({ { "role", "user" }, { "content", utf8(request.user) } });
         j["messages"] = messages;
         if (request.stream)
-            j["stream_options"] = {{"include_usage", true}}; // usage arrives in the last chunk
+            j["stream_options"] = { { "include_usage", true } }; // usage arrives in the last chunk
     }
     return QByteArray::fromStdString(j.dump());
 }

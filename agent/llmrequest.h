@@ -12,17 +12,17 @@ struct LlmRequest
 {
     enum class Protocol { OpenAi, Anthropic };
     Protocol protocol = Protocol::OpenAi;
-    QString baseUrl;             // empty = the protocol's public endpoint
+    QString baseUrl; // empty = the protocol's public endpoint
     QString model;
-    QString apiKey;              // empty = no auth header (local servers)
+    QString apiKey; // empty = no auth header (local servers)
     QString system;
     QString user;
     int maxTokens = 16384;
-    double temperature = -1;     // < 0: the server's default
+    double temperature = -1; // < 0: the server's default
     bool stream = true;
     int totalTimeoutMs = 600000; // per attempt, from sending to the last byte
-    int idleTimeoutMs = 120000;  // per attempt, longest silence (no byte received)
-    int maxAttempts = 4;         // retries on 429, 5xx and connection failures
+    int idleTimeoutMs = 120000; // per attempt, longest silence (no byte received)
+    int maxAttempts = 4; // retries on 429, 5xx and connection failures
     int initialBackoffMs = 1000; // doubled per retry unless the server sends Retry-After
     int maxBackoffMs = 60000;
 };
@@ -30,14 +30,14 @@ struct LlmRequest
 struct LlmResponse
 {
     bool ok = false;
-    QString text;                // the assistant's reply
-    QString stopReason;          // "stop", "length", "end_turn", "max_tokens", ...
+    QString text; // the assistant's reply
+    QString stopReason; // "stop", "length", "end_turn", "max_tokens", ...
     qint64 tokensIn = 0;
     qint64 tokensOut = 0;
-    int httpStatus = 0;          // of the last attempt; 0 when no HTTP answer arrived
+    int httpStatus = 0; // of the last attempt; 0 when no HTTP answer arrived
     int attempts = 0;
     AgentError::Kind errorKind = AgentError::Kind::Network;
-    QString error;               // one line, redacted
+    QString error; // one line, redacted
     bool retryable = false;
 
     // True when the model stopped because it hit max_tokens (a cut-off kernel.py).

@@ -17,7 +17,6 @@
 #include <QProcessEnvironment>
 #include <QThread>
 
-
 namespace ak {
 
 struct LocalLoop::Private
@@ -26,12 +25,12 @@ struct LocalLoop::Private
     QVector<QThread *> threads;
     int running = 0;
     QMutex registryMutex;
-    QVector<Agent *> agents;          // alive while their thread runs; for stop()
+    QVector<Agent *> agents; // alive while their thread runs; for stop()
     QVector<WorkerClient *> workers;
     QString endReason;
     bool failed = false;
-    bool nothingLeft = false;         // a loop ended because it found no kernel to work on (registryMutex)
-    LoopStats lastStats;              // totals of the last invocation, kept after it ends
+    bool nothingLeft = false; // a loop ended because it found no kernel to work on (registryMutex)
+    LoopStats lastStats; // totals of the last invocation, kept after it ends
     AgentConfig agent;
     QString python;
 };
@@ -50,9 +49,10 @@ int cudaIndex(const QString &device)
 } // namespace
 
 LocalLoop::LocalLoop(const LoopOptions &options, QObject *parent)
-    : LoopControl(parent), m_options(options), d(std::make_unique<Private>())
-{
-}
+    : LoopControl(parent)
+    , m_options(options)
+    , d(std::make_unique<Private>())
+{ }
 
 LocalLoop::~LocalLoop()
 {
@@ -62,12 +62,14 @@ LocalLoop::~LocalLoop()
 
 LoopControl::Capabilities LocalLoop::capabilities() const
 {
-    return CanStartStop | CanPause | CanSteerKernels | CanRevert | CanReview | CanEditRules | CanSetReviewMode;
+    return CanStartStop | CanPause | CanSteerKernels | CanRevert | CanReview | CanEditRules
+        | CanSetReviewMode;
 }
 
 QString LocalLoop::description() const
 {
-    const QStringList devices = m_options.devices.isEmpty() ? QStringList{QStringLiteral("default device")} : m_options.devices;
+    const QStringList devices
+        = m_options.devices.isEmpty() ? QStringList { QStringLiteral("default device") } : m_options.devices;
     return QStringLiteral("local loop (%1 agent) on %2")
         .arg(AgentConfig::kindName(d->agent.kind), devices.join(QStringLiteral(", ")));
 }
@@ -109,20 +111,24 @@ void LocalLoop::start()
     // the run was profiled with if it exists on this machine, then auto-detection.
     const PythonLocator::Choice choice = PythonLocator::forRun(run.config.python, m_options.python);
     if (!choice.ok())
-        return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
+        return Q_EMIT actionFailed(
+            QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
     d->python = choice.python;
 
     QStringList devices = m_options.devices;
     if (devices.isEmpty())
-        devices << (run.device.available && run.device.vendor != QLatin1String("cpu") ? QStringLiteral("cuda") : QStringLiteral("cpu"));
+        devices << (run.device.available && run.device.vendor != QLatin1String("cpu")
+                ? QStringLiteral("cuda")
+                : QStringLiteral("cpu"));
     const DeviceInfo runDevice = run.device;
 
     d->session = std::make_unique<LoopSession>(std::move(store));
     d->session->setBudget(m_options.budgetSeconds, m_options.maxExperiments);
     d->session->onMessage = [this](const QString &line) { Q_EMIT message(line); };
-    d->session->onExperiment = [this](int id, const QString &kernel, const QString &status, const QString &line) {
-        Q_EMIT experimentFinished(id, kernel, status, line);
-    };
+    d->session->onExperiment
+        = [this](int id, const QString &kernel, const QString &status, const QString &line) {
+              Q_EMIT experimentFinished(id, kernel, status, line);
+          };
     d->endReason.clear();
     d->failed = false;
     d->nothingLeft = false;
@@ -140,7 +146,8 @@ void LocalLoop::start()
             }
             ExperimentLoopConfig cfg;
             cfg.label = device;
-            cfg.benchDevice = device.startsWith(QLatin1String("cuda")) ? QStringLiteral("cuda") : QStringLiteral("cpu");
+            cfg.benchDevice
+                = device.startsWith(QLatin1String("cuda")) ? QStringLiteral("cuda") : QStringLiteral("cpu");
             cfg.maxKernels = m_options.maxKernels;
             cfg.quickBench = m_options.quickBench;
             cfg.benchTimeLimitSec = m_options.benchTimeLimitSec;
@@ -162,8 +169,9 @@ void LocalLoop::start()
                     d->workers << &worker;
                 }
                 HarnessClient harness(&worker);
-                ExperimentLoop loop(d->session.get(), agent.get(),
-                                    [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
+                ExperimentLoop loop(
+                    d->session.get(), agent.get(),
+                    [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
                 const ExperimentLoop::Step last = loop.run();
                 QMutexLocker lock(&d->registryMutex);
                 // Not the end reason yet: with several devices, the other loops may still be working
@@ -255,7 +263,7 @@ void LocalLoop::send(const QString &name, const SteerRequest &request)
     // While our loop runs this process is the run's writer: the request waits for its next
     // experiment boundary. Stopped, the request is applied at once (or queued for another writer).
     const RunSteering::Outcome o = RunSteering::steer(m_options.runDir, request,
-                                                      d->session ? RunSteering::Writer::ThisProcess : RunSteering::Writer::Unknown);
+        d->session ? RunSteering::Writer::ThisProcess : RunSteering::Writer::Unknown);
     switch (o.kind) {
     case RunSteering::Outcome::Kind::Applied:
         return Q_EMIT actionFinished(name, QStringLiteral("applied"));
@@ -277,11 +285,32 @@ void LocalLoop::setReviewMode(bool on)
     send(QStringLiteral("setReviewMode"), SteerRequest::review(on));
 }
 
-void LocalLoop::pin(const QString &kernel) { send(QStringLiteral("pin"), SteerRequest::kernelAction(SteerRequest::Action::Pin, kernel)); }
-void LocalLoop::unpin(const QString &kernel) { send(QStringLiteral("unpin"), SteerRequest::kernelAction(SteerRequest::Action::Unpin, kernel)); }
-void LocalLoop::skip(const QString &kernel) { send(QStringLiteral("skip"), SteerRequest::kernelAction(SteerRequest::Action::Skip, kernel)); }
-void LocalLoop::revert(const QString &kernel, int experimentId) { send(QStringLiteral("revert"), SteerRequest::kernelAction(SteerRequest::Action::Revert, kernel, experimentId)); }
-void LocalLoop::accept(int experimentId) { send(QStringLiteral("accept"), SteerRequest::kernelAction(SteerRequest::Action::Accept, QString(), experimentId)); }
-void LocalLoop::reject(int experimentId) { send(QStringLiteral("reject"), SteerRequest::kernelAction(SteerRequest::Action::Reject, QString(), experimentId)); }
+void LocalLoop::pin(const QString &kernel)
+{
+    send(QStringLiteral("pin"), SteerRequest::kernelAction(SteerRequest::Action::Pin, kernel));
+}
+void LocalLoop::unpin(const QString &kernel)
+{
+    send(QStringLiteral("unpin"), SteerRequest::kernelAction(SteerRequest::Action::Unpin, kernel));
+}
+void LocalLoop::skip(const QString &kernel)
+{
+    send(QStringLiteral("skip"), SteerRequest::kernelAction(SteerRequest::Action::Skip, kernel));
+}
+void LocalLoop::revert(const QString &kernel, int experimentId)
+{
+    send(QStringLiteral("revert"),
+        SteerRequest::kernelAction(SteerRequest::Action::Revert, kernel, experimentId));
+}
+void LocalLoop::accept(int experimentId)
+{
+    send(QStringLiteral("accept"),
+        SteerRequest::kernelAction(SteerRequest::Action::Accept, QString(), experimentId));
+}
+void LocalLoop::reject(int experimentId)
+{
+    send(QStringLiteral("reject"),
+        SteerRequest::kernelAction(SteerRequest::Action::Reject, QString(), experimentId));
+}
 
 } // namespace ak

@@ -24,15 +24,15 @@ struct LoopOptions
     // its device and works on a different kernel. Empty: {"cuda"} if the run was profiled on a GPU,
     // else {"cpu"}.
     QStringList devices;
-    QString python;                 // interpreter with torch; empty: the run's, else auto-detect
-    bool overrideAgent = false;     // use `agent` below instead of run.json's "agent" section
+    QString python; // interpreter with torch; empty: the run's, else auto-detect
+    bool overrideAgent = false; // use `agent` below instead of run.json's "agent" section
     AgentConfig agent;
-    AgentInputs agentInputs;        // API key, prices, recorded proposals (never written to the run)
-    int maxKernels = 0;             // only the first N kernels in Amdahl order; 0 = all
-    double budgetSeconds = 0;       // stop (at an experiment boundary) after this long; 0 = no limit
-    int maxExperiments = 0;         // stop after this many experiments in this invocation; 0 = no limit
-    bool quickBench = false;        // the harness's quick mode (fewer sizes / repetitions)
-    int benchTimeLimitSec = 0;      // per experiment; 0: HarnessClient's default
+    AgentInputs agentInputs; // API key, prices, recorded proposals (never written to the run)
+    int maxKernels = 0; // only the first N kernels in Amdahl order; 0 = all
+    double budgetSeconds = 0; // stop (at an experiment boundary) after this long; 0 = no limit
+    int maxExperiments = 0; // stop after this many experiments in this invocation; 0 = no limit
+    bool quickBench = false; // the harness's quick mode (fewer sizes / repetitions)
+    int benchTimeLimitSec = 0; // per experiment; 0: HarnessClient's default
 };
 
 // The in-process loop behind LoopControl: one QThread per device, each running an ExperimentLoop over

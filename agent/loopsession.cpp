@@ -2,7 +2,8 @@
 
 namespace ak {
 
-LoopSession::LoopSession(std::unique_ptr<RunStore> store) : m_store(std::move(store))
+LoopSession::LoopSession(std::unique_ptr<RunStore> store)
+    : m_store(std::move(store))
 {
     m_clock.start();
 }

@@ -19,9 +19,9 @@ namespace ak {
 // Totals of one loop invocation (all devices), for the live line and the summary.
 struct LoopStats
 {
-    int experiments = 0;       // finished experiments (baselines excluded)
+    int experiments = 0; // finished experiments (baselines excluded)
     int kept = 0;
-    int failed = 0;            // failed, crashed, timed out
+    int failed = 0; // failed, crashed, timed out
     double elapsedSeconds = 0;
     double overheadMsTotal = 0; // loop time outside agent and harness (static check, commit, log)
     QString lastLine;
@@ -66,15 +66,16 @@ public:
     // Called (from loop threads, no lock held) with one line per event worth showing a person.
     std::function<void(const QString &line)> onMessage;
     // Called after each finished experiment (id, kernel, status name, live line).
-    std::function<void(int id, const QString &kernel, const QString &status, const QString &line)> onExperiment;
+    std::function<void(int id, const QString &kernel, const QString &status, const QString &line)>
+        onExperiment;
 
 private:
     std::unique_ptr<RunStore> m_store;
     QMutex m_mutex;
     QSet<QString> m_claimed;
-    std::atomic<bool> m_stop{false};
-    std::atomic<bool> m_paused{false};
-    std::atomic<bool> m_failed{false};
+    std::atomic<bool> m_stop { false };
+    std::atomic<bool> m_paused { false };
+    std::atomic<bool> m_failed { false };
     QMutex m_pauseMutex;
     QWaitCondition m_pauseChanged;
     mutable QMutex m_statsMutex;

@@ -20,7 +20,8 @@ namespace {
 
 nlohmann::json parseObject(const QByteArray &data)
 {
-    nlohmann::json j = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    nlohmann::json j
+        = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
     return j.is_object() ? j : nlohmann::json::object();
 }
 
@@ -51,7 +52,8 @@ QString ModelVerifier::torchDtype(const QString &shortName)
     return shortName;
 }
 
-nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOptions &options, QString *error)
+nlohmann::json ModelVerifier::requestArgs(
+    const RunSnapshot &run, const VerifyOptions &options, QString *error)
 {
     const RunConfig &config = run.config;
     QString workerDir = PythonScripts::directory(error);
@@ -59,7 +61,8 @@ nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOp
         return {};
     const QString model = modelPath(config, workerDir);
     if (model.isEmpty() || !QFileInfo::exists(model)) {
-        *error = QStringLiteral("the run's model file %1 is missing").arg(model.isEmpty() ? QStringLiteral("(not recorded in run.json)") : model);
+        *error = QStringLiteral("the run's model file %1 is missing")
+                     .arg(model.isEmpty() ? QStringLiteral("(not recorded in run.json)") : model);
         return {};
     }
     nlohmann::json kernels = nlohmann::json::array();
@@ -67,10 +70,9 @@ nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOp
         const QString name = RunLoader::kernelName(k.folder);
         if (!options.kernels.isEmpty() && !options.kernels.contains(name))
             continue;
-        kernels.push_back({{"name", name.toStdString()},
-                           {"op_type", k.opType.toStdString()},
-                           {"path", QDir(run.runDir).filePath(k.folder + QStringLiteral("/kernel.py")).toStdString()},
-                           {"dtype", torchDtype(k.dtype).toStdString()}});
+        kernels.push_back({ { "name", name.toStdString() }, { "op_type", k.opType.toStdString() },
+            { "path", QDir(run.runDir).filePath(k.folder + QStringLiteral("/kernel.py")).toStdString() },
+            { "dtype", torchDtype(k.dtype).toStdString() } });
     }
     for (const QString &asked : options.kernels)
         if (!run.kernel(asked)) {
@@ -80,14 +82,10 @@ nlohmann::json ModelVerifier::requestArgs(const RunSnapshot &run, const VerifyOp
     QString device = options.device;
     if (device.isEmpty())
         device = config.activity == QLatin1String("cuda") ? QStringLiteral("cuda") : QStringLiteral("cpu");
-    nlohmann::json args{{"run_dir", run.runDir.toStdString()},
-                        {"model_path", model.toStdString()},
-                        {"device", device.toStdString()},
-                        {"dtype", torchDtype(config.dtype).toStdString()},
-                        {"kernels", kernels},
-                        {"compile", options.compile},
-                        {"rounds", options.rounds},
-                        {"time_limit_s", options.timeoutSec}};
+    nlohmann::json args { { "run_dir", run.runDir.toStdString() }, { "model_path", model.toStdString() },
+        { "device", device.toStdString() }, { "dtype", torchDtype(config.dtype).toStdString() },
+        { "kernels", kernels }, { "compile", options.compile }, { "rounds", options.rounds },
+        { "time_limit_s", options.timeoutSec } };
     const QString sha = config.modelSha256;
     if (!sha.isEmpty() && !options.allowChangedModel && model == config.modelPath)
         args["model_sha256"] = sha.toStdString();
@@ -124,7 +122,8 @@ VerifyOutcome ModelVerifier::verify(const VerifyOptions &options, const WorkerCl
     worker.setPython(python.python);
     if (options.onWorker)
         options.onWorker(&worker);
-    const WorkerReply reply = worker.request(QStringLiteral("verify"), args, options.timeoutSec * 1000, progress);
+    const WorkerReply reply
+        = worker.request(QStringLiteral("verify"), args, options.timeoutSec * 1000, progress);
     if (options.onWorker)
         options.onWorker(nullptr);
     if (reply.status == WorkerReply::Status::Cancelled) {
@@ -136,7 +135,8 @@ VerifyOutcome ModelVerifier::verify(const VerifyOptions &options, const WorkerCl
         // The op raises VerifyError / ModelError for what the user must fix; anything else is ours.
         out.error = reply.error;
         out.environmentError = reply.status != WorkerReply::Status::Error;
-        if (reply.error.startsWith(QLatin1String("VerifyError: ")) || reply.error.startsWith(QLatin1String("ModelError: ")))
+        if (reply.error.startsWith(QLatin1String("VerifyError: "))
+            || reply.error.startsWith(QLatin1String("ModelError: ")))
             out.error = reply.error.section(QStringLiteral(": "), 1);
         return out;
     }
@@ -158,13 +158,16 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
         return out;
     QFile f(QDir(options.runDir).filePath(QStringLiteral("verification.json")));
     if (!f.open(QIODevice::ReadOnly)) {
-        out.error = QStringLiteral("%1 has no verification.json: run autokernel-cli verify %1 first").arg(options.runDir);
+        out.error = QStringLiteral("%1 has no verification.json: run autokernel-cli verify %1 first")
+                        .arg(options.runDir);
         return out;
     }
     const QByteArray data = f.readAll();
-    const nlohmann::json v = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    const nlohmann::json v
+        = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
     if (!v.is_object() || v.value("format", "") != "autokernel-verification") {
-        out.error = QStringLiteral("%1: not a verification written by autokernel-cli verify").arg(f.fileName());
+        out.error
+            = QStringLiteral("%1: not a verification written by autokernel-cli verify").arg(f.fileName());
         return out;
     }
     if (options.outDir.isEmpty()) {
@@ -183,7 +186,8 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
     }
     WorkerClient worker;
     worker.setPython(python.python);
-    nlohmann::json args{{"run_dir", QDir(options.runDir).absolutePath().toStdString()}, {"out_dir", dir.toStdString()}, {"verification", v}};
+    nlohmann::json args { { "run_dir", QDir(options.runDir).absolutePath().toStdString() },
+        { "out_dir", dir.toStdString() }, { "verification", v } };
     if (!options.package.isEmpty())
         args["package"] = options.package.toStdString();
     const WorkerReply reply = worker.request(QStringLiteral("export"), args, options.timeoutSec * 1000);
@@ -203,7 +207,8 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
     return out;
 }
 
-bool ModelVerifier::record(const QString &runDir, const nlohmann::json &verification, QString *how, QString *error)
+bool ModelVerifier::record(
+    const QString &runDir, const nlohmann::json &verification, QString *how, QString *error)
 {
     if (RunLock::holderPid(runDir) == 0) {
         std::unique_ptr<RunStore> store = RunStore::open(runDir, error);

@@ -17,12 +17,12 @@ struct RunSnapshot;
 struct VerifyOptions
 {
     QString runDir;
-    QString python;          // empty: PythonLocator::forRun
-    QString device;          // "cpu" | "cuda"; empty: the device the run was profiled on
-    QStringList kernels;     // kernel folder names to consider; empty: every kernel of the run
-    int seeds = 3;           // fresh seeded input draws for parity
-    int rounds = 7;          // alternating timing rounds per comparison
-    bool compile = true;     // also time torch.compile (max-autotune-no-cudagraphs) with and without
+    QString python; // empty: PythonLocator::forRun
+    QString device; // "cpu" | "cuda"; empty: the device the run was profiled on
+    QStringList kernels; // kernel folder names to consider; empty: every kernel of the run
+    int seeds = 3; // fresh seeded input draws for parity
+    int rounds = 7; // alternating timing rounds per comparison
+    bool compile = true; // also time torch.compile (max-autotune-no-cudagraphs) with and without
     bool allowChangedModel = false;
     int timeoutSec = 3600;
     // Called on verify's thread with the worker once it exists and with nullptr before it is gone, so
@@ -35,31 +35,31 @@ struct VerifyOptions
 struct VerifyOutcome
 {
     bool ok = false;
-    bool environmentError = false;  // no Python, no worker, a model that cannot run: exit 2
+    bool environmentError = false; // no Python, no worker, a model that cannot run: exit 2
     QString error;
-    nlohmann::json verification;    // verification.json's object
-    QString recorded;               // how it was recorded: "committed" or "queued for the loop"
-    bool cancelled = false;         // WorkerClient::cancel() ended it: error "cancelled", nothing recorded
+    nlohmann::json verification; // verification.json's object
+    QString recorded; // how it was recorded: "committed" or "queued for the loop"
+    bool cancelled = false; // WorkerClient::cancel() ended it: error "cancelled", nothing recorded
 };
 
 struct ExportOptions
 {
     QString runDir;
-    QString outDir;          // created if missing
-    QString package;         // the package's name; empty: the producer's default (autokernel_kernels)
-    QString python;          // empty: PythonLocator::forRun
+    QString outDir; // created if missing
+    QString package; // the package's name; empty: the producer's default (autokernel_kernels)
+    QString python; // empty: PythonLocator::forRun
     int timeoutSec = 120;
 };
 
 struct ExportOutcome
 {
     bool ok = false;
-    bool environmentError = false;  // no run, no verification, no Python, no worker: exit 2
+    bool environmentError = false; // no run, no verification, no Python, no worker: exit 2
     QString error;
     QString packageDir;
-    QStringList files;              // what the package holds, as the producer lists them
-    int kernels = 0;                // kernels in the package (the verification's final set)
-    double modelSpeedup = 0;        // the verification's measured eager + ours vs eager
+    QStringList files; // what the package holds, as the producer lists them
+    int kernels = 0; // kernels in the package (the verification's final set)
+    double modelSpeedup = 0; // the verification's measured eager + ours vs eager
 };
 
 // `autokernel-cli verify`, the window's Verify and `run --verify-at-end`: the run's kept kernels put
@@ -77,7 +77,8 @@ public:
     // Blocking; call it off the GUI thread.
     static ExportOutcome exportPackage(const ExportOptions &options);
     // Commits verification.json through the run store, or queues it for the process writing the run.
-    static bool record(const QString &runDir, const nlohmann::json &verification, QString *how, QString *error);
+    static bool record(
+        const QString &runDir, const nlohmann::json &verification, QString *how, QString *error);
     // "bf16" -> "bfloat16"; the names torch uses.
     static QString torchDtype(const QString &shortName);
 };

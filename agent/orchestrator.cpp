@@ -14,9 +14,8 @@ QStringList Orchestrator::amdahlOrder(const RunSnapshot &run, int maxKernels)
     // Gain at 90% of the roof is Amdahl's law with the kernel's attainable speedup; it is only
     // comparable between kernels when every kernel has a roof, so mix it with shares never. A kernel
     // without a roof has floor 0 (the profiler then writes a gain of exactly 1, not 0).
-    const bool roofs = std::all_of(kernels.begin(), kernels.end(), [](const KernelRecord *k) {
-        return k->floorUs > 0 && k->modelSpeedupAt90 > 0;
-    });
+    const bool roofs = std::all_of(kernels.begin(), kernels.end(),
+        [](const KernelRecord *k) { return k->floorUs > 0 && k->modelSpeedupAt90 > 0; });
     std::stable_sort(kernels.begin(), kernels.end(), [roofs](const KernelRecord *a, const KernelRecord *b) {
         if (roofs && a->modelSpeedupAt90 != b->modelSpeedupAt90)
             return a->modelSpeedupAt90 > b->modelSpeedupAt90;
@@ -99,17 +98,18 @@ KernelProgress Orchestrator::progress(const RunSnapshot &run, const QString &ker
 }
 
 Orchestrator::Choice Orchestrator::next(const RunSnapshot &run, const MoveOnRules &rules, int maxKernels,
-                                        const QSet<QString> &claimed, const QDateTime &now)
+    const QSet<QString> &claimed, const QDateTime &now)
 {
     Choice c;
     for (const QString &name : amdahlOrder(run, maxKernels)) {
         const KernelRecord *k = run.kernel(name);
-        if (!k || (k->state != KernelState::Waiting && k->state != KernelState::Active) || claimed.contains(name))
+        if (!k || (k->state != KernelState::Waiting && k->state != KernelState::Active)
+            || claimed.contains(name))
             continue;
         if (!needsBaseline(run, name)) {
             const MoveOnDecision d = evaluate(rules, progress(run, name, now));
             if (d.moveOn) {
-                c.retire.push_back({name, d});
+                c.retire.push_back({ name, d });
                 continue;
             }
         }

@@ -33,14 +33,14 @@ public:
 
     struct Choice
     {
-        QString kernel;                          // empty: nothing left to work on
+        QString kernel; // empty: nothing left to work on
         // Kernels the rules retire on the way (folder name, explanation); the loop marks them done.
         QVector<QPair<QString, MoveOnDecision>> retire;
     };
     // The first kernel in Amdahl order that is waiting or active, not claimed by another loop and
     // not retired by a move-on rule.
     static Choice next(const RunSnapshot &run, const MoveOnRules &rules, int maxKernels,
-                       const QSet<QString> &claimed, const QDateTime &now);
+        const QSet<QString> &claimed, const QDateTime &now);
 
     // The run's move-on rules: run.json's "move_on" object, defaults where absent. Problems are
     // reported in *error (naming the field) and the defaults are used.

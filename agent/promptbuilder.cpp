@@ -35,8 +35,7 @@ PromptBuilder::PromptBuilder()
 
 PromptBuilder::PromptBuilder(const QString &playbook)
     : m_playbook(playbook)
-{
-}
+{ }
 
 QString PromptBuilder::architectureFamily(const DeviceInfo &d)
 {
@@ -76,7 +75,8 @@ QMap<QString, QString> PromptBuilder::values(const DeviceInfo &d, const KernelRe
     const bool amd = d.vendor == QLatin1String("amd");
     v[QStringLiteral("device.name")] = d.name.isEmpty() ? QStringLiteral("unknown device") : d.name;
     v[QStringLiteral("device.vendor")] = d.vendor.isEmpty() ? QStringLiteral("unknown") : d.vendor;
-    v[QStringLiteral("device.arch")] = d.computeCapability.isEmpty() ? QStringLiteral("n/a") : d.computeCapability;
+    v[QStringLiteral("device.arch")]
+        = d.computeCapability.isEmpty() ? QStringLiteral("n/a") : d.computeCapability;
     v[QStringLiteral("device.family")] = architectureFamily(d);
     v[QStringLiteral("device.units")] = d.smCount > 0
         ? QStringLiteral("%1 %2").arg(d.smCount).arg(amd ? QStringLiteral("CUs") : QStringLiteral("SMs"))
@@ -96,14 +96,14 @@ QMap<QString, QString> PromptBuilder::values(const DeviceInfo &d, const KernelRe
     };
     v[QStringLiteral("device.ridge_bf16")] = ridge(Precision::BF16);
     v[QStringLiteral("device.ridge_fp32")] = ridge(Precision::FP32);
-    v[QStringLiteral("device.source")] = d.estimated ? QStringLiteral("estimated from unit count and clocks")
-                                                     : (d.note.isEmpty() ? QStringLiteral("GPU database")
-                                                                         : d.note);
+    v[QStringLiteral("device.source")] = d.estimated
+        ? QStringLiteral("estimated from unit count and clocks")
+        : (d.note.isEmpty() ? QStringLiteral("GPU database") : d.note);
     v[QStringLiteral("kernel.type")] = k.opType.isEmpty() ? QStringLiteral("unknown") : k.opType;
     v[QStringLiteral("kernel.name")] = k.name.isEmpty() ? k.folder : k.name;
     v[QStringLiteral("kernel.dtype")] = k.dtype.isEmpty() ? QStringLiteral("unknown") : k.dtype;
-    v[QStringLiteral("kernel.shapes")] = k.shapes.isEmpty() ? QStringLiteral("unknown")
-                                                            : k.shapes.join(QStringLiteral(", "));
+    v[QStringLiteral("kernel.shapes")]
+        = k.shapes.isEmpty() ? QStringLiteral("unknown") : k.shapes.join(QStringLiteral(", "));
     v[QStringLiteral("rules.max_consecutive_reverts")] = QString::number(r.maxConsecutiveReverts);
     v[QStringLiteral("rules.roof_pct")] = QString::number(r.roofPct, 'g', 4);
     v[QStringLiteral("rules.hours_per_kernel")] = QString::number(r.hoursPerKernel, 'g', 4);
@@ -127,8 +127,8 @@ QStringList PromptBuilder::placeholders() const
     return names;
 }
 
-QString PromptBuilder::systemPrompt(const DeviceInfo &device, const KernelRecord &kernel, const MoveOnRules &rules,
-                                    QString *error) const
+QString PromptBuilder::systemPrompt(
+    const DeviceInfo &device, const KernelRecord &kernel, const MoveOnRules &rules, QString *error) const
 {
     if (m_playbook.isEmpty()) {
         if (error)
@@ -149,7 +149,8 @@ QString PromptBuilder::systemPrompt(const DeviceInfo &device, const KernelRecord
         if (found != v.constEnd()) {
             out += *found;
         } else {
-            const int line = int(QStringView(m_playbook).left(m.capturedStart()).count(QLatin1Char('\n'))) + 1;
+            const int line
+                = int(QStringView(m_playbook).left(m.capturedStart()).count(QLatin1Char('\n'))) + 1;
             unknown << QStringLiteral("program.md:%1: unknown placeholder {{%2}}").arg(line).arg(name);
         }
     }

@@ -17,8 +17,8 @@ namespace ak {
 class PromptBuilder
 {
 public:
-    PromptBuilder();                                  // the bundled program.md
-    explicit PromptBuilder(const QString &playbook);  // a given template (tests, a user's own playbook)
+    PromptBuilder(); // the bundled program.md
+    explicit PromptBuilder(const QString &playbook); // a given template (tests, a user's own playbook)
 
     QString playbook() const { return m_playbook; }
     QString loadError() const { return m_loadError; } // set when the resource could not be read
@@ -26,12 +26,12 @@ public:
     // The filled system prompt; on error (unknown placeholders, no template) an empty string and
     // *error = "program.md:12: unknown placeholder {{device.foo}}; ...".
     QString systemPrompt(const DeviceInfo &device, const KernelRecord &kernel, const MoveOnRules &rules,
-                         QString *error = nullptr) const;
+        QString *error = nullptr) const;
 
     // Every placeholder the builder fills, with its value for these inputs ("unknown" when the
     // database has no number).
-    static QMap<QString, QString> values(const DeviceInfo &device, const KernelRecord &kernel,
-                                         const MoveOnRules &rules);
+    static QMap<QString, QString> values(
+        const DeviceInfo &device, const KernelRecord &kernel, const MoveOnRules &rules);
     // The placeholder names that occur in the template, in order of first use.
     QStringList placeholders() const;
 

@@ -6,8 +6,7 @@ namespace ak {
 
 ReplayAgent::ReplayAgent(QVector<RecordedProposal> proposals)
     : m_proposals(std::move(proposals))
-{
-}
+{ }
 
 AgentResult ReplayAgent::propose(const AgentContext &context)
 {
@@ -35,7 +34,9 @@ AgentResult ReplayAgent::propose(const AgentContext &context)
     }
     AgentError e;
     e.kind = AgentError::Kind::Exhausted;
-    e.reason = QStringLiteral("the recorded run has no more proposals for %1 (%2 replayed)").arg(context.kernelName).arg(index);
+    e.reason = QStringLiteral("the recorded run has no more proposals for %1 (%2 replayed)")
+                   .arg(context.kernelName)
+                   .arg(index);
     return finish(AgentResult::failure(e), 0);
 }
 

@@ -11,10 +11,10 @@ namespace ak {
 // One proposal as a recorded run holds it (the run-store reader builds these from a run directory).
 struct RecordedProposal
 {
-    QString kernel;              // kernel folder name, as in Experiment::kernel
+    QString kernel; // kernel folder name, as in Experiment::kernel
     QString kernelPy;
     QString description;
-    QString agent;               // who proposed it originally ("llm:...", "tune", ...)
+    QString agent; // who proposed it originally ("llm:...", "tune", ...)
 };
 
 // Replays the proposals of a recorded run, per kernel in their recorded order, for demos and tests.

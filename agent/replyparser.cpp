@@ -10,9 +10,9 @@ namespace {
 
 struct Block
 {
-    QString lang;     // first word of the info string, lower case
+    QString lang; // first word of the info string, lower case
     QStringList lines;
-    int line = 0;     // 1-based line of the opening fence
+    int line = 0; // 1-based line of the opening fence
     bool closed = false;
 };
 
@@ -23,8 +23,8 @@ bool isPythonTag(const QString &lang)
 
 bool definesKernelFn(const QString &code)
 {
-    static const QRegularExpression def(QStringLiteral(R"(^\s*(async\s+)?def\s+kernel_fn\s*\()"),
-                                        QRegularExpression::MultilineOption);
+    static const QRegularExpression def(
+        QStringLiteral(R"(^\s*(async\s+)?def\s+kernel_fn\s*\()"), QRegularExpression::MultilineOption);
     return def.match(code).hasMatch();
 }
 
@@ -41,8 +41,8 @@ ParsedReply ReplyParser::parse(const QString &reply)
     text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
     // <think>…</think> blocks (DeepSeek-R1, QwQ, Qwen3 without vLLM's reasoning parser): draft code
     // in there is not the answer.
-    static const QRegularExpression think(QStringLiteral(R"(<think>(.*?)</think>)"),
-                                          QRegularExpression::DotMatchesEverythingOption);
+    static const QRegularExpression think(
+        QStringLiteral(R"(<think>(.*?)</think>)"), QRegularExpression::DotMatchesEverythingOption);
     for (auto it = think.globalMatch(text); it.hasNext();)
         out.reasoning += it.next().captured(1).trimmed() + QLatin1Char('\n');
     text.remove(think);
@@ -57,8 +57,9 @@ ParsedReply ReplyParser::parse(const QString &reply)
     // same character), but any indentation: models indent blocks inside list items.
     static const QRegularExpression open(QStringLiteral(R"(^(\s*)(`{3,}|~{3,})\s*([^`\s]*).*$)"));
     // The label may sit in a list item, a quote or bold markup: "1. **Description:** ...".
-    static const QRegularExpression label(QStringLiteral(R"(^(?:[\s>*_#+-]|\d+[.)])*description[\s*_]*:[\s*_]*(.*)$)"),
-                                          QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression label(
+        QStringLiteral(R"(^(?:[\s>*_#+-]|\d+[.)])*description[\s*_]*:[\s*_]*(.*)$)"),
+        QRegularExpression::CaseInsensitiveOption);
 
     QVector<Block> blocks;
     QString description;
@@ -83,7 +84,7 @@ ParsedReply ReplyParser::parse(const QString &reply)
         }
         const QRegularExpressionMatch m = open.match(line);
         if (m.hasMatch()) {
-            blocks.append(Block{m.captured(3).toLower(), {}, i + 1, false});
+            blocks.append(Block { m.captured(3).toLower(), {}, i + 1, false });
             current = &blocks.last();
             indent = m.captured(1).size();
             fence = m.captured(2);
@@ -97,7 +98,7 @@ ParsedReply ReplyParser::parse(const QString &reply)
             while (description.endsWith(QLatin1Char('*')) || description.endsWith(QLatin1Char('_')))
                 description.chop(1);
             description = description.trimmed();
-            for (const QChar q : {QLatin1Char('`'), QLatin1Char('"'), QLatin1Char('\'')}) {
+            for (const QChar q : { QLatin1Char('`'), QLatin1Char('"'), QLatin1Char('\'') }) {
                 if (description.size() >= 2 && description.startsWith(q) && description.endsWith(q))
                     description = description.mid(1, description.size() - 2).trimmed();
             }

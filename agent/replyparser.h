@@ -8,10 +8,10 @@ namespace ak {
 struct ParsedReply
 {
     bool ok = false;
-    QString error;        // one line, names what is missing or ambiguous
-    QString kernelPy;     // LF line endings, ends with a newline
-    QString description;  // trimmed, single line
-    QString reasoning;    // the model's <think>…</think> text, taken out before parsing (for review)
+    QString error; // one line, names what is missing or ambiguous
+    QString kernelPy; // LF line endings, ends with a newline
+    QString description; // trimmed, single line
+    QString reasoning; // the model's <think>…</think> text, taken out before parsing (for review)
 };
 
 // The reply format program.md teaches (keep the two in step; tests/agent/tst_playbook.cpp checks):

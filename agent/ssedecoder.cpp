@@ -61,7 +61,7 @@ void SseDecoder::takeLine(QByteArray line, QVector<SseEvent> *out)
 void SseDecoder::dispatch(QVector<SseEvent> *out)
 {
     if (m_hasData)
-        out->append(SseEvent{m_event, m_data});
+        out->append(SseEvent { m_event, m_data });
     m_event.clear();
     m_data.clear();
     m_hasData = false;

@@ -8,8 +8,8 @@ namespace ak {
 
 struct SseEvent
 {
-    QString event;               // "event:" field; empty = "message"
-    QByteArray data;             // "data:" lines joined by '\n'
+    QString event; // "event:" field; empty = "message"
+    QByteArray data; // "data:" lines joined by '\n'
 };
 
 // Incremental decoder for text/event-stream (WHATWG server-sent events): bytes arrive in arbitrary

@@ -36,8 +36,7 @@ bool isRestart(const Experiment &e)
 
 TuneAgent::TuneAgent(quint64 seed)
     : m_seed(seed)
-{
-}
+{ }
 
 double TuneAgent::score(const Experiment &e)
 {
@@ -89,7 +88,7 @@ QVector<TuneAgent::Tried> TuneAgent::learn(const AgentContext &context, const Tu
         TuneConfig config;
         if (text.isEmpty() || !configOfText(text, space, &config))
             continue; // its configuration is unknown: it cannot be avoided or learnt from
-        tried.append(Tried{config, score(e), &e});
+        tried.append(Tried { config, score(e), &e });
     }
     return tried;
 }
@@ -112,17 +111,19 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     if (!info.ok && info.error.isEmpty())
         info = checkKernelSource(context.kernelPy.toUtf8());
     if (!info.ok)
-        return fail(AgentError::Kind::Config, QStringLiteral("the current kernel.py did not pass the static check: ") + info.error);
+        return fail(AgentError::Kind::Config,
+            QStringLiteral("the current kernel.py did not pass the static check: ") + info.error);
 
     const TuneSpace space = TuneSpace::fromStaticInfo(info);
     if (space.isEmpty())
         return fail(AgentError::Kind::Exhausted,
-                    QStringLiteral("kernel.py declares no tunable constants (UPPER_CASE int constants, or TUNE_SPACE)"));
+            QStringLiteral(
+                "kernel.py declares no tunable constants (UPPER_CASE int constants, or TUNE_SPACE)"));
     TuneConfig current;
     space.configOf(info, &current);
 
     const QVector<Tried> tried = learn(context, space);
-    QSet<QString> seen{TuneSpace::key(current)};
+    QSet<QString> seen { TuneSpace::key(current) };
     for (const Tried &t : tried)
         seen.insert(TuneSpace::key(t.config));
 
@@ -201,8 +202,10 @@ AgentResult TuneAgent::propose(const AgentContext &context)
         }
     }
     if (!found) {
-        // Seeded by the seed, the kernel and how far the search has got: the same history gives the same restart.
-        std::seed_seq seq{quint32(m_seed), quint32(m_seed >> 32), quint32(fnv1a(context.kernelName)), quint32(tried.size())};
+        // Seeded by the seed, the kernel and how far the search has got: the same history gives the same
+        // restart.
+        std::seed_seq seq { quint32(m_seed), quint32(m_seed >> 32), quint32(fnv1a(context.kernelName)),
+            quint32(tried.size()) };
         std::mt19937_64 rng(seq);
         const QVector<TuneAxis> &axes = space.axes();
         auto configAt = [&](quint64 index) {
@@ -238,7 +241,8 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     }
     if (!found)
         return fail(AgentError::Kind::Exhausted,
-                    QStringLiteral("every configuration of the %1 tunable constants has been tried").arg(space.axes().size()));
+            QStringLiteral("every configuration of the %1 tunable constants has been tried")
+                .arg(space.axes().size()));
 
     QMap<QString, double> changes;
     QStringList described;
@@ -249,16 +253,20 @@ AgentResult TuneAgent::propose(const AgentContext &context)
         if (space.indexOf(i, from) == space.indexOf(i, to))
             continue;
         changes.insert(a.name, to);
-        described << QStringLiteral("%1 %2 -> %3").arg(a.name, TuneSpace::format(from, a.isInteger), TuneSpace::format(to, a.isInteger));
+        described << QStringLiteral("%1 %2 -> %3")
+                         .arg(a.name, TuneSpace::format(from, a.isInteger),
+                             TuneSpace::format(to, a.isInteger));
     }
     QString error;
     const QByteArray text = rewriteConstants(context.kernelPy.toUtf8(), changes, &error);
     if (text.isEmpty())
-        return fail(AgentError::Kind::Config, QStringLiteral("could not rewrite the constants of kernel.py: ") + error);
+        return fail(AgentError::Kind::Config,
+            QStringLiteral("could not rewrite the constants of kernel.py: ") + error);
 
     AgentProposal p;
     p.kernelPy = QString::fromUtf8(text);
-    p.description = (restart ? QStringLiteral("restart: ") : QString()) + described.join(QStringLiteral(", "));
+    p.description
+        = (restart ? QStringLiteral("restart: ") : QString()) + described.join(QStringLiteral(", "));
     return done(AgentResult::success(std::move(p)));
 }
 

@@ -76,7 +76,7 @@ bool TuneSpace::configOf(const KernelStaticInfo &info, TuneConfig *out) const
     TuneConfig config;
     for (const TuneAxis &a : m_axes) {
         const auto it = std::find_if(info.constants.cbegin(), info.constants.cend(),
-                                     [&](const TunableConstant &c) { return c.name == a.name; });
+            [&](const TunableConstant &c) { return c.name == a.name; });
         if (it == info.constants.cend())
             return false;
         config.insert(a.name, it->value);

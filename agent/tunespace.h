@@ -20,8 +20,8 @@ using TuneConfig = QMap<QString, double>; // constant name -> value
 
 // The search space a kernel.py declares: its tunable constants with TUNE_SPACE candidates, or, for
 // an integer constant without candidates, the powers of two within bounds that suit its name
-// (*WARPS* 1..32, *STAGES* 1..8, *GROUP* and *SPLIT* 1..64, others 1..8192) plus its own value. Float constants
-// without TUNE_SPACE are not searched: they are usually numerics (eps), not performance knobs.
+// (*WARPS* 1..32, *STAGES* 1..8, *GROUP* and *SPLIT* 1..64, others 1..8192) plus its own value. Float
+// constants without TUNE_SPACE are not searched: they are usually numerics (eps), not performance knobs.
 class TuneSpace
 {
 public:

@@ -24,7 +24,7 @@ double Amdahl::modelSpeedup(double totalUs, double kernelUs, double floorUs, dou
 void Amdahl::rank(QVector<KernelRecord> &kernels, double fraction)
 {
     std::stable_sort(kernels.begin(), kernels.end(),
-                     [](const KernelRecord &a, const KernelRecord &b) { return a.timeUs > b.timeUs; });
+        [](const KernelRecord &a, const KernelRecord &b) { return a.timeUs > b.timeUs; });
     double total = 0;
     for (const KernelRecord &k : kernels)
         total += k.timeUs;

@@ -14,7 +14,7 @@
 namespace ak {
 
 namespace {
-std::atomic<bool> s_sync{true};
+std::atomic<bool> s_sync { true };
 
 QString errnoText()
 {

@@ -36,9 +36,9 @@ std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
             b = t[2];
         } else if (op == QLatin1String("linear") && t.size() >= 2 && t[1].size() == 2) { // W is [N, K]
             a = t[0];
-            b = Shape{t[1][1], t[1][0]};
+            b = Shape { t[1][1], t[1][0] };
         } else if ((op == QLatin1String("mm") || op == QLatin1String("bmm") || op == QLatin1String("matmul"))
-                   && t.size() >= 2) {
+            && t.size() >= 2) {
             a = t[0];
             b = t[1];
         }
@@ -48,38 +48,38 @@ std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
             int64_t m = 1;
             for (size_t i = 0; i + 1 < a.size(); ++i)
                 m *= a[i];
-            a = Shape{m, a.back()};
+            a = Shape { m, a.back() };
         }
-        return {a, b};
+        return { a, b };
     }
     if (opType == QLatin1String("flash_attention")) {
         if (t.size() >= 3 && t[0].size() == 4 && t[1].size() == 4 && t[2].size() == 4)
-            return {t[0], t[1], t[2]};
+            return { t[0], t[1], t[2] };
         return {};
     }
     if (opType == QLatin1String("softmax") || opType == QLatin1String("reduce")) {
         const bool own = op.contains(QLatin1String("softmax")) || opType == QLatin1String("reduce");
-        return own && rowsAndCols(t[0]) ? std::vector<Shape>{t[0]} : std::vector<Shape>{};
+        return own && rowsAndCols(t[0]) ? std::vector<Shape> { t[0] } : std::vector<Shape> {};
     }
     if (opType == QLatin1String("layernorm")) {
         if (!rowsAndCols(t[0]))
             return {};
-        const Shape w{t[0].back()};
-        return {t[0], w, w};
+        const Shape w { t[0].back() };
+        return { t[0], w, w };
     }
     if (opType == QLatin1String("rmsnorm")) {
         // Fused rms_norm, or the unfused expression's full-size ops (pow, mul); not the [.., 1] variance.
         if (!rowsAndCols(t[0]))
             return {};
-        return {t[0], Shape{t[0].back()}};
+        return { t[0], Shape { t[0].back() } };
     }
     if (opType == QLatin1String("cross_entropy")) {
         if (!rowsAndCols(t[0]))
             return {};
-        const Shape logits = t[0].size() == 2 ? t[0] : Shape{};
+        const Shape logits = t[0].size() == 2 ? t[0] : Shape {};
         if (logits.empty())
             return {};
-        return {logits, Shape{logits[0]}};
+        return { logits, Shape { logits[0] } };
     }
     if (opType == QLatin1String("rotary_embedding")) {
         // The unfused form multiplies half of x ([B,H,S,D/2], interleaved lanes) by cos or sin [S, D/2].
@@ -87,8 +87,8 @@ std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
             const Shape &x = t[i];
             const Shape &c = t[i + 1];
             if (x.size() == 4 && c.size() == 2 && c[0] == x[2] && c[1] == x[3]) {
-                const Shape full{x[0], x[1], x[2], 2 * x[3]};
-                return {full, c, c};
+                const Shape full { x[0], x[1], x[2], 2 * x[3] };
+                return { full, c, c };
             }
         }
         return {};

@@ -11,12 +11,18 @@ namespace ak {
 QString precisionName(Precision p)
 {
     switch (p) {
-    case Precision::FP32: return QStringLiteral("fp32");
-    case Precision::TF32: return QStringLiteral("tf32");
-    case Precision::FP16: return QStringLiteral("fp16");
-    case Precision::BF16: return QStringLiteral("bf16");
-    case Precision::FP8: return QStringLiteral("fp8");
-    case Precision::Count: break;
+    case Precision::FP32:
+        return QStringLiteral("fp32");
+    case Precision::TF32:
+        return QStringLiteral("tf32");
+    case Precision::FP16:
+        return QStringLiteral("fp16");
+    case Precision::BF16:
+        return QStringLiteral("bf16");
+    case Precision::FP8:
+        return QStringLiteral("fp8");
+    case Precision::Count:
+        break;
     }
     return QString();
 }
@@ -54,8 +60,9 @@ QString DeviceInfo::summary() const
         return QStringLiteral("No GPU detected");
     QString s = name;
     if (smCount > 0)
-        s += QStringLiteral(" · %1 %2").arg(smCount).arg(vendor == QLatin1String("amd") ? QStringLiteral("CUs")
-                                                                                       : QStringLiteral("SMs"));
+        s += QStringLiteral(" · %1 %2")
+                 .arg(smCount)
+                 .arg(vendor == QLatin1String("amd") ? QStringLiteral("CUs") : QStringLiteral("SMs"));
     if (bandwidthGBs > 0)
         s += QStringLiteral(" · %1 TB/s").arg(bandwidthGBs / 1000.0, 0, 'f', 2);
     if (peak(Precision::BF16) > 0)
@@ -102,22 +109,14 @@ nlohmann::json DeviceInfo::toJson() const
     nlohmann::json peaks = nlohmann::json::object();
     for (int i = 0; i < int(Precision::Count); ++i)
         peaks[precisionName(Precision(i)).toStdString()] = peakTflops[size_t(i)];
-    return nlohmann::json{{"available", available},
-                          {"name", name.toStdString()},
-                          {"vendor", vendor.toStdString()},
-                          {"detected_by", detectedBy.toStdString()},
-                          {"database_key", databaseKey.toStdString()},
-                          {"compute_capability", computeCapability.toStdString()},
-                          {"sm_count", smCount},
-                          {"boost_clock_mhz", boostClockMHz},
-                          {"memory_clock_mhz", memoryClockMHz},
-                          {"memory_bus_width_bits", memoryBusWidthBits},
-                          {"memory_gib", memoryGiB},
-                          {"l2_mib", l2MiB},
-                          {"bandwidth_gbs", bandwidthGBs},
-                          {"peak_tflops", peaks},
-                          {"estimated", estimated},
-                          {"note", note.toStdString()}};
+    return nlohmann::json { { "available", available }, { "name", name.toStdString() },
+        { "vendor", vendor.toStdString() }, { "detected_by", detectedBy.toStdString() },
+        { "database_key", databaseKey.toStdString() },
+        { "compute_capability", computeCapability.toStdString() }, { "sm_count", smCount },
+        { "boost_clock_mhz", boostClockMHz }, { "memory_clock_mhz", memoryClockMHz },
+        { "memory_bus_width_bits", memoryBusWidthBits }, { "memory_gib", memoryGiB }, { "l2_mib", l2MiB },
+        { "bandwidth_gbs", bandwidthGBs }, { "peak_tflops", peaks }, { "estimated", estimated },
+        { "note", note.toStdString() } };
 }
 
 } // namespace ak

@@ -20,22 +20,22 @@ bool parsePrecision(const QString &text, Precision *out);
 // and process boundaries (run.json) by copy.
 struct DeviceInfo
 {
-    bool available = false;      // false: no GPU found (a normal state, not an error)
-    QString name;                // "NVIDIA H200", "CPU (x86_64, 2 threads)"
-    QString vendor;              // "nvidia", "amd", "cpu"
-    QString detectedBy;          // "nvml", "cuda-driver", "rocm-smi", "torch", "cpu"
-    QString databaseKey;         // key in resources/gpus.json, empty when estimated
-    QString computeCapability;   // "9.0", "gfx942", empty for CPU
-    int smCount = 0;             // SMs or CUs
+    bool available = false; // false: no GPU found (a normal state, not an error)
+    QString name; // "NVIDIA H200", "CPU (x86_64, 2 threads)"
+    QString vendor; // "nvidia", "amd", "cpu"
+    QString detectedBy; // "nvml", "cuda-driver", "rocm-smi", "torch", "cpu"
+    QString databaseKey; // key in resources/gpus.json, empty when estimated
+    QString computeCapability; // "9.0", "gfx942", empty for CPU
+    int smCount = 0; // SMs or CUs
     double boostClockMHz = 0;
     double memoryClockMHz = 0;
     int memoryBusWidthBits = 0;
     double memoryGiB = 0;
     double l2MiB = 0;
-    double bandwidthGBs = 0;                     // peak DRAM bandwidth, GB/s (1e9)
-    std::array<double, int(Precision::Count)> peakTflops{}; // dense, per precision; 0 = unknown
-    bool estimated = false;      // peaks estimated from SM count x clock, not from the database
-    QString note;                // where the numbers came from
+    double bandwidthGBs = 0; // peak DRAM bandwidth, GB/s (1e9)
+    std::array<double, int(Precision::Count)> peakTflops {}; // dense, per precision; 0 = unknown
+    bool estimated = false; // peaks estimated from SM count x clock, not from the database
+    QString note; // where the numbers came from
 
     double peak(Precision p) const { return peakTflops[size_t(p)]; }
     // "cpu", "cuda" or "cuda:N": the torch device names a loop (one worker each) can be given.

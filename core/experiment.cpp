@@ -6,31 +6,38 @@
 namespace ak {
 
 namespace {
-const std::array<std::pair<ExperimentStatus, const char *>, 9> kStatusNames{{
-    {ExperimentStatus::Running, "running"},
-    {ExperimentStatus::Kept, "keep"},
-    {ExperimentStatus::Reverted, "revert"},
-    {ExperimentStatus::Failed, "fail"},
-    {ExperimentStatus::Crashed, "crash"},
-    {ExperimentStatus::Timeout, "timeout"},
-    {ExperimentStatus::Pending, "pending"},
-    {ExperimentStatus::Rejected, "reject"},
-    {ExperimentStatus::Baseline, "baseline"},
-}};
+const std::array<std::pair<ExperimentStatus, const char *>, 9> kStatusNames { {
+    { ExperimentStatus::Running, "running" },
+    { ExperimentStatus::Kept, "keep" },
+    { ExperimentStatus::Reverted, "revert" },
+    { ExperimentStatus::Failed, "fail" },
+    { ExperimentStatus::Crashed, "crash" },
+    { ExperimentStatus::Timeout, "timeout" },
+    { ExperimentStatus::Pending, "pending" },
+    { ExperimentStatus::Rejected, "reject" },
+    { ExperimentStatus::Baseline, "baseline" },
+} };
 } // namespace
 
 ExperimentOutcome outcomeOf(ExperimentStatus s)
 {
     switch (s) {
-    case ExperimentStatus::Baseline: return ExperimentOutcome::Baseline;
-    case ExperimentStatus::Kept: return ExperimentOutcome::Kept;
-    case ExperimentStatus::Pending: return ExperimentOutcome::Pending;
-    case ExperimentStatus::Rejected: return ExperimentOutcome::Rejected;
-    case ExperimentStatus::Reverted: return ExperimentOutcome::Reverted;
-    case ExperimentStatus::Running: return ExperimentOutcome::Running;
+    case ExperimentStatus::Baseline:
+        return ExperimentOutcome::Baseline;
+    case ExperimentStatus::Kept:
+        return ExperimentOutcome::Kept;
+    case ExperimentStatus::Pending:
+        return ExperimentOutcome::Pending;
+    case ExperimentStatus::Rejected:
+        return ExperimentOutcome::Rejected;
+    case ExperimentStatus::Reverted:
+        return ExperimentOutcome::Reverted;
+    case ExperimentStatus::Running:
+        return ExperimentOutcome::Running;
     case ExperimentStatus::Failed:
     case ExperimentStatus::Crashed:
-    case ExperimentStatus::Timeout: break;
+    case ExperimentStatus::Timeout:
+        break;
     }
     return ExperimentOutcome::Failed;
 }
@@ -38,13 +45,20 @@ ExperimentOutcome outcomeOf(ExperimentStatus s)
 QString outcomeName(ExperimentOutcome o)
 {
     switch (o) {
-    case ExperimentOutcome::Baseline: return QStringLiteral("baseline");
-    case ExperimentOutcome::Kept: return QStringLiteral("kept");
-    case ExperimentOutcome::Pending: return QStringLiteral("pending");
-    case ExperimentOutcome::Rejected: return QStringLiteral("rejected");
-    case ExperimentOutcome::Reverted: return QStringLiteral("reverted");
-    case ExperimentOutcome::Running: return QStringLiteral("running");
-    case ExperimentOutcome::Failed: break;
+    case ExperimentOutcome::Baseline:
+        return QStringLiteral("baseline");
+    case ExperimentOutcome::Kept:
+        return QStringLiteral("kept");
+    case ExperimentOutcome::Pending:
+        return QStringLiteral("pending");
+    case ExperimentOutcome::Rejected:
+        return QStringLiteral("rejected");
+    case ExperimentOutcome::Reverted:
+        return QStringLiteral("reverted");
+    case ExperimentOutcome::Running:
+        return QStringLiteral("running");
+    case ExperimentOutcome::Failed:
+        break;
     }
     return QStringLiteral("failed");
 }
@@ -53,12 +67,17 @@ const char *outcomeColor(ExperimentOutcome o)
 {
     switch (o) {
     case ExperimentOutcome::Baseline:
-    case ExperimentOutcome::Kept: return "#2f7d32";
-    case ExperimentOutcome::Pending: return "#e6a100";
-    case ExperimentOutcome::Rejected: return "#b86f00";
-    case ExperimentOutcome::Reverted: return "#9aa3b5";
+    case ExperimentOutcome::Kept:
+        return "#2f7d32";
+    case ExperimentOutcome::Pending:
+        return "#e6a100";
+    case ExperimentOutcome::Rejected:
+        return "#b86f00";
+    case ExperimentOutcome::Reverted:
+        return "#9aa3b5";
     case ExperimentOutcome::Running:
-    case ExperimentOutcome::Failed: break;
+    case ExperimentOutcome::Failed:
+        break;
     }
     return "#c62828";
 }

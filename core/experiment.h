@@ -10,7 +10,17 @@
 namespace ak {
 
 // Outcome of one experiment. Pending: would be kept, waits for a person (review mode).
-enum class ExperimentStatus { Running, Kept, Reverted, Failed, Crashed, Timeout, Pending, Rejected, Baseline };
+enum class ExperimentStatus {
+    Running,
+    Kept,
+    Reverted,
+    Failed,
+    Crashed,
+    Timeout,
+    Pending,
+    Rejected,
+    Baseline
+};
 
 QString statusName(ExperimentStatus s);
 bool parseStatus(const QString &text, ExperimentStatus *out);
@@ -19,7 +29,7 @@ bool parseStatus(const QString &text, ExperimentStatus *out);
 // share (failed, crashed and timeout are one "failed"), each with one colour everywhere.
 enum class ExperimentOutcome { Baseline, Kept, Pending, Rejected, Reverted, Running, Failed };
 ExperimentOutcome outcomeOf(ExperimentStatus s);
-QString outcomeName(ExperimentOutcome o);      // "kept", "failed", ...: the report's CSS classes
+QString outcomeName(ExperimentOutcome o); // "kept", "failed", ...: the report's CSS classes
 const char *outcomeColor(ExperimentOutcome o); // "#2f7d32": the chart's points, the report's dots
 
 // What the harness measured. NaN = not measured (an incorrect kernel has no latency).
@@ -27,13 +37,13 @@ struct Metrics
 {
     double latencyUs = std::nan("");
     double refLatencyUs = std::nan("");
-    double speedup = std::nan("");       // paired ratio vs the PyTorch reference
+    double speedup = std::nan(""); // paired ratio vs the PyTorch reference
     double tflops = std::nan("");
     double gbps = std::nan("");
-    double pctPeak = std::nan("");       // % of the roof that bounds this kernel on the device
+    double pctPeak = std::nan(""); // % of the roof that bounds this kernel on the device
     double noisePct = std::nan("");
     double peakVramMb = std::nan("");
-    QString bound;                       // "memory" | "compute" | ""
+    QString bound; // "memory" | "compute" | ""
     // Where the kernel ran: "bubblewrap", or "process (<why the sandbox was missing>)". Empty in runs
     // recorded before the judge ran kernels in a sandbox.
     QString sandbox;
@@ -45,23 +55,23 @@ struct Metrics
 // One experiment as recorded in experiments.jsonl.
 struct Experiment
 {
-    int id = 0;                 // run-wide, 1-based, increasing
-    QString kernel;             // kernel folder name, e.g. "01-matmul_nvjet"
-    QString commit;             // hex object id of the experiment commit
-    QString parent;             // commit it was based on
-    QString agent;              // "tune", "llm:<model>", "command", "replay", "user"
-    QString description;        // agent's one-line description
+    int id = 0; // run-wide, 1-based, increasing
+    QString kernel; // kernel folder name, e.g. "01-matmul_nvjet"
+    QString commit; // hex object id of the experiment commit
+    QString parent; // commit it was based on
+    QString agent; // "tune", "llm:<model>", "command", "replay", "user"
+    QString description; // agent's one-line description
     ExperimentStatus status = ExperimentStatus::Running;
-    QString failure;            // human-readable reason when not kept
+    QString failure; // human-readable reason when not kept
     Metrics metrics;
     QDateTime started;
     QDateTime finished;
-    double agentSeconds = 0;    // time the agent took to propose
-    double benchSeconds = 0;    // time the harness took
+    double agentSeconds = 0; // time the agent took to propose
+    double benchSeconds = 0; // time the harness took
     // What proposing cost (LLM agents); 0 for agents without a model.
     qint64 tokensIn = 0;
     qint64 tokensOut = 0;
-    double cost = 0;            // USD, from the user's price table
+    double cost = 0; // USD, from the user's price table
 };
 
 } // namespace ak

@@ -261,11 +261,11 @@ json ExperimentLog::kernelRecordToJson(const KernelRecord &k)
     json shapes = json::array();
     for (const QString &s : k.shapes)
         shapes.push_back(s.toStdString());
-    return json{{"rank", k.rank},       {"folder", k.folder.toStdString()},  {"name", k.name.toStdString()},
-                {"op_type", k.opType.toStdString()}, {"aten_op", k.atenOp.toStdString()}, {"shapes", shapes},
-                {"dtype", k.dtype.toStdString()},    {"time_us", k.timeUs},  {"share", k.share},
-                {"calls", k.calls},     {"flops", k.flops},                  {"bytes", k.bytes},
-                {"floor_us", k.floorUs}, {"max_speedup", k.maxSpeedup},       {"model_speedup_at_90", k.modelSpeedupAt90}};
+    return json { { "rank", k.rank }, { "folder", k.folder.toStdString() }, { "name", k.name.toStdString() },
+        { "op_type", k.opType.toStdString() }, { "aten_op", k.atenOp.toStdString() }, { "shapes", shapes },
+        { "dtype", k.dtype.toStdString() }, { "time_us", k.timeUs }, { "share", k.share },
+        { "calls", k.calls }, { "flops", k.flops }, { "bytes", k.bytes }, { "floor_us", k.floorUs },
+        { "max_speedup", k.maxSpeedup }, { "model_speedup_at_90", k.modelSpeedupAt90 } };
 }
 
 QByteArray ExperimentLog::encode(const LogEntry &e)
@@ -349,9 +349,15 @@ ExperimentLog::ReadResult ExperimentLog::parse(const QByteArray &data, const QSt
                 e.line = lineNo;
                 r.entries.push_back(std::move(e));
             } catch (const json::parse_error &ex) {
-                r.errors << QStringLiteral("%1:%2: invalid JSON (byte %3)").arg(displayName).arg(lineNo).arg(ex.byte);
+                r.errors << QStringLiteral("%1:%2: invalid JSON (byte %3)")
+                                .arg(displayName)
+                                .arg(lineNo)
+                                .arg(ex.byte);
             } catch (const std::exception &ex) {
-                r.errors << QStringLiteral("%1:%2: %3").arg(displayName).arg(lineNo).arg(QString::fromUtf8(ex.what()));
+                r.errors << QStringLiteral("%1:%2: %3")
+                                .arg(displayName)
+                                .arg(lineNo)
+                                .arg(QString::fromUtf8(ex.what()));
             }
         }
         p = nl + 1;

@@ -21,19 +21,19 @@ struct LogEntry
 {
     enum class Type { Experiment, Kernel, Run };
     Type type = Type::Experiment;
-    QString action;        // experiment: begin, finish, accept, reject, revert, baseline, repair
-                           // kernel: add, pin, unpin, skip, unskip, done;  run: review, profile, move_on
-    int line = 0;          // 1-based line in the file (reading only)
+    QString action; // experiment: begin, finish, accept, reject, revert, baseline, repair
+                    // kernel: add, pin, unpin, skip, unskip, done;  run: review, profile, move_on
+    int line = 0; // 1-based line in the file (reading only)
     QDateTime time;
 
     Experiment experiment; // Type::Experiment
-    QString head;          // set when this record moves the kernel's branch to experiment.commit
+    QString head; // set when this record moves the kernel's branch to experiment.commit
 
-    QString kernel;        // Type::Kernel: folder name, "01-matmul"
-    KernelRecord record;   // Type::Kernel, action "add"
-    QString reason;        // Type::Kernel: why (pin/skip/done), free text
+    QString kernel; // Type::Kernel: folder name, "01-matmul"
+    KernelRecord record; // Type::Kernel, action "add"
+    QString reason; // Type::Kernel: why (pin/skip/done), free text
 
-    bool value = false;    // Type::Run, action "review"
+    bool value = false; // Type::Run, action "review"
 
     // Type::Run, action "move_on": the rules from now on ("value"), who set them ("by") and the git
     // blob id of the run.json the change replaced ("run_json_before"; lets a reader tell a run.json
@@ -50,7 +50,7 @@ public:
     struct ReadResult
     {
         QVector<LogEntry> entries;
-        QStringList errors;      // "experiments.jsonl:12: <why>", one per bad line (the rest still loads)
+        QStringList errors; // "experiments.jsonl:12: <why>", one per bad line (the rest still loads)
         qint64 completeBytes = 0; // bytes up to and including the last newline
         bool partialTail = false; // bytes after the last newline: a record being written, or torn by a kill
     };

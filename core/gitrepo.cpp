@@ -16,7 +16,8 @@ namespace {
 QString lastError(const QString &what)
 {
     const git_error *e = git_error_last();
-    return QStringLiteral("%1: %2").arg(what, e && e->message ? QString::fromUtf8(e->message) : QStringLiteral("libgit2 error"));
+    return QStringLiteral("%1: %2").arg(
+        what, e && e->message ? QString::fromUtf8(e->message) : QStringLiteral("libgit2 error"));
 }
 
 QString toHex(const git_oid &oid)
@@ -37,7 +38,11 @@ template<typename T, void (*Free)(T *)>
 struct Handle
 {
     T *p = nullptr;
-    ~Handle() { if (p) Free(p); }
+    ~Handle()
+    {
+        if (p)
+            Free(p);
+    }
     T **out() { return &p; }
 };
 using CommitH = Handle<git_commit, git_commit_free>;
@@ -62,8 +67,7 @@ void initLibrary()
 
 GitRepo::GitRepo(git_repository *repo)
     : m_repo(repo)
-{
-}
+{ }
 
 GitRepo::~GitRepo()
 {
@@ -87,7 +91,8 @@ std::unique_ptr<GitRepo> GitRepo::open(const QString &dir, QString *error)
 {
     initLibrary();
     git_repository *repo = nullptr;
-    if (git_repository_open_ext(&repo, QFile::encodeName(dir).constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr)
+    if (git_repository_open_ext(
+            &repo, QFile::encodeName(dir).constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr)
         != 0) {
         fail(error, lastError(dir));
         git_libgit2_shutdown();
@@ -117,7 +122,7 @@ QString GitRepo::writeTree(const QMap<QString, QString> &files, QString *error)
     if (git_index_new(index.out()) != 0)
         return fail(error, lastError(QStringLiteral("write tree"))), QString();
     for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        git_index_entry entry{};
+        git_index_entry entry {};
         const QByteArray path = it.key().toUtf8();
         entry.path = path.constData();
         entry.mode = GIT_FILEMODE_BLOB;
@@ -133,7 +138,7 @@ QString GitRepo::writeTree(const QMap<QString, QString> &files, QString *error)
 }
 
 QString GitRepo::writeCommit(const QString &tree, const QStringList &parents, const QString &message,
-                             const QDateTime &when, QString *error)
+    const QDateTime &when, QString *error)
 {
     git_oid treeId;
     TreeH treeObj;
@@ -149,14 +154,14 @@ QString GitRepo::writeCommit(const QString &tree, const QStringList &parents, co
     }
     SigH sig;
     const QDateTime t = when.isValid() ? when : QDateTime::currentDateTimeUtc();
-    if (git_signature_new(sig.out(), "AutoKernel Studio", "autokernel@localhost", git_time_t(t.toSecsSinceEpoch()),
-                          t.offsetFromUtc() / 60)
+    if (git_signature_new(sig.out(), "AutoKernel Studio", "autokernel@localhost",
+            git_time_t(t.toSecsSinceEpoch()), t.offsetFromUtc() / 60)
         != 0)
         return fail(error, lastError(QStringLiteral("commit: signature"))), QString();
     git_oid oid;
     const QByteArray msg = message.toUtf8();
     if (git_commit_create(&oid, m_repo, nullptr, sig.p, sig.p, nullptr, msg.constData(), treeObj.p,
-                          parentPtrs.size(), parentPtrs.data())
+            parentPtrs.size(), parentPtrs.data())
         != 0)
         return fail(error, lastError(QStringLiteral("commit"))), QString();
     return toHex(oid);
@@ -168,7 +173,9 @@ bool GitRepo::setRef(const QString &name, const QString &target, const QString &
     if (!fromHex(target, &oid))
         return fail(error, QStringLiteral("%1: bad target id '%2'").arg(name, target));
     RefH ref;
-    if (git_reference_create(ref.out(), m_repo, name.toUtf8().constData(), &oid, 1, reason.toUtf8().constData()) != 0)
+    if (git_reference_create(
+            ref.out(), m_repo, name.toUtf8().constData(), &oid, 1, reason.toUtf8().constData())
+        != 0)
         return fail(error, lastError(name));
     return true;
 }
@@ -176,7 +183,9 @@ bool GitRepo::setRef(const QString &name, const QString &target, const QString &
 bool GitRepo::setHeadSymbolic(const QString &refName, QString *error)
 {
     RefH ref;
-    if (git_reference_symbolic_create(ref.out(), m_repo, "HEAD", refName.toUtf8().constData(), 1, "autokernel") != 0)
+    if (git_reference_symbolic_create(
+            ref.out(), m_repo, "HEAD", refName.toUtf8().constData(), 1, "autokernel")
+        != 0)
         return fail(error, lastError(QStringLiteral("HEAD")));
     return true;
 }
@@ -256,7 +265,8 @@ QString GitRepo::blobIdAt(const QString &commit, const QString &path) const
     CommitH c;
     TreeH tree;
     EntryH entry;
-    if (!fromHex(commit, &oid) || git_commit_lookup(c.out(), m_repo, &oid) != 0 || git_commit_tree(tree.out(), c.p) != 0
+    if (!fromHex(commit, &oid) || git_commit_lookup(c.out(), m_repo, &oid) != 0
+        || git_commit_tree(tree.out(), c.p) != 0
         || git_tree_entry_bypath(entry.out(), tree.p, path.toUtf8().constData()) != 0)
         return QString();
     return toHex(*git_tree_entry_id(entry.p));
@@ -304,7 +314,12 @@ bool GitRepo::verify(QString *error) const
         return fail(error, lastError(QStringLiteral("odb")));
 
     // Every object must read back (libgit2 verifies the hash of what it inflates).
-    struct OdbScan { git_odb *odb; QStringList *problems; int count = 0; } scan{odb.p, &problems};
+    struct OdbScan
+    {
+        git_odb *odb;
+        QStringList *problems;
+        int count = 0;
+    } scan { odb.p, &problems };
     git_odb_foreach(
         odb.p,
         [](const git_oid *id, void *payload) {
@@ -333,19 +348,26 @@ bool GitRepo::verify(QString *error) const
             problems << lastError(QStringLiteral("%1 -> commit").arg(name));
             continue;
         }
-        struct Walk { git_odb *odb; QStringList *problems; QString ref; } walk{odb.p, &problems, name};
+        struct Walk
+        {
+            git_odb *odb;
+            QStringList *problems;
+            QString ref;
+        } walk { odb.p, &problems, name };
         git_tree_walk(
             tree.p, GIT_TREEWALK_PRE,
             [](const char *, const git_tree_entry *entry, void *payload) {
                 auto *w = static_cast<Walk *>(payload);
                 if (!git_odb_exists(w->odb, git_tree_entry_id(entry)))
-                    w->problems->append(QStringLiteral("%1: missing object %2").arg(w->ref, toHex(*git_tree_entry_id(entry))));
+                    w->problems->append(QStringLiteral("%1: missing object %2")
+                                            .arg(w->ref, toHex(*git_tree_entry_id(entry))));
                 return 0;
             },
             &walk);
         for (unsigned i = 0; i < git_commit_parentcount(commit.p); ++i)
             if (!git_odb_exists(odb.p, git_commit_parent_id(commit.p, i)))
-                problems << QStringLiteral("%1: missing parent %2").arg(name, toHex(*git_commit_parent_id(commit.p, i)));
+                problems << QStringLiteral("%1: missing parent %2")
+                                .arg(name, toHex(*git_commit_parent_id(commit.p, i)));
         if (problems.size() > 20)
             break;
     }

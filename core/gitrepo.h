@@ -35,7 +35,7 @@ public:
     QString writeTree(const QMap<QString, QString> &files, QString *error = nullptr);
     // Writes a commit object only; no ref moves. `when` is used for author and committer.
     QString writeCommit(const QString &tree, const QStringList &parents, const QString &message,
-                        const QDateTime &when, QString *error = nullptr);
+        const QDateTime &when, QString *error = nullptr);
 
     // Points `name` ("refs/heads/best") at `target`, creating or overwriting it.
     bool setRef(const QString &name, const QString &target, const QString &reason, QString *error = nullptr);

@@ -13,18 +13,22 @@ namespace {
 
 using Json = nlohmann::json;
 
-const Precision kPrecisions[] = {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8};
+const Precision kPrecisions[]
+    = { Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8 };
 
-bool readPeaks(const Json &obj, const QString &where, std::array<double, int(Precision::Count)> *out, QString *message)
+bool readPeaks(
+    const Json &obj, const QString &where, std::array<double, int(Precision::Count)> *out, QString *message)
 {
     if (!obj.is_object()) {
         *message = where + QStringLiteral(": must be an object");
         return false;
     }
     for (Precision p : kPrecisions) {
-        const std::optional<double> peak = jsonfield::strict::number(obj, precisionName(p).toStdString().c_str());
+        const std::optional<double> peak
+            = jsonfield::strict::number(obj, precisionName(p).toStdString().c_str());
         if (!peak || *peak < 0) {
-            *message = where + QStringLiteral(".%1: missing or not a non-negative number").arg(precisionName(p));
+            *message
+                = where + QStringLiteral(".%1: missing or not a non-negative number").arg(precisionName(p));
             return false;
         }
         (*out)[size_t(p)] = *peak;
@@ -87,10 +91,13 @@ bool GpuDatabase::load(const QByteArray &json, QString *error)
         e.bandwidthGBs = jsonfield::number(g, "bandwidth_gbs", 0);
         e.l2MiB = jsonfield::number(g, "l2_mib", 0);
         if (e.smCount <= 0 || e.boostClockMHz <= 0 || e.bandwidthGBs <= 0)
-            return fail(where + QStringLiteral(" (%1): sm_count, boost_clock_mhz and bandwidth_gbs must be > 0").arg(e.key),
-                        error);
+            return fail(where
+                    + QStringLiteral(" (%1): sm_count, boost_clock_mhz and bandwidth_gbs must be > 0")
+                          .arg(e.key),
+                error);
         const auto peaks = g.find("peak_tflops");
-        if (peaks == g.end() || !readPeaks(*peaks, where + QStringLiteral(".peak_tflops"), &e.peakTflops, &message))
+        if (peaks == g.end()
+            || !readPeaks(*peaks, where + QStringLiteral(".peak_tflops"), &e.peakTflops, &message))
             return fail(message.isEmpty() ? where + QStringLiteral(".peak_tflops: missing") : message, error);
         const auto aliases = g.find("aliases");
         if (aliases == g.end() || !aliases->is_array() || aliases->empty())
@@ -105,7 +112,7 @@ bool GpuDatabase::load(const QByteArray &json, QString *error)
         m_variantTokens << t.toLower();
     if (const Json *per = jsonfield::object(root, "per_sm_flops_per_clock")) {
         for (auto it = per->begin(); it != per->end(); ++it) {
-            std::array<double, int(Precision::Count)> flops{};
+            std::array<double, int(Precision::Count)> flops {};
             const QString arch = QString::fromStdString(it.key());
             if (!readPeaks(it.value(), QStringLiteral("per_sm_flops_per_clock.") + arch, &flops, &message))
                 return fail(message, error);
@@ -129,8 +136,9 @@ const GpuDatabase::Entry *GpuDatabase::byKey(const QString &key) const
 QStringList GpuDatabase::tokens(const QString &deviceName)
 {
     static const QRegularExpression nonAlnum(QStringLiteral("[^a-z0-9]+"));
-    static const QStringList vendorWords = {QStringLiteral("nvidia"), QStringLiteral("amd"), QStringLiteral("geforce"),
-                                            QStringLiteral("instinct"), QStringLiteral("tesla"), QStringLiteral("radeon")};
+    static const QStringList vendorWords
+        = { QStringLiteral("nvidia"), QStringLiteral("amd"), QStringLiteral("geforce"),
+              QStringLiteral("instinct"), QStringLiteral("tesla"), QStringLiteral("radeon") };
     QStringList out;
     const QStringList parts = deviceName.toLower().split(nonAlnum, Qt::SkipEmptyParts);
     for (const QString &t : parts) {
@@ -238,11 +246,13 @@ DeviceInfo GpuDatabase::complete(DeviceInfo d) const
             d.peakTflops[size_t(p)] = (*perSm)[size_t(p)] * d.smCount * d.boostClockMHz * 1e6 / 1e12;
     } else {
         d.peakTflops = {};
-        missing << QStringLiteral("peak FLOP/s (architecture '%1' not in the per-SM table, or no SM count / clock)")
+        missing << QStringLiteral(
+            "peak FLOP/s (architecture '%1' not in the per-SM table, or no SM count / clock)")
                        .arg(d.computeCapability);
     }
-    d.note = QStringLiteral("'%1' is not in the GPU database: estimated from SM count x per-SM throughput x clock "
-                            "and bus width x memory clock")
+    d.note = QStringLiteral(
+        "'%1' is not in the GPU database: estimated from SM count x per-SM throughput x clock "
+        "and bus width x memory clock")
                  .arg(d.name);
     if (!missing.isEmpty())
         d.note += QStringLiteral("; unknown: ") + missing.join(QStringLiteral(", "));

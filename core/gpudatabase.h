@@ -19,10 +19,10 @@ class GpuDatabase
 public:
     struct Entry
     {
-        QString key;                 // "h200"
-        QString name;                // "NVIDIA H200 SXM 141GB"
-        QString vendor;              // "nvidia" | "amd"
-        QString arch;                // compute capability "9.0" or "gfx942"
+        QString key; // "h200"
+        QString name; // "NVIDIA H200 SXM 141GB"
+        QString vendor; // "nvidia" | "amd"
+        QString arch; // compute capability "9.0" or "gfx942"
         QVector<QStringList> aliases; // each alias as normalised tokens
         int smCount = 0;
         double boostClockMHz = 0;
@@ -30,7 +30,7 @@ public:
         int memoryBusBits = 0;
         double bandwidthGBs = 0;
         double l2MiB = 0;
-        std::array<double, int(Precision::Count)> peakTflops{};
+        std::array<double, int(Precision::Count)> peakTflops {};
         QString source;
     };
 

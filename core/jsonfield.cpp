@@ -14,7 +14,7 @@ const Json *present(const Json &o, const char *key)
 }
 
 // The value when `accept` says it has the right type; otherwise records why not.
-template <typename Accept>
+template<typename Accept>
 const Json *checked(const Json &o, const char *key, const char *expected, Accept accept, Problem *problem)
 {
     const Json *v = present(o, key);
@@ -28,12 +28,30 @@ const Json *checked(const Json &o, const char *key, const char *expected, Accept
     return nullptr;
 }
 
-bool isString(const Json &v) { return v.is_string(); }
-bool isNumber(const Json &v) { return v.is_number(); }
-bool isInteger(const Json &v) { return v.is_number_integer(); }
-bool isBoolean(const Json &v) { return v.is_boolean(); }
-bool isObject(const Json &v) { return v.is_object(); }
-bool isArray(const Json &v) { return v.is_array(); }
+bool isString(const Json &v)
+{
+    return v.is_string();
+}
+bool isNumber(const Json &v)
+{
+    return v.is_number();
+}
+bool isInteger(const Json &v)
+{
+    return v.is_number_integer();
+}
+bool isBoolean(const Json &v)
+{
+    return v.is_boolean();
+}
+bool isObject(const Json &v)
+{
+    return v.is_object();
+}
+bool isArray(const Json &v)
+{
+    return v.is_array();
+}
 
 QString toText(const Json &v)
 {
@@ -46,9 +64,12 @@ QString toText(const Json &v)
 QString Problem::phrase() const
 {
     switch (kind) {
-    case Kind::None: return QString();
-    case Kind::Missing: return QStringLiteral("is missing");
-    case Kind::WrongType: return QStringLiteral("is not ") + expected;
+    case Kind::None:
+        return QString();
+    case Kind::Missing:
+        return QStringLiteral("is missing");
+    case Kind::WrongType:
+        return QStringLiteral("is not ") + expected;
     }
     return QString();
 }

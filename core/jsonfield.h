@@ -29,8 +29,8 @@ double number(const Json &o, const char *key, double fallback);
 qint64 integer(const Json &o, const char *key, qint64 fallback);
 bool boolean(const Json &o, const char *key, bool fallback);
 const Json *object(const Json &o, const char *key); // nullptr unless an object
-const Json *array(const Json &o, const char *key);  // nullptr unless an array
-QStringList texts(const Json &o, const char *key);  // an array's strings; other entries skipped
+const Json *array(const Json &o, const char *key); // nullptr unless an array
+QStringList texts(const Json &o, const char *key); // an array's strings; other entries skipped
 
 // ---- Strict: nullopt (nullptr) when the field is missing or of another type, with `problem` (when
 // given) saying which field and what is wrong, so the caller can write "file: field: problem" in its
@@ -40,14 +40,14 @@ struct Problem
 {
     enum class Kind { None, Missing, WrongType };
     Kind kind = Kind::None;
-    std::string key;      // the field as named in the JSON
-    QString expected;     // "a string", "a number", "a whole number", "true or false", "an object", "a list"
+    std::string key; // the field as named in the JSON
+    QString expected; // "a string", "a number", "a whole number", "true or false", "an object", "a list"
 
     explicit operator bool() const { return kind != Kind::None; }
     bool missing() const { return kind == Kind::Missing; }
     bool wrongType() const { return kind == Kind::WrongType; }
     QString field() const { return QString::fromStdString(key); }
-    QString phrase() const;  // "is missing", "is not a number": to follow the field's name
+    QString phrase() const; // "is missing", "is not a number": to follow the field's name
     QString message() const; // "\"speedup\" is not a number"
 };
 

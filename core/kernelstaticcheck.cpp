@@ -61,7 +61,8 @@ void loadScript(Embedded *e)
         Py_DECREF(module);
     }
     if (!e->analyze || !e->rewrite) {
-        e->status = QStringLiteral("embedded Python: static check script failed to load: ") + takePythonError();
+        e->status
+            = QStringLiteral("embedded Python: static check script failed to load: ") + takePythonError();
         return;
     }
     e->ok = true;
@@ -172,9 +173,9 @@ KernelStaticInfo checkKernelSource(const QByteArray &source, const QString &file
     QString error;
     const QByteArray name = fileName.toUtf8();
     const PyGILState_STATE gil = PyGILState_Ensure();
-    const std::optional<std::string> result = callScript(
-        e.analyze, Py_BuildValue("(y#s#)", source.constData(), Py_ssize_t(source.size()), name.constData(),
-                                 Py_ssize_t(name.size())),
+    const std::optional<std::string> result = callScript(e.analyze,
+        Py_BuildValue("(y#s#)", source.constData(), Py_ssize_t(source.size()), name.constData(),
+            Py_ssize_t(name.size())),
         &error);
     PyGILState_Release(gil);
     if (!result) {
@@ -184,7 +185,8 @@ KernelStaticInfo checkKernelSource(const QByteArray &source, const QString &file
     try {
         return infoFromJson(json::parse(*result));
     } catch (const json::exception &ex) { // the script and this parser disagree: a bug, said plainly
-        info.error = QStringLiteral("static check returned malformed JSON: %1").arg(QString::fromUtf8(ex.what()));
+        info.error
+            = QStringLiteral("static check returned malformed JSON: %1").arg(QString::fromUtf8(ex.what()));
         return info;
     }
 }
@@ -205,7 +207,8 @@ QByteArray rewriteConstants(const QByteArray &source, const QMap<QString, double
                 Py_CLEAR(dict);
             Py_XDECREF(value);
         }
-        PyObject *args = dict ? Py_BuildValue("(y#N)", source.constData(), Py_ssize_t(source.size()), dict) : nullptr;
+        PyObject *args
+            = dict ? Py_BuildValue("(y#N)", source.constData(), Py_ssize_t(source.size()), dict) : nullptr;
         result = callScript(e.rewrite, args, &err);
         PyGILState_Release(gil);
     }
@@ -237,16 +240,19 @@ QByteArray rewriteConstants(const QByteArray &source, const QMap<QString, double
 QString validateProposal(const KernelStaticInfo &oldInfo, const KernelStaticInfo &newInfo)
 {
     if (!newInfo.ok)
-        return newInfo.error.isEmpty() ? QStringLiteral("the proposal failed the static check") : newInfo.error;
+        return newInfo.error.isEmpty() ? QStringLiteral("the proposal failed the static check")
+                                       : newInfo.error;
     if (newInfo.kernelType != oldInfo.kernelType)
         return QStringLiteral("KERNEL_TYPE changed from \"%1\" to \"%2\"; it must stay \"%1\"")
             .arg(oldInfo.kernelType, newInfo.kernelType);
     if (newInfo.kernelFnArgs != oldInfo.kernelFnArgs)
         return QStringLiteral("kernel_fn's parameters changed from (%1) to (%2); keep the signature")
-            .arg(oldInfo.kernelFnArgs.join(QStringLiteral(", ")), newInfo.kernelFnArgs.join(QStringLiteral(", ")));
+            .arg(oldInfo.kernelFnArgs.join(QStringLiteral(", ")),
+                newInfo.kernelFnArgs.join(QStringLiteral(", ")));
     if (newInfo.contract != oldInfo.contract)
-        return QStringLiteral("TEST_SIZES, TOLERANCES or TEST_DTYPES changed; they are the harness's contract "
-                              "and must stay as they are");
+        return QStringLiteral(
+            "TEST_SIZES, TOLERANCES or TEST_DTYPES changed; they are the harness's contract "
+            "and must stay as they are");
     return QString();
 }
 

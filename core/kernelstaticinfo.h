@@ -16,18 +16,18 @@ struct TunableConstant
     QString name;
     double value = 0;
     bool isInteger = true;
-    int line = 0;                // 1-based line of the assignment
-    QVector<double> candidates;  // from TUNE_SPACE; empty = tuner picks (powers of two around value)
+    int line = 0; // 1-based line of the assignment
+    QVector<double> candidates; // from TUNE_SPACE; empty = tuner picks (powers of two around value)
 };
 
 // What the embedded Python's static check learns from a kernel.py without importing it.
 struct KernelStaticInfo
 {
     bool ok = false;
-    QString error;               // "kernel.py:12: invalid syntax", "kernel_fn is missing", ...
+    QString error; // "kernel.py:12: invalid syntax", "kernel_fn is missing", ...
     int errorLine = 0;
-    QString kernelType;          // value of KERNEL_TYPE
-    QStringList kernelFnArgs;    // parameter names of kernel_fn
+    QString kernelType; // value of KERNEL_TYPE
+    QStringList kernelFnArgs; // parameter names of kernel_fn
     QVector<TunableConstant> constants;
     // TEST_SIZES / TOLERANCES / TEST_DTYPES as syntax trees (formatting-independent); a proposal that
     // changes them (looser tolerances, fewer sizes) is rejected by validateProposal.

@@ -25,18 +25,20 @@ public:
     // What this implementation can do at all; the GUI disables what is missing and says why.
     enum Capability {
         NoCapability = 0,
-        CanStartStop = 1 << 0,  // start, stop
-        CanPause = 1 << 1,      // pause, resume
+        CanStartStop = 1 << 0, // start, stop
+        CanPause = 1 << 1, // pause, resume
         CanSteerKernels = 1 << 2, // pin, unpin, skip
-        CanRevert = 1 << 3,     // revert a kept experiment
-        CanReview = 1 << 4,     // accept / reject a pending experiment (review mode)
-        CanEditRules = 1 << 5,  // setMoveOnRules
+        CanRevert = 1 << 3, // revert a kept experiment
+        CanReview = 1 << 4, // accept / reject a pending experiment (review mode)
+        CanEditRules = 1 << 5, // setMoveOnRules
         CanSetReviewMode = 1 << 6, // setReviewMode
     };
     Q_DECLARE_FLAGS(Capabilities, Capability)
     Q_FLAG(Capabilities)
 
-    explicit LoopControl(QObject *parent = nullptr) : QObject(parent) {}
+    explicit LoopControl(QObject *parent = nullptr)
+        : QObject(parent)
+    { }
     ~LoopControl() override = default;
 
     virtual Capabilities capabilities() const = 0;
@@ -52,11 +54,11 @@ public:
     // Pin locks the kernel's current best: the loop does not touch it again (no new experiment,
     // revert or accept) until it is unpinned. The run store enforces this (docs/run-format.md).
     virtual void pin(const QString &kernel) = 0;
-    virtual void unpin(const QString &kernel) = 0;  // the loop may work on the kernel again
-    virtual void skip(const QString &kernel) = 0;   // move on; the loop does not return to it
+    virtual void unpin(const QString &kernel) = 0; // the loop may work on the kernel again
+    virtual void skip(const QString &kernel) = 0; // move on; the loop does not return to it
     virtual void revert(const QString &kernel, int experimentId) = 0; // undo a kept experiment
-    virtual void accept(int experimentId) = 0;      // keep a pending experiment
-    virtual void reject(int experimentId) = 0;      // drop a pending experiment
+    virtual void accept(int experimentId) = 0; // keep a pending experiment
+    virtual void reject(int experimentId) = 0; // drop a pending experiment
 
     // Replaces the run's move-on rules (run.json "move_on", all four fields); the loop uses them from
     // its next experiment boundary, without a restart. Outcome: actionFinished / actionFailed with
@@ -66,7 +68,7 @@ public:
     {
         Q_UNUSED(rules)
         Q_EMIT actionFailed(QStringLiteral("setMoveOnRules"),
-                            QStringLiteral("%1 cannot change the move-on rules").arg(description()));
+            QStringLiteral("%1 cannot change the move-on rules").arg(description()));
     }
 
     // Switches the run's review mode (RunSnapshot::reviewMode; docs/run-format.md "Review mode"): on,
@@ -77,7 +79,7 @@ public:
     {
         Q_UNUSED(on)
         Q_EMIT actionFailed(QStringLiteral("setReviewMode"),
-                            QStringLiteral("%1 cannot switch review mode: not supported").arg(description()));
+            QStringLiteral("%1 cannot switch review mode: not supported").arg(description()));
     }
 
 Q_SIGNALS:

@@ -16,9 +16,11 @@ class FieldReader
 {
 public:
     FieldReader(const json &object, QString path, const QString &fileName, QStringList *warnings)
-        : m_o(object), m_path(std::move(path)), m_file(fileName), m_warnings(warnings)
-    {
-    }
+        : m_o(object)
+        , m_path(std::move(path))
+        , m_file(fileName)
+        , m_warnings(warnings)
+    { }
 
     QString field(const char *key) const
     {
@@ -30,7 +32,7 @@ public:
         m_warnings->append(QStringLiteral("%1: \"%2\" %3").arg(m_file, field(key), problem));
     }
     // A field that is there but of another type is reported; a missing one only when required.
-    template <typename T>
+    template<typename T>
     T reported(T value, const jsonfield::Problem &p, bool required) const
     {
         if (p.wrongType() || (p.missing() && required))
@@ -77,7 +79,10 @@ public:
         }
         return out;
     }
-    FieldReader child(const json &o, const QString &name) const { return FieldReader(o, field(name.toUtf8().constData()), m_file, m_warnings); }
+    FieldReader child(const json &o, const QString &name) const
+    {
+        return FieldReader(o, field(name.toUtf8().constData()), m_file, m_warnings);
+    }
 
 private:
     const json &m_o;
@@ -134,19 +139,23 @@ const KernelVerification *ModelVerification::kernel(const QString &name) const
     return nullptr;
 }
 
-std::optional<ModelVerification> ModelVerification::parse(const QByteArray &data, const QString &fileName, QStringList *warnings)
+std::optional<ModelVerification> ModelVerification::parse(
+    const QByteArray &data, const QString &fileName, QStringList *warnings)
 {
     QStringList local;
     QStringList *out = warnings ? warnings : &local;
     const json o = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
     if (!o.is_object()) {
-        out->append(QStringLiteral("%1: not a JSON object; the model view shows no verification").arg(fileName));
+        out->append(
+            QStringLiteral("%1: not a JSON object; the model view shows no verification").arg(fileName));
         return std::nullopt;
     }
     const FieldReader r(o, QString(), fileName, out);
     const QString format = r.text("format");
     if (format != QLatin1String("autokernel-verification")) {
-        r.warn("format", QStringLiteral("is \"%1\", not \"autokernel-verification\"; the model view shows no verification").arg(format));
+        r.warn("format",
+            QStringLiteral("is \"%1\", not \"autokernel-verification\"; the model view shows no verification")
+                .arg(format));
         return std::nullopt;
     }
     const int before = int(out->size());
@@ -163,7 +172,9 @@ std::optional<ModelVerification> ModelVerification::parse(const QByteArray &data
         v.compileAdvice = t.text("compile_advice");
     }
     if (!timings || !kernels || !v.eager.measured || !v.eagerOurs.measured) {
-        out->insert(before, QStringLiteral("%1: unusable, the model view shows no verification (verify again):").arg(fileName));
+        out->insert(before,
+            QStringLiteral("%1: unusable, the model view shows no verification (verify again):")
+                .arg(fileName));
         return std::nullopt;
     }
     for (const json &k : *kernels) {

@@ -26,19 +26,19 @@ struct ModelTiming
 // What verify found for one kernel folder inside the model (verification.json "kernels[]").
 struct KernelVerification
 {
-    QString kernel;               // folder name, "01-matmul"
+    QString kernel; // folder name, "01-matmul"
     QString opType;
-    QStringList sites;            // module names of its call sites
-    bool plugged = false;         // some call of the model reached the kernel
-    bool parityChecked = false;   // false: not plugged, or it could not be imported
+    QStringList sites; // module names of its call sites
+    bool plugged = false; // some call of the model reached the kernel
+    bool parityChecked = false; // false: not plugged, or it could not be imported
     bool parityOk = false;
-    double parityError = std::nan("");  // worst over the seeds, in tolerances from the truth
-    double eagerError = std::nan("");   // eager's own error against the same truth
+    double parityError = std::nan(""); // worst over the seeds, in tolerances from the truth
+    double eagerError = std::nan(""); // eager's own error against the same truth
     QString worstOutput;
-    double effectPct = std::nan("");    // % of the model's time it saves (leave one out); NaN: not measured
+    double effectPct = std::nan(""); // % of the model's time it saves (leave one out); NaN: not measured
     bool inFinalSet = false;
-    bool reused = false;          // parity taken from the previous verification (nothing changed)
-    QString whyNot;               // why it is not in the final set, as the producer worded it
+    bool reused = false; // parity taken from the previous verification (nothing changed)
+    QString whyNot; // why it is not in the final set, as the producer worded it
 };
 
 // verification.json as `autokernel-cli verify` writes it (agent/python/modelplug/verify.py,
@@ -46,35 +46,36 @@ struct KernelVerification
 struct ModelVerification
 {
     QDateTime when;
-    QString device;       // "cpu" | "cuda"
-    QString deviceName;   // "NVIDIA H200", "cpu"
-    QString dtype;        // torch name, "bfloat16"
+    QString device; // "cpu" | "cuda"
+    QString deviceName; // "NVIDIA H200", "cpu"
+    QString dtype; // torch name, "bfloat16"
     QString torch;
-    QString triton;       // empty: not installed
+    QString triton; // empty: not installed
     QString python;
     QVector<qint64> seeds;
     QVector<KernelVerification> kernels;
     QStringList finalSet;
-    bool parityOk = false;          // the final set together, every seed
+    bool parityOk = false; // the final set together, every seed
     double parityError = std::nan("");
     double eagerError = std::nan("");
-    QString parityNote;             // e.g. "the set failed parity together; nothing is offered"
+    QString parityNote; // e.g. "the set failed parity together; nothing is offered"
     ModelTiming eager;
     ModelTiming eagerOurs;
     ModelTiming compile;
     ModelTiming compileOurs;
-    double compileSeconds = std::nan("");      // torch.compile of the original
-    double compileOursSeconds = std::nan("");  // torch.compile with the kernels plugged in
-    QString compileAdvice;    // what a torch.compile user should do with the set; empty: compile not timed
-    double modelSpeedup = std::nan("");        // eager + ours vs eager
-    double seconds = std::nan("");             // how long the verification took
+    double compileSeconds = std::nan(""); // torch.compile of the original
+    double compileOursSeconds = std::nan(""); // torch.compile with the kernels plugged in
+    QString compileAdvice; // what a torch.compile user should do with the set; empty: compile not timed
+    double modelSpeedup = std::nan(""); // eager + ours vs eager
+    double seconds = std::nan(""); // how long the verification took
 
     const KernelVerification *kernel(const QString &name) const;
 
     // nullopt when `data` is not a usable verification (not JSON, another format, no eager timings);
     // every problem, fatal or not, is appended to `warnings` naming `fileName` and the field
     // ("verification.json: \"timings.eager.median_us\" is not a number"). Never throws.
-    static std::optional<ModelVerification> parse(const QByteArray &data, const QString &fileName, QStringList *warnings);
+    static std::optional<ModelVerification> parse(
+        const QByteArray &data, const QString &fileName, QStringList *warnings);
 };
 
 } // namespace ak

@@ -1,8 +1,8 @@
 #include "moveonrules.h"
 
 #include <QFile>
-#include <QStringList>
 #include <QSaveFile>
+#include <QStringList>
 
 #include <nlohmann/json.hpp>
 
@@ -29,10 +29,8 @@ QString fieldError(const char *field, const QString &what, const json &value)
 
 QByteArray MoveOnRules::toJson() const
 {
-    const json j = {{kReverts, maxConsecutiveReverts},
-                    {kRoof, roofPct},
-                    {kHours, hoursPerKernel},
-                    {kSpeedup, speedupOverBaseline}};
+    const json j = { { kReverts, maxConsecutiveReverts }, { kRoof, roofPct }, { kHours, hoursPerKernel },
+        { kSpeedup, speedupOverBaseline } };
     return QByteArray::fromStdString(j.dump(2)) + '\n';
 }
 
@@ -76,7 +74,7 @@ bool MoveOnRules::fromJson(const QByteArray &text, MoveOnRules *out, QString *er
         } else {
             err = QStringLiteral("move-on rules: unknown field \"%1\" (known: %2, %3, %4, %5)")
                       .arg(QString::fromStdString(key), QLatin1String(kReverts), QLatin1String(kRoof),
-                           QLatin1String(kHours), QLatin1String(kSpeedup));
+                          QLatin1String(kHours), QLatin1String(kSpeedup));
         }
     }
     if (error)
@@ -118,15 +116,19 @@ bool MoveOnRules::load(const QString &path, MoveOnRules *out, QString *error)
 
 QString MoveOnRules::summary() const
 {
-    const QString reverts = maxConsecutiveReverts > 0 ? (maxConsecutiveReverts == 1 ? QStringLiteral("1 revert in a row")
-                                                                                     : QStringLiteral("%1 reverts in a row").arg(maxConsecutiveReverts))
-                                                      : QStringLiteral("no revert limit");
-    const QString roof = roofPct > 0 ? QStringLiteral("%1% of roof").arg(roofPct, 0, 'g', 4) : QStringLiteral("no roof goal");
-    const QString speedup = speedupOverBaseline > 0 ? QStringLiteral("%1x over baseline").arg(speedupOverBaseline, 0, 'g', 4)
-                                                    : QStringLiteral("no speedup goal");
-    const QString hours = hoursPerKernel > 0 ? QStringLiteral("%1 h per kernel").arg(hoursPerKernel, 0, 'g', 4)
-                                             : QStringLiteral("no time limit");
-    return QStringList{reverts, roof, speedup, hours}.join(QStringLiteral(", "));
+    const QString reverts = maxConsecutiveReverts > 0
+        ? (maxConsecutiveReverts == 1 ? QStringLiteral("1 revert in a row")
+                                      : QStringLiteral("%1 reverts in a row").arg(maxConsecutiveReverts))
+        : QStringLiteral("no revert limit");
+    const QString roof = roofPct > 0 ? QStringLiteral("%1% of roof").arg(roofPct, 0, 'g', 4)
+                                     : QStringLiteral("no roof goal");
+    const QString speedup = speedupOverBaseline > 0
+        ? QStringLiteral("%1x over baseline").arg(speedupOverBaseline, 0, 'g', 4)
+        : QStringLiteral("no speedup goal");
+    const QString hours = hoursPerKernel > 0
+        ? QStringLiteral("%1 h per kernel").arg(hoursPerKernel, 0, 'g', 4)
+        : QStringLiteral("no time limit");
+    return QStringList { reverts, roof, speedup, hours }.join(QStringLiteral(", "));
 }
 
 bool MoveOnRules::operator==(const MoveOnRules &o) const
@@ -138,11 +140,16 @@ bool MoveOnRules::operator==(const MoveOnRules &o) const
 QString moveOnReasonName(MoveOnReason r)
 {
     switch (r) {
-    case MoveOnReason::None: return QStringLiteral("none");
-    case MoveOnReason::NearRoof: return QStringLiteral("near_roof");
-    case MoveOnReason::SpeedupReached: return QStringLiteral("speedup_reached");
-    case MoveOnReason::ConsecutiveReverts: return QStringLiteral("consecutive_reverts");
-    case MoveOnReason::TimeBudget: return QStringLiteral("time_budget");
+    case MoveOnReason::None:
+        return QStringLiteral("none");
+    case MoveOnReason::NearRoof:
+        return QStringLiteral("near_roof");
+    case MoveOnReason::SpeedupReached:
+        return QStringLiteral("speedup_reached");
+    case MoveOnReason::ConsecutiveReverts:
+        return QStringLiteral("consecutive_reverts");
+    case MoveOnReason::TimeBudget:
+        return QStringLiteral("time_budget");
     }
     return QString();
 }
@@ -157,22 +164,26 @@ MoveOnDecision evaluate(const MoveOnRules &rules, const KernelProgress &k)
         return d;
     };
     if (rules.roofPct > 0 && !std::isnan(k.bestPctPeak) && k.bestPctPeak >= rules.roofPct)
-        return fire(MoveOnReason::NearRoof, QStringLiteral("best %1% of roof >= %2%")
-                                                .arg(k.bestPctPeak, 0, 'f', 1)
-                                                .arg(rules.roofPct, 0, 'g', 4));
-    if (rules.speedupOverBaseline > 0 && !std::isnan(k.bestSpeedup) && k.bestSpeedup >= rules.speedupOverBaseline)
-        return fire(MoveOnReason::SpeedupReached, QStringLiteral("best %1x over baseline >= %2x")
-                                                      .arg(k.bestSpeedup, 0, 'f', 2)
-                                                      .arg(rules.speedupOverBaseline, 0, 'g', 4));
+        return fire(MoveOnReason::NearRoof,
+            QStringLiteral("best %1% of roof >= %2%")
+                .arg(k.bestPctPeak, 0, 'f', 1)
+                .arg(rules.roofPct, 0, 'g', 4));
+    if (rules.speedupOverBaseline > 0 && !std::isnan(k.bestSpeedup)
+        && k.bestSpeedup >= rules.speedupOverBaseline)
+        return fire(MoveOnReason::SpeedupReached,
+            QStringLiteral("best %1x over baseline >= %2x")
+                .arg(k.bestSpeedup, 0, 'f', 2)
+                .arg(rules.speedupOverBaseline, 0, 'g', 4));
     if (rules.maxConsecutiveReverts > 0 && k.consecutiveReverts >= rules.maxConsecutiveReverts)
         return fire(MoveOnReason::ConsecutiveReverts,
-                    QStringLiteral("%1 consecutive reverts").arg(k.consecutiveReverts));
+            QStringLiteral("%1 consecutive reverts").arg(k.consecutiveReverts));
     if (rules.hoursPerKernel > 0 && k.started.isValid() && k.now.isValid()) {
         const double hours = double(k.started.msecsTo(k.now)) / 3.6e6;
         if (hours >= rules.hoursPerKernel)
-            return fire(MoveOnReason::TimeBudget, QStringLiteral("%1 h on this kernel >= %2 h")
-                                                      .arg(hours, 0, 'f', 2)
-                                                      .arg(rules.hoursPerKernel, 0, 'g', 4));
+            return fire(MoveOnReason::TimeBudget,
+                QStringLiteral("%1 h on this kernel >= %2 h")
+                    .arg(hours, 0, 'f', 2)
+                    .arg(rules.hoursPerKernel, 0, 'g', 4));
     }
     return d;
 }

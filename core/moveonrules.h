@@ -13,9 +13,9 @@ namespace ak {
 // switches its rule off. Stored in run.json under "move_on" (see toJson for the field names).
 struct MoveOnRules
 {
-    int maxConsecutiveReverts = 5;   // "max_consecutive_reverts": reverts/failures in a row
-    double roofPct = 90.0;           // "roof_pct": best pct_peak of the kernel, % of its bounding roof
-    double hoursPerKernel = 2.0;     // "hours_per_kernel": counted from when *this* kernel started
+    int maxConsecutiveReverts = 5; // "max_consecutive_reverts": reverts/failures in a row
+    double roofPct = 90.0; // "roof_pct": best pct_peak of the kernel, % of its bounding roof
+    double hoursPerKernel = 2.0; // "hours_per_kernel": counted from when *this* kernel started
     double speedupOverBaseline = 2.0; // "speedup_over_baseline": best vs the kernel's own baseline
 
     QByteArray toJson() const;
@@ -36,9 +36,9 @@ struct MoveOnRules
 struct KernelProgress
 {
     int consecutiveReverts = 0;
-    double bestPctPeak = std::nan("");      // NaN: nothing correct measured yet
-    double bestSpeedup = std::nan("");      // best latency vs this kernel's baseline latency
-    QDateTime started;                      // first experiment on this kernel (invalid: not started)
+    double bestPctPeak = std::nan(""); // NaN: nothing correct measured yet
+    double bestSpeedup = std::nan(""); // best latency vs this kernel's baseline latency
+    QDateTime started; // first experiment on this kernel (invalid: not started)
     QDateTime now;
 };
 
@@ -51,7 +51,8 @@ struct MoveOnDecision
     QString explanation; // "best 91.3% of roof >= 90%"; empty when staying
 };
 
-QString moveOnReasonName(MoveOnReason r); // "none", "near_roof", "speedup_reached", "consecutive_reverts", "time_budget"
+QString moveOnReasonName(
+    MoveOnReason r); // "none", "near_roof", "speedup_reached", "consecutive_reverts", "time_budget"
 
 // Goals (roof, speedup) are checked before give-up rules (reverts, time), so a kernel that reached
 // its roof on the experiment that also ran out its time is reported as done, not as timed out.

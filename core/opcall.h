@@ -16,13 +16,13 @@ namespace ak {
 // that launched it, with that op's input shapes. What OpClassifier and Roofline work from.
 struct OpCall
 {
-    QString kernelName;                       // "nvjet_sm90_tst_...", or the aten op on a CPU
-    QString atenOp;                           // innermost aten op that launched it ("aten::addmm")
-    QStringList opStack;                      // enclosing aten ops, innermost first ("aten::linear")
-    QString module;                           // innermost nn.Module class name ("RMSNorm"), may be empty
+    QString kernelName; // "nvjet_sm90_tst_...", or the aten op on a CPU
+    QString atenOp; // innermost aten op that launched it ("aten::addmm")
+    QStringList opStack; // enclosing aten ops, innermost first ("aten::linear")
+    QString module; // innermost nn.Module class name ("RMSNorm"), may be empty
     std::vector<std::vector<int64_t>> shapes; // one per op input; empty for non-tensor arguments
-    QStringList dtypes;                       // one per op input: "fp32", "bf16", "int64", "" ...
-    QVariantList concreteInputs;              // scalar argument values where the profiler recorded them
+    QStringList dtypes; // one per op input: "fp32", "bf16", "int64", "" ...
+    QVariantList concreteInputs; // scalar argument values where the profiler recorded them
     // Python functions on the calls' stacks ("apply_rotary_pos_emb", "rotate_half", "forward"): a
     // function can name the fusable op its generic work implements, as a module class can.
     QStringList functions;

@@ -22,8 +22,8 @@ class OpClassifier
 public:
     struct Result
     {
-        QString opType;   // one of opTypes()
-        QString reason;   // "aten::addmm", "module RMSNorm", "kernel name", "no match"
+        QString opType; // one of opTypes()
+        QString reason; // "aten::addmm", "module RMSNorm", "kernel name", "no match"
     };
 
     static Result classify(const OpCall &call);

@@ -117,7 +117,8 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
         it.roof = Roofline::estimate(it.c, cls.opType, p.dtype, device);
         // A memset/memcpy an op issues besides its main kernel does not carry the op's work: giving it
         // the op's floor would claim a roof it cannot have.
-        if (it.c.kernelName.startsWith(QLatin1String("Memset")) || it.c.kernelName.startsWith(QLatin1String("Memcpy"))) {
+        if (it.c.kernelName.startsWith(QLatin1String("Memset"))
+            || it.c.kernelName.startsWith(QLatin1String("Memcpy"))) {
             it.roof = RooflineEstimate();
             it.roof.why = QStringLiteral("auxiliary memset/memcpy of %1").arg(it.c.atenOp);
         }
@@ -135,7 +136,8 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
         // upcasts inside (x.float()), and the fp32 of its aten ops is not the dtype the module gets.
         // A kernel judged in fp32 would then not be plugged into the bf16 model.
         const bool wholeOp = !p.dtype.isEmpty()
-            && (cls.reason.startsWith(QLatin1String("module ")) || cls.reason.startsWith(QLatin1String("function ")));
+            && (cls.reason.startsWith(QLatin1String("module "))
+                || cls.reason.startsWith(QLatin1String("function ")));
         for (const QString &d : wholeOp ? QStringList() : it.c.dtypes) {
             if (d == QLatin1String("bf16") || d == QLatin1String("fp16") || d == QLatin1String("fp32")) {
                 k.dtype = d;
@@ -155,7 +157,8 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
         records.push_back(it.k);
     Amdahl::rank(records, p.fraction);
     // Amdahl::rank sorts stably by time; re-pair calls and roofs with their records by the same order.
-    std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return a.k.timeUs > b.k.timeUs; });
+    std::stable_sort(
+        items.begin(), items.end(), [](const Item &a, const Item &b) { return a.k.timeUs > b.k.timeUs; });
     for (int i = 0; i < items.size(); ++i) {
         p.calls.push_back(items[i].c);
         p.roofs.push_back(items[i].roof);
@@ -181,26 +184,16 @@ Json ProfileReport::toJson() const
         Json shapes = Json::array();
         for (const auto &s : c.shapes)
             shapes.push_back(s);
-        Json o{{"rank", k.rank},
-               {"name", k.name.toStdString()},
-               {"op_type", k.opType.toStdString()},
-               {"classified_by", k.classifiedBy.toStdString()},
-               {"aten_op", k.atenOp.toStdString()},
-               {"op_stack", strings(c.opStack)},
-               {"module", k.module.toStdString()},
-               {"shapes", shapes},
-               {"dtypes", strings(c.dtypes)},
-               {"dtype", k.dtype.toStdString()},
-               {"time_us", k.timeUs},
-               {"share", k.share},
-               {"calls", k.calls},
-               {"flops", k.flops},
-               {"bytes", k.bytes},
-               {"floor_us", k.floorUs},
-               {"bound", k.bound.toStdString()},
-               {"roofline", roof.known ? roof.formula.toStdString() : QString(QStringLiteral("unknown: ") + roof.why).toStdString()},
-               {"max_speedup", k.maxSpeedup},
-               {"model_speedup_at_90", k.modelSpeedupAt90}};
+        Json o { { "rank", k.rank }, { "name", k.name.toStdString() }, { "op_type", k.opType.toStdString() },
+            { "classified_by", k.classifiedBy.toStdString() }, { "aten_op", k.atenOp.toStdString() },
+            { "op_stack", strings(c.opStack) }, { "module", k.module.toStdString() }, { "shapes", shapes },
+            { "dtypes", strings(c.dtypes) }, { "dtype", k.dtype.toStdString() }, { "time_us", k.timeUs },
+            { "share", k.share }, { "calls", k.calls }, { "flops", k.flops }, { "bytes", k.bytes },
+            { "floor_us", k.floorUs }, { "bound", k.bound.toStdString() },
+            { "roofline",
+                roof.known ? roof.formula.toStdString()
+                           : QString(QStringLiteral("unknown: ") + roof.why).toStdString() },
+            { "max_speedup", k.maxSpeedup }, { "model_speedup_at_90", k.modelSpeedupAt90 } };
         if (!k.folder.isEmpty())
             o["folder"] = k.folder.toStdString();
         Json concrete = Json::array();
@@ -220,26 +213,16 @@ Json ProfileReport::toJson() const
         kernelsJson.push_back(o);
     }
     Json projection = Json::array();
-    for (int k : {1, 3, 5, 10}) {
+    for (int k : { 1, 3, 5, 10 }) {
         if (k <= kernels.size() || k == 1)
-            projection.push_back({{"top_k", k}, {"speedup", projected(k)}});
+            projection.push_back({ { "top_k", k }, { "speedup", projected(k) } });
     }
-    return Json{{"format", "autokernel-profile"},
-                {"version", 1},
-                {"model", model.toStdString()},
-                {"model_path", modelPath.toStdString()},
-                {"activity", activity.toStdString()},
-                {"dtype", dtype.toStdString()},
-                {"torch", torchVersion.toStdString()},
-                {"python", python.toStdString()},
-                {"warmup", warmup},
-                {"iterations", iterations},
-                {"total_time_us", totalUs},
-                {"wall_time_ms", wallMs},
-                {"roof_fraction", fraction},
-                {"device", device.toJson()},
-                {"projection", projection},
-                {"kernels", kernelsJson}};
+    return Json { { "format", "autokernel-profile" }, { "version", 1 }, { "model", model.toStdString() },
+        { "model_path", modelPath.toStdString() }, { "activity", activity.toStdString() },
+        { "dtype", dtype.toStdString() }, { "torch", torchVersion.toStdString() },
+        { "python", python.toStdString() }, { "warmup", warmup }, { "iterations", iterations },
+        { "total_time_us", totalUs }, { "wall_time_ms", wallMs }, { "roof_fraction", fraction },
+        { "device", device.toJson() }, { "projection", projection }, { "kernels", kernelsJson } };
 }
 
 } // namespace ak

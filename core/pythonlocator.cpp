@@ -9,8 +9,7 @@ namespace ak {
 
 PythonLocator::PythonLocator(const QProcessEnvironment &env)
     : m_env(env)
-{
-}
+{ }
 
 QString PythonLocator::resolveExecutable(const QString &python) const
 {
@@ -38,7 +37,7 @@ PythonLocator::Probe PythonLocator::probeTorch(const QString &python, int timeou
         "except Exception:\n"
         "    v = 'unknown version'\n"
         "sys.stdout.write(v)\n");
-    p.start(python, {QStringLiteral("-c"), code});
+    p.start(python, { QStringLiteral("-c"), code });
     if (!p.waitForStarted(10000)) {
         probe.error = QStringLiteral("cannot run it: %1").arg(p.errorString());
         return probe;
@@ -51,10 +50,12 @@ PythonLocator::Probe PythonLocator::probeTorch(const QString &python, int timeou
     }
     if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
         // The last line of the traceback says why ("ModuleNotFoundError: No module named 'torch'").
-        const QStringList lines =
-            QString::fromUtf8(p.readAllStandardError()).trimmed().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        probe.error = lines.isEmpty() ? QStringLiteral("the torch probe failed with exit code %1").arg(p.exitCode())
-                                      : lines.last().trimmed();
+        const QStringList lines = QString::fromUtf8(p.readAllStandardError())
+                                      .trimmed()
+                                      .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        probe.error = lines.isEmpty()
+            ? QStringLiteral("the torch probe failed with exit code %1").arg(p.exitCode())
+            : lines.last().trimmed();
         return probe;
     }
     probe.ok = true;
@@ -64,7 +65,8 @@ PythonLocator::Probe PythonLocator::probeTorch(const QString &python, int timeou
 
 PythonLocator::Choice PythonLocator::locate() const
 {
-    const ProbeFn probe = m_probe ? m_probe : [t = m_probeTimeoutMs](const QString &py) { return probeTorch(py, t); };
+    const ProbeFn probe
+        = m_probe ? m_probe : [t = m_probeTimeoutMs](const QString &py) { return probeTorch(py, t); };
     Choice choice;
     QStringList tried;
 
@@ -72,14 +74,15 @@ PythonLocator::Choice PythonLocator::locate() const
     const auto explicitChoice = [&](const QString &given, const QString &source) {
         const QString exe = resolveExecutable(given);
         if (exe.isEmpty()) {
-            choice.error = QStringLiteral("Python interpreter '%1' (from %2) does not exist or is not executable")
-                               .arg(given, source);
+            choice.error
+                = QStringLiteral("Python interpreter '%1' (from %2) does not exist or is not executable")
+                      .arg(given, source);
             return choice;
         }
         const Probe r = probe(exe);
         if (!r.ok) {
-            choice.error =
-                QStringLiteral("Python interpreter '%1' (from %2) cannot import torch: %3").arg(exe, source, r.error);
+            choice.error = QStringLiteral("Python interpreter '%1' (from %2) cannot import torch: %3")
+                               .arg(exe, source, r.error);
             return choice;
         }
         choice.python = exe;
@@ -94,15 +97,15 @@ PythonLocator::Choice PythonLocator::locate() const
         return explicitChoice(fromEnv, QStringLiteral("AUTOKERNEL_PYTHON"));
 
     QList<QPair<QString, QString>> candidates; // path, source
-    for (const char *var : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
+    for (const char *var : { "VIRTUAL_ENV", "CONDA_PREFIX" }) {
         const QString prefix = m_env.value(QLatin1String(var));
         if (!prefix.isEmpty())
-            candidates.append({prefix + QStringLiteral("/bin/python"), QLatin1String(var)});
+            candidates.append({ prefix + QStringLiteral("/bin/python"), QLatin1String(var) });
     }
     for (const QString &dir : m_env.value(QStringLiteral("PATH")).split(QLatin1Char(':'), Qt::SkipEmptyParts))
-        candidates.append({QDir(dir).filePath(QStringLiteral("python3")), QStringLiteral("PATH")});
+        candidates.append({ QDir(dir).filePath(QStringLiteral("python3")), QStringLiteral("PATH") });
     if (!m_fallback.isEmpty())
-        candidates.append({m_fallback, QStringLiteral("fallback")});
+        candidates.append({ m_fallback, QStringLiteral("fallback") });
 
     // Seen interpreters by canonical directory + file name: /bin/python3 is /usr/bin/python3 on a merged
     // /usr, but a venv's bin/python must stay distinct from the system python it links to (it runs with
@@ -115,7 +118,8 @@ PythonLocator::Choice PythonLocator::locate() const
                 choice.skipped << QStringLiteral("%1 (%2): not an executable file").arg(path, source);
             continue;
         }
-        const QString canonical = QFileInfo(info.absolutePath()).canonicalFilePath() + QLatin1Char('/') + info.fileName();
+        const QString canonical
+            = QFileInfo(info.absolutePath()).canonicalFilePath() + QLatin1Char('/') + info.fileName();
         if (seen.contains(canonical))
             continue;
         seen << canonical;
@@ -128,8 +132,9 @@ PythonLocator::Choice PythonLocator::locate() const
         }
         choice.skipped << QStringLiteral("%1 (%2): %3").arg(info.absoluteFilePath(), source, r.error);
     }
-    choice.error = QStringLiteral("no Python interpreter that can import torch was found. Pass --python PATH or "
-                                  "set AUTOKERNEL_PYTHON to the interpreter that has your torch installation.");
+    choice.error
+        = QStringLiteral("no Python interpreter that can import torch was found. Pass --python PATH or "
+                         "set AUTOKERNEL_PYTHON to the interpreter that has your torch installation.");
     if (!choice.skipped.isEmpty())
         choice.error += QStringLiteral("\nTried:\n  ") + choice.skipped.join(QStringLiteral("\n  "));
     return choice;
@@ -138,7 +143,8 @@ PythonLocator::Choice PythonLocator::locate() const
 PythonLocator::Choice PythonLocator::forRun(const QString &recorded, const QString &explicitPython)
 {
     QString python = explicitPython;
-    if (python.isEmpty() && qEnvironmentVariableIsEmpty("AUTOKERNEL_PYTHON") && QFileInfo(recorded).isExecutable())
+    if (python.isEmpty() && qEnvironmentVariableIsEmpty("AUTOKERNEL_PYTHON")
+        && QFileInfo(recorded).isExecutable())
         python = recorded;
     PythonLocator locator;
     locator.setExplicit(python);

@@ -20,27 +20,27 @@ class PythonLocator
 public:
     struct Probe
     {
-        bool ok = false;         // the interpreter ran and has torch installed
-        QString torchVersion;    // "2.11.0+cu128"
-        QString error;           // one line: why not
+        bool ok = false; // the interpreter ran and has torch installed
+        QString torchVersion; // "2.11.0+cu128"
+        QString error; // one line: why not
     };
     using ProbeFn = std::function<Probe(const QString &python)>;
 
     struct Choice
     {
-        QString python;          // absolute path; empty when none was found
-        QString source;          // "--python", "AUTOKERNEL_PYTHON", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH", "fallback"
+        QString python; // absolute path; empty when none was found
+        QString source; // "--python", "AUTOKERNEL_PYTHON", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH", "fallback"
         QString torchVersion;
-        QString error;           // set when python is empty: what was tried and why each was refused
-        QStringList skipped;     // "path (source): reason" for candidates passed over
+        QString error; // set when python is empty: what was tried and why each was refused
+        QStringList skipped; // "path (source): reason" for candidates passed over
         bool ok() const { return !python.isEmpty(); }
     };
 
     explicit PythonLocator(const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
 
     void setExplicit(const QString &python) { m_explicit = python; }
-    void setFallback(const QString &python) { m_fallback = python; }    // default /usr/bin/python3
-    void setProbe(ProbeFn probe) { m_probe = std::move(probe); }         // default: probeTorch
+    void setFallback(const QString &python) { m_fallback = python; } // default /usr/bin/python3
+    void setProbe(ProbeFn probe) { m_probe = std::move(probe); } // default: probeTorch
     void setProbeTimeoutMs(int ms) { m_probeTimeoutMs = ms; }
 
     Choice locate() const;

@@ -44,12 +44,14 @@ void makeReadOnly(const QString &dir)
         if (it.fileInfo().isDir())
             dirs << path;
         else
-            QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther);
+            QFile::setPermissions(
+                path, QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther);
     }
     dirs << dir;
     for (const QString &d : std::as_const(dirs))
-        QFile::setPermissions(d, QFileDevice::ReadOwner | QFileDevice::ExeOwner | QFileDevice::ReadGroup
-                                     | QFileDevice::ExeGroup | QFileDevice::ReadOther | QFileDevice::ExeOther);
+        QFile::setPermissions(d,
+            QFileDevice::ReadOwner | QFileDevice::ExeOwner | QFileDevice::ReadGroup | QFileDevice::ExeGroup
+                | QFileDevice::ReadOther | QFileDevice::ExeOther);
 }
 
 // A read-only tree cannot be deleted until its folders are writable again.
@@ -57,7 +59,8 @@ bool removeTree(const QString &dir)
 {
     QDirIterator it(dir, QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
     while (it.hasNext())
-        QFile::setPermissions(it.next(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QFile::setPermissions(
+            it.next(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     return QDir(dir).removeRecursively();
 }
@@ -76,7 +79,8 @@ bool writeTree(const QString &dir, const QStringList &files, QString *error)
             *error = QStringLiteral("cannot read resource %1").arg(in.fileName());
             return false;
         }
-        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(in.readAll()) < 0 || !out.flush()) {
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(in.readAll()) < 0
+            || !out.flush()) {
             *error = QStringLiteral("cannot write %1: %2").arg(target, out.errorString());
             return false;
         }
@@ -117,7 +121,8 @@ QString PythonScripts::contentHash()
 QString PythonScripts::defaultCacheRoot()
 {
     // GenericCacheLocation honours $XDG_CACHE_HOME on Linux and is read on every call.
-    return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) + QStringLiteral("/autokernel");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation)
+        + QStringLiteral("/autokernel");
 }
 
 QString PythonScripts::extractTo(const QString &cacheRoot, QString *error)
@@ -139,7 +144,8 @@ QString PythonScripts::extractTo(const QString &cacheRoot, QString *error)
         err = QStringLiteral("cannot create the cache directory %1").arg(cacheRoot);
         return QString();
     }
-    const QString tmpDir = finalDir + QStringLiteral(".tmp-") + QUuid::createUuid().toString(QUuid::Id128).left(12);
+    const QString tmpDir
+        = finalDir + QStringLiteral(".tmp-") + QUuid::createUuid().toString(QUuid::Id128).left(12);
     if (!writeTree(tmpDir, list, &err)) {
         removeTree(tmpDir);
         return QString();

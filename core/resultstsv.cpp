@@ -14,7 +14,9 @@ QByteArray number(double v, int decimals)
 QByteArray cell(const QString &s)
 {
     QString t = s;
-    t.replace(QLatin1Char('\t'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' ')).replace(QLatin1Char('\r'), QLatin1Char(' '));
+    t.replace(QLatin1Char('\t'), QLatin1Char(' '))
+        .replace(QLatin1Char('\n'), QLatin1Char(' '))
+        .replace(QLatin1Char('\r'), QLatin1Char(' '));
     return t.toUtf8();
 }
 } // namespace
@@ -29,9 +31,10 @@ QByteArray ResultsTsv::row(const Experiment &e, const QString &kernelType)
 {
     const Metrics &m = e.metrics;
     QByteArray r;
-    r += QByteArray::number(e.id) + '\t' + cell(e.kernel) + '\t' + cell(kernelType) + '\t' + number(m.tflops, 3) + '\t'
-        + number(m.latencyUs, 3) + '\t' + number(m.pctPeak, 2) + '\t' + number(m.speedup, 4) + '\t'
-        + (m.correct ? "PASS" : "FAIL") + '\t' + number(m.peakVramMb, 1) + '\t' + cell(e.description) + '\n';
+    r += QByteArray::number(e.id) + '\t' + cell(e.kernel) + '\t' + cell(kernelType) + '\t'
+        + number(m.tflops, 3) + '\t' + number(m.latencyUs, 3) + '\t' + number(m.pctPeak, 2) + '\t'
+        + number(m.speedup, 4) + '\t' + (m.correct ? "PASS" : "FAIL") + '\t' + number(m.peakVramMb, 1) + '\t'
+        + cell(e.description) + '\n';
     return r;
 }
 

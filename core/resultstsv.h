@@ -25,7 +25,8 @@ public:
     // gets one when its metrics are recorded).
     static bool isExported(const Experiment &e)
     {
-        return e.status != ExperimentStatus::Running && e.status != ExperimentStatus::Pending && e.finished.isValid();
+        return e.status != ExperimentStatus::Running && e.status != ExperimentStatus::Pending
+            && e.finished.isValid();
     }
 };
 

@@ -65,8 +65,8 @@ bool matmulWork(const QString &op, const std::vector<Shape> &t, double dt, Roofl
     // Pick the two GEMM operands; addmm / baddbmm carry the bias first, linear has x and W[N, K].
     Shape a, b;
     bool weightTransposed = false;
-    if ((op == QLatin1String("addmm") || op == QLatin1String("baddbmm") || op == QLatin1String("_addmm_activation")
-         || op == QLatin1String("addbmm"))
+    if ((op == QLatin1String("addmm") || op == QLatin1String("baddbmm")
+            || op == QLatin1String("_addmm_activation") || op == QLatin1String("addbmm"))
         && t.size() >= 3) {
         a = t[1];
         b = t[2];
@@ -96,7 +96,8 @@ bool matmulWork(const QString &op, const std::vector<Shape> &t, double dt, Roofl
     return true;
 }
 
-bool attentionWork(const OpCall &c, const QString &op, const std::vector<Shape> &t, double dt, RooflineEstimate *r)
+bool attentionWork(
+    const OpCall &c, const QString &op, const std::vector<Shape> &t, double dt, RooflineEstimate *r)
 {
     if (t.size() < 3 || t[0].size() != 4 || t[1].size() != 4 || t[2].size() != 4)
         return false;
@@ -152,7 +153,8 @@ RooflineEstimate Roofline::work(const OpCall &c, const QString &opType, const QS
     QString kind = OpClassifier::opTypeOfAten(c.atenOp);
     if (kind.isEmpty())
         kind = opType;
-    if (op == QLatin1String("nll_loss") || op == QLatin1String("nll_loss_nd") || op == QLatin1String("nll_loss_forward"))
+    if (op == QLatin1String("nll_loss") || op == QLatin1String("nll_loss_nd")
+        || op == QLatin1String("nll_loss_forward"))
         kind = QStringLiteral("gather");
     if (t.empty()) {
         r.why = QStringLiteral("no tensor shapes recorded");
@@ -175,7 +177,8 @@ RooflineEstimate Roofline::work(const OpCall &c, const QString &opType, const QS
         r.flops = 8.0 * n;
         r.bytes = (2.0 * n + 2.0 * d) * dt;
         r.formula = QStringLiteral("layernorm: 8bd flops, (2bd+2d) bytes");
-    } else if (kind == QLatin1String("rmsnorm") && (op == QLatin1String("rms_norm") || op == QLatin1String("_fused_rms_norm"))) {
+    } else if (kind == QLatin1String("rmsnorm")
+        && (op == QLatin1String("rms_norm") || op == QLatin1String("_fused_rms_norm"))) {
         r.flops = 6.0 * n;
         r.bytes = (2.0 * n + last) * dt;
         r.formula = QStringLiteral("rmsnorm: 6MN flops, (2MN+N) bytes");
@@ -199,17 +202,18 @@ RooflineEstimate Roofline::work(const OpCall &c, const QString &opType, const QS
         r.bytes = rows * last * 2.0 * dt + rows * 8.0;
         r.formula = QStringLiteral("embedding: read and write one row per index");
         ok = rows > 0;
-    } else if (kind == QLatin1String("copy") && (op == QLatin1String("copy_") || op == QLatin1String("clone")
-                                                  || op == QLatin1String("contiguous") || op == QLatin1String("_to_copy")
-                                                  || op == QLatin1String("to"))) {
+    } else if (kind == QLatin1String("copy")
+        && (op == QLatin1String("copy_") || op == QLatin1String("clone") || op == QLatin1String("contiguous")
+            || op == QLatin1String("_to_copy") || op == QLatin1String("to"))) {
         const double outDt = elementSize(runDtype) > 0 ? elementSize(runDtype) : dt;
         r.flops = 0;
         r.bytes = n * (dt + outDt);
         r.formula = QStringLiteral("copy: read + write every element");
     } else if (kind == QLatin1String("elementwise") || kind == QLatin1String("activation")
-               || kind == QLatin1String("rmsnorm") || kind == QLatin1String("rotary_embedding")
-               || kind == QLatin1String("fused_mlp")) {
-        // Unfused torch code (or a plain pointwise op): each input read once, the broadcast output written once.
+        || kind == QLatin1String("rmsnorm") || kind == QLatin1String("rotary_embedding")
+        || kind == QLatin1String("fused_mlp")) {
+        // Unfused torch code (or a plain pointwise op): each input read once, the broadcast output written
+        // once.
         const Shape out = broadcast(t);
         double in = 0;
         for (const Shape &s : t)
@@ -249,8 +253,8 @@ RooflineEstimate Roofline::floor(RooflineEstimate r, Precision precision, const 
     return r;
 }
 
-RooflineEstimate Roofline::estimate(const OpCall &call, const QString &opType, const QString &runDtype,
-                                    const DeviceInfo &device)
+RooflineEstimate Roofline::estimate(
+    const OpCall &call, const QString &opType, const QString &runDtype, const DeviceInfo &device)
 {
     RooflineEstimate w = work(call, opType, runDtype);
     // The precision the math runs at: the op's float inputs, else the run's dtype.

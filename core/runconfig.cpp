@@ -14,8 +14,9 @@ bool isSecretKey(const std::string &key)
 {
     const QString k = QString::fromStdString(key).toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
     // "max_tokens" is a setting, "token" and "auth_token" are credentials.
-    return k.contains(QLatin1String("api_key")) || k.contains(QLatin1String("apikey")) || k.contains(QLatin1String("secret"))
-        || k.contains(QLatin1String("password")) || k == QLatin1String("token") || k.endsWith(QLatin1String("_token"))
+    return k.contains(QLatin1String("api_key")) || k.contains(QLatin1String("apikey"))
+        || k.contains(QLatin1String("secret")) || k.contains(QLatin1String("password"))
+        || k == QLatin1String("token") || k.endsWith(QLatin1String("_token"))
         || k == QLatin1String("authorization");
 }
 
@@ -24,7 +25,9 @@ void strip(Json &j, const QString &prefix, QStringList *removed)
 {
     if (j.is_object()) {
         for (auto it = j.begin(); it != j.end();) {
-            const QString name = prefix.isEmpty() ? QString::fromStdString(it.key()) : prefix + QLatin1Char('.') + QString::fromStdString(it.key());
+            const QString name = prefix.isEmpty()
+                ? QString::fromStdString(it.key())
+                : prefix + QLatin1Char('.') + QString::fromStdString(it.key());
             if (isSecretKey(it.key())) {
                 if (removed)
                     *removed << name;
@@ -83,7 +86,8 @@ json RunConfig::stripSecrets(const json &config, QStringList *removed)
 QByteArray RunConfig::withMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error)
 {
     using ordered = nlohmann::ordered_json;
-    ordered config = ordered::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
+    ordered config
+        = ordered::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
     if (config.is_discarded() || !config.is_object()) {
         if (error)
             *error = QStringLiteral("run.json: not a JSON object");

@@ -17,17 +17,17 @@ namespace ak {
 // preserving. The format: docs/run-format.md.
 struct RunConfig
 {
-    QString model;            // "model": a bundled example's name or the model file as given
-    QString modelPath;        // "model_path": the model file profiled
-    QString modelSha256;      // "model_sha256": its hash then
-    QString python;           // "python": the interpreter the run was profiled with
-    QString activity;         // "activity": what the profile measured, "cpu" | "cuda"
-    QString dtype;            // "dtype": "bf16", "fp32", ...
-    DeviceInfo device;        // "device"
-    bool reviewMode = false;  // "settings.review_mode" as written; the log's review changes come on top
-    MoveOnRules moveOn;       // "move_on"; the defaults when absent or malformed
-    QString moveOnWarning;    // why the defaults stand in for a malformed "move_on"; empty otherwise
-    QByteArray agentJson;     // the "agent" section as JSON text (AgentConfig::fromJson); empty: none
+    QString model; // "model": a bundled example's name or the model file as given
+    QString modelPath; // "model_path": the model file profiled
+    QString modelSha256; // "model_sha256": its hash then
+    QString python; // "python": the interpreter the run was profiled with
+    QString activity; // "activity": what the profile measured, "cpu" | "cuda"
+    QString dtype; // "dtype": "bf16", "fp32", ...
+    DeviceInfo device; // "device"
+    bool reviewMode = false; // "settings.review_mode" as written; the log's review changes come on top
+    MoveOnRules moveOn; // "move_on"; the defaults when absent or malformed
+    QString moveOnWarning; // why the defaults stand in for a malformed "move_on"; empty otherwise
+    QByteArray agentJson; // the "agent" section as JSON text (AgentConfig::fromJson); empty: none
 
     // false with `error` ("run.json: not a JSON object") when `runJson` is not an object; `out` then
     // holds the defaults. A malformed "move_on" is not an error: its reason is in moveOnWarning.
@@ -35,7 +35,8 @@ struct RunConfig
 
     // run.json with its "move_on" section replaced (or added) and secrets stripped, every other key
     // in its order; empty with *error when `runJson` is not a JSON object.
-    static QByteArray withMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error = nullptr);
+    static QByteArray withMoveOn(
+        const QByteArray &runJson, const MoveOnRules &rules, QString *error = nullptr);
 
     // A copy without credentials (API keys, tokens, passwords, at any depth); names of what was
     // removed go to `removed` ("agent.api_key").

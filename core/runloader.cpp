@@ -56,7 +56,7 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
         if (e.action == QLatin1String("review")) {
             s.reviewMode = e.value;
         } else if (e.action == QLatin1String("move_on")) {
-            s.moveOnChanges.push_back({e.line, e.time, e.by, e.moveOn});
+            s.moveOnChanges.push_back({ e.line, e.time, e.by, e.moveOn });
             // run.json is the rules' home, but the line is the change's commit point: a run.json that
             // is still the file this change replaced has not been rewritten yet (the writer is about
             // to, or was killed first), so the line's rules apply. A run.json edited afterwards wins.
@@ -74,7 +74,8 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
         const QString name = kernelName(e.kernel);
         if (e.action == QLatin1String("add")) {
             if (s.kernelIndex.contains(name)) {
-                s.warnings << where + QStringLiteral("kernel %1 added twice; the first entry is kept").arg(name);
+                s.warnings << where
+                        + QStringLiteral("kernel %1 added twice; the first entry is kept").arg(name);
                 return;
             }
             KernelRecord k = e.record;
@@ -111,7 +112,8 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
     const Experiment &x = e.experiment;
     const auto kit = s.kernelIndex.constFind(kernelName(x.kernel));
     if (kit == s.kernelIndex.constEnd()) {
-        s.warnings << where + QStringLiteral("experiment %1 names unknown kernel \"%2\"").arg(x.id).arg(x.kernel);
+        s.warnings << where
+                + QStringLiteral("experiment %1 names unknown kernel \"%2\"").arg(x.id).arg(x.kernel);
         return;
     }
     KernelRecord &k = s.kernels[*kit];
@@ -136,19 +138,19 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
 void RunLoader::finish(RunSnapshot &s)
 {
     const bool kernelsSorted = std::is_sorted(s.kernels.cbegin(), s.kernels.cend(),
-                                              [](const KernelRecord &a, const KernelRecord &b) { return a.rank < b.rank; });
+        [](const KernelRecord &a, const KernelRecord &b) { return a.rank < b.rank; });
     if (!kernelsSorted) {
         std::stable_sort(s.kernels.begin(), s.kernels.end(),
-                         [](const KernelRecord &a, const KernelRecord &b) { return a.rank < b.rank; });
+            [](const KernelRecord &a, const KernelRecord &b) { return a.rank < b.rank; });
         s.kernelIndex.clear();
         for (int i = 0; i < s.kernels.size(); ++i)
             s.kernelIndex.insert(kernelName(s.kernels[i].folder), i);
     }
     const bool experimentsSorted = std::is_sorted(s.experiments.cbegin(), s.experiments.cend(),
-                                                  [](const Experiment &a, const Experiment &b) { return a.id < b.id; });
+        [](const Experiment &a, const Experiment &b) { return a.id < b.id; });
     if (!experimentsSorted) {
         std::sort(s.experiments.begin(), s.experiments.end(),
-                  [](const Experiment &a, const Experiment &b) { return a.id < b.id; });
+            [](const Experiment &a, const Experiment &b) { return a.id < b.id; });
         s.experimentIndex.clear();
         for (int i = 0; i < s.experiments.size(); ++i)
             s.experimentIndex.insert(s.experiments[i].id, i);
@@ -162,7 +164,7 @@ RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
     if (!QFileInfo(runJsonPath).isFile()) {
         if (error)
             *error = QFileInfo(dir).isDir() ? QStringLiteral("%1: not a run directory (no run.json)").arg(dir)
-                                           : QStringLiteral("%1: no such directory").arg(dir);
+                                            : QStringLiteral("%1: no such directory").arg(dir);
         return nullptr;
     }
     auto s = std::make_shared<RunSnapshot>();
@@ -188,7 +190,8 @@ RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
         if (!verification.open(QIODevice::ReadOnly))
             s->warnings << QStringLiteral("verification.json: %1").arg(verification.errorString());
         else
-            s->verification = ModelVerification::parse(verification.readAll(), QStringLiteral("verification.json"), &s->warnings);
+            s->verification = ModelVerification::parse(
+                verification.readAll(), QStringLiteral("verification.json"), &s->warnings);
     }
 
     // One ref lookup, not a history walk.

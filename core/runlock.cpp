@@ -33,7 +33,8 @@ bool RunLock::acquire(QString *error)
         return true;
     if (m_lock->tryLock(0))
         return true;
-    if (m_lock->error() == QLockFile::LockFailedError && isTornAndFree() && QFile::remove(m_path) && m_lock->tryLock(0))
+    if (m_lock->error() == QLockFile::LockFailedError && isTornAndFree() && QFile::remove(m_path)
+        && m_lock->tryLock(0))
         return true;
     if (error) {
         qint64 pid = 0;
@@ -44,7 +45,7 @@ bool RunLock::acquire(QString *error)
                 *error = QStringLiteral("run is locked by pid %1 (%2 on host %3); lock file %4")
                              .arg(pid)
                              .arg(app.isEmpty() ? QStringLiteral("unknown program") : app,
-                                  host.isEmpty() ? QStringLiteral("?") : host, m_path);
+                                 host.isEmpty() ? QStringLiteral("?") : host, m_path);
             else
                 *error = QStringLiteral("run is locked by another process; lock file %1").arg(m_path);
             break;

@@ -24,7 +24,8 @@ QString esc(const QString &s)
 
 QString ratio(double x)
 {
-    return std::isfinite(x) && x > 0 ? QString::number(x, 'f', x < 10 ? 3 : 1) + QStringLiteral("×") : QStringLiteral("—");
+    return std::isfinite(x) && x > 0 ? QString::number(x, 'f', x < 10 ? 3 : 1) + QStringLiteral("×")
+                                     : QStringLiteral("—");
 }
 
 QString pct(double fraction01)
@@ -34,7 +35,8 @@ QString pct(double fraction01)
 
 QString ms(double us)
 {
-    return std::isfinite(us) ? QString::number(us / 1000, 'f', 2) + QStringLiteral(" ms") : QStringLiteral("—");
+    return std::isfinite(us) ? QString::number(us / 1000, 'f', 2) + QStringLiteral(" ms")
+                             : QStringLiteral("—");
 }
 
 QString td(const QString &text, const QString &cls = QString())
@@ -48,8 +50,9 @@ QString td(const QString &text, const QString &cls = QString())
 QString pointStyle()
 {
     QString css;
-    for (ExperimentOutcome o : {ExperimentOutcome::Baseline, ExperimentOutcome::Kept, ExperimentOutcome::Pending, ExperimentOutcome::Rejected, ExperimentOutcome::Reverted,
-                      ExperimentOutcome::Running, ExperimentOutcome::Failed})
+    for (ExperimentOutcome o : { ExperimentOutcome::Baseline, ExperimentOutcome::Kept,
+             ExperimentOutcome::Pending, ExperimentOutcome::Rejected, ExperimentOutcome::Reverted,
+             ExperimentOutcome::Running, ExperimentOutcome::Failed })
         css += QStringLiteral(".pt.%1 { fill: %2; }\n").arg(outcomeName(o), QLatin1String(outcomeColor(o)));
     return css;
 }
@@ -82,12 +85,15 @@ pre.diff { font: 12px/1.35 ui-monospace, monospace; background: #f7f8fa; border:
 QString RunReport::html(const RunSnapshot &run, const GitRepo *repo, const QDateTime &generated)
 {
     QString h;
-    h += QStringLiteral("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>"
-                        "<meta charset=\"utf-8\"/><title>AutoKernel report: %1</title><style>%2</style></head><body>")
+    h += QStringLiteral(
+        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>"
+        "<meta charset=\"utf-8\"/><title>AutoKernel report: %1</title><style>%2</style></head><body>")
              .arg(esc(run.model), QString(QString::fromLatin1(kStyle) + pointStyle()).toHtmlEscaped());
-    h += QStringLiteral("<h1>AutoKernel report: %1</h1><p class=\"sub\">%2 · %3 · generated %4 by AutoKernel Studio %5</p>")
-             .arg(esc(run.model), esc(run.runDir), esc(run.device.name.isEmpty() ? QStringLiteral("device unknown") : run.device.name),
-                  esc(generated.toUTC().toString(Qt::ISODate)), esc(QCoreApplication::applicationVersion()));
+    h += QStringLiteral(
+        "<h1>AutoKernel report: %1</h1><p class=\"sub\">%2 · %3 · generated %4 by AutoKernel Studio %5</p>")
+             .arg(esc(run.model), esc(run.runDir),
+                 esc(run.device.name.isEmpty() ? QStringLiteral("device unknown") : run.device.name),
+                 esc(generated.toUTC().toString(Qt::ISODate)), esc(QCoreApplication::applicationVersion()));
     h += summary(run) + kernelTable(run) + charts(run) + model(run) + diffs(run, repo) + environment(run);
     h += QStringLiteral("</body></html>\n");
     return h;
@@ -96,34 +102,42 @@ QString RunReport::html(const RunSnapshot &run, const GitRepo *repo, const QDate
 QString RunReport::summary(const RunSnapshot &run)
 {
     const RunStats stats = RunStats::of(run);
-    const auto card = [](const QString &id, const QString &label, const QString &value, const QString &note) -> QString {
-        return QStringLiteral("<div class=\"card\" id=\"%1\"><div class=\"sub\">%2</div><div class=\"big\">%3</div>"
-                              "<div class=\"sub\">%4</div></div>")
+    const auto card
+        = [](const QString &id, const QString &label, const QString &value, const QString &note) -> QString {
+        return QStringLiteral(
+            "<div class=\"card\" id=\"%1\"><div class=\"sub\">%2</div><div class=\"big\">%3</div>"
+            "<div class=\"sub\">%4</div></div>")
             .arg(id, esc(label), esc(value), esc(note));
     };
     QString s = QStringLiteral("<h2>Summary</h2><div class=\"cards\">");
     const auto &v = run.verification;
     s += card(QStringLiteral("measured"), QStringLiteral("Model speedup, measured"),
-              v ? ratio(v->modelSpeedup) : QStringLiteral("not verified"),
-              v ? QStringLiteral("eager + %1 kernel(s) vs eager, parity %2").arg(v->finalSet.size()).arg(v->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"))
-                : QStringLiteral("autokernel-cli verify measures it"));
-    s += card(QStringLiteral("projected"), QStringLiteral("Model speedup, projected"), ratio(run.projectedSpeedup()),
-              QStringLiteral("Amdahl over each kernel's share and its head's speedup"));
-    s += card(QStringLiteral("experiments"), QStringLiteral("Experiments"), QString::number(stats.attempts), stats.countsText());
+        v ? ratio(v->modelSpeedup) : QStringLiteral("not verified"),
+        v ? QStringLiteral("eager + %1 kernel(s) vs eager, parity %2")
+                .arg(v->finalSet.size())
+                .arg(v->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"))
+          : QStringLiteral("autokernel-cli verify measures it"));
+    s += card(QStringLiteral("projected"), QStringLiteral("Model speedup, projected"),
+        ratio(run.projectedSpeedup()),
+        QStringLiteral("Amdahl over each kernel's share and its head's speedup"));
+    s += card(QStringLiteral("experiments"), QStringLiteral("Experiments"), QString::number(stats.attempts),
+        stats.countsText());
     s += card(QStringLiteral("kernels"), QStringLiteral("Kernels"), QString::number(run.kernels.size()),
-              stats.first.isValid() && stats.last.isValid()
-                  ? QStringLiteral("loop from %1 to %2").arg(stats.first.toUTC().toString(Qt::ISODate), stats.last.toUTC().toString(Qt::ISODate))
-                                                : QStringLiteral("no experiment yet"));
+        stats.first.isValid() && stats.last.isValid()
+            ? QStringLiteral("loop from %1 to %2")
+                  .arg(stats.first.toUTC().toString(Qt::ISODate), stats.last.toUTC().toString(Qt::ISODate))
+            : QStringLiteral("no experiment yet"));
     s += QStringLiteral("</div>");
     return s;
 }
 
 QString RunReport::kernelTable(const RunSnapshot &run)
 {
-    QString s = QStringLiteral("<h2>Kernels, ranked by share of the model's time</h2><table id=\"kernels\"><thead><tr>"
-                               "<th>#</th><th>Kernel</th><th>Op</th><th>dtype</th><th>Share</th><th>Time</th>"
-                               "<th>Head speedup</th><th>% of peak</th><th>Experiments</th><th>Kept</th><th>State</th>"
-                               "<th>In model</th></tr></thead><tbody>");
+    QString s = QStringLiteral(
+        "<h2>Kernels, ranked by share of the model's time</h2><table id=\"kernels\"><thead><tr>"
+        "<th>#</th><th>Kernel</th><th>Op</th><th>dtype</th><th>Share</th><th>Time</th>"
+        "<th>Head speedup</th><th>% of peak</th><th>Experiments</th><th>Kept</th><th>State</th>"
+        "<th>In model</th></tr></thead><tbody>");
     QHash<QString, int> kept;
     for (const Experiment &e : run.experiments)
         if (e.status == ExperimentStatus::Kept)
@@ -134,17 +148,24 @@ QString RunReport::kernelTable(const RunSnapshot &run)
         QString inModel = QStringLiteral("—");
         if (run.verification) {
             if (const KernelVerification *kv = run.verification->kernel(name)) {
-                inModel = std::isfinite(kv->effectPct) ? QString::asprintf("%+.2f %%", kv->effectPct) : QStringLiteral("not measured");
+                inModel = std::isfinite(kv->effectPct) ? QString::asprintf("%+.2f %%", kv->effectPct)
+                                                       : QStringLiteral("not measured");
                 inModel += kv->inFinalSet ? QStringLiteral(", final set") : QStringLiteral(", left out");
             }
         }
-        s += QStringLiteral("<tr data-kernel=\"%1\">").arg(esc(name)) + td(QString::number(k.rank), QStringLiteral("n")) + td(name)
-             + td(k.opType) + td(k.dtype) + td(pct(k.share), QStringLiteral("n"))
-             + td(QString::number(k.timeUs, 'f', 1) + QStringLiteral(" µs"), QStringLiteral("n"))
-             + td(head && head->metrics.correct ? ratio(head->metrics.speedup) : QStringLiteral("—"), QStringLiteral("n"))
-             + td(head && Metrics::has(head->metrics.pctPeak) ? QString::number(head->metrics.pctPeak, 'f', 1) + QStringLiteral(" %") : QStringLiteral("—"), QStringLiteral("n"))
-             + td(QString::number(k.experimentCount), QStringLiteral("n")) + td(QString::number(kept.value(name)), QStringLiteral("n"))
-             + td(kernelStateName(k.state)) + td(inModel) + QStringLiteral("</tr>");
+        s += QStringLiteral("<tr data-kernel=\"%1\">").arg(esc(name))
+            + td(QString::number(k.rank), QStringLiteral("n")) + td(name) + td(k.opType) + td(k.dtype)
+            + td(pct(k.share), QStringLiteral("n"))
+            + td(QString::number(k.timeUs, 'f', 1) + QStringLiteral(" µs"), QStringLiteral("n"))
+            + td(head && head->metrics.correct ? ratio(head->metrics.speedup) : QStringLiteral("—"),
+                QStringLiteral("n"))
+            + td(head && Metrics::has(head->metrics.pctPeak)
+                    ? QString::number(head->metrics.pctPeak, 'f', 1) + QStringLiteral(" %")
+                    : QStringLiteral("—"),
+                QStringLiteral("n"))
+            + td(QString::number(k.experimentCount), QStringLiteral("n"))
+            + td(QString::number(kept.value(name)), QStringLiteral("n")) + td(kernelStateName(k.state))
+            + td(inModel) + QStringLiteral("</tr>");
     }
     s += QStringLiteral("</tbody></table>");
     return s;
@@ -161,8 +182,8 @@ QString RunReport::charts(const RunSnapshot &run)
         chart.setReference(1.0, QStringLiteral("the original model"));
         QVector<SvgChart::Point> line;
         for (const auto &p : projected)
-            line.append({double(p.first), p.second, QStringLiteral("kept"),
-                         QStringLiteral("after #%1: %2").arg(p.first).arg(ratio(p.second))});
+            line.append({ double(p.first), p.second, QStringLiteral("kept"),
+                QStringLiteral("after #%1: %2").arg(p.first).arg(ratio(p.second)) });
         chart.setLine(line);
         chart.setPoints(line);
         timeline = QStringLiteral("<div id=\"timeline\">%1</div>").arg(chart.toSvg());
@@ -170,12 +191,13 @@ QString RunReport::charts(const RunSnapshot &run)
     QHash<QString, QVector<const Experiment *>> byKernel;
     for (const Experiment &e : run.experiments)
         byKernel[RunLoader::kernelName(e.kernel)].append(&e);
-    QString s = timeline + QStringLiteral("<h2>Speedup over PyTorch, experiment by experiment</h2><p class=\"legend\">"
-                               "%1%2%3%4</p><div class=\"charts\">")
-                                   .arg(legendDot(ExperimentOutcome::Kept, QStringLiteral("kept")),
-                                        legendDot(ExperimentOutcome::Reverted, QStringLiteral("reverted")),
-                                        legendDot(ExperimentOutcome::Pending, QStringLiteral("pending")),
-                                        legendDot(ExperimentOutcome::Failed, QStringLiteral("failed (no speedup: not drawn)")));
+    QString s = timeline
+        + QStringLiteral("<h2>Speedup over PyTorch, experiment by experiment</h2><p class=\"legend\">"
+                         "%1%2%3%4</p><div class=\"charts\">")
+              .arg(legendDot(ExperimentOutcome::Kept, QStringLiteral("kept")),
+                  legendDot(ExperimentOutcome::Reverted, QStringLiteral("reverted")),
+                  legendDot(ExperimentOutcome::Pending, QStringLiteral("pending")),
+                  legendDot(ExperimentOutcome::Failed, QStringLiteral("failed (no speedup: not drawn)")));
     for (const KernelRecord &k : run.kernels) {
         const QString name = RunLoader::kernelName(k.folder);
         const auto list = byKernel.value(name);
@@ -191,18 +213,21 @@ QString RunReport::charts(const RunSnapshot &run)
             const double x = e->metrics.speedup;
             if (!e->metrics.correct || !Metrics::has(x))
                 continue;
-            points.append({double(e->id), x, outcomeName(outcomeOf(e->status)),
-                           QStringLiteral("#%1 %2 %3: %4").arg(e->id).arg(statusName(e->status), ratio(x), e->description)});
+            points.append({ double(e->id), x, outcomeName(outcomeOf(e->status)),
+                QStringLiteral("#%1 %2 %3: %4")
+                    .arg(e->id)
+                    .arg(statusName(e->status), ratio(x), e->description) });
             if (e->status == ExperimentStatus::Kept || e->status == ExperimentStatus::Baseline) {
                 bestSoFar = std::isfinite(bestSoFar) ? std::max(bestSoFar, x) : x;
-                best.append({double(e->id), bestSoFar, QString(), QString()});
+                best.append({ double(e->id), bestSoFar, QString(), QString() });
             }
         }
         if (points.isEmpty())
-            continue;                       // nothing measured yet: no empty frame
+            continue; // nothing measured yet: no empty frame
         chart.setPoints(points);
         chart.setLine(best);
-        s += QStringLiteral("<div class=\"kernelchart\" data-kernel=\"%1\">%2</div>").arg(esc(name), chart.toSvg());
+        s += QStringLiteral("<div class=\"kernelchart\" data-kernel=\"%1\">%2</div>")
+                 .arg(esc(name), chart.toSvg());
     }
     s += QStringLiteral("</div>");
     return s;
@@ -212,35 +237,48 @@ QString RunReport::model(const RunSnapshot &run)
 {
     QString s = QStringLiteral("<h2>The model, end to end</h2>");
     if (!run.verification)
-        return s + QStringLiteral("<p id=\"model\">Not verified: <code>autokernel-cli verify %1</code> puts the kept kernels back "
-                                  "into the model and measures it.</p>").arg(esc(run.runDir));
+        return s
+            + QStringLiteral("<p id=\"model\">Not verified: <code>autokernel-cli verify %1</code> puts the "
+                             "kept kernels back "
+                             "into the model and measures it.</p>")
+                  .arg(esc(run.runDir));
     const ModelVerification &v = *run.verification;
-    s += QStringLiteral("<table id=\"timings\"><thead><tr><th>Variant</th><th>Per forward</th><th>vs eager</th><th>vs compile</th>"
+    s += QStringLiteral("<table id=\"timings\"><thead><tr><th>Variant</th><th>Per forward</th><th>vs "
+                        "eager</th><th>vs compile</th>"
                         "</tr></thead><tbody>");
     const auto row = [&](const QString &label, const ModelTiming &t) -> QString {
-        return QStringLiteral("<tr>") + td(label) + td(t.measured ? ms(t.medianUs) : (t.error.isEmpty() ? QStringLiteral("not measured") : t.error))
-               + td(t.measured ? ratio(t.speedupVsEager) : QStringLiteral("—"), QStringLiteral("n"))
-               + td(t.measured && std::isfinite(t.speedupVsCompile) ? ratio(t.speedupVsCompile) : QStringLiteral("—"), QStringLiteral("n"))
-               + QStringLiteral("</tr>");
+        return QStringLiteral("<tr>") + td(label)
+            + td(t.measured ? ms(t.medianUs) : (t.error.isEmpty() ? QStringLiteral("not measured") : t.error))
+            + td(t.measured ? ratio(t.speedupVsEager) : QStringLiteral("—"), QStringLiteral("n"))
+            + td(t.measured && std::isfinite(t.speedupVsCompile) ? ratio(t.speedupVsCompile)
+                                                                 : QStringLiteral("—"),
+                QStringLiteral("n"))
+            + QStringLiteral("</tr>");
     };
     s += row(QStringLiteral("eager"), v.eager) + row(QStringLiteral("eager + ours"), v.eagerOurs)
-         + row(QStringLiteral("torch.compile"), v.compile) + row(QStringLiteral("compile + ours"), v.compileOurs);
+        + row(QStringLiteral("torch.compile"), v.compile)
+        + row(QStringLiteral("compile + ours"), v.compileOurs);
     s += QStringLiteral("</tbody></table>");
     QStringList seeds;
     for (qint64 seed : v.seeds)
         seeds << QString::number(seed);
-    s += QStringLiteral("<p>Final set: %1. Parity %2 on every output over seeds %3 (worst %4 tolerances from the truth, eager %5).</p>")
+    s += QStringLiteral("<p>Final set: %1. Parity %2 on every output over seeds %3 (worst %4 tolerances from "
+                        "the truth, eager %5).</p>")
              .arg(esc(v.finalSet.isEmpty() ? QStringLiteral("none") : v.finalSet.join(QStringLiteral(", "))),
-                  v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"), esc(seeds.join(QStringLiteral(", "))),
-                  QString::number(v.parityError, 'g', 3), QString::number(v.eagerError, 'g', 3));
+                 v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"),
+                 esc(seeds.join(QStringLiteral(", "))), QString::number(v.parityError, 'g', 3),
+                 QString::number(v.eagerError, 'g', 3));
     QVector<QPair<QString, double>> effects;
     QString leftOut;
     for (const KernelVerification &k : v.kernels) {
-        effects.append({k.kernel, k.effectPct});
+        effects.append({ k.kernel, k.effectPct });
         if (!k.inFinalSet)
-            leftOut += QStringLiteral("<li>%1: %2</li>").arg(esc(k.kernel), esc(k.whyNot.isEmpty() ? QStringLiteral("left out") : k.whyNot));
+            leftOut
+                += QStringLiteral("<li>%1: %2</li>")
+                       .arg(esc(k.kernel), esc(k.whyNot.isEmpty() ? QStringLiteral("left out") : k.whyNot));
     }
-    s += QStringLiteral("<h3>Each kernel's effect inside the model (leave one out)</h3><div id=\"effects\">%1</div>")
+    s += QStringLiteral(
+        "<h3>Each kernel's effect inside the model (leave one out)</h3><div id=\"effects\">%1</div>")
              .arg(SvgChart::bars(effects, QStringLiteral(" %"), 720));
     if (!leftOut.isEmpty())
         s += QStringLiteral("<h3>Left out</h3><ul id=\"leftout\">%1</ul>").arg(leftOut);
@@ -267,9 +305,12 @@ QString RunReport::diffs(const RunSnapshot &run, const GitRepo *repo)
         const QString path = k.folder + QStringLiteral("/kernel.py");
         QString err;
         const QString oldText = QString::fromUtf8(repo->readBlob(base->commit, path, &err));
-        const QString newText = err.isEmpty() ? QString::fromUtf8(repo->readBlob(head->commit, path, &err)) : QString();
+        const QString newText
+            = err.isEmpty() ? QString::fromUtf8(repo->readBlob(head->commit, path, &err)) : QString();
         s += QStringLiteral("<h3 id=\"diff-%1\">%1: experiment %2 (%3) against the baseline</h3>")
-                 .arg(esc(name)).arg(head->id).arg(ratio(head->metrics.speedup));
+                 .arg(esc(name))
+                 .arg(head->id)
+                 .arg(ratio(head->metrics.speedup));
         if (!err.isEmpty()) {
             s += QStringLiteral("<p>%1 cannot be read: %2</p>").arg(esc(path), esc(err));
             continue;
@@ -278,7 +319,8 @@ QString RunReport::diffs(const RunSnapshot &run, const GitRepo *repo)
         s += QStringLiteral("<pre class=\"diff\">");
         for (const DiffChunk &c : d.chunks) {
             if (c.skippedBefore > 0)
-                s += QStringLiteral("<span class=\"skip\">@@ %1 unchanged line(s) @@</span>").arg(c.skippedBefore);
+                s += QStringLiteral("<span class=\"skip\">@@ %1 unchanged line(s) @@</span>")
+                         .arg(c.skippedBefore);
             for (const DiffRow &r : c.rows) {
                 if (r.side[0].kind == DiffLineKind::Equal)
                     s += QStringLiteral("<span> %1</span>\n").arg(esc(r.side[0].text));
@@ -300,12 +342,17 @@ QString RunReport::diffs(const RunSnapshot &run, const GitRepo *repo)
 QString RunReport::environment(const RunSnapshot &run)
 {
     QString s = QStringLiteral("<h2>Environment</h2><table id=\"environment\"><tbody>");
-    const auto row = [](const QString &k, const QString &v) -> QString { return QStringLiteral("<tr>") + td(k) + td(v) + QStringLiteral("</tr>"); };
+    const auto row = [](const QString &k, const QString &v) -> QString {
+        return QStringLiteral("<tr>") + td(k) + td(v) + QStringLiteral("</tr>");
+    };
     s += row(QStringLiteral("Device"), run.device.summary());
     if (run.verification) {
         const ModelVerification &v = *run.verification;
-        s += row(QStringLiteral("Verified on"), QStringLiteral("%1 (%2), %3").arg(v.deviceName, v.device, v.dtype));
-        s += row(QStringLiteral("torch / Triton / Python"), QStringLiteral("%1 / %2 / %3").arg(v.torch, v.triton.isEmpty() ? QStringLiteral("none") : v.triton, v.python));
+        s += row(QStringLiteral("Verified on"),
+            QStringLiteral("%1 (%2), %3").arg(v.deviceName, v.device, v.dtype));
+        s += row(QStringLiteral("torch / Triton / Python"),
+            QStringLiteral("%1 / %2 / %3")
+                .arg(v.torch, v.triton.isEmpty() ? QStringLiteral("none") : v.triton, v.python));
         s += row(QStringLiteral("Verified at"), v.when.toUTC().toString(Qt::ISODate));
     }
     s += row(QStringLiteral("Report made on"), QSysInfo::prettyProductName());

@@ -13,7 +13,7 @@ double RunSnapshot::projectedSpeedup() const
     for (const KernelRecord &k : kernels) {
         const Experiment *head = experiment(k.headExperiment);
         if (head && head->metrics.correct && Metrics::has(head->metrics.speedup))
-            pairs.append({k.share, head->metrics.speedup});
+            pairs.append({ k.share, head->metrics.speedup });
     }
     return Amdahl::projectedFromSpeedups(pairs);
 }

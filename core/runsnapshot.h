@@ -23,10 +23,10 @@ namespace ak {
 // A change of the move-on rules recorded in the log ({"type":"run","action":"move_on"}).
 struct MoveOnChange
 {
-    int line = 0;        // line in experiments.jsonl
+    int line = 0; // line in experiments.jsonl
     QDateTime time;
-    QString by;          // who: "alice@gpu1 via autokernel-cli (pid 4242)"
-    MoveOnRules rules;   // the rules from then on
+    QString by; // who: "alice@gpu1 via autokernel-cli (pid 4242)"
+    MoveOnRules rules; // the rules from then on
 };
 
 // The whole in-memory model of a run directory, as the loader builds it. Immutable once built and
@@ -34,22 +34,22 @@ struct MoveOnChange
 struct RunSnapshot
 {
     QString runDir;
-    QString model;                  // model name or path the run was profiled from
+    QString model; // model name or path the run was profiled from
     DeviceInfo device;
-    QVector<KernelRecord> kernels;  // in rank order
+    QVector<KernelRecord> kernels; // in rank order
     QVector<Experiment> experiments; // in id order
-    QStringList warnings;           // load problems that did not stop the load ("experiments.jsonl:12: ...")
-    bool reviewMode = false;        // kept experiments wait as pending until accepted
-    QString bestCommit;             // refs/heads/best: a commit combining every kernel's head
-    QByteArray runJson;             // run.json as stored (settings, move-on rules, agent config); a
-                                    // logged move-on change it does not show yet is applied (see
-                                    // docs/run-format.md, "Move-on rules")
-    RunConfig config;               // runJson parsed (RunLoader::setRunJson keeps the two together);
-                                    // model, device and reviewMode above start from it
+    QStringList warnings; // load problems that did not stop the load ("experiments.jsonl:12: ...")
+    bool reviewMode = false; // kept experiments wait as pending until accepted
+    QString bestCommit; // refs/heads/best: a commit combining every kernel's head
+    QByteArray runJson; // run.json as stored (settings, move-on rules, agent config); a
+                        // logged move-on change it does not show yet is applied (see
+                        // docs/run-format.md, "Move-on rules")
+    RunConfig config; // runJson parsed (RunLoader::setRunJson keeps the two together);
+                      // model, device and reviewMode above start from it
     QVector<MoveOnChange> moveOnChanges; // every logged change of the rules, oldest first
     std::optional<ModelVerification> verification; // verification.json; none when not verified or unusable
-    QHash<QString, int> kernelIndex;  // kernel folder name ("01-matmul") -> index in kernels
-    QHash<int, int> experimentIndex;  // experiment id -> index in experiments
+    QHash<QString, int> kernelIndex; // kernel folder name ("01-matmul") -> index in kernels
+    QHash<int, int> experimentIndex; // experiment id -> index in experiments
 
     const Experiment *experiment(int id) const
     {

@@ -23,16 +23,27 @@ RunStats RunStats::of(const RunSnapshot &run)
                 s.last = e.finished;
         }
         switch (outcomeOf(e.status)) {
-        case ExperimentOutcome::Baseline: continue;
-        case ExperimentOutcome::Kept: ++s.kept; break;
-        case ExperimentOutcome::Pending: ++s.pending; break;
-        case ExperimentOutcome::Reverted: ++s.reverted; break;
-        case ExperimentOutcome::Rejected: ++s.rejected; break;
+        case ExperimentOutcome::Baseline:
+            continue;
+        case ExperimentOutcome::Kept:
+            ++s.kept;
+            break;
+        case ExperimentOutcome::Pending:
+            ++s.pending;
+            break;
+        case ExperimentOutcome::Reverted:
+            ++s.reverted;
+            break;
+        case ExperimentOutcome::Rejected:
+            ++s.rejected;
+            break;
         case ExperimentOutcome::Running:
             ++s.running;
-            s.currentKernel = e.kernel;     // experiments are in id order: the newest wins
+            s.currentKernel = e.kernel; // experiments are in id order: the newest wins
             break;
-        case ExperimentOutcome::Failed: ++s.failed; break;
+        case ExperimentOutcome::Failed:
+            ++s.failed;
+            break;
         }
         ++s.attempts;
     }
@@ -57,7 +68,7 @@ QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
     QHash<QString, double> share;
     for (const KernelRecord &k : run.kernels)
         share.insert(RunLoader::kernelName(k.folder), k.share);
-    QHash<QString, double> head;        // kernel -> its head's speedup at this point of the run
+    QHash<QString, double> head; // kernel -> its head's speedup at this point of the run
     QVector<QPair<int, double>> out;
     for (const Experiment &e : run.experiments) {
         if (e.status != ExperimentStatus::Kept && e.status != ExperimentStatus::Baseline)
@@ -66,11 +77,11 @@ QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
         if (e.metrics.correct && Metrics::has(e.metrics.speedup))
             head.insert(name, e.metrics.speedup);
         else
-            head.remove(name);          // a head nobody measured projects nothing
+            head.remove(name); // a head nobody measured projects nothing
         QVector<QPair<double, double>> pairs;
         for (auto it = head.constBegin(); it != head.constEnd(); ++it)
-            pairs.append({share.value(it.key()), it.value()});
-        out.append({e.id, Amdahl::projectedFromSpeedups(pairs)});
+            pairs.append({ share.value(it.key()), it.value() });
+        out.append({ e.id, Amdahl::projectedFromSpeedups(pairs) });
     }
     return out;
 }

@@ -14,16 +14,16 @@ namespace ak {
 // What a run has done so far, counted once for the window's summary bar and the HTML report.
 struct RunStats
 {
-    int attempts = 0;       // experiments other than the baselines
+    int attempts = 0; // experiments other than the baselines
     int kept = 0;
     int pending = 0;
     int reverted = 0;
-    int failed = 0;         // failed, crashed, timed out
+    int failed = 0; // failed, crashed, timed out
     int rejected = 0;
     int running = 0;
-    QDateTime first;        // the first experiment started
-    QDateTime last;         // the last one finished
-    QString currentKernel;  // the kernel of the newest running experiment; empty when none runs
+    QDateTime first; // the first experiment started
+    QDateTime last; // the last one finished
+    QString currentKernel; // the kernel of the newest running experiment; empty when none runs
     // Experiments finished per hour over the last RateWindowMinutes before `last` (NaN with fewer
     // than two finishes there): the loop's current pace, not its average since the start.
     double perHour = std::nan("");

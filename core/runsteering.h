@@ -23,25 +23,26 @@ public:
     {
         enum class Kind {
             Applied, // nobody wrote the run: applied now
-            Queued,  // the writer `writer` applies it between experiments
+            Queued, // the writer `writer` applies it between experiments
             Refused, // the run was opened but the request cannot be carried out: `message` says why
-            Failed,  // nothing was done: the run cannot be opened and nobody writes it, or the queue cannot be written
+            Failed, // nothing was done: the run cannot be opened and nobody writes it, or the queue cannot be
+                    // written
         };
         Kind kind = Kind::Failed;
         // Refused, Failed: the error. Queued: "queued for the writer of the run (pid N), which applies
         // it between experiments". Applied: empty.
         QString message;
-        qint64 writer = 0;        // Queued: pid of the process holding the run's lock
-        QStringList repairNotes;  // Applied, Refused: what opening the run repaired first
-        Experiment created;       // Applied revert: the new experiment
-        RunSnapshotPtr state;     // Applied, Refused: the run as the writer left it
+        qint64 writer = 0; // Queued: pid of the process holding the run's lock
+        QStringList repairNotes; // Applied, Refused: what opening the run repaired first
+        Experiment created; // Applied revert: the new experiment
+        RunSnapshotPtr state; // Applied, Refused: the run as the writer left it
 
         bool ok() const { return kind == Kind::Applied || kind == Kind::Queued; }
     };
 
     // Who writes the run, when the caller knows better than the lock file.
     enum class Writer {
-        Unknown,     // try to become the writer; queue if another process is
+        Unknown, // try to become the writer; queue if another process is
         ThisProcess, // our own loop runs (LocalLoop): queue for it without touching the lock
     };
 

@@ -53,8 +53,9 @@ QString RunStore::author()
     QString user = qEnvironmentVariable("USER");
     if (user.isEmpty())
         user = qEnvironmentVariable("USERNAME", QStringLiteral("someone"));
-    const QString program = QCoreApplication::applicationName().isEmpty() ? QStringLiteral("a program")
-                                                                          : QCoreApplication::applicationName();
+    const QString program = QCoreApplication::applicationName().isEmpty()
+        ? QStringLiteral("a program")
+        : QCoreApplication::applicationName();
     return QStringLiteral("%1@%2 via %3 (pid %4)")
         .arg(user, QSysInfo::machineHostName(), program)
         .arg(QCoreApplication::applicationPid());
@@ -65,7 +66,8 @@ std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runCo
     if (!runConfig.is_object())
         return fail(error, QStringLiteral("run configuration must be a JSON object")), nullptr;
     const QDir d(dir);
-    if (QFileInfo::exists(d.filePath(QStringLiteral("run.json"))) || QFileInfo::exists(d.filePath(QStringLiteral(".git"))))
+    if (QFileInfo::exists(d.filePath(QStringLiteral("run.json")))
+        || QFileInfo::exists(d.filePath(QStringLiteral(".git"))))
         return fail(error, QStringLiteral("%1: already holds a run or a git repository").arg(dir)), nullptr;
     if (!QDir().mkpath(dir))
         return fail(error, QStringLiteral("%1: cannot create the folder").arg(dir)), nullptr;
@@ -84,8 +86,9 @@ std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runCo
     if (!config.contains("created"))
         config["created"] = ExperimentLog::timeText(QDateTime::currentDateTimeUtc()).toStdString();
     const QByteArray runJson = QByteArray::fromStdString(config.dump(2)) + '\n';
-    const QByteArray ignore = "# written by AutoKernel Studio: the log and its export live beside the commits\n"
-                              "experiments.jsonl\nresults.tsv\n";
+    const QByteArray ignore
+        = "# written by AutoKernel Studio: the log and its export live beside the commits\n"
+          "experiments.jsonl\nresults.tsv\n";
     if (!AtomicFile::write(store->path(QStringLiteral("run.json")), runJson, error)
         || !AtomicFile::write(store->path(QStringLiteral(".gitignore")), ignore, error)
         || !AtomicFile::write(store->path(ExperimentLog::fileName()), QByteArray(), error)
@@ -94,7 +97,8 @@ std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runCo
     store->m_rootFiles.insert(QStringLiteral("run.json"), store->m_repo->writeBlob(runJson, error));
     store->m_rootFiles.insert(QStringLiteral(".gitignore"), store->m_repo->writeBlob(ignore, error));
     RunLoader::applyRunJson(store->m_state, runJson, nullptr);
-    if (!store->updateBest(QString(), QStringLiteral("Create run"), error) || !store->m_repo->setHeadSymbolic(QStringLiteral("refs/heads/best"), error))
+    if (!store->updateBest(QString(), QStringLiteral("Create run"), error)
+        || !store->m_repo->setHeadSymbolic(QStringLiteral("refs/heads/best"), error))
         return nullptr;
     return store;
 }
@@ -122,14 +126,16 @@ KernelRecord *RunStore::findKernel(const QString &kernel, QString *error)
 
 QString RunStore::commitMessage(const Experiment &e)
 {
-    const QString subject = e.description.simplified().isEmpty() ? QStringLiteral("(no description)") : e.description.simplified();
-    return subject + QStringLiteral("\n\nExperiment: %1\nKernel: %2\nAgent: %3\nOutcome: %4\n")
-                         .arg(e.id)
-                         .arg(e.kernel, e.agent.isEmpty() ? QStringLiteral("unknown") : e.agent, statusName(e.status));
+    const QString subject = e.description.simplified().isEmpty() ? QStringLiteral("(no description)")
+                                                                 : e.description.simplified();
+    return subject
+        + QStringLiteral("\n\nExperiment: %1\nKernel: %2\nAgent: %3\nOutcome: %4\n")
+              .arg(e.id)
+              .arg(e.kernel, e.agent.isEmpty() ? QStringLiteral("unknown") : e.agent, statusName(e.status));
 }
 
-bool RunStore::writeRootFile(const QString &name, const json &content, const QString &action, const QString &why,
-                             QString *error)
+bool RunStore::writeRootFile(
+    const QString &name, const json &content, const QString &action, const QString &why, QString *error)
 {
     const QByteArray data = QByteArray::fromStdString(content.dump(2)) + '\n';
     if (!AtomicFile::write(path(name), data, error))
@@ -148,7 +154,8 @@ bool RunStore::writeRootFile(const QString &name, const json &content, const QSt
 
 bool RunStore::writeProfile(const json &profile, QString *error)
 {
-    return writeRootFile(QStringLiteral("profile.json"), profile, QStringLiteral("profile"), QStringLiteral("Profile"), error);
+    return writeRootFile(
+        QStringLiteral("profile.json"), profile, QStringLiteral("profile"), QStringLiteral("Profile"), error);
 }
 
 bool RunStore::writeVerification(const json &verification, QString *error)
@@ -156,15 +163,19 @@ bool RunStore::writeVerification(const json &verification, QString *error)
     const double speedup = verification.value("model_speedup", 0.0);
     const int kernels = verification.contains("final_set") ? int(verification["final_set"].size()) : 0;
     return writeRootFile(QStringLiteral("verification.json"), verification, QStringLiteral("verification"),
-                         QStringLiteral("Verification: model %1x, %2 kernel(s) in the final set").arg(speedup, 0, 'f', 3).arg(kernels),
-                         error);
+        QStringLiteral("Verification: model %1x, %2 kernel(s) in the final set")
+            .arg(speedup, 0, 'f', 3)
+            .arg(kernels),
+        error);
 }
 
 Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy, QString *error)
 {
-    const QString name = k.folder.isEmpty() ? QStringLiteral("%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(sanitizeName(k.name))
-                                            : RunLoader::kernelName(k.folder);
-    if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]*$")).match(name).hasMatch() || name.contains(QLatin1String("..")))
+    const QString name = k.folder.isEmpty()
+        ? QStringLiteral("%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(sanitizeName(k.name))
+        : RunLoader::kernelName(k.folder);
+    if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]*$")).match(name).hasMatch()
+        || name.contains(QLatin1String("..")))
         return fail(error, QStringLiteral("invalid kernel folder name \"%1\"").arg(name)), Experiment();
     if (m_state.kernelIndex.contains(name))
         return fail(error, QStringLiteral("kernel %1 already exists").arg(name)), Experiment();
@@ -178,10 +189,13 @@ Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy
     base.started = QDateTime::currentDateTimeUtc();
     base.metrics.correct = true;
     const QString blob = m_repo->writeBlob(kernelPy, error);
-    const QString tree = blob.isEmpty() ? QString() : m_repo->writeTree({{kernelPath(name), blob}}, error);
-    base.commit = tree.isEmpty() ? QString() : m_repo->writeCommit(tree, {}, commitMessage(base), base.started, error);
+    const QString tree
+        = blob.isEmpty() ? QString() : m_repo->writeTree({ { kernelPath(name), blob } }, error);
+    base.commit = tree.isEmpty() ? QString()
+                                 : m_repo->writeCommit(tree, {}, commitMessage(base), base.started, error);
     if (base.commit.isEmpty()
-        || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(base.id), base.commit, QStringLiteral("baseline"), error))
+        || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(base.id), base.commit,
+            QStringLiteral("baseline"), error))
         return Experiment();
     ++m_nextId;
 
@@ -203,7 +217,7 @@ Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy
 }
 
 Experiment RunStore::beginExperiment(const QString &kernel, const QByteArray &kernelPy, const QString &agent,
-                                     const QString &description, QString *error, double agentSeconds)
+    const QString &description, QString *error, double agentSeconds)
 {
     Experiment draft;
     draft.agent = agent;
@@ -212,14 +226,15 @@ Experiment RunStore::beginExperiment(const QString &kernel, const QByteArray &ke
     return beginExperiment(kernel, kernelPy, draft, error);
 }
 
-Experiment RunStore::beginExperiment(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
-                                     QString *error)
+Experiment RunStore::beginExperiment(
+    const QString &kernel, const QByteArray &kernelPy, const Experiment &draft, QString *error)
 {
     const KernelRecord *k = findKernel(kernel, error);
     if (!k)
         return Experiment();
     if (k->state == KernelState::Pinned)
-        return fail(error, QStringLiteral("kernel %1 is pinned: its best is locked").arg(kernel)), Experiment();
+        return fail(error, QStringLiteral("kernel %1 is pinned: its best is locked").arg(kernel)),
+               Experiment();
     Experiment e;
     e.id = m_nextId;
     e.kernel = RunLoader::kernelName(kernel);
@@ -233,11 +248,14 @@ Experiment RunStore::beginExperiment(const QString &kernel, const QByteArray &ke
     e.tokensOut = draft.tokensOut;
     e.cost = draft.cost;
     const QString blob = m_repo->writeBlob(kernelPy, error);
-    const QString tree = blob.isEmpty() ? QString() : m_repo->writeTree({{kernelPath(e.kernel), blob}}, error);
-    const QStringList parents = e.parent.isEmpty() ? QStringList() : QStringList{e.parent};
-    e.commit = tree.isEmpty() ? QString() : m_repo->writeCommit(tree, parents, commitMessage(e), e.started, error);
+    const QString tree
+        = blob.isEmpty() ? QString() : m_repo->writeTree({ { kernelPath(e.kernel), blob } }, error);
+    const QStringList parents = e.parent.isEmpty() ? QStringList() : QStringList { e.parent };
+    e.commit
+        = tree.isEmpty() ? QString() : m_repo->writeCommit(tree, parents, commitMessage(e), e.started, error);
     if (e.commit.isEmpty()
-        || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(e.id), e.commit, QStringLiteral("begin"), error))
+        || !m_repo->setRef(
+            QStringLiteral("refs/experiments/%1").arg(e.id), e.commit, QStringLiteral("begin"), error))
         return Experiment();
     ++m_nextId;
     LogEntry line;
@@ -252,27 +270,33 @@ QString RunStore::finalCommit(const Experiment &e, QString *error)
 {
     const QString tree = m_repo->treeOf(e.commit);
     if (tree.isEmpty())
-        return fail(error, QStringLiteral("experiment %1: commit %2 is missing").arg(e.id).arg(e.commit)), QString();
-    const QStringList parents = e.parent.isEmpty() ? QStringList() : QStringList{e.parent};
+        return fail(error, QStringLiteral("experiment %1: commit %2 is missing").arg(e.id).arg(e.commit)),
+               QString();
+    const QStringList parents = e.parent.isEmpty() ? QStringList() : QStringList { e.parent };
     const QString commit = m_repo->writeCommit(tree, parents, commitMessage(e), e.finished, error);
     if (commit.isEmpty()
-        || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(e.id), commit, statusName(e.status), error))
+        || !m_repo->setRef(
+            QStringLiteral("refs/experiments/%1").arg(e.id), commit, statusName(e.status), error))
         return QString();
     return commit;
 }
 
-bool RunStore::finishExperiment(int id, ExperimentStatus status, const Metrics &metrics, const QString &failure, QString *error)
+bool RunStore::finishExperiment(
+    int id, ExperimentStatus status, const Metrics &metrics, const QString &failure, QString *error)
 {
     const Experiment *found = m_state.experiment(id);
     if (!found)
         return fail(error, QStringLiteral("unknown experiment %1").arg(id));
     const Experiment before = *found;
-    const bool baselineMetrics = before.status == ExperimentStatus::Baseline && status == ExperimentStatus::Baseline;
+    const bool baselineMetrics
+        = before.status == ExperimentStatus::Baseline && status == ExperimentStatus::Baseline;
     if (before.status != ExperimentStatus::Running && !baselineMetrics)
-        return fail(error, QStringLiteral("experiment %1 is already finished (%2)").arg(id).arg(statusName(before.status)));
+        return fail(error,
+            QStringLiteral("experiment %1 is already finished (%2)").arg(id).arg(statusName(before.status)));
     if (status == ExperimentStatus::Running || status == ExperimentStatus::Rejected
         || (status == ExperimentStatus::Baseline && !baselineMetrics))
-        return fail(error, QStringLiteral("experiment %1 cannot finish as %2").arg(id).arg(statusName(status)));
+        return fail(
+            error, QStringLiteral("experiment %1 cannot finish as %2").arg(id).arg(statusName(status)));
 
     Experiment e = before;
     e.status = (status == ExperimentStatus::Kept && m_state.reviewMode) ? ExperimentStatus::Pending : status;

@@ -37,7 +37,8 @@ public:
     // Creates a new run in `dir` (which may exist but must not already hold a run). Keys that look
     // like secrets (api_key, *_token, *secret*, password) are removed from `runConfig` before it
     // reaches disk; strippedKeys() names them.
-    static std::unique_ptr<RunStore> create(const QString &dir, const nlohmann::json &runConfig, QString *error);
+    static std::unique_ptr<RunStore> create(
+        const QString &dir, const nlohmann::json &runConfig, QString *error);
     // Opens an existing run for writing: takes the lock, then repairs (see repairNotes()).
     static std::unique_ptr<RunStore> open(const QString &dir, QString *error);
 
@@ -67,14 +68,14 @@ public:
     // Commits kernelPy on top of the kernel's head (refs/experiments/<id>), logs it as running.
     // Refused for a pinned kernel. Returns id 0 on error.
     Experiment beginExperiment(const QString &kernel, const QByteArray &kernelPy, const QString &agent,
-                               const QString &description, QString *error = nullptr, double agentSeconds = 0);
+        const QString &description, QString *error = nullptr, double agentSeconds = 0);
     // The same, taking agent, description, agentSeconds and the token/cost fields from `draft`.
-    Experiment beginExperiment(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
-                               QString *error = nullptr);
+    Experiment beginExperiment(
+        const QString &kernel, const QByteArray &kernelPy, const Experiment &draft, QString *error = nullptr);
     // Keep advances the kernel's branch (in review mode it becomes Pending instead); any other
     // outcome leaves the branch and keeps the commit reachable under refs/experiments/<id>.
     bool finishExperiment(int id, ExperimentStatus status, const Metrics &metrics, const QString &failure,
-                          QString *error = nullptr);
+        QString *error = nullptr);
 
     bool pin(const QString &kernel, const QString &reason = QString(), QString *error = nullptr);
     bool unpin(const QString &kernel, QString *error = nullptr);
@@ -105,7 +106,10 @@ public:
     QByteArray kernelSource(const QString &kernel, QString *error = nullptr) const;
     QString bestCommit() const;
 
-    static QString kernelPath(const QString &kernel) { return QStringLiteral("kernels/") + kernel + QStringLiteral("/kernel.py"); }
+    static QString kernelPath(const QString &kernel)
+    {
+        return QStringLiteral("kernels/") + kernel + QStringLiteral("/kernel.py");
+    }
     static QString commitMessage(const Experiment &e);
     static QString requestDir(const QString &dir);
     // "alice@gpu1 via autokernel-cli (pid 4242)": who this process is, for the log's "by".
@@ -127,8 +131,8 @@ private:
     bool moveHead(const QString &kernel, const QString &commit, QString *error);
     bool updateBest(const QString &changedHead, const QString &why, QString *error);
     // profile.json, verification.json: written atomically, logged as a run action, committed on best.
-    bool writeRootFile(const QString &name, const nlohmann::json &content, const QString &action, const QString &why,
-                       QString *error);
+    bool writeRootFile(const QString &name, const nlohmann::json &content, const QString &action,
+        const QString &why, QString *error);
     void exportRow(const Experiment &before, const Experiment &after);
     bool rewriteResults(QString *error);
     QString path(const QString &name) const;
@@ -139,8 +143,8 @@ private:
     RunSnapshot m_state;
     int m_nextId = 1;
     int m_lineCount = 0;
-    QHash<QString, QString> m_headBlob;   // kernel -> blob id of kernel.py at its head
-    QMap<QString, QString> m_rootFiles;   // run.json, profile.json, .gitignore -> blob id (best tree)
+    QHash<QString, QString> m_headBlob; // kernel -> blob id of kernel.py at its head
+    QMap<QString, QString> m_rootFiles; // run.json, profile.json, .gitignore -> blob id (best tree)
     QStringList m_repairNotes;
     QStringList m_strippedKeys;
 };

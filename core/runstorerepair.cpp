@@ -1,6 +1,6 @@
 // RunStore: opening an existing run and repairing it after an interrupted writer.
-#include "runstore.h"
 #include "errorout.h"
+#include "runstore.h"
 
 #include "atomicfile.h"
 #include "experimentlog.h"
@@ -60,11 +60,12 @@ void RunStore::removeStaleGitLocks()
     // lock, so no other writer of ours can own one of these.
     const QDir git(path(QStringLiteral(".git")));
     QStringList stale;
-    for (const QString &name : git.entryList({QStringLiteral("*.lock")}, QDir::Files))
+    for (const QString &name : git.entryList({ QStringLiteral("*.lock") }, QDir::Files))
         if (name != QLatin1String("autokernel.lock"))
             stale << git.filePath(name);
-    for (const QString &sub : {QStringLiteral("refs"), QStringLiteral("logs")}) {
-        QDirIterator it(git.filePath(sub), {QStringLiteral("*.lock")}, QDir::Files, QDirIterator::Subdirectories);
+    for (const QString &sub : { QStringLiteral("refs"), QStringLiteral("logs") }) {
+        QDirIterator it(
+            git.filePath(sub), { QStringLiteral("*.lock") }, QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext())
             stale << it.next();
     }
@@ -76,8 +77,8 @@ void RunStore::removeStaleGitLocks()
 bool RunStore::load(QString *error)
 {
     removeStaleGitLocks();
-    for (const QString &name : {QStringLiteral("run.json"), QStringLiteral("profile.json"), QStringLiteral("verification.json"),
-                                QStringLiteral(".gitignore")}) {
+    for (const QString &name : { QStringLiteral("run.json"), QStringLiteral("profile.json"),
+             QStringLiteral("verification.json"), QStringLiteral(".gitignore") }) {
         QFile f(path(name));
         if (!f.exists())
             continue;
@@ -109,9 +110,12 @@ bool RunStore::load(QString *error)
         // fragment loses nothing that was acknowledged. The next append must start on a fresh line.
         const qint64 torn = data.size() - log.completeBytes;
         if (!logFile.resize(log.completeBytes) || !logFile.flush())
-            return fail(error, QStringLiteral("%1: cannot truncate a torn record: %2").arg(logPath, logFile.errorString()));
+            return fail(error,
+                QStringLiteral("%1: cannot truncate a torn record: %2").arg(logPath, logFile.errorString()));
         ::fsync(logFile.handle());
-        m_repairNotes << QStringLiteral("%1: removed an incomplete last record (%2 bytes)").arg(ExperimentLog::fileName()).arg(torn);
+        m_repairNotes << QStringLiteral("%1: removed an incomplete last record (%2 bytes)")
+                             .arg(ExperimentLog::fileName())
+                             .arg(torn);
     }
     m_lineCount = int(QByteArrayView(data.constData(), log.completeBytes).count('\n'));
     m_state.warnings << log.errors;
@@ -147,7 +151,8 @@ void RunStore::repair()
         e.started = m_repo->timeOf(commit);
         const KernelRecord *k = m_state.kernel(e.kernel);
         if (!k) {
-            m_repairNotes << QStringLiteral("%1: kernel \"%2\" was never added; commit left unlogged").arg(ref, e.kernel);
+            m_repairNotes << QStringLiteral("%1: kernel \"%2\" was never added; commit left unlogged")
+                                 .arg(ref, e.kernel);
             continue;
         }
         LogEntry line;

@@ -1,8 +1,8 @@
 // RunStore: steering (pin, skip, revert, review, move-on rules), the queue of steering requests from
 // processes that do not hold the lock, and the derived state every operation updates after its log
 // line: kernel branch, working-tree kernel.py, the best commit, results.tsv.
-#include "runstore.h"
 #include "errorout.h"
+#include "runstore.h"
 
 #include "atomicfile.h"
 #include "experimentlog.h"
@@ -22,7 +22,8 @@ using nlohmann::json;
 
 namespace ak {
 
-bool RunStore::kernelEvent(const QString &kernel, const QString &action, const QString &reason, QString *error)
+bool RunStore::kernelEvent(
+    const QString &kernel, const QString &action, const QString &reason, QString *error)
 {
     const KernelRecord *k = findKernel(kernel, error);
     if (!k)
@@ -30,9 +31,14 @@ bool RunStore::kernelEvent(const QString &kernel, const QString &action, const Q
     const bool pinned = k->state == KernelState::Pinned;
     const bool skipped = k->state == KernelState::Skipped;
     if ((action == QLatin1String("unpin") && !pinned) || (action == QLatin1String("unskip") && !skipped))
-        return fail(error, QStringLiteral("kernel %1 is not %2").arg(kernel, action == QLatin1String("unpin") ? QStringLiteral("pinned") : QStringLiteral("skipped")));
+        return fail(error,
+            QStringLiteral("kernel %1 is not %2")
+                .arg(kernel,
+                    action == QLatin1String("unpin") ? QStringLiteral("pinned") : QStringLiteral("skipped")));
     if ((action == QLatin1String("pin") && pinned) || (action == QLatin1String("skip") && skipped))
-        return fail(error, QStringLiteral("kernel %1 is already %2").arg(kernel, pinned ? QStringLiteral("pinned") : QStringLiteral("skipped")));
+        return fail(error,
+            QStringLiteral("kernel %1 is already %2")
+                .arg(kernel, pinned ? QStringLiteral("pinned") : QStringLiteral("skipped")));
     LogEntry e;
     e.type = LogEntry::Type::Kernel;
     e.action = action;
@@ -41,11 +47,26 @@ bool RunStore::kernelEvent(const QString &kernel, const QString &action, const Q
     return appendLog(e, error);
 }
 
-bool RunStore::pin(const QString &kernel, const QString &reason, QString *error) { return kernelEvent(kernel, QStringLiteral("pin"), reason, error); }
-bool RunStore::unpin(const QString &kernel, QString *error) { return kernelEvent(kernel, QStringLiteral("unpin"), QString(), error); }
-bool RunStore::skip(const QString &kernel, const QString &reason, QString *error) { return kernelEvent(kernel, QStringLiteral("skip"), reason, error); }
-bool RunStore::unskip(const QString &kernel, QString *error) { return kernelEvent(kernel, QStringLiteral("unskip"), QString(), error); }
-bool RunStore::markDone(const QString &kernel, const QString &reason, QString *error) { return kernelEvent(kernel, QStringLiteral("done"), reason, error); }
+bool RunStore::pin(const QString &kernel, const QString &reason, QString *error)
+{
+    return kernelEvent(kernel, QStringLiteral("pin"), reason, error);
+}
+bool RunStore::unpin(const QString &kernel, QString *error)
+{
+    return kernelEvent(kernel, QStringLiteral("unpin"), QString(), error);
+}
+bool RunStore::skip(const QString &kernel, const QString &reason, QString *error)
+{
+    return kernelEvent(kernel, QStringLiteral("skip"), reason, error);
+}
+bool RunStore::unskip(const QString &kernel, QString *error)
+{
+    return kernelEvent(kernel, QStringLiteral("unskip"), QString(), error);
+}
+bool RunStore::markDone(const QString &kernel, const QString &reason, QString *error)
+{
+    return kernelEvent(kernel, QStringLiteral("done"), reason, error);
+}
 
 bool RunStore::setReviewMode(bool on, QString *error)
 {
@@ -87,7 +108,8 @@ bool RunStore::setMoveOnRules(const MoveOnRules &rules, QString *error, const QS
     if (!AtomicFile::write(path(QStringLiteral("run.json")), after, error))
         return false;
     m_rootFiles.insert(QStringLiteral("run.json"), blob);
-    return updateBest(QString(), QStringLiteral("Move-on rules: %1 (set by %2)").arg(rules.summary(), line.by), error);
+    return updateBest(
+        QString(), QStringLiteral("Move-on rules: %1 (set by %2)").arg(rules.summary(), line.by), error);
 }
 
 Experiment RunStore::revert(const QString &kernel, int experimentId, QString *error)
@@ -100,14 +122,26 @@ Experiment RunStore::revert(const QString &kernel, int experimentId, QString *er
         return fail(error, QStringLiteral("kernel %1 is pinned; unpin it first").arg(name)), Experiment();
     const Experiment *source = m_state.experiment(experimentId);
     if (!source || source->kernel != name)
-        return fail(error, QStringLiteral("experiment %1 is not an experiment of kernel %2").arg(experimentId).arg(name)), Experiment();
+        return fail(error,
+                   QStringLiteral("experiment %1 is not an experiment of kernel %2")
+                       .arg(experimentId)
+                       .arg(name)),
+               Experiment();
     if (source->status != ExperimentStatus::Kept && source->status != ExperimentStatus::Rejected
         && source->status != ExperimentStatus::Baseline)
-        return fail(error, QStringLiteral("experiment %1 was %2: only kept, rejected or baseline experiments can be restored")
-                               .arg(experimentId).arg(statusName(source->status))), Experiment();
+        return fail(error,
+                   QStringLiteral(
+                       "experiment %1 was %2: only kept, rejected or baseline experiments can be restored")
+                       .arg(experimentId)
+                       .arg(statusName(source->status))),
+               Experiment();
     const QString tree = m_repo->treeOf(source->commit);
     if (tree.isEmpty())
-        return fail(error, QStringLiteral("experiment %1: commit %2 is missing").arg(experimentId).arg(source->commit)), Experiment();
+        return fail(error,
+                   QStringLiteral("experiment %1: commit %2 is missing")
+                       .arg(experimentId)
+                       .arg(source->commit)),
+               Experiment();
 
     Experiment e;
     e.id = m_nextId;
@@ -118,8 +152,11 @@ Experiment RunStore::revert(const QString &kernel, int experimentId, QString *er
     e.status = ExperimentStatus::Kept;
     e.metrics = source->metrics; // the restored code's measurements
     e.started = e.finished = QDateTime::currentDateTimeUtc();
-    e.commit = m_repo->writeCommit(tree, e.parent.isEmpty() ? QStringList() : QStringList{e.parent}, commitMessage(e), e.started, error);
-    if (e.commit.isEmpty() || !m_repo->setRef(QStringLiteral("refs/experiments/%1").arg(e.id), e.commit, QStringLiteral("revert"), error))
+    e.commit = m_repo->writeCommit(tree, e.parent.isEmpty() ? QStringList() : QStringList { e.parent },
+        commitMessage(e), e.started, error);
+    if (e.commit.isEmpty()
+        || !m_repo->setRef(
+            QStringLiteral("refs/experiments/%1").arg(e.id), e.commit, QStringLiteral("revert"), error))
         return Experiment();
     ++m_nextId;
     LogEntry line;
@@ -138,8 +175,9 @@ bool RunStore::accept(int id, QString *error)
 {
     const Experiment *p = m_state.experiment(id);
     if (!p || p->status != ExperimentStatus::Pending)
-        return fail(error, p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
-                             : QStringLiteral("unknown experiment %1").arg(id));
+        return fail(error,
+            p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
+              : QStringLiteral("unknown experiment %1").arg(id));
     if (const KernelRecord *k = m_state.kernel(p->kernel); k && k->state == KernelState::Pinned)
         return fail(error, QStringLiteral("kernel %1 is pinned; unpin it first").arg(p->kernel));
     const Experiment before = *p;
@@ -163,8 +201,9 @@ bool RunStore::reject(int id, const QString &reason, QString *error)
 {
     const Experiment *p = m_state.experiment(id);
     if (!p || p->status != ExperimentStatus::Pending)
-        return fail(error, p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
-                             : QStringLiteral("unknown experiment %1").arg(id));
+        return fail(error,
+            p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
+              : QStringLiteral("unknown experiment %1").arg(id));
     const Experiment before = *p;
     Experiment e = before;
     e.status = ExperimentStatus::Rejected;
@@ -223,8 +262,10 @@ bool RunStore::updateBest(const QString &changedHead, const QString &why, QStrin
         parents << previous;
     if (!changedHead.isEmpty() && !parents.contains(changedHead))
         parents << changedHead;
-    const QString commit = m_repo->writeCommit(tree, parents, why + QLatin1Char('\n'), QDateTime::currentDateTimeUtc(), error);
-    if (commit.isEmpty() || !m_repo->setRef(QStringLiteral("refs/heads/best"), commit, why, error) || !m_repo->resetIndex(tree, error))
+    const QString commit
+        = m_repo->writeCommit(tree, parents, why + QLatin1Char('\n'), QDateTime::currentDateTimeUtc(), error);
+    if (commit.isEmpty() || !m_repo->setRef(QStringLiteral("refs/heads/best"), commit, why, error)
+        || !m_repo->resetIndex(tree, error))
         return false;
     m_state.bestCommit = commit;
     return true;
@@ -240,12 +281,14 @@ void RunStore::exportRow(const Experiment &before, const Experiment &after)
         return;
     }
     const KernelRecord *k = m_state.kernel(after.kernel);
-    AtomicFile::append(path(ResultsTsv::fileName()), ResultsTsv::row(after, k ? k->opType : QString()), nullptr);
+    AtomicFile::append(
+        path(ResultsTsv::fileName()), ResultsTsv::row(after, k ? k->opType : QString()), nullptr);
 }
 
 bool RunStore::rewriteResults(QString *error)
 {
-    return AtomicFile::write(path(ResultsTsv::fileName()), ResultsTsv::render(m_state.experiments, m_state.kernels), error);
+    return AtomicFile::write(
+        path(ResultsTsv::fileName()), ResultsTsv::render(m_state.experiments, m_state.kernels), error);
 }
 
 QByteArray RunStore::kernelSource(const QString &kernel, QString *error) const
@@ -272,12 +315,13 @@ bool RunStore::queueRequest(const QString &dir, const json &request, QString *er
 {
     if (!request.is_object() || !request.contains("action"))
         return fail(error, QStringLiteral("a steering request needs an \"action\""));
-    static std::atomic<int> counter{0};
+    static std::atomic<int> counter { 0 };
     const QString name = QStringLiteral("%1-%2-%3.json")
                              .arg(QDateTime::currentMSecsSinceEpoch(), 15, 10, QLatin1Char('0'))
                              .arg(QCoreApplication::applicationPid())
                              .arg(counter++);
-    return AtomicFile::write(QDir(requestDir(dir)).filePath(name), QByteArray::fromStdString(request.dump()), error);
+    return AtomicFile::write(
+        QDir(requestDir(dir)).filePath(name), QByteArray::fromStdString(request.dump()), error);
 }
 
 int RunStore::applyRequests(QStringList *errors)
@@ -286,7 +330,7 @@ int RunStore::applyRequests(QStringList *errors)
     if (!d.exists())
         return 0;
     int applied = 0;
-    const QStringList files = d.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    const QStringList files = d.entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
     for (const QString &file : files) {
         QFile f(d.filePath(file));
         QString why;
@@ -316,19 +360,26 @@ bool RunStore::apply(const SteerRequest &r, QString *error, Experiment *created)
 {
     using Action = SteerRequest::Action;
     switch (r.action()) {
-    case Action::Pin: return pin(r.kernel(), r.reason(), error);
-    case Action::Unpin: return unpin(r.kernel(), error);
-    case Action::Skip: return skip(r.kernel(), r.reason(), error);
-    case Action::Unskip: return unskip(r.kernel(), error);
+    case Action::Pin:
+        return pin(r.kernel(), r.reason(), error);
+    case Action::Unpin:
+        return unpin(r.kernel(), error);
+    case Action::Skip:
+        return skip(r.kernel(), r.reason(), error);
+    case Action::Unskip:
+        return unskip(r.kernel(), error);
     case Action::Revert: {
         const Experiment e = revert(r.kernel(), r.experiment(), error);
         if (created)
             *created = e;
         return e.id != 0;
     }
-    case Action::Accept: return accept(r.experiment(), error);
-    case Action::Reject: return reject(r.experiment(), r.reason(), error);
-    case Action::Review: return setReviewMode(r.on(), error);
+    case Action::Accept:
+        return accept(r.experiment(), error);
+    case Action::Reject:
+        return reject(r.experiment(), r.reason(), error);
+    case Action::Review:
+        return setReviewMode(r.on(), error);
     case Action::Verification:
         if (!r.value().is_object())
             return fail(error, QStringLiteral("verification: \"value\" must be the verification object"));

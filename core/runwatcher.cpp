@@ -10,7 +10,8 @@
 namespace ak {
 
 namespace {
-const char *const kWatchedFiles[] = {"experiments.jsonl", "run.json", "profile.json", ".git/refs/heads/best"};
+const char *const kWatchedFiles[]
+    = { "experiments.jsonl", "run.json", "profile.json", ".git/refs/heads/best" };
 }
 
 RunWatcher::RunWatcher(const QString &runDir, QObject *parent)
@@ -56,7 +57,10 @@ QString RunWatcher::signature() const
     QString s;
     for (const char *name : kWatchedFiles) {
         const QFileInfo fi(QDir(m_dir).filePath(QString::fromLatin1(name)));
-        s += QStringLiteral("%1:%2:%3;").arg(fi.exists() ? fi.size() : -1).arg(fi.lastModified().toMSecsSinceEpoch()).arg(fi.exists() ? fi.metadataChangeTime().toMSecsSinceEpoch() : 0);
+        s += QStringLiteral("%1:%2:%3;")
+                 .arg(fi.exists() ? fi.size() : -1)
+                 .arg(fi.lastModified().toMSecsSinceEpoch())
+                 .arg(fi.exists() ? fi.metadataChangeTime().toMSecsSinceEpoch() : 0);
     }
     return s;
 }
@@ -64,7 +68,7 @@ QString RunWatcher::signature() const
 void RunWatcher::rewatch()
 {
     // A file replaced by rename drops out of the watcher; add whatever exists now again.
-    QStringList paths{m_dir};
+    QStringList paths { m_dir };
     for (const char *name : kWatchedFiles) {
         const QString p = QDir(m_dir).filePath(QString::fromLatin1(name));
         if (QFileInfo::exists(p))

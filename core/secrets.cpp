@@ -27,15 +27,16 @@ const QRegularExpression &keyShapes()
     // Prefixed formats of the common providers; long enough not to match ordinary text.
     static const QRegularExpression re(QStringLiteral(
         "\\b(?:sk-ant-[A-Za-z0-9_\\-]{16,}|sk-(?:proj-)?[A-Za-z0-9_\\-]{20,}|hf_[A-Za-z0-9]{20,}"
-        "|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|xox[bpa]-[A-Za-z0-9\\-]{10,}"
+        "|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|xox[bpa]-[A-Za-z0-9\\-]{"
+        "10,}"
         "|AIza[0-9A-Za-z_\\-]{35})"));
     return re;
 }
 
 const QRegularExpression &secretNames()
 {
-    static const QRegularExpression re(
-        QStringLiteral("(_KEY$|^KEY$|_KEYS?_|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|^AWS_|_AUTH$|APIKEY|^SSH_AUTH_SOCK$)"),
+    static const QRegularExpression re(QStringLiteral("(_KEY$|^KEY$|_KEYS?_|TOKEN|SECRET|PASSWORD|PASSWD|"
+                                                      "CREDENTIAL|^AWS_|_AUTH$|APIKEY|^SSH_AUTH_SOCK$)"),
         QRegularExpression::CaseInsensitiveOption);
     return re;
 }

@@ -17,16 +17,16 @@ struct ActionName
 
 // The names are the queued files' "action" values: renaming one strands requests already on disk.
 const ActionName kActions[] = {
-    {SteerRequest::Action::Pin, "pin"},
-    {SteerRequest::Action::Unpin, "unpin"},
-    {SteerRequest::Action::Skip, "skip"},
-    {SteerRequest::Action::Unskip, "unskip"},
-    {SteerRequest::Action::Revert, "revert"},
-    {SteerRequest::Action::Accept, "accept"},
-    {SteerRequest::Action::Reject, "reject"},
-    {SteerRequest::Action::Review, "review"},
-    {SteerRequest::Action::MoveOn, "move_on"},
-    {SteerRequest::Action::Verification, "verification"},
+    { SteerRequest::Action::Pin, "pin" },
+    { SteerRequest::Action::Unpin, "unpin" },
+    { SteerRequest::Action::Skip, "skip" },
+    { SteerRequest::Action::Unskip, "unskip" },
+    { SteerRequest::Action::Revert, "revert" },
+    { SteerRequest::Action::Accept, "accept" },
+    { SteerRequest::Action::Reject, "reject" },
+    { SteerRequest::Action::Review, "review" },
+    { SteerRequest::Action::MoveOn, "move_on" },
+    { SteerRequest::Action::Verification, "verification" },
 };
 
 bool isKernelAction(SteerRequest::Action a)
@@ -36,9 +36,9 @@ bool isKernelAction(SteerRequest::Action a)
 }
 
 // A field the request may leave out (the default stays) but must not give with another type.
-template <typename T, typename Read>
-bool optionalField(const json &o, const char *key, Read read, std::optional<T> *out, const QString &action,
-                   QString *error)
+template<typename T, typename Read>
+bool optionalField(
+    const json &o, const char *key, Read read, std::optional<T> *out, const QString &action, QString *error)
 {
     jsonfield::Problem problem;
     *out = read(o, key, &problem);
@@ -96,7 +96,7 @@ SteerRequest &SteerRequest::withReason(const QString &reason)
 
 json SteerRequest::toJson() const
 {
-    json j{{"action", actionName().toStdString()}};
+    json j { { "action", actionName().toStdString() } };
     switch (m_action) {
     case Action::Review:
         j["value"] = m_on;
@@ -124,7 +124,8 @@ bool SteerRequest::fromJson(const json &j, SteerRequest *out, QString *error)
     jsonfield::Problem problem;
     const std::optional<QString> name = jsonfield::strict::text(j, "action", &problem);
     if (!name)
-        return fail(error, problem.missing() ? QStringLiteral("a steering request needs an \"action\"") : problem.message());
+        return fail(error,
+            problem.missing() ? QStringLiteral("a steering request needs an \"action\"") : problem.message());
     const std::optional<Action> action = actionFromName(*name);
     if (!action)
         return fail(error, QStringLiteral("unknown action \"%1\"").arg(*name));
@@ -148,9 +149,10 @@ bool SteerRequest::fromJson(const json &j, SteerRequest *out, QString *error)
     } else {
         const json *value = jsonfield::strict::object(j, "value");
         if (!value)
-            return fail(error, *action == Action::MoveOn
-                                   ? QStringLiteral("move_on: \"value\" must be an object of move-on rules")
-                                   : QStringLiteral("verification: \"value\" must be the verification object"));
+            return fail(error,
+                *action == Action::MoveOn
+                    ? QStringLiteral("move_on: \"value\" must be an object of move-on rules")
+                    : QStringLiteral("verification: \"value\" must be the verification object"));
         r.m_value = *value;
         if (*action == Action::MoveOn) {
             std::optional<QString> by;

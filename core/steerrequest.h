@@ -45,9 +45,9 @@ public:
     int experiment() const { return m_experiment; }
     QString reason() const { return m_reason.value_or(QString()); }
     bool hasReason() const { return m_reason.has_value(); }
-    bool on() const { return m_on; }                             // review
-    const nlohmann::json &value() const { return m_value; }     // move_on fields, the verification
-    QString by() const { return m_by; }                          // move_on
+    bool on() const { return m_on; } // review
+    const nlohmann::json &value() const { return m_value; } // move_on fields, the verification
+    QString by() const { return m_by; } // move_on
 
     nlohmann::json toJson() const;
     // Missing fields take their defaults (no kernel, experiment 0, review off) as the writer always

@@ -29,15 +29,14 @@ QString tickText(double v)
 SvgChart::SvgChart(int width, int height)
     : m_width(width)
     , m_height(height)
-{
-}
+{ }
 
 QVector<double> SvgChart::ticks(double lo, double hi, bool integers)
 {
     if (!(hi > lo))
         hi = lo + 1;
     double step = std::pow(10.0, std::floor(std::log10((hi - lo) / 5)));
-    for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    for (double m : { 1.0, 2.0, 5.0, 10.0 }) {
         if ((hi - lo) / (step * m) <= 6) {
             step *= m;
             break;
@@ -84,8 +83,9 @@ QString SvgChart::toSvg() const
     const auto sy = [&](double y) { return top + (1 - (y - yLo) / (yHi - yLo)) * plotH; };
 
     QString s;
-    s += QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%1\" height=\"%2\" "
-                        "viewBox=\"0 0 %1 %2\" role=\"img\">")
+    s += QStringLiteral(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%1\" height=\"%2\" "
+        "viewBox=\"0 0 %1 %2\" role=\"img\">")
              .arg(m_width)
              .arg(m_height);
     if (!m_title.isEmpty())
@@ -111,19 +111,21 @@ QString SvgChart::toSvg() const
     if (m_hasRef)
         s += QStringLiteral("<line class=\"ref\" x1=\"%1\" x2=\"%2\" y1=\"%3\" y2=\"%3\"/>"
                             "<text class=\"reflabel\" x=\"%4\" y=\"%5\" text-anchor=\"end\">%6</text>")
-                 .arg(num(left), num(left + plotW), num(sy(m_refY)), num(left + plotW - 4), num(sy(m_refY) - 4),
-                      esc(m_refLabel));
+                 .arg(num(left), num(left + plotW), num(sy(m_refY)), num(left + plotW - 4),
+                     num(sy(m_refY) - 4), esc(m_refLabel));
     if (m_line.size() > 1) {
         QString d;
         for (const Point &p : m_line)
             if (std::isfinite(p.x) && std::isfinite(p.y))
-                d += QStringLiteral("%1%2,%3").arg(d.isEmpty() ? QStringLiteral("M") : QStringLiteral(" L"), num(sx(p.x)), num(sy(p.y)));
+                d += QStringLiteral("%1%2,%3").arg(
+                    d.isEmpty() ? QStringLiteral("M") : QStringLiteral(" L"), num(sx(p.x)), num(sy(p.y)));
         s += QStringLiteral("<path class=\"best\" d=\"%1\"/>").arg(d);
     }
     for (const Point &p : m_points) {
         if (!std::isfinite(p.x) || !std::isfinite(p.y))
             continue;
-        s += QStringLiteral("<circle class=\"pt %1\" cx=\"%2\" cy=\"%3\" r=\"3.5\"><title>%4</title></circle>")
+        s += QStringLiteral(
+            "<circle class=\"pt %1\" cx=\"%2\" cy=\"%3\" r=\"3.5\"><title>%4</title></circle>")
                  .arg(esc(p.cssClass), num(sx(p.x)), num(sy(p.y)), esc(p.title));
     }
     s += QStringLiteral("</svg>");
@@ -144,8 +146,9 @@ QString SvgChart::bars(const QVector<QPair<QString, double>> &values, const QStr
     const double zero = labelW + (anyNegative ? plotW / 2 : 0);
     const double scale = (anyNegative ? plotW / 2 : plotW) / extent;
     const int height = int(rowH * values.size() + 8);
-    QString s = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%1\" height=\"%2\" "
-                               "viewBox=\"0 0 %1 %2\" role=\"img\">")
+    QString s = QStringLiteral(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%1\" height=\"%2\" "
+        "viewBox=\"0 0 %1 %2\" role=\"img\">")
                     .arg(width)
                     .arg(height);
     for (int i = 0; i < values.size(); ++i) {
@@ -156,16 +159,20 @@ QString SvgChart::bars(const QVector<QPair<QString, double>> &values, const QStr
             const double w = std::abs(v) * scale;
             s += QStringLiteral("<rect class=\"bar %1\" x=\"%2\" y=\"%3\" width=\"%4\" height=\"%5\">"
                                 "<title>%6 %7</title></rect>")
-                     .arg(v >= 0 ? QStringLiteral("gain") : QStringLiteral("loss"), num(v >= 0 ? zero : zero - w),
-                          num(y + 3), num(std::max(w, 1.0)), num(rowH - 6), esc(values[i].first),
-                          QString::number(v, 'f', 2) + unit);
+                     .arg(v >= 0 ? QStringLiteral("gain") : QStringLiteral("loss"),
+                         num(v >= 0 ? zero : zero - w), num(y + 3), num(std::max(w, 1.0)), num(rowH - 6),
+                         esc(values[i].first), QString::number(v, 'f', 2) + unit);
             s += QStringLiteral("<text class=\"tick\" x=\"%1\" y=\"%2\">%3</text>")
-                     .arg(num(labelW + plotW + 6), num(y + 15), (v > 0 ? QStringLiteral("+") : QString()) + QString::number(v, 'f', 2) + unit);
+                     .arg(num(labelW + plotW + 6), num(y + 15),
+                         (v > 0 ? QStringLiteral("+") : QString()) + QString::number(v, 'f', 2) + unit);
         } else {
-            s += QStringLiteral("<text class=\"tick\" x=\"%1\" y=\"%2\">not measured</text>").arg(num(zero + 4), num(y + 15));
+            s += QStringLiteral("<text class=\"tick\" x=\"%1\" y=\"%2\">not measured</text>")
+                     .arg(num(zero + 4), num(y + 15));
         }
     }
-    s += QStringLiteral("<line class=\"ref\" x1=\"%1\" x2=\"%1\" y1=\"0\" y2=\"%2\"/>").arg(num(zero)).arg(height);
+    s += QStringLiteral("<line class=\"ref\" x1=\"%1\" x2=\"%1\" y1=\"0\" y2=\"%2\"/>")
+             .arg(num(zero))
+             .arg(height);
     s += QStringLiteral("</svg>");
     return s;
 }

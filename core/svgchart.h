@@ -15,19 +15,28 @@ public:
     {
         double x = 0;
         double y = 0;
-        QString cssClass;   // "kept", "reverted", "failed", ...
-        QString title;      // tooltip
+        QString cssClass; // "kept", "reverted", "failed", ...
+        QString title; // tooltip
     };
 
     SvgChart(int width, int height);
 
     void setTitle(const QString &title) { m_title = title; }
-    void setAxisTitles(const QString &x, const QString &y) { m_xTitle = x; m_yTitle = y; }
+    void setAxisTitles(const QString &x, const QString &y)
+    {
+        m_xTitle = x;
+        m_yTitle = y;
+    }
     // A line through `line` (the best so far, say) under the points.
     void setLine(const QVector<Point> &line) { m_line = line; }
     void setPoints(const QVector<Point> &points) { m_points = points; }
     // A dashed horizontal reference (the PyTorch baseline at 1.0×), labelled.
-    void setReference(double y, const QString &label) { m_refY = y; m_refLabel = label; m_hasRef = true; }
+    void setReference(double y, const QString &label)
+    {
+        m_refY = y;
+        m_refLabel = label;
+        m_hasRef = true;
+    }
 
     QString toSvg() const;
 

@@ -49,8 +49,8 @@ bool lineHunks(const QString &oldText, const QString &newText, QVector<Hunk> *ou
     opts.interhunk_lines = 0;
     opts.flags |= GIT_DIFF_FORCE_TEXT; // kernel.py may hold odd bytes; never fall back to "binary"
     git_patch *patch = nullptr;
-    const int rc = git_patch_from_buffers(&patch, a.constData(), size_t(a.size()), "old", b.constData(),
-                                          size_t(b.size()), "new", &opts);
+    const int rc = git_patch_from_buffers(
+        &patch, a.constData(), size_t(a.size()), "old", b.constData(), size_t(b.size()), "new", &opts);
     bool ok = rc == 0;
     if (!ok) {
         const git_error *e = git_error_last();
@@ -104,7 +104,7 @@ QVector<Token> tokenize(const QString &s)
             while (j < n && s[j].isSpace())
                 ++j;
         }
-        tokens.append({i, j - i});
+        tokens.append({ i, j - i });
         i = j;
     }
     return tokens;
@@ -126,7 +126,7 @@ void appendRange(QVector<DiffRange> *ranges, int start, int length)
     if (!ranges->isEmpty() && ranges->last().start + ranges->last().length == start)
         ranges->last().length += length;
     else
-        ranges->append({start, length});
+        ranges->append({ start, length });
 }
 
 } // namespace
@@ -155,7 +155,8 @@ TextDiffResult TextDiff::compute(const QString &oldText, const QString &newText,
     int n = 0;
     auto equalUntil = [&](int oldEnd) {
         while (o < oldEnd && o < oldLines.size() && n < newLines.size()) {
-            rows.append(DiffRow{{side(oldLines, o, DiffLineKind::Equal), side(newLines, n, DiffLineKind::Equal)}});
+            rows.append(DiffRow {
+                { side(oldLines, o, DiffLineKind::Equal), side(newLines, n, DiffLineKind::Equal) } });
             ++o;
             ++n;
         }
@@ -167,8 +168,8 @@ TextDiffResult TextDiff::compute(const QString &oldText, const QString &newText,
         const int oldCount = std::min(h.oldCount, int(oldLines.size()) - o);
         const int newCount = std::min(h.newCount, int(newLines.size()) - n);
         for (int k = 0; k < std::max(oldCount, newCount); ++k) {
-            DiffRow row{{k < oldCount ? side(oldLines, o + k, DiffLineKind::Removed) : padding(),
-                         k < newCount ? side(newLines, n + k, DiffLineKind::Added) : padding()}};
+            DiffRow row { { k < oldCount ? side(oldLines, o + k, DiffLineKind::Removed) : padding(),
+                k < newCount ? side(newLines, n + k, DiffLineKind::Added) : padding() } };
             if (k < oldCount && k < newCount) {
                 const auto ranges = refineLine(row.side[0].text, row.side[1].text);
                 row.side[0].changes = ranges[0];
@@ -185,7 +186,7 @@ TextDiffResult TextDiff::compute(const QString &oldText, const QString &newText,
 
     if (contextLines < 0) {
         if (!rows.isEmpty())
-            result.chunks.append(DiffChunk{0, rows});
+            result.chunks.append(DiffChunk { 0, rows });
         return result;
     }
     // Keep rows within contextLines of a change; the rest is counted, not shown.
@@ -193,7 +194,8 @@ TextDiffResult TextDiff::compute(const QString &oldText, const QString &newText,
     for (int i = 0; i < rows.size(); ++i) {
         if (!isChange(rows[i]))
             continue;
-        for (int k = std::max(0, i - contextLines); k <= std::min(int(rows.size()) - 1, i + contextLines); ++k)
+        for (int k = std::max(0, i - contextLines); k <= std::min(int(rows.size()) - 1, i + contextLines);
+             ++k)
             keep[k] = true;
     }
     int skipped = 0;
@@ -203,7 +205,7 @@ TextDiffResult TextDiff::compute(const QString &oldText, const QString &newText,
             continue;
         }
         if (result.chunks.isEmpty() || skipped > 0 || i == 0)
-            result.chunks.append(DiffChunk{skipped, {}});
+            result.chunks.append(DiffChunk { skipped, {} });
         result.chunks.last().rows.append(rows[i]);
         skipped = 0;
     }
@@ -230,7 +232,7 @@ std::array<QVector<DiffRange>, 2> TextDiff::refineLine(const QString &oldLine, c
             ++p;
         int s = 0;
         while (s < oldLine.size() - p && s < newLine.size() - p
-               && oldLine[oldLine.size() - 1 - s] == newLine[newLine.size() - 1 - s])
+            && oldLine[oldLine.size() - 1 - s] == newLine[newLine.size() - 1 - s])
             ++s;
         appendRange(&out[0], p, int(oldLine.size()) - p - s);
         appendRange(&out[1], p, int(newLine.size()) - p - s);
@@ -248,11 +250,11 @@ std::array<QVector<DiffRange>, 2> TextDiff::refineLine(const QString &oldLine, c
     int j = 0;
     while (i < n || j < m) {
         if (i < n && j < m && tokA(i) == tokB(j)) {
-            script.append({Op::Equal, i++, j++});
+            script.append({ Op::Equal, i++, j++ });
         } else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) {
-            script.append({Op::Insert, -1, j++});
+            script.append({ Op::Insert, -1, j++ });
         } else {
-            script.append({Op::Delete, i++, -1});
+            script.append({ Op::Delete, i++, -1 });
         }
     }
     // Semantic cleanup: an unchanged island of at most two characters between changes is part of
@@ -269,9 +271,9 @@ std::array<QVector<DiffRange>, 2> TextDiff::refineLine(const QString &oldLine, c
         if (k > 0 && end < script.size() && chars <= 2) {
             QVector<Edit> replaced;
             for (int e = k; e < end; ++e)
-                replaced.append({Op::Delete, script[e].a, -1});
+                replaced.append({ Op::Delete, script[e].a, -1 });
             for (int e = k; e < end; ++e)
-                replaced.append({Op::Insert, -1, script[e].b});
+                replaced.append({ Op::Insert, -1, script[e].b });
             script.remove(k, end - k);
             for (int e = 0; e < replaced.size(); ++e)
                 script.insert(k + e, replaced[e]);

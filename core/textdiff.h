@@ -22,10 +22,10 @@ struct DiffRange
 // One line on one side. Padding rows exist so both sides have the same number of rows.
 struct DiffSide
 {
-    int lineNumber = 0;          // 1-based; 0 for padding
-    QString text;                // without the line terminator
+    int lineNumber = 0; // 1-based; 0 for padding
+    QString text; // without the line terminator
     DiffLineKind kind = DiffLineKind::Equal;
-    QVector<DiffRange> changes;  // only on rows where both sides changed
+    QVector<DiffRange> changes; // only on rows where both sides changed
 };
 
 // Side 0 is the old text, side 1 the new text (Qt Creator's std::array<..., 2> convention).
@@ -37,17 +37,17 @@ struct DiffRow
 // A run of rows shown together; with limited context, unchanged lines between chunks are skipped.
 struct DiffChunk
 {
-    int skippedBefore = 0;       // unchanged lines hidden before this chunk
+    int skippedBefore = 0; // unchanged lines hidden before this chunk
     QVector<DiffRow> rows;
 };
 
 struct TextDiffResult
 {
     QVector<DiffChunk> chunks;
-    int skippedAfter = 0;        // unchanged lines hidden after the last chunk
+    int skippedAfter = 0; // unchanged lines hidden after the last chunk
     int added = 0;
     int removed = 0;
-    QString error;               // set when libgit2 failed; chunks are then empty
+    QString error; // set when libgit2 failed; chunks are then empty
     bool identical() const { return error.isEmpty() && added == 0 && removed == 0; }
 };
 
@@ -60,7 +60,8 @@ public:
     static constexpr int WholeFile = -1;
 
     // contextLines < 0: one chunk with every line of both texts.
-    static TextDiffResult compute(const QString &oldText, const QString &newText, int contextLines = WholeFile);
+    static TextDiffResult compute(
+        const QString &oldText, const QString &newText, int contextLines = WholeFile);
 
     // Changed character ranges of a replaced line pair: [0] in oldLine, [1] in newLine. Tokens are
     // identifiers/numbers, whitespace runs and single punctuation characters; short unchanged

@@ -25,12 +25,18 @@ constexpr int kWaitSliceMs = 50; // blocking mode re-checks deadlines and cancel
 QString WorkerReply::statusName(Status s)
 {
     switch (s) {
-    case Status::Ok: return QStringLiteral("ok");
-    case Status::Error: return QStringLiteral("error");
-    case Status::Timeout: return QStringLiteral("timeout");
-    case Status::Crash: return QStringLiteral("crash");
-    case Status::Cancelled: return QStringLiteral("cancelled");
-    case Status::Unavailable: return QStringLiteral("unavailable");
+    case Status::Ok:
+        return QStringLiteral("ok");
+    case Status::Error:
+        return QStringLiteral("error");
+    case Status::Timeout:
+        return QStringLiteral("timeout");
+    case Status::Crash:
+        return QStringLiteral("crash");
+    case Status::Cancelled:
+        return QStringLiteral("cancelled");
+    case Status::Unavailable:
+        return QStringLiteral("unavailable");
     }
     return QString();
 }
@@ -54,16 +60,40 @@ WorkerClient::~WorkerClient()
     reapRetired();
 }
 
-void WorkerClient::setPython(const QString &python) { m_python = python; }
-void WorkerClient::setLauncher(const QStringList &prefix) { m_launcher = prefix; }
-void WorkerClient::setScriptDir(const QString &dir) { m_scriptDir = dir; }
+void WorkerClient::setPython(const QString &python)
+{
+    m_python = python;
+}
+void WorkerClient::setLauncher(const QStringList &prefix)
+{
+    m_launcher = prefix;
+}
+void WorkerClient::setScriptDir(const QString &dir)
+{
+    m_scriptDir = dir;
+}
 // A worker never sees an API key: kernels run below it, and what it prints reaches logs and prompts.
-void WorkerClient::setEnvironment(const QProcessEnvironment &env) { m_env = secrets::scrubbed(env); }
-void WorkerClient::setStartTimeoutMs(int ms) { m_startTimeoutMs = ms; }
+void WorkerClient::setEnvironment(const QProcessEnvironment &env)
+{
+    m_env = secrets::scrubbed(env);
+}
+void WorkerClient::setStartTimeoutMs(int ms)
+{
+    m_startTimeoutMs = ms;
+}
 
-bool WorkerClient::isRunning() const { return m_state == State::Ready; }
-qint64 WorkerClient::workerPid() const { return m_workerPid; }
-QString WorkerClient::workerPython() const { return m_workerPython; }
+bool WorkerClient::isRunning() const
+{
+    return m_state == State::Ready;
+}
+qint64 WorkerClient::workerPid() const
+{
+    return m_workerPid;
+}
+QString WorkerClient::workerPython() const
+{
+    return m_workerPython;
+}
 
 bool WorkerClient::start(QString *error)
 {
@@ -90,8 +120,8 @@ void WorkerClient::stop()
     reapRetired();
 }
 
-WorkerReply WorkerClient::request(const QString &op, const nlohmann::json &args, int timeoutMs,
-                                  const ProgressFn &progress)
+WorkerReply WorkerClient::request(
+    const QString &op, const nlohmann::json &args, int timeoutMs, const ProgressFn &progress)
 {
     reapRetired();
     const int id = enqueue(op, args, timeoutMs, true, progress);
@@ -125,11 +155,12 @@ void WorkerClient::cancel()
     if (QThread::currentThread() == thread())
         handleCancel();
     else
-        QMetaObject::invokeMethod(this, [this] { handleCancel(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { handleCancel(); }, Qt::QueuedConnection);
 }
 
-int WorkerClient::enqueue(const QString &op, const nlohmann::json &args, int timeoutMs, bool blocking,
-                          const ProgressFn &fn)
+int WorkerClient::enqueue(
+    const QString &op, const nlohmann::json &args, int timeoutMs, bool blocking, const ProgressFn &fn)
 {
     if (!m_hasCurrent && m_queue.empty())
         m_cancel = false; // a cancel that arrived while idle must not hit this new request
@@ -168,8 +199,8 @@ void WorkerClient::launch()
         dir = PythonScripts::directory(&error);
     if (m_python.isEmpty() || dir.isEmpty()) {
         failQueued(WorkerReply::Status::Unavailable,
-                   m_python.isEmpty() ? QStringLiteral("no Python interpreter was chosen for the worker")
-                                      : QStringLiteral("cannot extract the worker's Python files: ") + error);
+            m_python.isEmpty() ? QStringLiteral("no Python interpreter was chosen for the worker")
+                               : QStringLiteral("cannot extract the worker's Python files: ") + error);
         return;
     }
     QStringList command = m_launcher;
@@ -204,7 +235,7 @@ void WorkerClient::send(Pending &p)
     m_stderrTail.clear();
     p.elapsed.start();
     p.deadline = QDeadlineTimer(qMax(1, p.timeoutMs));
-    const nlohmann::json line = {{"id", p.id}, {"op", p.op.toStdString()}, {"args", p.args}};
+    const nlohmann::json line = { { "id", p.id }, { "op", p.op.toStdString() }, { "args", p.args } };
     m_process->write(QByteArray::fromStdString(line.dump()) + '\n');
     armTimer();
 }
@@ -287,7 +318,7 @@ void WorkerClient::checkDeadlines()
     if (m_state == State::Starting && m_startDeadline.hasExpired()) {
         retire(QStringLiteral("start-up timeout"));
         failQueued(WorkerReply::Status::Unavailable,
-                   QStringLiteral("the worker did not start within %1 s").arg(m_startTimeoutMs / 1000.0));
+            QStringLiteral("the worker did not start within %1 s").arg(m_startTimeoutMs / 1000.0));
     }
     if (m_hasCurrent && m_current.deadline.hasExpired()) {
         retire(QStringLiteral("timeout"), true);
@@ -342,7 +373,8 @@ void WorkerClient::waitUntil(const std::function<bool()> &done)
             break;
         if (m_process) {
             // Emits readyRead / finished on this stack; returns at once if the process is not running.
-            if (!m_process->waitForReadyRead(kWaitSliceMs) && m_process && m_process->state() == QProcess::NotRunning)
+            if (!m_process->waitForReadyRead(kWaitSliceMs) && m_process
+                && m_process->state() == QProcess::NotRunning)
                 QThread::msleep(kWaitSliceMs);
         } else if (!m_hasCurrent && m_queue.empty()) {
             break; // nothing left that could complete: a failure path already filed the reply
@@ -374,7 +406,8 @@ void WorkerClient::handleLine(const QByteArray &line)
 {
     if (line.isEmpty())
         return;
-    const nlohmann::json msg = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+    const nlohmann::json msg
+        = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
     if (msg.is_discarded() || !msg.is_object()) {
         // Not ours (a launcher's banner, say): keep it with the free text rather than fail.
         m_stderrTail += "[stdout] " + line + '\n';
@@ -388,7 +421,9 @@ void WorkerClient::handleLine(const QByteArray &line)
         if (protocol != kProtocol) {
             retire(QStringLiteral("protocol mismatch"));
             failQueued(WorkerReply::Status::Unavailable,
-                       QStringLiteral("the worker speaks protocol %1, this build needs %2").arg(protocol).arg(kProtocol));
+                QStringLiteral("the worker speaks protocol %1, this build needs %2")
+                    .arg(protocol)
+                    .arg(kProtocol));
             return;
         }
         m_state = State::Ready;
@@ -398,7 +433,8 @@ void WorkerClient::handleLine(const QByteArray &line)
         return;
     }
     const auto idIt = msg.find("id");
-    if (!m_hasCurrent || idIt == msg.end() || !idIt->is_number_integer() || idIt->get<int>() != m_current.id) {
+    if (!m_hasCurrent || idIt == msg.end() || !idIt->is_number_integer()
+        || idIt->get<int>() != m_current.id) {
         if (!jsonfield::boolean(msg, "ok", true)) // an error about a request we did not make
             m_stderrTail += "[worker] " + line + '\n';
         return;
@@ -418,7 +454,8 @@ void WorkerClient::handleLine(const QByteArray &line)
         const auto result = msg.find("result");
         r.result = result != msg.end() ? *result : nlohmann::json::object();
         if (fatal)
-            r.error = QStringLiteral("the worker reported a CUDA fault: ") + jsonfield::text(msg, "fatal_reason");
+            r.error
+                = QStringLiteral("the worker reported a CUDA fault: ") + jsonfield::text(msg, "fatal_reason");
     } else {
         r.status = fatal ? WorkerReply::Status::Crash : WorkerReply::Status::Error;
         r.error = jsonfield::text(msg, "error");
@@ -439,8 +476,8 @@ void WorkerClient::onFinished(int exitCode, QProcess::ExitStatus status)
     if (!m_process)
         return;
     const QString reason = status == QProcess::CrashExit
-                               ? QStringLiteral("the worker process crashed (killed by a signal)")
-                               : QStringLiteral("the worker process exited with code %1").arg(exitCode);
+        ? QStringLiteral("the worker process crashed (killed by a signal)")
+        : QStringLiteral("the worker process exited with code %1").arg(exitCode);
     const bool wasStarting = m_state == State::Starting;
     retire(reason);
     if (m_hasCurrent) {
@@ -450,8 +487,9 @@ void WorkerClient::onFinished(int exitCode, QProcess::ExitStatus status)
         finish(r);
     }
     if (wasStarting)
-        failQueued(WorkerReply::Status::Unavailable, QStringLiteral("the worker exited during start-up (%1): %2")
-                                                         .arg(reason, QString::fromUtf8(m_stderrTail).trimmed()));
+        failQueued(WorkerReply::Status::Unavailable,
+            QStringLiteral("the worker exited during start-up (%1): %2")
+                .arg(reason, QString::fromUtf8(m_stderrTail).trimmed()));
 }
 
 void WorkerClient::onError(QProcess::ProcessError error)

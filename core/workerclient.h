@@ -35,24 +35,25 @@ public:
     ~WorkerClient() override;
 
     // Configuration; takes effect at the next worker start.
-    void setPython(const QString &python);                 // interpreter (see PythonLocator)
-    void setLauncher(const QStringList &prefix);           // prepended to the command, e.g. {"ssh", "gpu1"}
-    void setScriptDir(const QString &dir);                 // holds akworker.py; default PythonScripts::directory()
-    void setEnvironment(const QProcessEnvironment &env);   // default: this process's; secrets are always removed
-    void setStartTimeoutMs(int ms);                        // default 60 s (ssh, slow file systems)
+    void setPython(const QString &python); // interpreter (see PythonLocator)
+    void setLauncher(const QStringList &prefix); // prepended to the command, e.g. {"ssh", "gpu1"}
+    void setScriptDir(const QString &dir); // holds akworker.py; default PythonScripts::directory()
+    void setEnvironment(
+        const QProcessEnvironment &env); // default: this process's; secrets are always removed
+    void setStartTimeoutMs(int ms); // default 60 s (ssh, slow file systems)
 
     // Starts the worker now and waits for its ready line (otherwise the first request starts it).
     bool start(QString *error = nullptr);
-    void stop();                       // closes the worker (kills it if busy); queued requests are cancelled
-    bool isRunning() const;            // started and ready
-    qint64 workerPid() const;          // pid the worker reported (the interpreter, not the launcher)
-    QString workerPython() const;      // sys.executable the worker reported
+    void stop(); // closes the worker (kills it if busy); queued requests are cancelled
+    bool isRunning() const; // started and ready
+    qint64 workerPid() const; // pid the worker reported (the interpreter, not the launcher)
+    QString workerPython() const; // sys.executable the worker reported
     int startCount() const { return m_starts; } // processes started so far: > 1 means it was restarted
 
     // Blocking: sends the request and waits up to timeoutMs (plus the start-up, if a worker must be
     // started first). `progress` is called for each progress event, on this thread.
     WorkerReply request(const QString &op, const nlohmann::json &args, int timeoutMs,
-                        const ProgressFn &progress = ProgressFn());
+        const ProgressFn &progress = ProgressFn());
 
     // Asynchronous: queues the request and returns its id; replied(id, ...) follows.
     int submit(const QString &op, const nlohmann::json &args, int timeoutMs);
@@ -82,7 +83,8 @@ private:
     };
     enum class State { Stopped, Starting, Ready };
 
-    int enqueue(const QString &op, const nlohmann::json &args, int timeoutMs, bool blocking, const ProgressFn &fn);
+    int enqueue(
+        const QString &op, const nlohmann::json &args, int timeoutMs, bool blocking, const ProgressFn &fn);
     void pump();
     void launch();
     void send(Pending &p);
@@ -120,7 +122,7 @@ private:
     std::map<int, WorkerReply> m_blockingDone;
     QByteArray m_stderrTail;
     QTimer m_timer;
-    std::atomic<bool> m_cancel{false};
+    std::atomic<bool> m_cancel { false };
 };
 
 } // namespace ak

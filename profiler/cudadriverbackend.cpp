@@ -11,11 +11,11 @@ namespace {
 // From cuda.h: CUresult is an enum (0 = CUDA_SUCCESS), CUdevice an int, attributes enum values.
 using CUresult = int;
 using CUdevice = int;
-constexpr int CU_ATTR_CLOCK_RATE = 13;            // kHz
+constexpr int CU_ATTR_CLOCK_RATE = 13; // kHz
 constexpr int CU_ATTR_MULTIPROCESSOR_COUNT = 16;
-constexpr int CU_ATTR_MEMORY_CLOCK_RATE = 36;     // kHz
+constexpr int CU_ATTR_MEMORY_CLOCK_RATE = 36; // kHz
 constexpr int CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH = 37; // bits
-constexpr int CU_ATTR_L2_CACHE_SIZE = 38;         // bytes
+constexpr int CU_ATTR_L2_CACHE_SIZE = 38; // bytes
 constexpr int CU_ATTR_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_ATTR_COMPUTE_CAPABILITY_MINOR = 76;
 
@@ -29,7 +29,7 @@ using TotalMemFn = CUresult (*)(size_t *, CUdevice);
 
 bool CudaDriverBackend::query(int index, DeviceInfo *out, QString *why)
 {
-    DynamicLibrary lib({QStringLiteral("libcuda.so.1"), QStringLiteral("libcuda.so")});
+    DynamicLibrary lib({ QStringLiteral("libcuda.so.1"), QStringLiteral("libcuda.so") });
     if (!lib.isLoaded()) {
         *why = QStringLiteral("CUDA driver not found (%1)").arg(lib.error());
         return false;
@@ -63,7 +63,8 @@ bool CudaDriverBackend::query(int index, DeviceInfo *out, QString *why)
     if (out->computeCapability.isEmpty()) {
         const int major = attr(CU_ATTR_COMPUTE_CAPABILITY_MAJOR);
         if (major > 0)
-            out->computeCapability = QStringLiteral("%1.%2").arg(major).arg(attr(CU_ATTR_COMPUTE_CAPABILITY_MINOR));
+            out->computeCapability
+                = QStringLiteral("%1.%2").arg(major).arg(attr(CU_ATTR_COMPUTE_CAPABILITY_MINOR));
     }
     if (out->boostClockMHz <= 0)
         out->boostClockMHz = attr(CU_ATTR_CLOCK_RATE) / 1000.0;
@@ -73,7 +74,8 @@ bool CudaDriverBackend::query(int index, DeviceInfo *out, QString *why)
         out->memoryBusWidthBits = attr(CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
     if (const int l2 = attr(CU_ATTR_L2_CACHE_SIZE); l2 > 0)
         out->l2MiB = l2 / (1024.0 * 1024.0);
-    if (const auto totalMem = lib.resolve<TotalMemFn>("cuDeviceTotalMem_v2"); totalMem && out->memoryGiB <= 0) {
+    if (const auto totalMem = lib.resolve<TotalMemFn>("cuDeviceTotalMem_v2");
+        totalMem && out->memoryGiB <= 0) {
         size_t bytes = 0;
         if (totalMem(&bytes, dev) == 0)
             out->memoryGiB = double(bytes) / (1024.0 * 1024.0 * 1024.0);

@@ -40,8 +40,9 @@ DeviceInfo DeviceDetector::fromTorch(const nlohmann::json &r)
 {
     DeviceInfo d;
     if (!r.is_object() || !r.value("available", false)) {
-        d.note = r.is_object() ? QString::fromStdString(r.value("reason", std::string("no GPU visible to torch")))
-                               : QStringLiteral("no device reply");
+        d.note = r.is_object()
+            ? QString::fromStdString(r.value("reason", std::string("no GPU visible to torch")))
+            : QStringLiteral("no device reply");
         return d;
     }
     d.available = true;

@@ -29,18 +29,15 @@ DeviceInfo ModelProfiler::resolveDevice(WorkerClient &worker, const QString &dev
     return device == QLatin1String("cuda") ? d : cpuDevice();
 }
 
-bool ModelProfiler::profile(WorkerClient &worker, const Options &o, const DeviceInfo &device, ProfileReport *out,
-                            QString *error, QString *traceback, const WorkerClient::ProgressFn &progress)
+bool ModelProfiler::profile(WorkerClient &worker, const Options &o, const DeviceInfo &device,
+    ProfileReport *out, QString *error, QString *traceback, const WorkerClient::ProgressFn &progress)
 {
     QString model = o.model;
     // A path is resolved here, where the user typed it; the worker may run in another directory.
     if (model.contains(QLatin1Char('/')) || model.endsWith(QLatin1String(".py")))
         model = QFileInfo(model).absoluteFilePath();
-    nlohmann::json args{{"model", model.toStdString()},
-                        {"device", o.device.toStdString()},
-                        {"dtype", o.dtype.toStdString()},
-                        {"warmup", o.warmup},
-                        {"iterations", o.iterations}};
+    nlohmann::json args { { "model", model.toStdString() }, { "device", o.device.toStdString() },
+        { "dtype", o.dtype.toStdString() }, { "warmup", o.warmup }, { "iterations", o.iterations } };
     const WorkerReply reply = worker.request(QStringLiteral("profile"), args, o.timeoutMs, progress);
     if (!reply.ok()) {
         switch (reply.status) {
@@ -50,7 +47,8 @@ bool ModelProfiler::profile(WorkerClient &worker, const Options &o, const Device
                          .arg(o.timeoutMs / 1000);
             break;
         case WorkerReply::Status::Crash:
-            *error = QStringLiteral("the Python worker crashed while profiling %1: %2").arg(o.model, reply.error);
+            *error = QStringLiteral("the Python worker crashed while profiling %1: %2")
+                         .arg(o.model, reply.error);
             break;
         default:
             *error = reply.error.isEmpty() ? QStringLiteral("profiling %1 failed (%2)")
@@ -63,7 +61,8 @@ bool ModelProfiler::profile(WorkerClient &worker, const Options &o, const Device
     }
     // Roofs only make sense against what was timed: a CPU run (no CUDA in the worker's torch) is
     // never measured against a GPU's peaks.
-    const bool timedOnCpu = reply.result.is_object() && reply.result.value("activity", std::string()) == "cpu";
+    const bool timedOnCpu
+        = reply.result.is_object() && reply.result.value("activity", std::string()) == "cpu";
     return ProfileReport::fromWorker(reply.result, timedOnCpu ? cpuDevice() : device, out, error);
 }
 

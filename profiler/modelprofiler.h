@@ -16,9 +16,9 @@ class ModelProfiler
 public:
     struct Options
     {
-        QString model;          // bundled example name or path to a .py (made absolute here)
-        QString device;         // "cuda" | "cpu" | "" (auto)
-        QString dtype;          // "bf16" | "fp16" | "fp32" | "" (model's choice)
+        QString model; // bundled example name or path to a .py (made absolute here)
+        QString device; // "cuda" | "cpu" | "" (auto)
+        QString dtype; // "bf16" | "fp16" | "fp32" | "" (model's choice)
         int warmup = 2;
         int iterations = 3;
         int timeoutMs = 600000; // the whole profile request; the worker is killed past it
@@ -30,9 +30,9 @@ public:
 
     // On failure returns false; *error names the cause (the model file and what went wrong) and
     // *traceback holds the Python traceback when there is one.
-    static bool profile(WorkerClient &worker, const Options &options, const DeviceInfo &device, ProfileReport *out,
-                        QString *error, QString *traceback = nullptr,
-                        const WorkerClient::ProgressFn &progress = WorkerClient::ProgressFn());
+    static bool profile(WorkerClient &worker, const Options &options, const DeviceInfo &device,
+        ProfileReport *out, QString *error, QString *traceback = nullptr,
+        const WorkerClient::ProgressFn &progress = WorkerClient::ProgressFn());
 };
 
 } // namespace ak

@@ -32,7 +32,7 @@ using MemoryInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t *);
 
 bool NvmlBackend::query(int index, DeviceInfo *out, QString *why)
 {
-    DynamicLibrary lib({QStringLiteral("libnvidia-ml.so.1"), QStringLiteral("libnvidia-ml.so")});
+    DynamicLibrary lib({ QStringLiteral("libnvidia-ml.so.1"), QStringLiteral("libnvidia-ml.so") });
     if (!lib.isLoaded()) {
         *why = QStringLiteral("NVML not found (%1)").arg(lib.error());
         return false;
@@ -75,7 +75,7 @@ bool NvmlBackend::query(int index, DeviceInfo *out, QString *why)
             out->computeCapability = QStringLiteral("%1.%2").arg(major).arg(minor);
     }
     if (const auto mem = lib.resolve<MemoryInfoFn>("nvmlDeviceGetMemoryInfo")) {
-        nvmlMemory_t m{};
+        nvmlMemory_t m {};
         if (mem(dev, &m) == NVML_SUCCESS && m.total > 0)
             out->memoryGiB = double(m.total) / (1024.0 * 1024.0 * 1024.0);
     }

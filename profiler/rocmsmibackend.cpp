@@ -30,8 +30,8 @@ bool RocmSmiBackend::query(int index, DeviceInfo *out, QString *why)
         *why = QStringLiteral("ROCm SMI not asked: no AMD GPU driver (/dev/kfd absent)");
         return false;
     }
-    DynamicLibrary lib({QStringLiteral("librocm_smi64.so.1"), QStringLiteral("librocm_smi64.so"),
-                        QStringLiteral("/opt/rocm/lib/librocm_smi64.so")});
+    DynamicLibrary lib({ QStringLiteral("librocm_smi64.so.1"), QStringLiteral("librocm_smi64.so"),
+        QStringLiteral("/opt/rocm/lib/librocm_smi64.so") });
     if (!lib.isLoaded()) {
         *why = QStringLiteral("ROCm SMI not found (%1)").arg(lib.error());
         return false;

@@ -15,18 +15,16 @@ namespace ak {
 
 RunCreator::RunCreator(const Options &options)
     : m_options(options)
-{
-}
+{ }
 
 RunCreator::~RunCreator() = default;
 
 bool RunCreator::isTarget(const QString &opType)
 {
-    static const QStringList targets = {QStringLiteral("matmul"), QStringLiteral("flash_attention"),
-                                        QStringLiteral("softmax"), QStringLiteral("layernorm"),
-                                        QStringLiteral("rmsnorm"), QStringLiteral("fused_mlp"),
-                                        QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"),
-                                        QStringLiteral("reduce")};
+    static const QStringList targets
+        = { QStringLiteral("matmul"), QStringLiteral("flash_attention"), QStringLiteral("softmax"),
+              QStringLiteral("layernorm"), QStringLiteral("rmsnorm"), QStringLiteral("fused_mlp"),
+              QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"), QStringLiteral("reduce") };
     return targets.contains(opType);
 }
 
@@ -82,7 +80,7 @@ RunCreator::Result RunCreator::create(const Callbacks &callbacks)
     {
         RunCreator *self;
         ~Detach() { self->setWorker(nullptr); }
-    } detach{this};
+    } detach { this };
 
     QStringList log;
     r.device = ModelProfiler::resolveDevice(worker, o.device, &log);
@@ -116,15 +114,13 @@ RunCreator::Result RunCreator::create(const Callbacks &callbacks)
     const ProfileReport &report = r.report;
     QString modelSha;
     QFile modelFile(report.modelPath);
-    if (modelFile.open(QIODevice::ReadOnly))    // verify refuses a model file changed since
-        modelSha = QString::fromLatin1(QCryptographicHash::hash(modelFile.readAll(), QCryptographicHash::Sha256).toHex());
-    nlohmann::json config{{"model", o.model.toStdString()},
-                          {"model_path", report.modelPath.toStdString()},
-                          {"model_sha256", modelSha.toStdString()},
-                          {"dtype", report.dtype.toStdString()},
-                          {"activity", report.activity.toStdString()},
-                          {"python", choice.python.toStdString()},
-                          {"device", report.device.toJson()}};
+    if (modelFile.open(QIODevice::ReadOnly)) // verify refuses a model file changed since
+        modelSha = QString::fromLatin1(
+            QCryptographicHash::hash(modelFile.readAll(), QCryptographicHash::Sha256).toHex());
+    nlohmann::json config { { "model", o.model.toStdString() },
+        { "model_path", report.modelPath.toStdString() }, { "model_sha256", modelSha.toStdString() },
+        { "dtype", report.dtype.toStdString() }, { "activity", report.activity.toStdString() },
+        { "python", choice.python.toStdString() }, { "device", report.device.toJson() } };
     std::unique_ptr<RunStore> store = RunStore::create(o.outDir, config, &error);
     if (!store) {
         r.failure = Failure::CannotCreateRun;
@@ -167,21 +163,22 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
             continue;
         if (callbacks.step)
             callbacks.step(QStringLiteral("kernel.py for rank %1 (%2)").arg(k.rank).arg(k.opType));
-        nlohmann::json extractArgs{{"op_type", k.opType.toStdString()},
-                                   {"device", report.activity.toStdString()},
-                                   {"dtype", k.dtype.toStdString()},
-                                   {"shapes", shapesJson},
-                                   {"name", QStringLiteral("%1 (%2, rank %3)").arg(k.name, k.atenOp).arg(k.rank).toStdString()}};
+        nlohmann::json extractArgs { { "op_type", k.opType.toStdString() },
+            { "device", report.activity.toStdString() }, { "dtype", k.dtype.toStdString() },
+            { "shapes", shapesJson },
+            { "name", QStringLiteral("%1 (%2, rank %3)").arg(k.name, k.atenOp).arg(k.rank).toStdString() } };
         const WorkerReply reply = worker.request(QStringLiteral("extract"), extractArgs, 120000);
         if (!reply.ok() && reply.error.contains(QLatin1String("is not available"))) {
-            r.notes << QStringLiteral("no kernel folders: the worker has no extract op (%1)").arg(reply.error);
+            r.notes
+                << QStringLiteral("no kernel folders: the worker has no extract op (%1)").arg(reply.error);
             break;
         }
         if (!reply.ok() || !reply.result.is_object() || !reply.result.contains("kernel_py")
             || !reply.result["kernel_py"].is_string()) {
             r.notes << QStringLiteral("rank %1 (%2): no kernel.py extracted: %3")
                            .arg(k.rank)
-                           .arg(k.opType, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
+                           .arg(
+                               k.opType, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
             continue;
         }
         k.folder = QStringLiteral("kernels/%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(k.opType);

@@ -27,24 +27,24 @@ class RunCreator
 public:
     struct Options
     {
-        QString model;            // bundled example name (gpt2, llama, bert, cnn) or path to a .py
-        QString outDir;           // run directory to create (may exist, must not hold a run)
-        QString device;           // "cuda" | "cpu" | "" (cuda when available)
-        QString dtype;            // "bf16" | "fp16" | "fp32" | "" (the model's choice)
-        QString python;           // interpreter with torch; empty: PythonLocator's order
-        int timeoutMs = 600000;   // the profile request; the worker is killed past it
+        QString model; // bundled example name (gpt2, llama, bert, cnn) or path to a .py
+        QString outDir; // run directory to create (may exist, must not hold a run)
+        QString device; // "cuda" | "cpu" | "" (cuda when available)
+        QString dtype; // "bf16" | "fp16" | "fp32" | "" (the model's choice)
+        QString python; // interpreter with torch; empty: PythonLocator's order
+        int timeoutMs = 600000; // the profile request; the worker is killed past it
         int iterations = 3;
         int warmup = 2;
-        int top = 10;             // kernel folders to create, largest share first
+        int top = 10; // kernel folders to create, largest share first
     };
 
     // Why create() failed; the CLI maps these to its exit codes and wording.
     enum class Failure {
         None,
-        RunExists,          // outDir already holds a run (checked before any work)
-        NoPython,           // no interpreter with torch
-        ProfileFailed,      // the model did not load, raised, ran out of memory or timed out
-        CannotCreateRun,    // RunStore::create refused outDir
+        RunExists, // outDir already holds a run (checked before any work)
+        NoPython, // no interpreter with torch
+        ProfileFailed, // the model did not load, raised, ran out of memory or timed out
+        CannotCreateRun, // RunStore::create refused outDir
         CannotWriteProfile, // the run exists but profile.json could not be written
         Cancelled,
     };
@@ -52,13 +52,13 @@ public:
     struct Result
     {
         Failure failure = Failure::None;
-        QString error;           // one line, without a program name
-        QString traceback;       // ProfileFailed: the Python traceback (or the worker's stderr tail)
-        QString python;          // the interpreter used
-        DeviceInfo device;       // the device the roofs are computed against
-        ProfileReport report;    // ranked; kernels that got a folder have `folder` set
+        QString error; // one line, without a program name
+        QString traceback; // ProfileFailed: the Python traceback (or the worker's stderr tail)
+        QString python; // the interpreter used
+        DeviceInfo device; // the device the roofs are computed against
+        ProfileReport report; // ranked; kernels that got a folder have `folder` set
         int kernelFolders = 0;
-        QStringList notes;       // kernels that got no folder, and why
+        QStringList notes; // kernels that got no folder, and why
         bool ok() const { return failure == Failure::None; }
     };
 
@@ -66,8 +66,8 @@ public:
     struct Callbacks
     {
         std::function<void(const DeviceInfo &device)> deviceResolved; // before profiling starts
-        WorkerClient::ProgressFn progress;                             // the worker's profile progress
-        std::function<void(const QString &step)> step;                 // creating the run, each kernel.py
+        WorkerClient::ProgressFn progress; // the worker's profile progress
+        std::function<void(const QString &step)> step; // creating the run, each kernel.py
     };
 
     explicit RunCreator(const Options &options);
@@ -90,7 +90,7 @@ private:
     void setWorker(WorkerClient *worker);
 
     Options m_options;
-    std::atomic<bool> m_cancelled{false};
+    std::atomic<bool> m_cancelled { false };
     std::mutex m_workerMutex; // guards m_worker against cancel() from another thread
     WorkerClient *m_worker = nullptr;
 };

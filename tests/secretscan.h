@@ -15,7 +15,8 @@ namespace ak::test {
 // The files under `dir` that hold `secret` ("... (inflated)" for a loose object, "... (cannot
 // inflate)" for one that is not a zlib stream). `files` counts every file read, `objects` the loose
 // objects inflated (a test asserts it looked at some).
-inline QStringList filesHolding(const QString &dir, const QByteArray &secret, int *files = nullptr, int *objects = nullptr)
+inline QStringList filesHolding(
+    const QString &dir, const QByteArray &secret, int *files = nullptr, int *objects = nullptr)
 {
     QStringList found;
     QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);

@@ -27,7 +27,7 @@ int runAll(int argc, char **argv)
     }
     auto &entries = registry();
     std::sort(entries.begin(), entries.end(),
-              [](const Entry &a, const Entry &b) { return qstrcmp(a.name, b.name) < 0; });
+        [](const Entry &a, const Entry &b) { return qstrcmp(a.name, b.name) < 0; });
     int failedClasses = 0;
     int ran = 0;
     for (const Entry &e : entries) {

@@ -21,7 +21,7 @@ std::vector<Entry> &registry();
 
 struct Registrar
 {
-    Registrar(const char *name, QObject *(*create)()) { registry().push_back({name, create}); }
+    Registrar(const char *name, QObject *(*create)()) { registry().push_back({ name, create }); }
 };
 
 // Runs every registered class; extra arguments are passed to QTest (e.g. a test function name
@@ -30,5 +30,5 @@ int runAll(int argc, char **argv);
 
 } // namespace ak::test
 
-#define AK_TEST_CLASS(Class)                                                                                \
+#define AK_TEST_CLASS(Class)                                                                                 \
     static ak::test::Registrar s_akRegistrar_##Class(#Class, []() -> QObject * { return new Class; });

@@ -45,11 +45,14 @@ AgentSettings::Problem devicesProblem(const QStringList &devices)
     QStringList seen;
     for (const QString &d : devices) {
         if (!DeviceInfo::isDeviceName(d))
-            return {QStringLiteral("devices"),
-                    QStringLiteral("Devices: \"%1\" is not cpu, cuda or cuda:N (e.g. \"cuda\", \"cuda:0,cuda:1\" or \"cpu\"; "
-                                   "empty for the run's default)").arg(d)};
+            return { QStringLiteral("devices"),
+                QStringLiteral("Devices: \"%1\" is not cpu, cuda or cuda:N (e.g. \"cuda\", \"cuda:0,cuda:1\" "
+                               "or \"cpu\"; "
+                               "empty for the run's default)")
+                    .arg(d) };
         if (seen.contains(d))
-            return {QStringLiteral("devices"), QStringLiteral("Devices: %1 is listed twice (one loop per device)").arg(d)};
+            return { QStringLiteral("devices"),
+                QStringLiteral("Devices: %1 is listed twice (one loop per device)").arg(d) };
         seen << d;
     }
     return {};
@@ -59,7 +62,8 @@ AgentSettings::Problem devicesProblem(const QStringList &devices)
 
 QString AgentSettings::defaultKeyEnv(const QString &protocol)
 {
-    return protocol == QLatin1String("anthropic") ? QStringLiteral("ANTHROPIC_API_KEY") : QStringLiteral("OPENAI_API_KEY");
+    return protocol == QLatin1String("anthropic") ? QStringLiteral("ANTHROPIC_API_KEY")
+                                                  : QStringLiteral("OPENAI_API_KEY");
 }
 
 bool AgentSettings::parseDevices(const QString &text, QStringList *out, QString *error)
@@ -82,57 +86,68 @@ AgentSettings::Problem AgentSettings::check() const
         break;
     case AgentConfig::Kind::Llm: {
         if (agent.llmProtocol != QLatin1String("openai") && agent.llmProtocol != QLatin1String("anthropic"))
-            return {QStringLiteral("protocol"),
-                    QStringLiteral("Protocol: expected openai or anthropic, not \"%1\"").arg(agent.llmProtocol)};
+            return { QStringLiteral("protocol"),
+                QStringLiteral("Protocol: expected openai or anthropic, not \"%1\"").arg(agent.llmProtocol) };
         const QString base = agent.baseUrl.trimmed();
         if (!base.isEmpty()) {
             const QUrl url(base, QUrl::StrictMode);
             const QString scheme = url.scheme().toLower();
-            if (!url.isValid() || (scheme != QLatin1String("http") && scheme != QLatin1String("https")) || url.host().isEmpty())
-                return {QStringLiteral("baseUrl"),
-                        QStringLiteral("Base URL: \"%1\" is not an http:// or https:// URL (e.g. http://localhost:8000/v1 "
-                                       "for vLLM; empty for the protocol's public endpoint)").arg(base)};
+            if (!url.isValid() || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
+                || url.host().isEmpty())
+                return { QStringLiteral("baseUrl"),
+                    QStringLiteral(
+                        "Base URL: \"%1\" is not an http:// or https:// URL (e.g. http://localhost:8000/v1 "
+                        "for vLLM; empty for the protocol's public endpoint)")
+                        .arg(base) };
         }
         if (agent.model.trimmed().isEmpty())
-            return {QStringLiteral("model"),
-                    QStringLiteral("Model: the LLM agent needs a model name (e.g. gpt-4.1, claude-sonnet-4-5, or the name "
-                                   "your local server serves)")};
+            return { QStringLiteral("model"),
+                QStringLiteral(
+                    "Model: the LLM agent needs a model name (e.g. gpt-4.1, claude-sonnet-4-5, or the name "
+                    "your local server serves)") };
         if (keySource == KeySource::Environment) {
             static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
             const QString env = agent.apiKeyEnv.trimmed();
             if (env.isEmpty())
-                return {QStringLiteral("apiKeyEnv"),
-                        QStringLiteral("API key variable: name the environment variable that holds the key (e.g. %1), "
-                                       "or store a key here").arg(defaultKeyEnv(agent.llmProtocol))};
+                return { QStringLiteral("apiKeyEnv"),
+                    QStringLiteral(
+                        "API key variable: name the environment variable that holds the key (e.g. %1), "
+                        "or store a key here")
+                        .arg(defaultKeyEnv(agent.llmProtocol)) };
             if (!name.match(env).hasMatch())
-                return {QStringLiteral("apiKeyEnv"),
-                        // Not echoed: what was typed may be the key itself.
-                        QStringLiteral("API key variable: not an environment variable name (letters, digits and _, "
-                                       "not starting with a digit); enter the variable's name, not the key")};
+                return { QStringLiteral("apiKeyEnv"),
+                    // Not echoed: what was typed may be the key itself.
+                    QStringLiteral(
+                        "API key variable: not an environment variable name (letters, digits and _, "
+                        "not starting with a digit); enter the variable's name, not the key") };
         } else if (apiKey.trimmed().isEmpty()) {
-            return {QStringLiteral("apiKey"),
-                    QStringLiteral("API key: enter the key to store, or take it from an environment variable")};
+            return { QStringLiteral("apiKey"),
+                QStringLiteral("API key: enter the key to store, or take it from an environment variable") };
         }
         break;
     }
     case AgentConfig::Kind::Command: {
         if (agent.commandTemplate.trimmed().isEmpty())
-            return {QStringLiteral("command"),
-                    QStringLiteral("Command: enter the program to run, e.g. mytool --prompt-file {prompt} --workdir {dir}")};
+            return { QStringLiteral("command"),
+                QStringLiteral("Command: enter the program to run, e.g. mytool --prompt-file {prompt} "
+                               "--workdir {dir}") };
         QString why;
         if (CommandAgent::expand(agent.commandTemplate, {}, &why).isEmpty())
-            return {QStringLiteral("command"), QStringLiteral("Command: %1").arg(why)};
+            return { QStringLiteral("command"), QStringLiteral("Command: %1").arg(why) };
         break;
     }
     case AgentConfig::Kind::Replay: {
         const QString dir = agent.replayRun.trimmed();
         if (dir.isEmpty())
-            return {QStringLiteral("replayRun"), QStringLiteral("Replay run: choose the run directory whose proposals are replayed")};
+            return { QStringLiteral("replayRun"),
+                QStringLiteral("Replay run: choose the run directory whose proposals are replayed") };
         if (!QFileInfo(dir).isDir())
-            return {QStringLiteral("replayRun"), QStringLiteral("Replay run: %1 is not a directory").arg(QDir::toNativeSeparators(dir))};
+            return { QStringLiteral("replayRun"),
+                QStringLiteral("Replay run: %1 is not a directory").arg(QDir::toNativeSeparators(dir)) };
         if (!QFileInfo(QDir(dir).filePath(QStringLiteral("run.json"))).isFile())
-            return {QStringLiteral("replayRun"),
-                    QStringLiteral("Replay run: %1 has no run.json (not a run directory)").arg(QDir::toNativeSeparators(dir))};
+            return { QStringLiteral("replayRun"),
+                QStringLiteral("Replay run: %1 has no run.json (not a run directory)")
+                    .arg(QDir::toNativeSeparators(dir)) };
         break;
     }
     }
@@ -142,11 +157,12 @@ AgentSettings::Problem AgentSettings::check() const
     if (!py.isEmpty()) {
         const bool isPath = py.contains(QLatin1Char('/')) || py.contains(QDir::separator());
         const QFileInfo fi(py);
-        const bool ok = isPath ? fi.isFile() && fi.isExecutable() : !QStandardPaths::findExecutable(py).isEmpty();
+        const bool ok
+            = isPath ? fi.isFile() && fi.isExecutable() : !QStandardPaths::findExecutable(py).isEmpty();
         if (!ok)
-            return {QStringLiteral("python"),
-                    QStringLiteral("Python: %1 is not an executable file%2 (empty: found automatically)")
-                        .arg(QDir::toNativeSeparators(py), isPath ? QString() : QStringLiteral(" on PATH"))};
+            return { QStringLiteral("python"),
+                QStringLiteral("Python: %1 is not an executable file%2 (empty: found automatically)")
+                    .arg(QDir::toNativeSeparators(py), isPath ? QString() : QStringLiteral(" on PATH")) };
     }
     return {};
 }
@@ -177,13 +193,14 @@ bool AgentSettings::load(QSettings &settings, AgentSettings *out)
     s.agent.llmProtocol = protocol == QLatin1String("anthropic") ? protocol : QStringLiteral("openai");
     s.agent.baseUrl = settings.value(QStringLiteral("baseUrl")).toString();
     s.agent.model = settings.value(QStringLiteral("model")).toString();
-    s.agent.apiKeyEnv = settings.value(QStringLiteral("apiKeyEnv"), defaultKeyEnv(s.agent.llmProtocol)).toString();
+    s.agent.apiKeyEnv
+        = settings.value(QStringLiteral("apiKeyEnv"), defaultKeyEnv(s.agent.llmProtocol)).toString();
     s.agent.commandTemplate = settings.value(QStringLiteral("command")).toString();
     s.agent.replayRun = settings.value(QStringLiteral("replayRun")).toString();
     s.agent.seed = settings.value(QStringLiteral("seed"), 0).toInt();
     s.keySource = settings.value(QStringLiteral("keySource")).toString() == keySourceName(KeySource::Stored)
-                      ? KeySource::Stored
-                      : KeySource::Environment;
+        ? KeySource::Stored
+        : KeySource::Environment;
     if (s.keySource == KeySource::Stored)
         s.apiKey = settings.value(QStringLiteral("apiKey")).toString();
     QString ignored;
@@ -271,11 +288,14 @@ QString AgentSettings::summary() const
         what = QStringLiteral("tune agent (seed %1)").arg(agent.seed);
         break;
     case AgentConfig::Kind::Llm: {
-        const QString key = keySource == KeySource::Stored ? QStringLiteral("key stored in your settings")
-                                                           : QStringLiteral("key from $%1").arg(agent.apiKeyEnv.trimmed());
+        const QString key = keySource == KeySource::Stored
+            ? QStringLiteral("key stored in your settings")
+            : QStringLiteral("key from $%1").arg(agent.apiKeyEnv.trimmed());
         what = QStringLiteral("llm agent (%1, %2 at %3, %4)")
                    .arg(agent.llmProtocol, agent.model.trimmed(),
-                        agent.baseUrl.trimmed().isEmpty() ? QStringLiteral("the public endpoint") : agent.baseUrl.trimmed(), key);
+                       agent.baseUrl.trimmed().isEmpty() ? QStringLiteral("the public endpoint")
+                                                         : agent.baseUrl.trimmed(),
+                       key);
         break;
     }
     case AgentConfig::Kind::Command:
@@ -286,8 +306,11 @@ QString AgentSettings::summary() const
         break;
     }
     return QStringLiteral("%1 on %2, %3")
-        .arg(what, devices.isEmpty() ? QStringLiteral("the run's default device") : devices.join(QStringLiteral(", ")),
-             python.trimmed().isEmpty() ? QStringLiteral("Python found automatically") : QStringLiteral("Python %1").arg(python.trimmed()));
+        .arg(what,
+            devices.isEmpty() ? QStringLiteral("the run's default device")
+                              : devices.join(QStringLiteral(", ")),
+            python.trimmed().isEmpty() ? QStringLiteral("Python found automatically")
+                                       : QStringLiteral("Python %1").arg(python.trimmed()));
 }
 
 } // namespace ak

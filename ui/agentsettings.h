@@ -27,9 +27,10 @@ struct AgentSettings
     // limits (max tokens, timeouts, ...) are not chosen here: they come from run.json's "agent".
     AgentConfig agent;
     KeySource keySource = KeySource::Environment;
-    QString apiKey;        // KeySource::Stored only; the settings store is the only place it is written
-    QStringList devices;   // "cpu", "cuda", "cuda:0", ...; empty: "cuda" if the run was profiled on a GPU, else "cpu"
-    QString python;        // empty: $AUTOKERNEL_PYTHON, the run's interpreter, then auto-detection
+    QString apiKey; // KeySource::Stored only; the settings store is the only place it is written
+    QStringList
+        devices; // "cpu", "cuda", "cuda:0", ...; empty: "cuda" if the run was profiled on a GPU, else "cpu"
+    QString python; // empty: $AUTOKERNEL_PYTHON, the run's interpreter, then auto-detection
 
     // What is wrong, if anything. `field` is the object name of the dialog's widget ("model",
     // "baseUrl", "apiKeyEnv", "apiKey", "command", "replayRun", "devices", "python"); `message`

@@ -15,8 +15,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QShowEvent>
 #include <QSettings>
+#include <QShowEvent>
 #include <QSpinBox>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -71,60 +71,78 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     , m_seed(new QSpinBox(this))
     , m_protocol(new QComboBox(this))
     , m_baseUrl(lineEdit(QStringLiteral("baseUrl"), QString(), this))
-    , m_model(lineEdit(QStringLiteral("model"), QStringLiteral("e.g. gpt-4.1, claude-sonnet-4-5, Qwen/Qwen2.5-Coder-32B-Instruct"), this))
+    , m_model(lineEdit(QStringLiteral("model"),
+          QStringLiteral("e.g. gpt-4.1, claude-sonnet-4-5, Qwen/Qwen2.5-Coder-32B-Instruct"), this))
     , m_keyFromEnv(new QRadioButton(QStringLiteral("From the environment variable"), this))
     , m_keyStored(new QRadioButton(QStringLiteral("Stored in my settings"), this))
     , m_keyEnv(lineEdit(QStringLiteral("apiKeyEnv"), QStringLiteral("OPENAI_API_KEY"), this))
     , m_key(lineEdit(QStringLiteral("apiKey"), QStringLiteral("the key itself"), this))
     , m_keyEnvStatus(wrapped(QString(), this))
     , m_keyNote(wrapped(QString(), this))
-    , m_command(lineEdit(QStringLiteral("command"), QStringLiteral("mytool --prompt-file {prompt} --workdir {dir}"), this))
-    , m_replay(lineEdit(QStringLiteral("replayRun"), QStringLiteral("a run directory (holds run.json)"), this))
-    , m_devices(lineEdit(QStringLiteral("devices"), QStringLiteral("default: cuda if the run was profiled on a GPU, else cpu"), this))
+    , m_command(lineEdit(
+          QStringLiteral("command"), QStringLiteral("mytool --prompt-file {prompt} --workdir {dir}"), this))
+    , m_replay(
+          lineEdit(QStringLiteral("replayRun"), QStringLiteral("a run directory (holds run.json)"), this))
+    , m_devices(lineEdit(QStringLiteral("devices"),
+          QStringLiteral("default: cuda if the run was profiled on a GPU, else cpu"), this))
     , m_python(lineEdit(QStringLiteral("python"), QStringLiteral("automatic"), this))
     , m_error(wrapped(QString(), this))
-    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::Reset, this))
+    , m_buttons(new QDialogButtonBox(
+          QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::Reset, this))
 {
     setWindowTitle(QStringLiteral("Agent"));
     setObjectName(QStringLiteral("AgentSettingsDialog"));
 
-    auto *intro = wrapped(QStringLiteral("What <b>Loop ▸ Start</b> runs, for any run opened in this window. The choice is "
-                                         "saved in your settings, not in the run, and takes effect at the next Start. "
-                                         "Without one, Start uses the run's own agent (run.json \"agent\"; the tune agent "
-                                         "when it has none) on the run's default device."),
-                          this);
+    auto *intro = wrapped(
+        QStringLiteral("What <b>Loop ▸ Start</b> runs, for any run opened in this window. The choice is "
+                       "saved in your settings, not in the run, and takes effect at the next Start. "
+                       "Without one, Start uses the run's own agent (run.json \"agent\"; the tune agent "
+                       "when it has none) on the run's default device."),
+        this);
     intro->setTextFormat(Qt::RichText);
     m_source->setObjectName(QStringLiteral("source"));
 
     m_kind->setObjectName(QStringLiteral("kind"));
-    m_kind->addItem(QStringLiteral("tune — tries the kernel's tunable constants (offline, no LLM)"), AgentConfig::kindName(AgentConfig::Kind::Tune));
-    m_kind->addItem(QStringLiteral("llm — a language model over HTTP (OpenAI-compatible or Anthropic)"), AgentConfig::kindName(AgentConfig::Kind::Llm));
-    m_kind->addItem(QStringLiteral("command — your own program edits the kernel"), AgentConfig::kindName(AgentConfig::Kind::Command));
-    m_kind->addItem(QStringLiteral("replay — the proposals of a recorded run, in order"), AgentConfig::kindName(AgentConfig::Kind::Replay));
+    m_kind->addItem(QStringLiteral("tune — tries the kernel's tunable constants (offline, no LLM)"),
+        AgentConfig::kindName(AgentConfig::Kind::Tune));
+    m_kind->addItem(QStringLiteral("llm — a language model over HTTP (OpenAI-compatible or Anthropic)"),
+        AgentConfig::kindName(AgentConfig::Kind::Llm));
+    m_kind->addItem(QStringLiteral("command — your own program edits the kernel"),
+        AgentConfig::kindName(AgentConfig::Kind::Command));
+    m_kind->addItem(QStringLiteral("replay — the proposals of a recorded run, in order"),
+        AgentConfig::kindName(AgentConfig::Kind::Replay));
 
     // tune
     auto *tunePage = new QWidget(this);
     m_seed->setObjectName(QStringLiteral("seed"));
     m_seed->setRange(0, 1000000000);
-    m_seed->setToolTip(QStringLiteral("Seeds the random restarts of the search; the same seed proposes the same sequence."));
+    m_seed->setToolTip(
+        QStringLiteral("Seeds the random restarts of the search; the same seed proposes the same sequence."));
     auto *tuneForm = new QFormLayout(tunePage);
-    tuneForm->addRow(wrapped(QStringLiteral("Coordinate descent over the kernel's UPPER_CASE constants (block sizes, warps, "
-                                            "stages), with random restarts; never repeats a configuration."), tunePage));
+    tuneForm->addRow(wrapped(
+        QStringLiteral("Coordinate descent over the kernel's UPPER_CASE constants (block sizes, warps, "
+                       "stages), with random restarts; never repeats a configuration."),
+        tunePage));
     tuneForm->addRow(QStringLiteral("Seed"), m_seed);
 
     // llm
     auto *llmPage = new QWidget(this);
     m_protocol->setObjectName(QStringLiteral("protocol"));
-    m_protocol->addItem(QStringLiteral("openai — Chat Completions (OpenAI, vLLM, Ollama, llama.cpp, LM Studio)"), QStringLiteral("openai"));
+    m_protocol->addItem(
+        QStringLiteral("openai — Chat Completions (OpenAI, vLLM, Ollama, llama.cpp, LM Studio)"),
+        QStringLiteral("openai"));
     m_protocol->addItem(QStringLiteral("anthropic — Messages API"), QStringLiteral("anthropic"));
-    m_baseUrl->setToolTip(QStringLiteral("The server's base URL; empty for the protocol's public endpoint. Local servers: "
-                                         "vLLM http://localhost:8000/v1, Ollama http://localhost:11434/v1, llama.cpp "
-                                         "http://localhost:8080/v1, LM Studio http://localhost:1234/v1."));
+    m_baseUrl->setToolTip(
+        QStringLiteral("The server's base URL; empty for the protocol's public endpoint. Local servers: "
+                       "vLLM http://localhost:8000/v1, Ollama http://localhost:11434/v1, llama.cpp "
+                       "http://localhost:8080/v1, LM Studio http://localhost:1234/v1."));
     m_model->setToolTip(QStringLiteral("The model name the server expects."));
-    m_keyEnv->setToolTip(QStringLiteral("The name of the variable, not the key. It is read from the environment AutoKernel "
-                                        "Studio was started in."));
+    m_keyEnv->setToolTip(
+        QStringLiteral("The name of the variable, not the key. It is read from the environment AutoKernel "
+                       "Studio was started in."));
     m_key->setEchoMode(QLineEdit::Password);
-    m_key->setToolTip(QStringLiteral("Kept in your settings file only; never written to a run, its git history or the log."));
+    m_key->setToolTip(QStringLiteral(
+        "Kept in your settings file only; never written to a run, its git history or the log."));
     m_keyFromEnv->setObjectName(QStringLiteral("keyFromEnvironment"));
     m_keyStored->setObjectName(QStringLiteral("keyStored"));
     auto *keySource = new QButtonGroup(this);
@@ -132,11 +150,12 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     keySource->addButton(m_keyStored);
     m_keyEnvStatus->setObjectName(QStringLiteral("keyEnvStatus"));
     m_keyNote->setObjectName(QStringLiteral("keyNote"));
-    m_keyNote->setText(QStringLiteral("Recommended: keep the key in an environment variable, set before AutoKernel Studio "
-                                      "starts. A key stored here is kept in plain text in your settings file, %1 (readable "
-                                      "by you only). Either way it is sent only to the server and never written to the run "
-                                      "directory, its git history or the log. Local servers usually need no key.")
-                           .arg(QDir::toNativeSeparators(QSettings().fileName())));
+    m_keyNote->setText(
+        QStringLiteral("Recommended: keep the key in an environment variable, set before AutoKernel Studio "
+                       "starts. A key stored here is kept in plain text in your settings file, %1 (readable "
+                       "by you only). Either way it is sent only to the server and never written to the run "
+                       "directory, its git history or the log. Local servers usually need no key.")
+            .arg(QDir::toNativeSeparators(QSettings().fileName())));
     auto *keyGrid = new QFormLayout;
     keyGrid->addRow(m_keyFromEnv, m_keyEnv);
     keyGrid->addRow(m_keyStored, m_key);
@@ -148,29 +167,34 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     auto *llmForm = new QFormLayout(llmPage);
     llmForm->addRow(QStringLiteral("Protocol"), m_protocol);
     llmForm->addRow(QStringLiteral("Base URL"), m_baseUrl);
-    auto *servers = wrapped(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
-                                           ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
-                            llmPage);
+    auto *servers
+        = wrapped(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
+                                 ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
+            llmPage);
     llmForm->addRow(servers);
     llmForm->addRow(QStringLiteral("Model"), m_model);
     llmForm->addRow(keyBox);
-    llmForm->addRow(new LlmConnectionTest([this] {
-        const AgentSettings s = settings();
-        return std::make_pair(s.agent, s.keySource == AgentSettings::KeySource::Stored ? s.apiKey.trimmed() : QString());
-    }, llmPage));
+    llmForm->addRow(new LlmConnectionTest(
+        [this] {
+            const AgentSettings s = settings();
+            return std::make_pair(
+                s.agent, s.keySource == AgentSettings::KeySource::Stored ? s.apiKey.trimmed() : QString());
+        },
+        llmPage));
 
     // command
     auto *commandPage = new QWidget(this);
     auto *commandForm = new QFormLayout(commandPage);
     commandForm->addRow(QStringLiteral("Command"), m_command);
-    auto *commandHelp = wrapped(QStringLiteral("Runs once per experiment in a scratch copy of the kernel's folder. "
-                                               "<b>{prompt}</b> is replaced by a file with the instructions and the kernel's "
-                                               "context, <b>{dir}</b> by that scratch folder (also the working directory), "
-                                               "<b>{kernel}</b> by its kernel.py, which the program edits in place. A "
-                                               "DESCRIPTION file it leaves in {dir} (else its first line of output) describes "
-                                               "the change. The line is split into words like a shell would, but no shell "
-                                               "runs it: write sh -c '…' for pipes or variables."),
-                                commandPage);
+    auto *commandHelp = wrapped(
+        QStringLiteral("Runs once per experiment in a scratch copy of the kernel's folder. "
+                       "<b>{prompt}</b> is replaced by a file with the instructions and the kernel's "
+                       "context, <b>{dir}</b> by that scratch folder (also the working directory), "
+                       "<b>{kernel}</b> by its kernel.py, which the program edits in place. A "
+                       "DESCRIPTION file it leaves in {dir} (else its first line of output) describes "
+                       "the change. The line is split into words like a shell would, but no shell "
+                       "runs it: write sh -c '…' for pipes or variables."),
+        commandPage);
     commandHelp->setTextFormat(Qt::RichText);
     commandForm->addRow(commandHelp);
 
@@ -179,19 +203,23 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     QPushButton *browseReplay = nullptr;
     auto *replayForm = new QFormLayout(replayPage);
     replayForm->addRow(QStringLiteral("Recorded run"), withBrowse(m_replay, &browseReplay, replayPage));
-    replayForm->addRow(wrapped(QStringLiteral("Serves the proposals recorded in that run again, kernel by kernel and in "
-                                              "their order (to re-measure them on this machine)."), replayPage));
+    replayForm->addRow(
+        wrapped(QStringLiteral("Serves the proposals recorded in that run again, kernel by kernel and in "
+                               "their order (to re-measure them on this machine)."),
+            replayPage));
 
-    m_pages = {tunePage, llmPage, commandPage, replayPage};
+    m_pages = { tunePage, llmPage, commandPage, replayPage };
     for (QWidget *page : m_pages)
         page->layout()->setContentsMargins(0, 0, 0, 0);
 
     // where
     QPushButton *browsePython = nullptr;
-    m_devices->setToolTip(QStringLiteral("One loop per device, each on a different kernel: \"cuda\", \"cuda:0,cuda:1\" or "
-                                         "\"cpu\". Empty: cuda if the run was profiled on a GPU, else cpu."));
-    m_python->setToolTip(QStringLiteral("An interpreter with torch (and triton for GPU kernels). Empty: $AUTOKERNEL_PYTHON, "
-                                        "the run's own interpreter, then an active venv or conda, then python3 on PATH."));
+    m_devices->setToolTip(
+        QStringLiteral("One loop per device, each on a different kernel: \"cuda\", \"cuda:0,cuda:1\" or "
+                       "\"cpu\". Empty: cuda if the run was profiled on a GPU, else cpu."));
+    m_python->setToolTip(
+        QStringLiteral("An interpreter with torch (and triton for GPU kernels). Empty: $AUTOKERNEL_PYTHON, "
+                       "the run's own interpreter, then an active venv or conda, then python3 on PATH."));
     auto *whereBox = new QGroupBox(QStringLiteral("Where it runs"), this);
     auto *whereForm = new QFormLayout(whereBox);
     whereForm->addRow(QStringLiteral("Devices"), m_devices);
@@ -205,8 +233,9 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
 
     QPushButton *reset = m_buttons->button(QDialogButtonBox::Reset);
     reset->setText(QStringLiteral("Use the Run's Agent"));
-    reset->setToolTip(QStringLiteral("Forget the choice saved here (a stored key too): Loop ▸ Start uses each run's "
-                                     "run.json agent (tune when it has none) on the run's default device."));
+    reset->setToolTip(
+        QStringLiteral("Forget the choice saved here (a stored key too): Loop ▸ Start uses each run's "
+                       "run.json agent (tune when it has none) on the run's default device."));
 
     auto *form = new QFormLayout;
     form->addRow(QStringLiteral("Agent"), m_kind);
@@ -230,12 +259,14 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     connect(m_buttons, &QDialogButtonBox::rejected, this, &AgentSettingsDialog::reject);
     connect(reset, &QPushButton::clicked, this, &AgentSettingsDialog::useRunAgent);
     connect(browseReplay, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Recorded Run to Replay"), m_replay->text());
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, QStringLiteral("Recorded Run to Replay"), m_replay->text());
         if (!dir.isEmpty())
             m_replay->setText(QDir::toNativeSeparators(dir));
     });
     connect(browsePython, &QPushButton::clicked, this, [this] {
-        const QString file = QFileDialog::getOpenFileName(this, QStringLiteral("Python Interpreter"), m_python->text());
+        const QString file
+            = QFileDialog::getOpenFileName(this, QStringLiteral("Python Interpreter"), m_python->text());
         if (!file.isEmpty())
             m_python->setText(QDir::toNativeSeparators(file));
     });
@@ -273,10 +304,11 @@ void AgentSettingsDialog::prefill(const QByteArray &runJson)
         s = AgentSettings::fromRunJson(runJson);
     setSettings(s);
     m_source->setText(saved ? QStringLiteral("Shown: your saved choice; Loop ▸ Start uses it for every run.")
-                            : runJson.isEmpty() ? QStringLiteral("Nothing saved yet: Loop ▸ Start uses each run's own agent. "
-                                                                 "OK saves what is shown.")
-                                                : QStringLiteral("Nothing saved yet: shown is this run's own agent (run.json), "
-                                                                 "which Loop ▸ Start uses now. OK saves what is shown."));
+            : runJson.isEmpty()
+            ? QStringLiteral("Nothing saved yet: Loop ▸ Start uses each run's own agent. "
+                             "OK saves what is shown.")
+            : QStringLiteral("Nothing saved yet: shown is this run's own agent (run.json), "
+                             "which Loop ▸ Start uses now. OK saves what is shown."));
     m_buttons->button(QDialogButtonBox::Reset)->setEnabled(saved);
 }
 
@@ -294,7 +326,8 @@ void AgentSettingsDialog::setSettings(const AgentSettings &s)
     m_protocolShown = m_protocol->currentData().toString();
     m_baseUrl->setText(s.agent.baseUrl);
     m_model->setText(s.agent.model);
-    m_keyEnv->setText(s.agent.apiKeyEnv.trimmed().isEmpty() ? AgentSettings::defaultKeyEnv(m_protocolShown) : s.agent.apiKeyEnv);
+    m_keyEnv->setText(s.agent.apiKeyEnv.trimmed().isEmpty() ? AgentSettings::defaultKeyEnv(m_protocolShown)
+                                                            : s.agent.apiKeyEnv);
     m_key->setText(s.keySource == AgentSettings::KeySource::Stored ? s.apiKey : QString());
     (s.keySource == AgentSettings::KeySource::Stored ? m_keyStored : m_keyFromEnv)->setChecked(true);
     m_command->setText(s.agent.commandTemplate);
@@ -317,7 +350,8 @@ AgentSettings::Problem AgentSettingsDialog::collect(AgentSettings *out) const
     s.agent.baseUrl = m_baseUrl->text().trimmed();
     s.agent.model = m_model->text().trimmed();
     s.agent.apiKeyEnv = m_keyEnv->text().trimmed();
-    s.keySource = m_keyStored->isChecked() ? AgentSettings::KeySource::Stored : AgentSettings::KeySource::Environment;
+    s.keySource
+        = m_keyStored->isChecked() ? AgentSettings::KeySource::Stored : AgentSettings::KeySource::Environment;
     if (s.keySource == AgentSettings::KeySource::Stored)
         s.apiKey = m_key->text().trimmed();
     s.agent.commandTemplate = m_command->text().trimmed();
@@ -327,7 +361,7 @@ AgentSettings::Problem AgentSettingsDialog::collect(AgentSettings *out) const
     const bool devicesOk = AgentSettings::parseDevices(m_devices->text(), &s.devices, &why);
     *out = s;
     if (!devicesOk)
-        return {QStringLiteral("devices"), why};
+        return { QStringLiteral("devices"), why };
     return s.check();
 }
 
@@ -419,11 +453,15 @@ void AgentSettingsDialog::updateKeyEnvStatus()
     const bool set = !qEnvironmentVariableIsEmpty(env.toLocal8Bit().constData());
     const QString base = m_baseUrl->text().trimmed();
     const QString host = QUrl(base).host().toLower();
-    const bool publicEndpoint = base.isEmpty() || host == QLatin1String("api.openai.com") || host == QLatin1String("api.anthropic.com");
-    m_keyEnvStatus->setText(set ? QStringLiteral("$%1 is set in this environment.").arg(env)
-                                : QStringLiteral("$%1 is not set in the environment AutoKernel Studio was started in%2.")
-                                      .arg(env, publicEndpoint ? QStringLiteral(": the public endpoint will refuse to start without a key")
-                                                               : QStringLiteral(" (fine for a local server that needs no key)")));
+    const bool publicEndpoint = base.isEmpty() || host == QLatin1String("api.openai.com")
+        || host == QLatin1String("api.anthropic.com");
+    m_keyEnvStatus->setText(set
+            ? QStringLiteral("$%1 is set in this environment.").arg(env)
+            : QStringLiteral("$%1 is not set in the environment AutoKernel Studio was started in%2.")
+                  .arg(env,
+                      publicEndpoint
+                          ? QStringLiteral(": the public endpoint will refuse to start without a key")
+                          : QStringLiteral(" (fine for a local server that needs no key)")));
     m_keyEnvStatus->show();
     fitHeight();
 }

@@ -32,7 +32,7 @@ public:
     AgentSettings settings() const;
     // Where the values shown came from ("saved" or "run"), as a sentence.
     QString sourceText() const;
-    QString errorText() const;  // why OK was refused; empty when it was not
+    QString errorText() const; // why OK was refused; empty when it was not
     bool forgotten() const { return m_forgotten; } // closed through "Use the Run's Agent"
 
     QComboBox *kindBox() const { return m_kind; }
@@ -71,10 +71,9 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-
     QLabel *m_source;
     QComboBox *m_kind;
-    QList<QWidget *> m_pages;   // one per kind, in the combo's order; only the current one is shown
+    QList<QWidget *> m_pages; // one per kind, in the combo's order; only the current one is shown
     QSpinBox *m_seed;
     QComboBox *m_protocol;
     QLineEdit *m_baseUrl;
@@ -91,7 +90,7 @@ private:
     QLineEdit *m_python;
     QLabel *m_error;
     QDialogButtonBox *m_buttons;
-    QString m_protocolShown;    // the protocol whose default key variable the field may hold
+    QString m_protocolShown; // the protocol whose default key variable the field may hold
     bool m_forgotten = false;
 };
 

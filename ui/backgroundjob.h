@@ -17,19 +17,20 @@ namespace ak {
 // when the work is already done. A QFutureWatcher owned by context has neither problem: it dies
 // with the context and always reports through the event loop. Callers still use a generation
 // counter so that only the latest request's result is shown.
-template <typename Work, typename Done>
+template<typename Work, typename Done>
 void runInBackground(QThreadPool *pool, QObject *context, Work work, Done done)
 {
     using Result = decltype(work());
     auto *watcher = new QFutureWatcher<Result>(context);
-    QObject::connect(watcher, &QFutureWatcher<Result>::finished, context, [watcher, done = std::move(done)]() mutable {
-        watcher->deleteLater();
-        done(watcher->result());
-    });
+    QObject::connect(
+        watcher, &QFutureWatcher<Result>::finished, context, [watcher, done = std::move(done)]() mutable {
+            watcher->deleteLater();
+            done(watcher->result());
+        });
     watcher->setFuture(QtConcurrent::run(pool, std::move(work)));
 }
 
-template <typename Work, typename Done>
+template<typename Work, typename Done>
 void runInBackground(QObject *context, Work work, Done done)
 {
     runInBackground(QThreadPool::globalInstance(), context, std::move(work), std::move(done));

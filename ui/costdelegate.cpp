@@ -10,8 +10,7 @@ CostDelegate::CostDelegate(int valueRole, int totalRole, QObject *parent)
     : QStyledItemDelegate(parent)
     , m_valueRole(valueRole)
     , m_totalRole(totalRole)
-{
-}
+{ }
 
 double CostDelegate::fraction(double value, double total)
 {
@@ -20,7 +19,8 @@ double CostDelegate::fraction(double value, double total)
     return std::min(1.0, value / total);
 }
 
-void CostDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+void CostDelegate::paint(
+    QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     const QVariant total = index.data(m_totalRole);
     if (total.isValid()) {

@@ -15,7 +15,8 @@ public:
     // The filled fraction of the cell, clamped to [0, 1]; 0 for NaN, negative or missing totals.
     static double fraction(double value, double total);
 
-    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    void paint(
+        QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 
 private:
     int m_valueRole;

@@ -2,7 +2,6 @@
 
 #include "backgroundjob.h"
 
-
 namespace ak {
 
 DeviceStatus::DeviceStatus(QWidget *parent)
@@ -39,7 +38,9 @@ QString DeviceStatus::tooltipFor(const DeviceInfo &d)
         lines << QStringLiteral("%1 GiB memory").arg(d.memoryGiB, 0, 'f', 0);
     for (int p = 0; p < int(Precision::Count); ++p)
         if (d.peakTflops[size_t(p)] > 0)
-            lines << QStringLiteral("%1 peak %2 TFLOP/s").arg(precisionName(Precision(p))).arg(d.peakTflops[size_t(p)], 0, 'f', 1);
+            lines << QStringLiteral("%1 peak %2 TFLOP/s")
+                         .arg(precisionName(Precision(p)))
+                         .arg(d.peakTflops[size_t(p)], 0, 'f', 1);
     if (!d.note.isEmpty())
         lines << d.note;
     return lines.join(QLatin1Char('\n'));

@@ -18,9 +18,8 @@ public:
     explicit Gutter(DiffEditor *editor)
         : QWidget(editor)
         , m_editor(editor)
-    {
-    }
-    QSize sizeHint() const override { return {m_editor->gutterWidth(), 0}; }
+    { }
+    QSize sizeHint() const override { return { m_editor->gutterWidth(), 0 }; }
 
 protected:
     void paintEvent(QPaintEvent *event) override { m_editor->paintGutter(event); }

@@ -25,7 +25,9 @@ DiffRow unchangedLinesRow(int count)
     DiffRow row;
     for (DiffSide &s : row.side) {
         s.kind = DiffLineKind::Padding;
-        s.text = QStringLiteral("⋯ %1 unchanged line%2").arg(count).arg(count == 1 ? QString() : QStringLiteral("s"));
+        s.text = QStringLiteral("⋯ %1 unchanged line%2")
+                     .arg(count)
+                     .arg(count == 1 ? QString() : QStringLiteral("s"));
     }
     return row;
 }

@@ -2,8 +2,8 @@
 
 #include "backgroundjob.h"
 
-#include "emptystate.h"
 #include "difffolding.h"
+#include "emptystate.h"
 #include "syntaxrepository.h"
 
 #include <KSyntaxHighlighting/Definition>
@@ -33,10 +33,14 @@ namespace {
 QColor lineColor(DiffLineKind kind)
 {
     switch (kind) {
-    case DiffLineKind::Removed: return QColor(220, 40, 60, 40);
-    case DiffLineKind::Added: return QColor(40, 170, 70, 40);
-    case DiffLineKind::Padding: return QColor(128, 128, 128, 40);
-    case DiffLineKind::Equal: break;
+    case DiffLineKind::Removed:
+        return QColor(220, 40, 60, 40);
+    case DiffLineKind::Added:
+        return QColor(40, 170, 70, 40);
+    case DiffLineKind::Padding:
+        return QColor(128, 128, 128, 40);
+    case DiffLineKind::Equal:
+        break;
     }
     return {};
 }
@@ -77,9 +81,9 @@ DiffView::DiffView(QWidget *parent)
         grid->addWidget(edit, 1, s);
         grid->setColumnStretch(s, 1); // both sides equally wide
         connect(edit->verticalScrollBar(), &QScrollBar::valueChanged, this,
-                [this, s](int v) { syncScroll(s, Qt::Vertical, v); });
+            [this, s](int v) { syncScroll(s, Qt::Vertical, v); });
         connect(edit->horizontalScrollBar(), &QScrollBar::valueChanged, this,
-                [this, s](int v) { syncScroll(s, Qt::Horizontal, v); });
+            [this, s](int v) { syncScroll(s, Qt::Horizontal, v); });
     }
     // One vertical scroll bar for both sides, on the right (Qt Creator).
     m_editors[0]->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -87,7 +91,8 @@ DiffView::DiffView(QWidget *parent)
     // Side-by-side or unified, a per-user preference like Qt Creator's diff editor switch.
     m_unifiedAction = new QAction(QStringLiteral("Unified"), this);
     m_unifiedAction->setCheckable(true);
-    m_unifiedAction->setToolTip(QStringLiteral("One column: each change's removed lines, then its added lines"));
+    m_unifiedAction->setToolTip(
+        QStringLiteral("One column: each change's removed lines, then its added lines"));
     m_unifiedAction->setChecked(QSettings().value(QLatin1String(kUnifiedSettingsKey), false).toBool());
     connect(m_unifiedAction, &QAction::toggled, this, [this](bool unified) {
         QSettings().setValue(QLatin1String(kUnifiedSettingsKey), unified);
@@ -99,8 +104,9 @@ DiffView::DiffView(QWidget *parent)
     // Long unchanged stretches folded to "N unchanged lines" rows; a click on one shows it.
     m_foldAction = new QAction(QStringLiteral("Fold Unchanged"), this);
     m_foldAction->setCheckable(true);
-    m_foldAction->setToolTip(QStringLiteral("Show %1 unchanged lines around each change; click a folded row to show it")
-                                 .arg(kFoldContext));
+    m_foldAction->setToolTip(
+        QStringLiteral("Show %1 unchanged lines around each change; click a folded row to show it")
+            .arg(kFoldContext));
     m_foldAction->setChecked(QSettings().value(QLatin1String(kFoldSettingsKey), true).toBool());
     connect(m_foldAction, &QAction::toggled, this, [this](bool fold) {
         QSettings().setValue(QLatin1String(kFoldSettingsKey), fold);
@@ -114,7 +120,8 @@ DiffView::DiffView(QWidget *parent)
     foldButton->setAutoRaise(true);
 
     for (int s = 0; s < 2; ++s)
-        connect(m_editors[size_t(s)], &DiffEditor::blockClicked, this, [this](int block) { expandAt(block); });
+        connect(
+            m_editors[size_t(s)], &DiffEditor::blockClicked, this, [this](int block) { expandAt(block); });
     auto *modeButton = new QToolButton(m_diffPage);
     modeButton->setDefaultAction(m_unifiedAction);
     modeButton->setAutoRaise(true);
@@ -128,7 +135,7 @@ DiffView::DiffView(QWidget *parent)
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_diffPage);
     showMessage(QStringLiteral("No commit selected"),
-                QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+        QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
 }
 
 DiffView::~DiffView() = default;
@@ -144,7 +151,8 @@ void DiffView::syncScroll(int fromSide, Qt::Orientation orientation, int value)
     m_syncing = false;
 }
 
-void DiffView::showTexts(const QString &oldText, const QString &newText, const QString &oldTitle, const QString &newTitle)
+void DiffView::showTexts(
+    const QString &oldText, const QString &newText, const QString &oldTitle, const QString &newTitle)
 {
     const quint64 generation = ++m_generation;
     runInBackground(
@@ -188,8 +196,9 @@ void DiffView::showDiff(const TextDiffResult &diff, const QString &oldTitle, con
         m_allRows.append(unchangedLinesRow(diff.skippedAfter));
     m_expanded.clear();
     m_oldTitle = oldTitle;
-    m_newTitle = diff.identical() ? QStringLiteral("%1 (identical)").arg(newTitle)
-                                  : QStringLiteral("%1 (+%2 −%3)").arg(newTitle).arg(diff.added).arg(diff.removed);
+    m_newTitle = diff.identical()
+        ? QStringLiteral("%1 (identical)").arg(newTitle)
+        : QStringLiteral("%1 (+%2 −%3)").arg(newTitle).arg(diff.added).arg(diff.removed);
     render();
     m_stack->setCurrentWidget(m_diffPage);
     scrollToFirstChange();
@@ -212,7 +221,8 @@ void DiffView::expandAt(int line)
     // separator rows once, in order).
     int separator = 0;
     if (isUnified()) {
-        if (line < 0 || line >= m_unifiedLines.size() || m_unifiedLines.at(line).kind != DiffLineKind::Padding)
+        if (line < 0 || line >= m_unifiedLines.size()
+            || m_unifiedLines.at(line).kind != DiffLineKind::Padding)
             return;
         for (int i = 0; i < line; ++i)
             separator += m_unifiedLines.at(i).kind == DiffLineKind::Padding ? 1 : 0;
@@ -289,9 +299,9 @@ void DiffView::fillEditor(DiffEditor *edit, const QVector<DiffLine> &lines, bool
     }
     edit->setPlainText(texts.join(QLatin1Char('\n')));
     if (bothNumbers)
-        edit->setLineNumbers({oldNumbers, newNumbers});
+        edit->setLineNumbers({ oldNumbers, newNumbers });
     else
-        edit->setLineNumbers({edit == m_editors[0] ? oldNumbers : newNumbers});
+        edit->setLineNumbers({ edit == m_editors[0] ? oldNumbers : newNumbers });
 
     QList<QTextEdit::ExtraSelection> selections;
     QTextCursor cursor(edit->document());
@@ -325,7 +335,8 @@ int DiffView::firstChangedRow() const
 {
     if (isUnified()) {
         for (int i = 0; i < m_unifiedLines.size(); ++i)
-            if (m_unifiedLines.at(i).kind == DiffLineKind::Removed || m_unifiedLines.at(i).kind == DiffLineKind::Added)
+            if (m_unifiedLines.at(i).kind == DiffLineKind::Removed
+                || m_unifiedLines.at(i).kind == DiffLineKind::Added)
                 return i;
         return -1;
     }

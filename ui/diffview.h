@@ -21,11 +21,11 @@ namespace ak {
 
 class EmptyState;
 
-// Qt Creator's side-by-side diff (or, switched by unifiedAction(), a unified one): old text left, new text right, padding rows so both sides have
-// the same line count, scrolling kept in step (one vertical scroll bar), line backgrounds for
-// removed / added lines and stronger ones for the changed characters, old / new line numbers in a
-// gutter on each side. KSyntaxHighlighting colours
-// the text; the diff only paints backgrounds.
+// Qt Creator's side-by-side diff (or, switched by unifiedAction(), a unified one): old text left, new text
+// right, padding rows so both sides have the same line count, scrolling kept in step (one vertical scroll
+// bar), line backgrounds for removed / added lines and stronger ones for the changed characters, old / new
+// line numbers in a gutter on each side. KSyntaxHighlighting colours the text; the diff only paints
+// backgrounds.
 class DiffView : public QWidget
 {
     Q_OBJECT
@@ -34,7 +34,8 @@ public:
     ~DiffView() override;
 
     // Diffs in the background (QtConcurrent); a later call or a message supersedes a running one.
-    void showTexts(const QString &oldText, const QString &newText, const QString &oldTitle, const QString &newTitle);
+    void showTexts(
+        const QString &oldText, const QString &newText, const QString &oldTitle, const QString &newTitle);
     // Shows a computed diff now.
     void showDiff(const TextDiffResult &diff, const QString &oldTitle, const QString &newTitle);
     // Empty state or error instead of a diff.
@@ -85,19 +86,19 @@ private:
     QStackedLayout *m_stack;
     EmptyState *m_empty;
     QWidget *m_diffPage;
-    std::array<QLabel *, 2> m_titles{};
-    std::array<DiffEditor *, 2> m_editors{};
-    std::array<KSyntaxHighlighting::SyntaxHighlighter *, 2> m_highlighters{};
-    QVector<DiffRow> m_allRows;    // every row of the diff
-    QVector<DiffRow> m_rows;       // m_allRows folded (or not): what side by side shows
-    QVector<int> m_separatorKeys;  // per separator row of m_rows: its fold key (foldUnchanged)
-    QSet<int> m_expanded;          // fold keys the user opened; reset by the next diff
+    std::array<QLabel *, 2> m_titles {};
+    std::array<DiffEditor *, 2> m_editors {};
+    std::array<KSyntaxHighlighting::SyntaxHighlighter *, 2> m_highlighters {};
+    QVector<DiffRow> m_allRows; // every row of the diff
+    QVector<DiffRow> m_rows; // m_allRows folded (or not): what side by side shows
+    QVector<int> m_separatorKeys; // per separator row of m_rows: its fold key (foldUnchanged)
+    QSet<int> m_expanded; // fold keys the user opened; reset by the next diff
     QAction *m_foldAction = nullptr;
     QVector<DiffLine> m_unifiedLines;
     QString m_oldTitle;
     QString m_newTitle;
     QAction *m_unifiedAction = nullptr;
-    bool m_syncing = false;   // re-entrancy guard: a synced scroll must not echo back
+    bool m_syncing = false; // re-entrancy guard: a synced scroll must not echo back
     quint64 m_generation = 0; // latest request wins; stale background results are dropped
 };
 

@@ -29,26 +29,66 @@ QString DirectoryControl::description() const
 
 void DirectoryControl::noLoop(const QString &action)
 {
-    Q_EMIT actionFailed(action, QStringLiteral("no loop runs in this window; steering the run directory can only "
-                                               "pin, skip, revert, accept, reject, change the move-on rules and "
-                                               "switch review mode"));
+    Q_EMIT actionFailed(action,
+        QStringLiteral("no loop runs in this window; steering the run directory can only "
+                       "pin, skip, revert, accept, reject, change the move-on rules and "
+                       "switch review mode"));
 }
 
-void DirectoryControl::start() { noLoop(QStringLiteral("start")); }
-void DirectoryControl::pause() { noLoop(QStringLiteral("pause")); }
-void DirectoryControl::resume() { noLoop(QStringLiteral("resume")); }
-void DirectoryControl::stop() { noLoop(QStringLiteral("stop")); }
+void DirectoryControl::start()
+{
+    noLoop(QStringLiteral("start"));
+}
+void DirectoryControl::pause()
+{
+    noLoop(QStringLiteral("pause"));
+}
+void DirectoryControl::resume()
+{
+    noLoop(QStringLiteral("resume"));
+}
+void DirectoryControl::stop()
+{
+    noLoop(QStringLiteral("stop"));
+}
 
-void DirectoryControl::pin(const QString &kernel) { enqueue({QStringLiteral("pin"), kernelAction(SteerRequest::Action::Pin, kernel, 0)}); }
-void DirectoryControl::unpin(const QString &kernel) { enqueue({QStringLiteral("unpin"), kernelAction(SteerRequest::Action::Unpin, kernel, 0)}); }
-void DirectoryControl::skip(const QString &kernel) { enqueue({QStringLiteral("skip"), kernelAction(SteerRequest::Action::Skip, kernel, 0)}); }
-void DirectoryControl::revert(const QString &kernel, int experimentId) { enqueue({QStringLiteral("revert"), kernelAction(SteerRequest::Action::Revert, kernel, experimentId)}); }
-void DirectoryControl::accept(int experimentId) { enqueue({QStringLiteral("accept"), kernelAction(SteerRequest::Action::Accept, QString(), experimentId)}); }
-void DirectoryControl::reject(int experimentId) { enqueue({QStringLiteral("reject"), kernelAction(SteerRequest::Action::Reject, QString(), experimentId)}); }
-void DirectoryControl::setMoveOnRules(const MoveOnRules &rules) { enqueue({QStringLiteral("setMoveOnRules"), SteerRequest::moveOn(rules, RunStore::author())}); }
-void DirectoryControl::setReviewMode(bool on) { enqueue({QStringLiteral("setReviewMode"), SteerRequest::review(on)}); }
+void DirectoryControl::pin(const QString &kernel)
+{
+    enqueue({ QStringLiteral("pin"), kernelAction(SteerRequest::Action::Pin, kernel, 0) });
+}
+void DirectoryControl::unpin(const QString &kernel)
+{
+    enqueue({ QStringLiteral("unpin"), kernelAction(SteerRequest::Action::Unpin, kernel, 0) });
+}
+void DirectoryControl::skip(const QString &kernel)
+{
+    enqueue({ QStringLiteral("skip"), kernelAction(SteerRequest::Action::Skip, kernel, 0) });
+}
+void DirectoryControl::revert(const QString &kernel, int experimentId)
+{
+    enqueue({ QStringLiteral("revert"), kernelAction(SteerRequest::Action::Revert, kernel, experimentId) });
+}
+void DirectoryControl::accept(int experimentId)
+{
+    enqueue(
+        { QStringLiteral("accept"), kernelAction(SteerRequest::Action::Accept, QString(), experimentId) });
+}
+void DirectoryControl::reject(int experimentId)
+{
+    enqueue(
+        { QStringLiteral("reject"), kernelAction(SteerRequest::Action::Reject, QString(), experimentId) });
+}
+void DirectoryControl::setMoveOnRules(const MoveOnRules &rules)
+{
+    enqueue({ QStringLiteral("setMoveOnRules"), SteerRequest::moveOn(rules, RunStore::author()) });
+}
+void DirectoryControl::setReviewMode(bool on)
+{
+    enqueue({ QStringLiteral("setReviewMode"), SteerRequest::review(on) });
+}
 
-SteerRequest DirectoryControl::kernelAction(SteerRequest::Action action, const QString &kernel, int experiment)
+SteerRequest DirectoryControl::kernelAction(
+    SteerRequest::Action action, const QString &kernel, int experiment)
 {
     // The window asks for no reason; the empty one keeps its queued files as they have always been.
     return SteerRequest::kernelAction(action, kernel, experiment).withReason(QString());
@@ -72,23 +112,24 @@ void DirectoryControl::runNext()
         return;
     }
     const Request request = m_queue.front();
-    runInBackground(this, [dir = m_runDir, request] { return apply(dir, request); },
-                    [this, request](const Outcome &outcome) {
-                        m_queue.pop_front();
-                        for (const QString &m : outcome.messages)
-                            Q_EMIT message(m);
-                        if (outcome.ok && outcome.writer != m_writerPid) {
-                            m_writerPid = outcome.writer;
-                            m_writerKnown = true;
-                            Q_EMIT writerChanged(m_writerPid);
-                            Q_EMIT capabilitiesChanged(); // description() changed
-                        }
-                        if (outcome.ok)
-                            Q_EMIT actionFinished(request.name, outcome.text);
-                        else
-                            Q_EMIT actionFailed(request.name, outcome.text);
-                        runNext();
-                    });
+    runInBackground(
+        this, [dir = m_runDir, request] { return apply(dir, request); },
+        [this, request](const Outcome &outcome) {
+            m_queue.pop_front();
+            for (const QString &m : outcome.messages)
+                Q_EMIT message(m);
+            if (outcome.ok && outcome.writer != m_writerPid) {
+                m_writerPid = outcome.writer;
+                m_writerKnown = true;
+                Q_EMIT writerChanged(m_writerPid);
+                Q_EMIT capabilitiesChanged(); // description() changed
+            }
+            if (outcome.ok)
+                Q_EMIT actionFinished(request.name, outcome.text);
+            else
+                Q_EMIT actionFailed(request.name, outcome.text);
+            runNext();
+        });
 }
 
 DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const Request &r)
@@ -107,7 +148,9 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
     const int id = r.request.experiment();
     switch (r.request.action()) {
     case SteerRequest::Action::Pin:
-        o.text = QStringLiteral("%1 pinned: its current best is locked; the loop leaves it alone until unpinned").arg(k);
+        o.text
+            = QStringLiteral("%1 pinned: its current best is locked; the loop leaves it alone until unpinned")
+                  .arg(k);
         break;
     case SteerRequest::Action::Unpin:
         o.text = QStringLiteral("%1 unpinned: the loop may work on it again").arg(k);
@@ -117,7 +160,10 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
         break;
     case SteerRequest::Action::Revert:
         o.text = QStringLiteral("%1: experiment %2 restored as experiment %3 (commit %4)")
-                     .arg(k).arg(id).arg(steered.created.id).arg(steered.created.commit.left(12));
+                     .arg(k)
+                     .arg(id)
+                     .arg(steered.created.id)
+                     .arg(steered.created.commit.left(12));
         break;
     case SteerRequest::Action::Accept:
         o.text = QStringLiteral("experiment %1 accepted").arg(id);
@@ -131,8 +177,9 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
         break;
     }
     case SteerRequest::Action::Review:
-        o.text = r.request.on() ? QStringLiteral("review mode on: a would-be keep waits as pending until accepted or rejected")
-                                : QStringLiteral("review mode off: the loop keeps improvements itself");
+        o.text = r.request.on()
+            ? QStringLiteral("review mode on: a would-be keep waits as pending until accepted or rejected")
+            : QStringLiteral("review mode off: the loop keeps improvements itself");
         break;
     case SteerRequest::Action::Unskip:
     case SteerRequest::Action::Verification:
@@ -152,21 +199,23 @@ void DirectoryControl::refresh()
     if (m_probing)
         return;
     m_probing = true;
-    runInBackground(this, [dir = m_runDir] { return probeWriter(dir); }, [this](qint64 pid) {
-        m_probing = false;
-        const bool changed = !m_writerKnown || pid != m_writerPid;
-        m_writerPid = pid;
-        m_writerKnown = true;
-        // Poll only while someone writes: that is when the answer is expected to change on its own.
-        if (pid != 0 && !m_poll.isActive())
-            m_poll.start();
-        else if (pid == 0)
-            m_poll.stop();
-        if (changed) {
-            Q_EMIT writerChanged(pid);
-            Q_EMIT capabilitiesChanged(); // description() changed
-        }
-    });
+    runInBackground(
+        this, [dir = m_runDir] { return probeWriter(dir); },
+        [this](qint64 pid) {
+            m_probing = false;
+            const bool changed = !m_writerKnown || pid != m_writerPid;
+            m_writerPid = pid;
+            m_writerKnown = true;
+            // Poll only while someone writes: that is when the answer is expected to change on its own.
+            if (pid != 0 && !m_poll.isActive())
+                m_poll.start();
+            else if (pid == 0)
+                m_poll.stop();
+            if (changed) {
+                Q_EMIT writerChanged(pid);
+                Q_EMIT capabilitiesChanged(); // description() changed
+            }
+        });
 }
 
 qint64 DirectoryControl::probeWriter(const QString &runDir)

@@ -30,7 +30,10 @@ public:
 
     QString runDir() const { return m_runDir; }
 
-    Capabilities capabilities() const override { return CanSteerKernels | CanRevert | CanReview | CanEditRules | CanSetReviewMode; }
+    Capabilities capabilities() const override
+    {
+        return CanSteerKernels | CanRevert | CanReview | CanEditRules | CanSetReviewMode;
+    }
     State state() const override { return State::Stopped; }
     QString description() const override;
 
@@ -65,15 +68,16 @@ Q_SIGNALS:
 private:
     struct Request
     {
-        QString name; // the LoopControl call, for actionFinished: "pin", ..., "setMoveOnRules", "setReviewMode"
+        QString
+            name; // the LoopControl call, for actionFinished: "pin", ..., "setMoveOnRules", "setReviewMode"
         SteerRequest request;
     };
     struct Outcome
     {
         bool ok = false;
-        QString text;          // detail (ok) or error
-        QStringList messages;  // repair notes for the log
-        qint64 writer = 0;     // the lock holder the request was queued for
+        QString text; // detail (ok) or error
+        QStringList messages; // repair notes for the log
+        qint64 writer = 0; // the lock holder the request was queued for
     };
 
     void enqueue(const Request &request);

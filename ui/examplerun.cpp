@@ -34,7 +34,8 @@ struct ExampleRun::Shared
     {
         std::lock_guard<std::mutex> lock(mutex);
         if (ExampleRun *r = receiver)
-            QMetaObject::invokeMethod(r, [r, message] { Q_EMIT r->progress(message); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                r, [r, message] { Q_EMIT r->progress(message); }, Qt::QueuedConnection);
     }
 };
 
@@ -58,7 +59,8 @@ QStringList ExampleRun::names()
 {
     // The profiler library compiles resources/examples/*.py in; the list follows what is bundled.
     QStringList names;
-    const QStringList files = QDir(QStringLiteral(":/autokernel/python/examples")).entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name);
+    const QStringList files = QDir(QStringLiteral(":/autokernel/python/examples"))
+                                  .entryList({ QStringLiteral("*.py") }, QDir::Files, QDir::Name);
     for (const QString &f : files)
         names << QFileInfo(f).completeBaseName();
     return names;
@@ -66,7 +68,8 @@ QStringList ExampleRun::names()
 
 QString ExampleRun::defaultBaseDir()
 {
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation)).filePath(QStringLiteral("examples"));
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation))
+        .filePath(QStringLiteral("examples"));
 }
 
 QString ExampleRun::runDirFor(const Options &options, const QString &device)
@@ -80,11 +83,12 @@ void ExampleRun::start()
     if (m_running)
         return;
     m_running = true;
-    runInBackground(s_creationPool(), this, [options = m_options, shared = m_shared] { return work(options, shared); },
-                    [this](const Result &result) {
-                        m_running = false;
-                        Q_EMIT finished(result);
-                    });
+    runInBackground(
+        s_creationPool(), this, [options = m_options, shared = m_shared] { return work(options, shared); },
+        [this](const Result &result) {
+            m_running = false;
+            Q_EMIT finished(result);
+        });
 }
 
 void ExampleRun::cancel()
@@ -122,7 +126,8 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
     // Hidden, next to the final folder (same file system, so the rename below is atomic).
     QTemporaryDir partial(QDir(base).filePath(QStringLiteral(".%1-%2-XXXXXX").arg(options.name, device)));
     if (!partial.isValid()) {
-        r.error = QStringLiteral("Cannot create a folder in %1: %2").arg(QDir::toNativeSeparators(base), partial.errorString());
+        r.error = QStringLiteral("Cannot create a folder in %1: %2")
+                      .arg(QDir::toNativeSeparators(base), partial.errorString());
         return r;
     }
 
@@ -145,8 +150,11 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
         shared->creator = &creator;
     }
     RunCreator::Callbacks callbacks;
-    callbacks.deviceResolved = [&shared](const DeviceInfo &d) { shared->post(QStringLiteral("device: ") + d.summary()); };
-    callbacks.progress = [&shared](const QString &message, double) { shared->post(QStringLiteral("profiling: ") + message); };
+    callbacks.deviceResolved
+        = [&shared](const DeviceInfo &d) { shared->post(QStringLiteral("device: ") + d.summary()); };
+    callbacks.progress = [&shared](const QString &message, double) {
+        shared->post(QStringLiteral("profiling: ") + message);
+    };
     callbacks.step = [&shared](const QString &step) { shared->post(step); };
     shared->post(QStringLiteral("looking for a Python with PyTorch"));
     const RunCreator::Result created = creator.create(callbacks);
@@ -159,8 +167,9 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
     case RunCreator::Failure::None:
         break;
     case RunCreator::Failure::NoPython:
-        r.error = QStringLiteral("No Python with PyTorch was found, and profiling needs one.\n%1\n"
-                                 "Install PyTorch (pip install torch) or set AUTOKERNEL_PYTHON to an interpreter that has it.")
+        r.error = QStringLiteral(
+            "No Python with PyTorch was found, and profiling needs one.\n%1\n"
+            "Install PyTorch (pip install torch) or set AUTOKERNEL_PYTHON to an interpreter that has it.")
                       .arg(created.error);
         return r;
     case RunCreator::Failure::ProfileFailed:
@@ -182,7 +191,8 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
             r.ok = true;
             return r;
         }
-        r.error = QStringLiteral("Could not move the new run into %1.").arg(QDir::toNativeSeparators(r.runDir));
+        r.error
+            = QStringLiteral("Could not move the new run into %1.").arg(QDir::toNativeSeparators(r.runDir));
         return r;
     }
     partial.setAutoRemove(false);

@@ -20,11 +20,11 @@ class ExampleRun : public QObject
 public:
     struct Options
     {
-        QString name;            // a bundled example (names())
-        QString baseDir;         // empty: defaultBaseDir()
-        QString device;          // "cuda" | "cpu" | "" (detect: cuda when a GPU is found, else cpu)
-        QString python;          // interpreter with torch; empty: PythonLocator's order
-        int top = 5;             // kernel folders
+        QString name; // a bundled example (names())
+        QString baseDir; // empty: defaultBaseDir()
+        QString device; // "cuda" | "cpu" | "" (detect: cuda when a GPU is found, else cpu)
+        QString python; // interpreter with torch; empty: PythonLocator's order
+        int top = 5; // kernel folders
         int iterations = 3;
         int warmup = 2;
         int timeoutMs = 600000;
@@ -34,10 +34,10 @@ public:
     struct Result
     {
         bool ok = false;
-        bool created = false;    // false: the run already existed and was only found
+        bool created = false; // false: the run already existed and was only found
         QString runDir;
-        QString error;           // one paragraph for the window
-        QString details;         // the Python traceback, for the log
+        QString error; // one paragraph for the window
+        QString details; // the Python traceback, for the log
     };
 
     explicit ExampleRun(const Options &options, QObject *parent = nullptr);

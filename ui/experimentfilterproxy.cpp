@@ -7,8 +7,7 @@ namespace ak {
 
 ExperimentFilterProxy::ExperimentFilterProxy(QObject *parent)
     : QSortFilterProxyModel(parent)
-{
-}
+{ }
 
 void ExperimentFilterProxy::setPendingOnly(bool on)
 {

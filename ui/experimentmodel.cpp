@@ -26,12 +26,16 @@ QString throughputText(const Metrics &m)
 QColor statusColor(ExperimentStatus s)
 {
     switch (s) {
-    case ExperimentStatus::Kept: return QColor(0x1b, 0x7f, 0x3b);
-    case ExperimentStatus::Pending: return QColor(0xb3, 0x6b, 0x00);
+    case ExperimentStatus::Kept:
+        return QColor(0x1b, 0x7f, 0x3b);
+    case ExperimentStatus::Pending:
+        return QColor(0xb3, 0x6b, 0x00);
     case ExperimentStatus::Failed:
     case ExperimentStatus::Crashed:
-    case ExperimentStatus::Timeout: return QColor(0xc0, 0x1c, 0x28);
-    default: return {};
+    case ExperimentStatus::Timeout:
+        return QColor(0xc0, 0x1c, 0x28);
+    default:
+        return {};
     }
 }
 
@@ -39,8 +43,7 @@ QColor statusColor(ExperimentStatus s)
 
 ExperimentModel::ExperimentModel(QObject *parent)
     : RowTableModel<Experiment>(parent)
-{
-}
+{ }
 
 int ExperimentModel::rowOfId(int id) const
 {
@@ -54,38 +57,66 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
 {
     const Metrics &m = e.metrics;
     switch (role) {
-    case KernelKeyRole: return e.kernel;
-    case IdRole: return e.id;
-    case StatusRole: return int(e.status);
-    case CommitRole: return e.commit;
+    case KernelKeyRole:
+        return e.kernel;
+    case IdRole:
+        return e.id;
+    case StatusRole:
+        return int(e.status);
+    case CommitRole:
+        return e.commit;
     case Qt::DisplayRole:
         switch (column) {
-        case IdColumn: return e.id;
-        case KernelColumn: return e.kernel;
-        case StatusColumn: return statusName(e.status);
-        case SpeedupColumn: return formatRatio(m.speedup);
-        case RoofColumn: return formatPercentValue(m.pctPeak);
-        case ThroughputColumn: return throughputText(m);
-        case LatencyColumn: return formatMicros(m.latencyUs);
-        case AgentColumn: return e.agent;
-        case DescriptionColumn: return e.description;
-        case CommitColumn: return e.commit.left(8);
-        case FinishedColumn: return e.finished.isValid() ? e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
+        case IdColumn:
+            return e.id;
+        case KernelColumn:
+            return e.kernel;
+        case StatusColumn:
+            return statusName(e.status);
+        case SpeedupColumn:
+            return formatRatio(m.speedup);
+        case RoofColumn:
+            return formatPercentValue(m.pctPeak);
+        case ThroughputColumn:
+            return throughputText(m);
+        case LatencyColumn:
+            return formatMicros(m.latencyUs);
+        case AgentColumn:
+            return e.agent;
+        case DescriptionColumn:
+            return e.description;
+        case CommitColumn:
+            return e.commit.left(8);
+        case FinishedColumn:
+            return e.finished.isValid()
+                ? e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                : QString();
         }
         break;
     case SortRole:
         switch (column) {
-        case IdColumn: return e.id;
-        case KernelColumn: return e.kernel;
-        case StatusColumn: return int(e.status);
-        case SpeedupColumn: return raw(m.speedup);
-        case RoofColumn: return raw(m.pctPeak);
-        case ThroughputColumn: return raw(m.bound == QLatin1String("memory") ? m.gbps : m.tflops);
-        case LatencyColumn: return raw(m.latencyUs);
-        case AgentColumn: return e.agent;
-        case DescriptionColumn: return e.description;
-        case CommitColumn: return e.commit;
-        case FinishedColumn: return e.finished;
+        case IdColumn:
+            return e.id;
+        case KernelColumn:
+            return e.kernel;
+        case StatusColumn:
+            return int(e.status);
+        case SpeedupColumn:
+            return raw(m.speedup);
+        case RoofColumn:
+            return raw(m.pctPeak);
+        case ThroughputColumn:
+            return raw(m.bound == QLatin1String("memory") ? m.gbps : m.tflops);
+        case LatencyColumn:
+            return raw(m.latencyUs);
+        case AgentColumn:
+            return e.agent;
+        case DescriptionColumn:
+            return e.description;
+        case CommitColumn:
+            return e.commit;
+        case FinishedColumn:
+            return e.finished;
         }
         break;
     case TotalCostRole:
@@ -99,28 +130,37 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         }
         break;
     case Qt::TextAlignmentRole:
-        if (column == IdColumn || column == SpeedupColumn || column == RoofColumn || column == ThroughputColumn
-            || column == LatencyColumn)
+        if (column == IdColumn || column == SpeedupColumn || column == RoofColumn
+            || column == ThroughputColumn || column == LatencyColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::ToolTipRole:
         switch (column) {
         case StatusColumn: {
-            QString tip = e.failure.isEmpty() ? statusName(e.status) : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
+            QString tip = e.failure.isEmpty() ? statusName(e.status)
+                                              : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
             if (!m.sandbox.isEmpty())
                 tip += QStringLiteral("\njudged in: %1").arg(m.sandbox);
             return tip;
         }
-        case DescriptionColumn: return e.description;
-        case CommitColumn: return QStringLiteral("commit %1\nparent %2").arg(e.commit, e.parent);
+        case DescriptionColumn:
+            return e.description;
+        case CommitColumn:
+            return QStringLiteral("commit %1\nparent %2").arg(e.commit, e.parent);
         case SpeedupColumn:
-            return Metrics::has(m.refLatencyUs) ? QStringLiteral("reference %1, noise %2").arg(formatMicros(m.refLatencyUs), formatPercentValue(m.noisePct))
-                                                : QVariant();
+            return Metrics::has(m.refLatencyUs)
+                ? QStringLiteral("reference %1, noise %2")
+                      .arg(formatMicros(m.refLatencyUs), formatPercentValue(m.noisePct))
+                : QVariant();
         case ThroughputColumn:
-            return QStringLiteral("%1, %2, %3-bound").arg(formatRate(m.tflops, QStringLiteral("TFLOP/s")), formatRate(m.gbps, QStringLiteral("GB/s")),
-                                                         m.bound.isEmpty() ? QStringLiteral("?") : m.bound);
+            return QStringLiteral("%1, %2, %3-bound")
+                .arg(formatRate(m.tflops, QStringLiteral("TFLOP/s")),
+                    formatRate(m.gbps, QStringLiteral("GB/s")),
+                    m.bound.isEmpty() ? QStringLiteral("?") : m.bound);
         case AgentColumn: {
-            QString tip = QStringLiteral("proposed in %1 s, benchmarked in %2 s").arg(e.agentSeconds, 0, 'f', 1).arg(e.benchSeconds, 0, 'f', 1);
+            QString tip = QStringLiteral("proposed in %1 s, benchmarked in %2 s")
+                              .arg(e.agentSeconds, 0, 'f', 1)
+                              .arg(e.benchSeconds, 0, 'f', 1);
             if (e.tokensIn > 0 || e.tokensOut > 0)
                 tip += QStringLiteral("\n%L1 tokens in, %L2 out").arg(e.tokensIn).arg(e.tokensOut);
             if (e.cost > 0)
@@ -137,28 +177,48 @@ QVariant ExperimentModel::header(int column, int role) const
 {
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case IdColumn: return QStringLiteral("#");
-        case KernelColumn: return QStringLiteral("Kernel");
-        case StatusColumn: return QStringLiteral("Status");
-        case SpeedupColumn: return QStringLiteral("Speedup");
-        case RoofColumn: return QStringLiteral("% of roof");
-        case ThroughputColumn: return QStringLiteral("Throughput");
-        case LatencyColumn: return QStringLiteral("Latency");
-        case AgentColumn: return QStringLiteral("Agent");
-        case DescriptionColumn: return QStringLiteral("Description");
-        case CommitColumn: return QStringLiteral("Commit");
-        case FinishedColumn: return QStringLiteral("Finished");
+        case IdColumn:
+            return QStringLiteral("#");
+        case KernelColumn:
+            return QStringLiteral("Kernel");
+        case StatusColumn:
+            return QStringLiteral("Status");
+        case SpeedupColumn:
+            return QStringLiteral("Speedup");
+        case RoofColumn:
+            return QStringLiteral("% of roof");
+        case ThroughputColumn:
+            return QStringLiteral("Throughput");
+        case LatencyColumn:
+            return QStringLiteral("Latency");
+        case AgentColumn:
+            return QStringLiteral("Agent");
+        case DescriptionColumn:
+            return QStringLiteral("Description");
+        case CommitColumn:
+            return QStringLiteral("Commit");
+        case FinishedColumn:
+            return QStringLiteral("Finished");
         }
     } else if (role == Qt::ToolTipRole) {
         switch (column) {
-        case IdColumn: return QStringLiteral("Experiment number, run-wide");
-        case StatusColumn: return QStringLiteral("keep, revert, fail, crash, timeout, pending (waits for review), reject, baseline");
-        case SpeedupColumn: return QStringLiteral("Paired speedup over the PyTorch reference (median of alternating runs)");
-        case RoofColumn: return QStringLiteral("Percent of the roof that bounds this kernel on the device");
-        case ThroughputColumn: return QStringLiteral("Achieved rate of the bounding resource");
-        case LatencyColumn: return QStringLiteral("Median latency per call");
-        case AgentColumn: return QStringLiteral("Who proposed the change: tune, llm:<model>, command, replay, user");
-        case CommitColumn: return QStringLiteral("Git commit of the experiment in the run directory");
+        case IdColumn:
+            return QStringLiteral("Experiment number, run-wide");
+        case StatusColumn:
+            return QStringLiteral(
+                "keep, revert, fail, crash, timeout, pending (waits for review), reject, baseline");
+        case SpeedupColumn:
+            return QStringLiteral("Paired speedup over the PyTorch reference (median of alternating runs)");
+        case RoofColumn:
+            return QStringLiteral("Percent of the roof that bounds this kernel on the device");
+        case ThroughputColumn:
+            return QStringLiteral("Achieved rate of the bounding resource");
+        case LatencyColumn:
+            return QStringLiteral("Median latency per call");
+        case AgentColumn:
+            return QStringLiteral("Who proposed the change: tune, llm:<model>, command, replay, user");
+        case CommitColumn:
+            return QStringLiteral("Git commit of the experiment in the run directory");
         }
     } else if (role == Qt::InitialSortOrderRole) {
         if (column == SpeedupColumn || column == RoofColumn || column == ThroughputColumn)

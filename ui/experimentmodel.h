@@ -30,10 +30,10 @@ public:
     enum Roles {
         SortRole = Qt::UserRole,
         TotalCostRole,
-        KernelKeyRole,   // Experiment::kernel
-        IdRole,          // Experiment::id
-        StatusRole,      // int(ExperimentStatus)
-        CommitRole,      // full hex id
+        KernelKeyRole, // Experiment::kernel
+        IdRole, // Experiment::id
+        StatusRole, // int(ExperimentStatus)
+        CommitRole, // full hex id
     };
 
     explicit ExperimentModel(QObject *parent = nullptr);

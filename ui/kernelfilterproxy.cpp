@@ -35,9 +35,8 @@ bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourc
 {
     if (m_active.isEmpty())
         return true;
-    static const int searched[] = {KernelTableModel::KernelColumn, KernelTableModel::OpColumn,
-                                   KernelTableModel::ShapesColumn, KernelTableModel::DtypeColumn,
-                                   KernelTableModel::StateColumn};
+    static const int searched[] = { KernelTableModel::KernelColumn, KernelTableModel::OpColumn,
+        KernelTableModel::ShapesColumn, KernelTableModel::DtypeColumn, KernelTableModel::StateColumn };
     // Every word must match some column: "softmax bf16" narrows, it does not widen.
     const QStringList words = m_active.split(QLatin1Char(' '), Qt::SkipEmptyParts);
     for (const QString &word : words) {

@@ -6,8 +6,8 @@
 namespace ak {
 
 // Sorts the kernel table by raw values (SortRole) and filters it by a search text that matches the
-// kernel name, op type, shapes or dtype; a NaN sort value (not measured) sorts below every number. The search is debounced: typing restarts a 300 ms timer so
-// a long table is filtered once per pause, not once per key.
+// kernel name, op type, shapes or dtype; a NaN sort value (not measured) sorts below every number. The search
+// is debounced: typing restarts a 300 ms timer so a long table is filtered once per pause, not once per key.
 class KernelFilterProxy : public QSortFilterProxyModel
 {
     Q_OBJECT

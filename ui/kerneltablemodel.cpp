@@ -15,8 +15,7 @@ QString kernelKey(const KernelRecord &kernel)
 
 KernelTableModel::KernelTableModel(QObject *parent)
     : RowTableModel<KernelRow>(parent)
-{
-}
+{ }
 
 QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
 {
@@ -68,7 +67,8 @@ QString inModelText(const KernelVerification &v)
         return QStringLiteral("parity \u2717");
     if (!v.plugged)
         return QStringLiteral("not plugged");
-    return std::isnan(v.effectPct) ? QStringLiteral("left out") : formatSignedPercent(v.effectPct) + QStringLiteral(" left out");
+    return std::isnan(v.effectPct) ? QStringLiteral("left out")
+                                   : formatSignedPercent(v.effectPct) + QStringLiteral(" left out");
 }
 
 namespace {
@@ -91,15 +91,18 @@ QString inModelTip(const KernelRow &row)
     const KernelVerification &v = *row.inModel;
     QStringList lines;
     if (v.inFinalSet)
-        lines << QStringLiteral("In the final set: saves %1 of the model's time (measured by leaving it out)").arg(formatPercentValue(v.effectPct));
+        lines << QStringLiteral("In the final set: saves %1 of the model's time (measured by leaving it out)")
+                     .arg(formatPercentValue(v.effectPct));
     else
-        lines << (v.whyNot.isEmpty() ? (row.modelNote.isEmpty() ? QStringLiteral("Left out of the final set") : row.modelNote) : v.whyNot);
+        lines << (v.whyNot.isEmpty()
+                ? (row.modelNote.isEmpty() ? QStringLiteral("Left out of the final set") : row.modelNote)
+                : v.whyNot);
     if (v.parityChecked)
         lines << QStringLiteral("Parity %1: %2 tolerances from the truth (eager %3)%4")
                      .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("failed"),
-                          std::isnan(v.parityError) ? notMeasured() : QString::number(v.parityError, 'g', 3),
-                          std::isnan(v.eagerError) ? notMeasured() : QString::number(v.eagerError, 'g', 3),
-                          v.reused ? QStringLiteral(", from the previous verification") : QString());
+                         std::isnan(v.parityError) ? notMeasured() : QString::number(v.parityError, 'g', 3),
+                         std::isnan(v.eagerError) ? notMeasured() : QString::number(v.eagerError, 'g', 3),
+                         v.reused ? QStringLiteral(", from the previous verification") : QString());
     if (!v.sites.isEmpty())
         lines << QStringLiteral("Call sites: %1").arg(v.sites.join(QStringLiteral(", ")));
     return lines.join(QLatin1Char('\n'));
@@ -116,43 +119,75 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         return int(k.state);
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case RankColumn: return k.rank;
-        case KernelColumn: return k.name;
-        case OpColumn: return k.opType;
-        case ShapesColumn: return k.shapes.join(QStringLiteral(", "));
-        case DtypeColumn: return k.dtype;
-        case TimeColumn: return formatMicros(k.timeUs);
-        case ShareColumn: return formatPercent(k.share);
-        case CallsColumn: return k.calls;
-        case HeadroomColumn: return headroomText(k.maxSpeedup);
-        case ModelGainColumn: return headroomText(k.modelSpeedupAt90);
-        case InModelColumn: return row.inModel ? inModelText(*row.inModel) : QString();
-        case BestSpeedupColumn: return formatRatio(row.bestSpeedup);
-        case RoofColumn: return formatPercentValue(row.bestPctPeak);
+        case RankColumn:
+            return k.rank;
+        case KernelColumn:
+            return k.name;
+        case OpColumn:
+            return k.opType;
+        case ShapesColumn:
+            return k.shapes.join(QStringLiteral(", "));
+        case DtypeColumn:
+            return k.dtype;
+        case TimeColumn:
+            return formatMicros(k.timeUs);
+        case ShareColumn:
+            return formatPercent(k.share);
+        case CallsColumn:
+            return k.calls;
+        case HeadroomColumn:
+            return headroomText(k.maxSpeedup);
+        case ModelGainColumn:
+            return headroomText(k.modelSpeedupAt90);
+        case InModelColumn:
+            return row.inModel ? inModelText(*row.inModel) : QString();
+        case BestSpeedupColumn:
+            return formatRatio(row.bestSpeedup);
+        case RoofColumn:
+            return formatPercentValue(row.bestPctPeak);
         case ExperimentsColumn:
             if (row.experiments == 0)
                 return QStringLiteral("none yet");
-            return row.pending > 0 ? QStringLiteral("%1 (%2 kept, %3 to review)").arg(row.experiments).arg(row.kept).arg(row.pending)
+            return row.pending > 0 ? QStringLiteral("%1 (%2 kept, %3 to review)")
+                                         .arg(row.experiments)
+                                         .arg(row.kept)
+                                         .arg(row.pending)
                                    : QStringLiteral("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
-        case StateColumn: return kernelStateName(k.state);
+        case StateColumn:
+            return kernelStateName(k.state);
         }
     } else if (role == SortRole) {
         switch (column) {
-        case RankColumn: return k.rank;
-        case KernelColumn: return k.name;
-        case OpColumn: return k.opType;
-        case ShapesColumn: return k.shapes.join(QStringLiteral(", "));
-        case DtypeColumn: return k.dtype;
-        case TimeColumn: return k.timeUs;
-        case ShareColumn: return k.share;
-        case CallsColumn: return k.calls;
-        case HeadroomColumn: return k.maxSpeedup;
-        case ModelGainColumn: return k.modelSpeedupAt90;
-        case InModelColumn: return row.inModel ? row.inModel->effectPct : std::nan(""); // the proxy puts NaN last
-        case BestSpeedupColumn: return sortable(row.bestSpeedup);
-        case RoofColumn: return sortable(row.bestPctPeak);
-        case ExperimentsColumn: return row.experiments;
-        case StateColumn: return int(k.state);
+        case RankColumn:
+            return k.rank;
+        case KernelColumn:
+            return k.name;
+        case OpColumn:
+            return k.opType;
+        case ShapesColumn:
+            return k.shapes.join(QStringLiteral(", "));
+        case DtypeColumn:
+            return k.dtype;
+        case TimeColumn:
+            return k.timeUs;
+        case ShareColumn:
+            return k.share;
+        case CallsColumn:
+            return k.calls;
+        case HeadroomColumn:
+            return k.maxSpeedup;
+        case ModelGainColumn:
+            return k.modelSpeedupAt90;
+        case InModelColumn:
+            return row.inModel ? row.inModel->effectPct : std::nan(""); // the proxy puts NaN last
+        case BestSpeedupColumn:
+            return sortable(row.bestSpeedup);
+        case RoofColumn:
+            return sortable(row.bestPctPeak);
+        case ExperimentsColumn:
+            return row.experiments;
+        case StateColumn:
+            return int(k.state);
         }
     } else if (role == TotalCostRole) {
         if (column == ShareColumn)
@@ -161,22 +196,35 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
             return 100.0;
     } else if (role == Qt::TextAlignmentRole) {
         switch (column) {
-        case RankColumn: case TimeColumn: case ShareColumn: case CallsColumn: case HeadroomColumn:
-        case ModelGainColumn: case InModelColumn: case BestSpeedupColumn: case RoofColumn:
+        case RankColumn:
+        case TimeColumn:
+        case ShareColumn:
+        case CallsColumn:
+        case HeadroomColumn:
+        case ModelGainColumn:
+        case InModelColumn:
+        case BestSpeedupColumn:
+        case RoofColumn:
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         }
     } else if (role == Qt::ToolTipRole) {
         switch (column) {
         case KernelColumn:
-            return QStringLiteral("%1\nlaunched by %2\nfolder %3").arg(k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
-        case ShapesColumn: return k.shapes.join(QLatin1Char('\n'));
+            return QStringLiteral("%1\nlaunched by %2\nfolder %3")
+                .arg(k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
+        case ShapesColumn:
+            return k.shapes.join(QLatin1Char('\n'));
         case TimeColumn:
             return QStringLiteral("%1 per iteration over %2 calls (%3 per call)")
-                .arg(formatMicros(k.timeUs)).arg(k.calls).arg(formatMicros(k.calls > 0 ? k.timeUs / k.calls : k.timeUs));
+                .arg(formatMicros(k.timeUs))
+                .arg(k.calls)
+                .arg(formatMicros(k.calls > 0 ? k.timeUs / k.calls : k.timeUs));
         case HeadroomColumn:
-            return k.maxSpeedup > 0 ? QStringLiteral("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
-                                    : QStringLiteral("No roofline: the device's peak is unknown");
-        case InModelColumn: return inModelTip(row);
+            return k.maxSpeedup > 0
+                ? QStringLiteral("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
+                : QStringLiteral("No roofline: the device's peak is unknown");
+        case InModelColumn:
+            return inModelTip(row);
         case RoofColumn:
         case BestSpeedupColumn:
             return row.kept == 0 ? QStringLiteral("No kept experiment for this kernel yet") : QVariant();
@@ -189,46 +237,86 @@ QVariant KernelTableModel::header(int column, int role) const
 {
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case RankColumn: return QStringLiteral("#");
-        case KernelColumn: return QStringLiteral("Kernel");
-        case OpColumn: return QStringLiteral("Op");
-        case ShapesColumn: return QStringLiteral("Shapes");
-        case DtypeColumn: return QStringLiteral("Dtype");
-        case TimeColumn: return QStringLiteral("Time");
-        case ShareColumn: return QStringLiteral("Share");
-        case CallsColumn: return QStringLiteral("Calls");
-        case HeadroomColumn: return QStringLiteral("Headroom");
-        case ModelGainColumn: return QStringLiteral("Model @90%");
-        case InModelColumn: return QStringLiteral("In model");
-        case BestSpeedupColumn: return QStringLiteral("Best");
-        case RoofColumn: return QStringLiteral("% of roof");
-        case ExperimentsColumn: return QStringLiteral("Experiments");
-        case StateColumn: return QStringLiteral("State");
+        case RankColumn:
+            return QStringLiteral("#");
+        case KernelColumn:
+            return QStringLiteral("Kernel");
+        case OpColumn:
+            return QStringLiteral("Op");
+        case ShapesColumn:
+            return QStringLiteral("Shapes");
+        case DtypeColumn:
+            return QStringLiteral("Dtype");
+        case TimeColumn:
+            return QStringLiteral("Time");
+        case ShareColumn:
+            return QStringLiteral("Share");
+        case CallsColumn:
+            return QStringLiteral("Calls");
+        case HeadroomColumn:
+            return QStringLiteral("Headroom");
+        case ModelGainColumn:
+            return QStringLiteral("Model @90%");
+        case InModelColumn:
+            return QStringLiteral("In model");
+        case BestSpeedupColumn:
+            return QStringLiteral("Best");
+        case RoofColumn:
+            return QStringLiteral("% of roof");
+        case ExperimentsColumn:
+            return QStringLiteral("Experiments");
+        case StateColumn:
+            return QStringLiteral("State");
         }
     } else if (role == Qt::ToolTipRole) {
         switch (column) {
-        case RankColumn: return QStringLiteral("Rank by share of the model's device time (1 = largest)");
-        case KernelColumn: return QStringLiteral("Kernel symbol as profiled");
-        case OpColumn: return QStringLiteral("Operation type the harness knows how to check and benchmark");
-        case ShapesColumn: return QStringLiteral("Input shapes as profiled");
-        case DtypeColumn: return QStringLiteral("Element type; the roof is the device's peak for it");
-        case TimeColumn: return QStringLiteral("Device time per model iteration, all calls together");
-        case ShareColumn: return QStringLiteral("Fraction of the model's device time spent in this kernel");
-        case CallsColumn: return QStringLiteral("Launches per model iteration");
-        case HeadroomColumn: return QStringLiteral("Largest speedup the roofline allows: profiled time ÷ (calls × roofline floor)");
-        case ModelGainColumn: return QStringLiteral("Whole-model speedup (Amdahl) if this kernel reached 90% of its roof");
-        case InModelColumn: return QStringLiteral("Measured inside the model by Verify: % of the model's time the kernel saves "
-                                                  "(leave one out); ✓ in the final set, left out, not plugged, or parity ✗");
-        case BestSpeedupColumn: return QStringLiteral("Best kept experiment, speedup over the PyTorch reference");
-        case RoofColumn: return QStringLiteral("Best kept experiment, percent of the roof that bounds this kernel (compute or memory)");
-        case ExperimentsColumn: return QStringLiteral("Experiments run on this kernel (baseline not counted)");
-        case StateColumn: return QStringLiteral("Steering state: waiting, active, pinned, skipped or done");
+        case RankColumn:
+            return QStringLiteral("Rank by share of the model's device time (1 = largest)");
+        case KernelColumn:
+            return QStringLiteral("Kernel symbol as profiled");
+        case OpColumn:
+            return QStringLiteral("Operation type the harness knows how to check and benchmark");
+        case ShapesColumn:
+            return QStringLiteral("Input shapes as profiled");
+        case DtypeColumn:
+            return QStringLiteral("Element type; the roof is the device's peak for it");
+        case TimeColumn:
+            return QStringLiteral("Device time per model iteration, all calls together");
+        case ShareColumn:
+            return QStringLiteral("Fraction of the model's device time spent in this kernel");
+        case CallsColumn:
+            return QStringLiteral("Launches per model iteration");
+        case HeadroomColumn:
+            return QStringLiteral(
+                "Largest speedup the roofline allows: profiled time ÷ (calls × roofline floor)");
+        case ModelGainColumn:
+            return QStringLiteral("Whole-model speedup (Amdahl) if this kernel reached 90% of its roof");
+        case InModelColumn:
+            return QStringLiteral(
+                "Measured inside the model by Verify: % of the model's time the kernel saves "
+                "(leave one out); ✓ in the final set, left out, not plugged, or parity ✗");
+        case BestSpeedupColumn:
+            return QStringLiteral("Best kept experiment, speedup over the PyTorch reference");
+        case RoofColumn:
+            return QStringLiteral(
+                "Best kept experiment, percent of the roof that bounds this kernel (compute or memory)");
+        case ExperimentsColumn:
+            return QStringLiteral("Experiments run on this kernel (baseline not counted)");
+        case StateColumn:
+            return QStringLiteral("Steering state: waiting, active, pinned, skipped or done");
         }
     } else if (role == Qt::InitialSortOrderRole) {
         // Costs and gains read best largest-first; names and rank smallest-first.
         switch (column) {
-        case TimeColumn: case ShareColumn: case CallsColumn: case HeadroomColumn: case ModelGainColumn:
-        case InModelColumn: case BestSpeedupColumn: case RoofColumn: case ExperimentsColumn:
+        case TimeColumn:
+        case ShareColumn:
+        case CallsColumn:
+        case HeadroomColumn:
+        case ModelGainColumn:
+        case InModelColumn:
+        case BestSpeedupColumn:
+        case RoofColumn:
+        case ExperimentsColumn:
             return QVariant::fromValue(Qt::DescendingOrder);
         default:
             return QVariant::fromValue(Qt::AscendingOrder);

@@ -13,17 +13,18 @@ namespace ak {
 struct KernelRow
 {
     KernelRecord kernel;
-    QString key;                    // folder name, same as Experiment::kernel
+    QString key; // folder name, same as Experiment::kernel
     int experiments = 0;
     int kept = 0;
     int pending = 0;
-    double bestSpeedup = std::nan("");  // best kept experiment vs the PyTorch reference
-    double bestPctPeak = std::nan("");  // best kept experiment, % of the kernel's roof
+    double bestSpeedup = std::nan(""); // best kept experiment vs the PyTorch reference
+    double bestPctPeak = std::nan(""); // best kept experiment, % of the kernel's roof
     std::optional<KernelVerification> inModel; // what verification.json says of it; none: not verified
-    QString modelNote;              // the verification's note on the final set (it failed parity together)
+    QString modelNote; // the verification's note on the final set (it failed parity together)
 };
 
-// The kernel folder name that experiments and LoopControl use for a kernel ("kernels/01-matmul" -> "01-matmul").
+// The kernel folder name that experiments and LoopControl use for a kernel ("kernels/01-matmul" ->
+// "01-matmul").
 QString kernelKey(const KernelRecord &kernel);
 
 // What verify found for a kernel, in a few words: "+4.2 % ✓" (in the final set), "−1.3 % left out",
@@ -57,10 +58,10 @@ public:
     Q_ENUM(Columns)
 
     enum Roles {
-        SortRole = Qt::UserRole,  // raw value for sorting
-        TotalCostRole,            // the value that fills a whole bar (CostDelegate); absent = no bar
-        KeyRole,                  // kernel key
-        StateRole,                // int(KernelState)
+        SortRole = Qt::UserRole, // raw value for sorting
+        TotalCostRole, // the value that fills a whole bar (CostDelegate); absent = no bar
+        KeyRole, // kernel key
+        StateRole, // int(KernelState)
     };
 
     explicit KernelTableModel(QObject *parent = nullptr);

@@ -17,8 +17,9 @@ LlmConnectionTest::LlmConnectionTest(Source source, QWidget *parent)
     , m_result(new QLabel(this))
 {
     m_button->setObjectName(QStringLiteral("testConnection"));
-    m_button->setToolTip(tr("Send one small request to the server with these settings and show what it says about "
-                            "itself (models, context length): a wrong key, model or URL shows now, not overnight."));
+    m_button->setToolTip(
+        tr("Send one small request to the server with these settings and show what it says about "
+           "itself (models, context length): a wrong key, model or URL shows now, not overnight."));
     m_result->setObjectName(QStringLiteral("testResult"));
     m_result->setWordWrap(true);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -59,24 +60,26 @@ void LlmConnectionTest::start()
                                                               : config.baseUrl.trimmed();
     m_result->setText(tr("Asking %1 for a short reply from %2…").arg(server, config.model));
     // The probe blocks on its own event loop: never on the GUI thread.
-    runInBackground(this, [request = agent.requestDefaults()] { return LlmProbe::check(request); },
-                    [this](const LlmCheck &check) {
-                        m_running = false;
-                        m_button->setEnabled(true);
-                        show(check);
-                    });
+    runInBackground(
+        this, [request = agent.requestDefaults()] { return LlmProbe::check(request); },
+        [this](const LlmCheck &check) {
+            m_running = false;
+            m_button->setEnabled(true);
+            show(check);
+        });
 }
 
 void LlmConnectionTest::show(const LlmCheck &check)
 {
-    QStringList lines{check.verdict};
+    QStringList lines { check.verdict };
     lines += check.findings;
     for (const QString &w : check.warnings)
         lines << tr("warning: %1").arg(w);
     m_result->setText(lines.join(QLatin1Char('\n')));
     QPalette p = m_result->palette();
-    p.setColor(QPalette::WindowText, check.ok && check.warnings.isEmpty() ? palette().color(QPalette::WindowText)
-                                                                          : QColor(0xb0, 0x20, 0x20));
+    p.setColor(QPalette::WindowText,
+        check.ok && check.warnings.isEmpty() ? palette().color(QPalette::WindowText)
+                                             : QColor(0xb0, 0x20, 0x20));
     m_result->setPalette(p);
     Q_EMIT finished(check);
 }

@@ -12,7 +12,8 @@ LogView::LogView(QWidget *parent)
     setReadOnly(true);
     setMaximumBlockCount(MaxLines);
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    setPlaceholderText(QStringLiteral("Messages from loading runs and from the optimisation loop appear here."));
+    setPlaceholderText(
+        QStringLiteral("Messages from loading runs and from the optimisation loop appear here."));
 }
 
 void LogView::appendMessage(Level level, const QString &text)
@@ -21,8 +22,8 @@ void LogView::appendMessage(Level level, const QString &text)
     QScrollBar *bar = verticalScrollBar();
     const bool atEnd = bar->value() == bar->maximum();
     const QString prefix = level == Level::Error ? QStringLiteral("error: ")
-                         : level == Level::Warning ? QStringLiteral("warning: ")
-                                                   : QString();
+        : level == Level::Warning                ? QStringLiteral("warning: ")
+                                                 : QString();
     const QString time = QTime::currentTime().toString(QStringLiteral("HH:mm:ss"));
     for (const QString &line : text.split(QLatin1Char('\n')))
         appendPlainText(QStringLiteral("%1  %2%3").arg(time, prefix, line));

@@ -9,8 +9,7 @@ namespace ak {
 
 LoopHost::LoopHost(QObject *parent)
     : QObject(parent)
-{
-}
+{ }
 
 LoopHost::~LoopHost() = default; // children (the DirectoryControl, a loop) go with it
 
@@ -72,7 +71,8 @@ QString LoopHost::whyCannotStart() const
         return QStringLiteral("checking whether another process is running the loop on this run…");
     if (m_directory->writerPid() != 0)
         return QStringLiteral("another process (pid %1) is running the loop on this run; steer it from here, "
-                              "or stop it to start one in this window").arg(m_directory->writerPid());
+                              "or stop it to start one in this window")
+            .arg(m_directory->writerPid());
     return QString();
 }
 
@@ -96,7 +96,13 @@ void LoopHost::startLoop()
         // A start that fails leaves the loop Stopped without ever running: go back to steering the
         // directory. Queued: the loop is still inside start() when it reports this.
         if (action == QLatin1String("start") && loop == m_loop && !m_loopStarted)
-            QMetaObject::invokeMethod(this, [this, loop] { if (loop == m_loop) dropLoop(); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, loop] {
+                    if (loop == m_loop)
+                        dropLoop();
+                },
+                Qt::QueuedConnection);
     });
     // Attach before start() so the window's log sees what start() reports.
     updateCurrent();
@@ -117,7 +123,13 @@ void LoopHost::onLoopState()
         m_loopStarted = false;
         Q_EMIT loopEnded(m_runDir, !m_stopAsked);
         // Stopped by the user or ended on its own (all kernels done, budget): the directory steers again.
-        QMetaObject::invokeMethod(this, [this, loop = m_loop] { if (loop == m_loop) dropLoop(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, loop = m_loop] {
+                if (loop == m_loop)
+                    dropLoop();
+            },
+            Qt::QueuedConnection);
     }
 }
 

@@ -65,9 +65,9 @@ private:
     QString m_runDir;
     Factory m_factory;
     DirectoryControl *m_directory = nullptr; // owned
-    LoopControl *m_loop = nullptr;           // owned, made by the factory
-    bool m_loopStarted = false;              // m_loop has been Running/Paused at least once
-    bool m_stopAsked = false;                // m_loop went through Stopping
+    LoopControl *m_loop = nullptr; // owned, made by the factory
+    bool m_loopStarted = false; // m_loop has been Running/Paused at least once
+    bool m_stopAsked = false; // m_loop went through Stopping
     QPointer<LoopControl> m_override;
     QPointer<LoopControl> m_current;
 };

@@ -12,10 +12,10 @@
 #include "logview.h"
 #include "loopcontrol.h"
 #include "modelview.h"
-#include "reportexport.h"
-#include "runsummarybar.h"
 #include "moveonrulesdialog.h"
+#include "reportexport.h"
 #include "runloader.h"
+#include "runsummarybar.h"
 #include "runwatcher.h"
 #include "sandboxstatus.h"
 #include "steeringactions.h"
@@ -79,7 +79,7 @@ MainWindow::MainWindow(QWidget *parent)
     setObjectName(QStringLiteral("MainWindow"));
     m_workspace->setBlobReader(&readBlobFromRun);
     connect(m_workspace, &RunWorkspace::message, this,
-            [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
+        [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
 
     m_central->addWidget(m_noRun);
     m_central->addWidget(m_workspace);
@@ -119,7 +119,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_log->appendMessage(ok ? LogView::Level::Info : LogView::Level::Error, text);
     });
     connect(m_loops, &LoopHost::message, this,
-            [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
+        [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
     updateLauncher();
 
     statusBar()->addPermanentWidget(m_reviewLabel);
@@ -142,7 +142,8 @@ MainWindow::MainWindow(QWidget *parent)
         QStringList log;
         DeviceInfo d = DeviceDetector::detect(0, &log);
         if (!d.available && !log.isEmpty()) // say what was tried, in the tooltip
-            d.note = (d.note.isEmpty() ? QString() : d.note + QLatin1Char('\n')) + log.join(QLatin1Char('\n'));
+            d.note
+                = (d.note.isEmpty() ? QString() : d.note + QLatin1Char('\n')) + log.join(QLatin1Char('\n'));
         return d;
     });
     connect(m_deviceStatus, &DeviceStatus::detected, this, [this](const DeviceInfo &d) {
@@ -218,7 +219,8 @@ void MainWindow::createMenus()
     for (const QString &name : ExampleRun::names()) {
         QAction *a = examples->addAction(name, this, [this, name] { openExample(name); });
         a->setToolTip(QStringLiteral("Open the bundled %1 model's run; the first time it is profiled on this "
-                                     "machine (in the background)").arg(name));
+                                     "machine (in the background)")
+                          .arg(name));
     }
     help->addSeparator();
     help->addAction(QStringLiteral("&About AutoKernel Studio"), this, &MainWindow::showAbout);
@@ -236,8 +238,9 @@ void MainWindow::setBlobReader(RunWorkspace::BlobReader reader)
 
 QString MainWindow::noRunHint() const
 {
-    return QStringLiteral("Open a run directory (File ▸ Open), try a bundled example (Help ▸ Open Example Run), "
-                          "or profile a model:\nautokernel-cli profile --model gpt2 --out RUN_DIR");
+    return QStringLiteral(
+        "Open a run directory (File ▸ Open), try a bundled example (Help ▸ Open Example Run), "
+        "or profile a model:\nautokernel-cli profile --model gpt2 --out RUN_DIR");
 }
 
 void MainWindow::setLoopControl(LoopControl *control)
@@ -260,16 +263,18 @@ void MainWindow::attachControl(LoopControl *control)
     if (control) {
         connect(control, &LoopControl::stateChanged, this, &MainWindow::updateLoopSummary);
         connect(control, &LoopControl::message, this,
-                [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
-        connect(control, &LoopControl::actionFailed, this, [this](const QString &action, const QString &error) {
-            m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(action, error));
-            statusBar()->showMessage(QStringLiteral("%1 failed: %2").arg(action, error), 10000);
-        });
-        connect(control, &LoopControl::actionFinished, this, [this](const QString &action, const QString &detail) {
-            m_log->appendMessage(LogView::Level::Info, QStringLiteral("%1: %2").arg(action, detail));
-            statusBar()->showMessage(QStringLiteral("%1: %2").arg(action, detail), 5000);
-            scheduleReload(); // the watcher would notice too; this makes the table follow at once
-        });
+            [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
+        connect(
+            control, &LoopControl::actionFailed, this, [this](const QString &action, const QString &error) {
+                m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(action, error));
+                statusBar()->showMessage(QStringLiteral("%1 failed: %2").arg(action, error), 10000);
+            });
+        connect(control, &LoopControl::actionFinished, this,
+            [this](const QString &action, const QString &detail) {
+                m_log->appendMessage(LogView::Level::Info, QStringLiteral("%1: %2").arg(action, detail));
+                statusBar()->showMessage(QStringLiteral("%1: %2").arg(action, detail), 5000);
+                scheduleReload(); // the watcher would notice too; this makes the table follow at once
+            });
     }
     updateLauncher();
 }
@@ -306,12 +311,13 @@ void MainWindow::openExample(const ExampleRun::Options &options)
     auto *job = new ExampleRun(options, this);
     m_example = job;
     connect(job, &ExampleRun::progress, this, [this, name](const QString &m) { exampleProgress(name, m); });
-    connect(job, &ExampleRun::finished, this, [this, job, name, opens = m_opens](const ExampleRun::Result &r) {
-        job->deleteLater();
-        if (m_example == job)
-            m_example = nullptr;
-        exampleFinished(name, r, opens);
-    });
+    connect(
+        job, &ExampleRun::finished, this, [this, job, name, opens = m_opens](const ExampleRun::Result &r) {
+            job->deleteLater();
+            if (m_example == job)
+                m_example = nullptr;
+            exampleFinished(name, r, opens);
+        });
     exampleProgress(name, QStringLiteral("looking for its run"));
     m_example->start();
 }
@@ -322,8 +328,9 @@ void MainWindow::exampleProgress(const QString &name, const QString &message)
     statusBar()->showMessage(QStringLiteral("Example %1: %2…").arg(name, message));
     if (!isShowingRun())
         m_noRun->setMessage(QStringLiteral("Preparing the %1 example run").arg(name),
-                            QStringLiteral("%1…\n\nThe first time, the model is profiled on this machine (usually under "
-                                           "a minute); afterwards the example opens at once.").arg(message));
+            QStringLiteral("%1…\n\nThe first time, the model is profiled on this machine (usually under "
+                           "a minute); afterwards the example opens at once.")
+                .arg(message));
 }
 
 void MainWindow::exampleFinished(const QString &name, const ExampleRun::Result &r, quint64 opensAtStart)
@@ -335,13 +342,16 @@ void MainWindow::exampleFinished(const QString &name, const ExampleRun::Result &
         statusBar()->showMessage(r.error.section(QLatin1Char('\n'), 0, 0), 15000);
         if (!isShowingRun())
             m_noRun->setMessage(QStringLiteral("Could not prepare the %1 example run").arg(name),
-                                QStringLiteral("%1%2\n\n%3")
-                                    .arg(r.error, r.details.isEmpty() ? QString() : QStringLiteral("\n(the log has the details)"),
-                                         noRunHint()));
+                QStringLiteral("%1%2\n\n%3")
+                    .arg(r.error,
+                        r.details.isEmpty() ? QString() : QStringLiteral("\n(the log has the details)"),
+                        noRunHint()));
         Q_EMIT exampleFailed(name, r.error);
         return;
     }
-    m_log->appendMessage(LogView::Level::Info, QStringLiteral("example %1: %2 %3").arg(name, r.created ? QStringLiteral("created") : QStringLiteral("found"), r.runDir));
+    m_log->appendMessage(LogView::Level::Info,
+        QStringLiteral("example %1: %2 %3")
+            .arg(name, r.created ? QStringLiteral("created") : QStringLiteral("found"), r.runDir));
     if (opensAtStart != m_opens) { // the user opened another run meanwhile: do not take it away
         statusBar()->showMessage(QStringLiteral("Example %1 is ready: %2").arg(name, r.runDir), 10000);
         return;
@@ -381,45 +391,52 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
         m_log->appendMessage(LogView::Level::Info, QStringLiteral("opening %1").arg(dir));
         statusBar()->showMessage(QStringLiteral("Loading %1…").arg(dir));
     }
-    runInBackground(this, [loader = m_loader, dir] {
-        QString error;
-        RunSnapshotPtr snapshot = loader(dir, &error);
-        if (!snapshot && error.isEmpty())
-            error = QStringLiteral("not a run directory");
-        return std::make_pair(snapshot, error);
-    }, [this, generation, dir, isReload](const std::pair<RunSnapshotPtr, QString> &result) {
-        if (isReload) {
-            m_reloadInFlight = false;
-            if (m_reloadAgain) { // changes arrived while this load ran: read them once more
-                m_reloadAgain = false;
-                scheduleReload();
+    runInBackground(
+        this,
+        [loader = m_loader, dir] {
+            QString error;
+            RunSnapshotPtr snapshot = loader(dir, &error);
+            if (!snapshot && error.isEmpty())
+                error = QStringLiteral("not a run directory");
+            return std::make_pair(snapshot, error);
+        },
+        [this, generation, dir, isReload](const std::pair<RunSnapshotPtr, QString> &result) {
+            if (isReload) {
+                m_reloadInFlight = false;
+                if (m_reloadAgain) { // changes arrived while this load ran: read them once more
+                    m_reloadAgain = false;
+                    scheduleReload();
+                }
             }
-        }
-        if (generation != m_generation)
-            return; // a newer open or reload superseded this one
-        const auto &[snapshot, error] = result;
-        if (!snapshot) {
-            m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(dir, error));
-            statusBar()->showMessage(QStringLiteral("Could not open %1: %2").arg(dir, error), 10000);
-            if (!isShowingRun())
-                m_noRun->setMessage(QStringLiteral("Could not open %1").arg(QDir::toNativeSeparators(dir)),
-                                    QStringLiteral("%1\n\n%2").arg(error, noRunHint()));
-            Q_EMIT runLoadFailed(dir, error);
-            return;
-        }
-        for (const QString &w : snapshot->warnings)
-            m_log->appendMessage(LogView::Level::Warning, w);
-        if (!isReload) {
-            addRecent(dir);
-            watch(dir);
-            statusBar()->showMessage(QStringLiteral("Opened %1: %2 kernels, %3 experiments")
-                                         .arg(dir).arg(snapshot->kernels.size()).arg(snapshot->experiments.size()), 5000);
-        }
-        showSnapshot(snapshot);
-        if (isReload)
-            m_loops->refresh(); // a loop may have started or stopped in another process
-        Q_EMIT runLoaded(dir);
-    });
+            if (generation != m_generation)
+                return; // a newer open or reload superseded this one
+            const auto &[snapshot, error] = result;
+            if (!snapshot) {
+                m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(dir, error));
+                statusBar()->showMessage(QStringLiteral("Could not open %1: %2").arg(dir, error), 10000);
+                if (!isShowingRun())
+                    m_noRun->setMessage(
+                        QStringLiteral("Could not open %1").arg(QDir::toNativeSeparators(dir)),
+                        QStringLiteral("%1\n\n%2").arg(error, noRunHint()));
+                Q_EMIT runLoadFailed(dir, error);
+                return;
+            }
+            for (const QString &w : snapshot->warnings)
+                m_log->appendMessage(LogView::Level::Warning, w);
+            if (!isReload) {
+                addRecent(dir);
+                watch(dir);
+                statusBar()->showMessage(QStringLiteral("Opened %1: %2 kernels, %3 experiments")
+                                             .arg(dir)
+                                             .arg(snapshot->kernels.size())
+                                             .arg(snapshot->experiments.size()),
+                    5000);
+            }
+            showSnapshot(snapshot);
+            if (isReload)
+                m_loops->refresh(); // a loop may have started or stopped in another process
+            Q_EMIT runLoaded(dir);
+        });
 }
 
 void MainWindow::watch(const QString &dir)
@@ -447,14 +464,14 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     const QString name = QFileInfo(snapshot->runDir).fileName();
     setWindowTitle(QStringLiteral("%1 — AutoKernel Studio").arg(name.isEmpty() ? snapshot->runDir : name));
     const DeviceInfo &d = snapshot->device;
-    m_runDevice->setText(QStringLiteral("Run device: %1").arg(d.name.isEmpty() ? QStringLiteral("not recorded") : d.summary()));
+    m_runDevice->setText(QStringLiteral("Run device: %1")
+                             .arg(d.name.isEmpty() ? QStringLiteral("not recorded") : d.summary()));
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
     m_runDevice->show();
     showRules(*snapshot, sameRun);
     showReviewMode(*snapshot);
     m_sandbox->showRun(*snapshot);
 }
-
 
 QAction *MainWindow::reviewModeAction() const
 {
@@ -469,12 +486,13 @@ void MainWindow::showReviewMode(const RunSnapshot &snapshot)
         return;
     }
     const auto pending = std::count_if(snapshot.experiments.cbegin(), snapshot.experiments.cend(),
-                                       [](const Experiment &e) { return e.status == ExperimentStatus::Pending; });
+        [](const Experiment &e) { return e.status == ExperimentStatus::Pending; });
     m_reviewLabel->setText(pending == 0 ? QStringLiteral("Review mode")
                                         : QStringLiteral("Review mode: %1 waiting for you").arg(pending));
-    m_reviewLabel->setToolTip(QStringLiteral("Review mode is on: a would-be keep is recorded as pending and waits until "
-                                             "you accept or reject it (select it in the commit list).\n"
-                                             "Loop ▸ Review Mode switches it off."));
+    m_reviewLabel->setToolTip(
+        QStringLiteral("Review mode is on: a would-be keep is recorded as pending and waits until "
+                       "you accept or reject it (select it in the commit list).\n"
+                       "Loop ▸ Review Mode switches it off."));
     m_reviewLabel->show();
 }
 
@@ -490,27 +508,31 @@ void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)
         part(rules.speedupOverBaseline > 0, QStringLiteral("%1x").arg(rules.speedupOverBaseline, 0, 'g', 4), QStringLiteral("no speedup goal")),
         part(rules.hoursPerKernel > 0, QStringLiteral("%1 h").arg(rules.hoursPerKernel, 0, 'g', 4), QStringLiteral("no time limit")),
     }.join(QStringLiteral(" · "));
-    m_rulesLabel->setText(QStringLiteral("<a href=\"rules\">Move on: %1%2</a>").arg(compact.toHtmlEscaped(), ok ? QString() : QStringLiteral(" (!)")));
+    m_rulesLabel->setText(QStringLiteral("<a href=\"rules\">Move on: %1%2</a>")
+                              .arg(compact.toHtmlEscaped(), ok ? QString() : QStringLiteral(" (!)")));
     QString tip = QStringLiteral("Move-on rules (run.json \"move_on\"): %1.").arg(rules.summary());
     if (!ok)
         tip += QStringLiteral("\n%1; the loop uses the defaults.").arg(why);
     if (!snapshot.moveOnChanges.isEmpty()) {
         const MoveOnChange &c = snapshot.moveOnChanges.constLast();
-        tip += QStringLiteral("\nLast changed %1 by %2.").arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), c.by);
+        tip += QStringLiteral("\nLast changed %1 by %2.")
+                   .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), c.by);
     }
     tip += QStringLiteral("\nClick to see or change them (Loop ▸ Move-on Rules…).");
     m_rulesLabel->setToolTip(tip);
     m_rulesLabel->show();
     m_rulesAction->setEnabled(true);
-    m_rulesAction->setToolTip(QStringLiteral("See or change when the loop leaves a kernel: %1").arg(rules.summary()));
+    m_rulesAction->setToolTip(
+        QStringLiteral("See or change when the loop leaves a kernel: %1").arg(rules.summary()));
 
     // Changes made since the last look (by this window, the CLI, another window) go to the log.
     const int changes = int(snapshot.moveOnChanges.size());
     if (sameRun) {
         for (int i = std::min(m_rulesChangesSeen, changes); i < changes; ++i) {
             const MoveOnChange &c = snapshot.moveOnChanges.at(i);
-            m_log->appendMessage(LogView::Level::Info, QStringLiteral("move-on rules changed %1 by %2: %3")
-                                                           .arg(ExperimentLog::timeText(c.time), c.by, c.rules.summary()));
+            m_log->appendMessage(LogView::Level::Info,
+                QStringLiteral("move-on rules changed %1 by %2: %3")
+                    .arg(ExperimentLog::timeText(c.time), c.by, c.rules.summary()));
         }
     }
     m_rulesChangesSeen = changes;
@@ -535,16 +557,19 @@ void MainWindow::editMoveOnRules()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setRun(*run);
     const bool editable = m_attached && m_attached->capabilities().testFlag(LoopControl::CanEditRules);
-    dialog->setEditable(editable, m_attached ? QStringLiteral("not supported by %1").arg(m_attached->description())
-                                             : SteeringActions::noLoopReason());
+    dialog->setEditable(editable,
+        m_attached ? QStringLiteral("not supported by %1").arg(m_attached->description())
+                   : SteeringActions::noLoopReason());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const MoveOnRules rules = dialog->rules();
         if (!m_attached) {
-            m_log->appendMessage(LogView::Level::Error, QStringLiteral("setMoveOnRules: %1").arg(SteeringActions::noLoopReason()));
+            m_log->appendMessage(LogView::Level::Error,
+                QStringLiteral("setMoveOnRules: %1").arg(SteeringActions::noLoopReason()));
             return;
         }
-        m_log->appendMessage(LogView::Level::Info, QStringLiteral("setting the move-on rules through %1: %2")
-                                                       .arg(m_attached->description(), rules.summary()));
+        m_log->appendMessage(LogView::Level::Info,
+            QStringLiteral("setting the move-on rules through %1: %2")
+                .arg(m_attached->description(), rules.summary()));
         m_attached->setMoveOnRules(rules);
     });
     m_rulesDialog = dialog;
@@ -561,10 +586,10 @@ void MainWindow::updateAgentTip()
     QSettings store;
     AgentSettings saved;
     m_agentAction->setToolTip(AgentSettings::load(store, &saved)
-                                  ? QStringLiteral("What Loop ▸ Start runs: %1").arg(saved.summary())
-                                  : QStringLiteral("What Loop ▸ Start runs: each run's own agent (run.json; tune when it "
-                                                   "has none) on its default device. Choose an LLM, a command, a replay, "
-                                                   "devices or Python here."));
+            ? QStringLiteral("What Loop ▸ Start runs: %1").arg(saved.summary())
+            : QStringLiteral("What Loop ▸ Start runs: each run's own agent (run.json; tune when it "
+                             "has none) on its default device. Choose an LLM, a command, a replay, "
+                             "devices or Python here."));
 }
 
 void MainWindow::editAgent()
@@ -584,9 +609,11 @@ void MainWindow::editAgent()
             ? QStringLiteral("each run's own agent (run.json) on its default device")
             : dialog->settings().summary();
         const bool running = m_loops->loop() && m_loops->loop()->state() != LoopControl::State::Stopped;
-        m_log->appendMessage(LogView::Level::Info, QStringLiteral("Loop ▸ Start will use %1%2")
-                                                       .arg(what, running ? QStringLiteral(" (from the next Start; the running loop keeps its agent)")
-                                                                          : QString()));
+        m_log->appendMessage(LogView::Level::Info,
+            QStringLiteral("Loop ▸ Start will use %1%2")
+                .arg(what,
+                    running ? QStringLiteral(" (from the next Start; the running loop keeps its agent)")
+                            : QString()));
         statusBar()->showMessage(QStringLiteral("Agent: %1").arg(what), 5000);
         updateAgentTip();
     });
@@ -596,7 +623,8 @@ void MainWindow::editAgent()
 
 void MainWindow::openDialog()
 {
-    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open Run Directory"), m_runDir);
+    const QString dir
+        = QFileDialog::getExistingDirectory(this, QStringLiteral("Open Run Directory"), m_runDir);
     if (!dir.isEmpty())
         openRun(dir);
 }
@@ -632,11 +660,11 @@ void MainWindow::rebuildRecentMenu()
 void MainWindow::showAbout()
 {
     QMessageBox::about(this, QStringLiteral("About AutoKernel Studio"),
-                       QStringLiteral("<h3>AutoKernel Studio %1</h3>"
-                                      "<p>Profiles a PyTorch model, ranks its GPU kernels by Amdahl's law and "
-                                      "optimises them in an autonomous loop; every attempt is a git commit in the "
-                                      "run directory.</p><p>Qt %2</p>")
-                           .arg(QStringLiteral(AUTOKERNEL_VERSION), QString::fromLatin1(qVersion())));
+        QStringLiteral("<h3>AutoKernel Studio %1</h3>"
+                       "<p>Profiles a PyTorch model, ranks its GPU kernels by Amdahl's law and "
+                       "optimises them in an autonomous loop; every attempt is a git commit in the "
+                       "run directory.</p><p>Qt %2</p>")
+            .arg(QStringLiteral(AUTOKERNEL_VERSION), QString::fromLatin1(qVersion())));
 }
 
 void MainWindow::restoreSettings()

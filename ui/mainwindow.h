@@ -30,8 +30,8 @@ class SandboxStatus;
 class SteeringActions;
 
 // The application window: kernel table, chart, commit list + diff (RunWorkspace), log dock, model
-// dock (ModelView), steering toolbar, and the device of the run and of this machine in the status bar. Runs load in the
-// background; the latest request wins and stale results are dropped.
+// dock (ModelView), steering toolbar, and the device of the run and of this machine in the status bar. Runs
+// load in the background; the latest request wins and stale results are dropped.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -122,9 +122,9 @@ private:
     void updateAgentTip();
 
     Loader m_loader;
-    QString m_runDir;        // the run shown (or being opened)
+    QString m_runDir; // the run shown (or being opened)
     quint64 m_generation = 0;
-    quint64 m_opens = 0;     // openRun calls: an example finishing later does not replace a newer choice
+    quint64 m_opens = 0; // openRun calls: an example finishing later does not replace a newer choice
     QTimer m_reloadTimer;
     bool m_reloadInFlight = false; // a reload's load runs; another waits for it (m_reloadAgain)
     bool m_reloadAgain = false;
@@ -133,7 +133,7 @@ private:
     SteeringActions *m_steering;
     LoopHost *m_loops;
     QPointer<LoopControl> m_attached; // what m_steering and the log are connected to
-    ExampleRun *m_example = nullptr;  // the example being found or created
+    ExampleRun *m_example = nullptr; // the example being found or created
     QStackedWidget *m_central;
     EmptyState *m_noRun;
     RunWorkspace *m_workspace;

@@ -49,7 +49,7 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumHeight(180);
     m_empty->setMessage(QStringLiteral("No in-model effect measured"),
-                        QStringLiteral("Only kernels that plug into the model and pass parity are timed inside it."));
+        QStringLiteral("Only kernels that plug into the model and pass parity are timed inside it."));
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_view);
     m_stack->setCurrentWidget(m_empty);
@@ -80,7 +80,7 @@ void ModelEffectChart::setVerification(const ModelVerification &verification)
         return;
     // Qt Charts draws the first category at the bottom: ascending puts the largest win on top.
     std::stable_sort(timed.begin(), timed.end(),
-                     [](const KernelVerification *a, const KernelVerification *b) { return a->effectPct < b->effectPct; });
+        [](const KernelVerification *a, const KernelVerification *b) { return a->effectPct < b->effectPct; });
     double low = 0;
     double high = 0;
     for (const KernelVerification *k : timed) {

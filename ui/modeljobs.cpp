@@ -53,20 +53,25 @@ bool ModelJobs::verify(VerifyOptions options)
     m_cancel = std::make_shared<Cancel>();
     const std::shared_ptr<Cancel> cancel = m_cancel;
     options.onWorker = [cancel](WorkerClient *w) { cancel->setWorker(w); };
-    runInBackground(&m_pool, this, [this, work = m_verifyWork, options, cancel] {
-        if (cancel->requested) { // cancelled while queued
-            VerifyOutcome out;
-            out.cancelled = true;
-            out.error = QStringLiteral("cancelled");
-            return out;
-        }
-        // Emitted on this pool thread; the receivers live on the GUI thread, so it is queued.
-        return work(options, [this](const QString &message, double fraction) { Q_EMIT verifyProgress(message, fraction); });
-    }, [this](const VerifyOutcome &outcome) {
-        m_cancelAgain.stop();
-        m_verifying = false;
-        Q_EMIT verifyFinished(outcome);
-    });
+    runInBackground(
+        &m_pool, this,
+        [this, work = m_verifyWork, options, cancel] {
+            if (cancel->requested) { // cancelled while queued
+                VerifyOutcome out;
+                out.cancelled = true;
+                out.error = QStringLiteral("cancelled");
+                return out;
+            }
+            // Emitted on this pool thread; the receivers live on the GUI thread, so it is queued.
+            return work(options, [this](const QString &message, double fraction) {
+                Q_EMIT verifyProgress(message, fraction);
+            });
+        },
+        [this](const VerifyOutcome &outcome) {
+            m_cancelAgain.stop();
+            m_verifying = false;
+            Q_EMIT verifyFinished(outcome);
+        });
     return true;
 }
 
@@ -84,11 +89,12 @@ bool ModelJobs::exportPackage(const ExportOptions &options)
     if (m_exporting)
         return false;
     m_exporting = true;
-    runInBackground(&m_pool, this, [work = m_exportWork, options] { return work(options); },
-                    [this](const ExportOutcome &outcome) {
-                        m_exporting = false;
-                        Q_EMIT exportFinished(outcome);
-                    });
+    runInBackground(
+        &m_pool, this, [work = m_exportWork, options] { return work(options); },
+        [this](const ExportOutcome &outcome) {
+            m_exporting = false;
+            Q_EMIT exportFinished(outcome);
+        });
     return true;
 }
 

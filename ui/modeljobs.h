@@ -51,7 +51,7 @@ private:
     {
         QMutex mutex;
         WorkerClient *worker = nullptr;
-        std::atomic<bool> requested{false};
+        std::atomic<bool> requested { false };
         void setWorker(WorkerClient *w);
         void cancelWorker();
     };

@@ -14,8 +14,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
-#include <QSettings>
 #include <QScrollArea>
+#include <QSettings>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QToolButton>
@@ -28,7 +28,7 @@ namespace ak {
 
 namespace {
 
-const char *const TimingNames[] = {"eager", "eager + ours", "compile", "compile + ours"};
+const char *const TimingNames[] = { "eager", "eager + ours", "compile", "compile + ours" };
 
 QLabel *bigNumber(QWidget *parent, const QString &objectName)
 {
@@ -54,7 +54,8 @@ QString seconds(double s)
 {
     if (std::isnan(s))
         return notMeasured();
-    return s >= 90 ? QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60) : QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+    return s >= 90 ? QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60)
+                   : QStringLiteral("%1 s").arg(s, 0, 'f', 1);
 }
 
 QString tolerances(double x)
@@ -79,23 +80,26 @@ ModelView::ModelView(QWidget *parent)
 {
     setObjectName(QStringLiteral("ModelView"));
     m_verifyAction->setObjectName(QStringLiteral("VerifyAction"));
-    m_verifyAction->setToolTip(QStringLiteral("Put the kept kernels into the model at their call sites: parity on every "
-                                              "output, in-model effect of each, the four timings (autokernel-cli verify)"));
+    m_verifyAction->setToolTip(
+        QStringLiteral("Put the kept kernels into the model at their call sites: parity on every "
+                       "output, in-model effect of each, the four timings (autokernel-cli verify)"));
     m_cancelAction->setObjectName(QStringLiteral("CancelVerifyAction"));
     m_cancelAction->setToolTip(QStringLiteral("Stop the running verification; nothing is recorded"));
     m_exportAction->setObjectName(QStringLiteral("ExportAction"));
     m_verifyAtEndAction->setObjectName(QStringLiteral("VerifyAtEndAction"));
     m_verifyAtEndAction->setCheckable(true);
     m_verifyAtEndAction->setChecked(QSettings().value(QStringLiteral("model/verifyAtEnd"), false).toBool());
-    m_verifyAtEndAction->setToolTip(QStringLiteral("When a loop started in this window finishes on its own (every kernel "
-                                                   "done, budget spent), verify the kept kernels inside the model — "
-                                                   "autokernel-cli run --verify-at-end. Not after Stop."));
+    m_verifyAtEndAction->setToolTip(
+        QStringLiteral("When a loop started in this window finishes on its own (every kernel "
+                       "done, budget spent), verify the kept kernels inside the model — "
+                       "autokernel-cli run --verify-at-end. Not after Stop."));
     connect(m_verifyAtEndAction, &QAction::toggled, this,
-            [](bool on) { QSettings().setValue(QStringLiteral("model/verifyAtEnd"), on); });
+        [](bool on) { QSettings().setValue(QStringLiteral("model/verifyAtEnd"), on); });
     connect(m_verifyAction, &QAction::triggered, this, qOverload<>(&ModelView::verify));
     m_verifyWithOptionsAction->setObjectName(QStringLiteral("VerifyWithOptionsAction"));
-    m_verifyWithOptionsAction->setToolTip(QStringLiteral("Choose the kernels, device, seeds, rounds, and whether to time "
-                                                         "torch.compile, then verify"));
+    m_verifyWithOptionsAction->setToolTip(
+        QStringLiteral("Choose the kernels, device, seeds, rounds, and whether to time "
+                       "torch.compile, then verify"));
     connect(m_verifyWithOptionsAction, &QAction::triggered, this, &ModelView::chooseVerifyOptions);
     connect(m_cancelAction, &QAction::triggered, this, &ModelView::cancelVerify);
     connect(m_exportAction, &QAction::triggered, this, &ModelView::chooseExportDirectory);
@@ -105,7 +109,7 @@ ModelView::ModelView(QWidget *parent)
     connect(m_jobs, &ModelJobs::exportFinished, this, &ModelView::exportFinished);
 
     auto *buttons = new QHBoxLayout;
-    for (QAction *a : {m_verifyAction, m_cancelAction, m_exportAction}) {
+    for (QAction *a : { m_verifyAction, m_cancelAction, m_exportAction }) {
         auto *b = new QToolButton(this);
         b->setDefaultAction(a);
         b->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -121,9 +125,11 @@ ModelView::ModelView(QWidget *parent)
     auto *headline = new QGridLayout;
     m_measured = bigNumber(content, QStringLiteral("MeasuredSpeedup"));
     m_projected = bigNumber(content, QStringLiteral("ProjectedSpeedup"));
-    m_measured->setToolTip(QStringLiteral("Measured: eager + the final set vs eager, one process, alternating rounds"));
-    m_projected->setToolTip(QStringLiteral("Projected (Amdahl): each kernel's share of the profile and its best kept "
-                                           "speedup in isolation; what the table promised"));
+    m_measured->setToolTip(
+        QStringLiteral("Measured: eager + the final set vs eager, one process, alternating rounds"));
+    m_projected->setToolTip(
+        QStringLiteral("Projected (Amdahl): each kernel's share of the profile and its best kept "
+                       "speedup in isolation; what the table promised"));
     headline->addWidget(m_measured, 0, 0);
     headline->addWidget(m_projected, 0, 1);
     headline->addWidget(new QLabel(QStringLiteral("measured in the model"), content), 1, 0);
@@ -131,9 +137,11 @@ ModelView::ModelView(QWidget *parent)
     column->addLayout(headline);
 
     m_timings = new QGridLayout;
-    const QStringList heads{QStringLiteral("per forward"), QStringLiteral("vs eager"), QStringLiteral("vs compile")};
+    const QStringList heads { QStringLiteral("per forward"), QStringLiteral("vs eager"),
+        QStringLiteral("vs compile") };
     for (int c = 0; c < 3; ++c)
-        m_timings->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(heads[c]), content), 0, c + 1, Qt::AlignRight);
+        m_timings->addWidget(
+            new QLabel(QStringLiteral("<b>%1</b>").arg(heads[c]), content), 0, c + 1, Qt::AlignRight);
     for (int r = 0; r < 4; ++r) {
         m_timings->addWidget(new QLabel(QString::fromUtf8(TimingNames[r]), content), r + 1, 0);
         for (int c = 0; c < 3; ++c)
@@ -144,7 +152,7 @@ ModelView::ModelView(QWidget *parent)
     m_parity = wrapped(content, QStringLiteral("Parity"));
     m_finalSet = wrapped(content, QStringLiteral("FinalSet"));
     m_environment = wrapped(content, QStringLiteral("Environment"));
-    for (QLabel *l : {m_compileTime, m_parity, m_finalSet, m_environment})
+    for (QLabel *l : { m_compileTime, m_parity, m_finalSet, m_environment })
         column->addWidget(l);
     m_chart = new ModelEffectChart(content);
     m_chart->setMinimumHeight(220);
@@ -152,7 +160,8 @@ ModelView::ModelView(QWidget *parent)
     column->addWidget(new QLabel(QStringLiteral("<b>Not in the final set</b>"), content));
     m_leftOut = new QTableWidget(0, 3, content);
     m_leftOut->setObjectName(QStringLiteral("LeftOutTable"));
-    m_leftOut->setHorizontalHeaderLabels({QStringLiteral("Kernel"), QStringLiteral("In model"), QStringLiteral("Why")});
+    m_leftOut->setHorizontalHeaderLabels(
+        { QStringLiteral("Kernel"), QStringLiteral("In model"), QStringLiteral("Why") });
     m_leftOut->horizontalHeader()->setStretchLastSection(true);
     m_leftOut->verticalHeader()->hide();
     m_leftOut->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -200,15 +209,16 @@ void ModelView::setSnapshot(const RunSnapshotPtr &snapshot)
         setStatus(QString(), false); // an outcome of another run's job does not belong here
     m_snapshot = snapshot;
     if (!snapshot) {
-        m_empty->setMessage(QStringLiteral("No run open"), QStringLiteral("Open a run to verify its kernels inside the model."));
+        m_empty->setMessage(QStringLiteral("No run open"),
+            QStringLiteral("Open a run to verify its kernels inside the model."));
         m_empty->setAction(nullptr);
         m_stack->setCurrentWidget(m_empty);
     } else if (!snapshot->verification) {
         m_empty->setMessage(QStringLiteral("Not verified yet — Verify measures the kernels inside the model"),
-                            QStringLiteral("It puts the kept kernels back into the model at their call sites, checks every "
-                                           "output on fresh seeded inputs, measures each kernel's effect in the model and "
-                                           "times eager and torch.compile with and without them. Only the kernels that "
-                                           "win there form the final set that Export packages."));
+            QStringLiteral("It puts the kept kernels back into the model at their call sites, checks every "
+                           "output on fresh seeded inputs, measures each kernel's effect in the model and "
+                           "times eager and torch.compile with and without them. Only the kernels that "
+                           "win there form the final set that Export packages."));
         m_empty->setAction(m_verifyAction);
         m_stack->setCurrentWidget(m_empty);
         m_chart->clear();
@@ -226,46 +236,56 @@ void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerific
     m_projected->setText(std::isinf(projected) ? notMeasured() : formatRatio(projected));
     showTimings(v);
     const bool anyCompile = !std::isnan(v.compileSeconds) || !std::isnan(v.compileOursSeconds);
-    m_compileTime->setText(anyCompile ? QStringLiteral("torch.compile time: %1 (original), %2 (with ours); not in the timings")
-                                            .arg(seconds(v.compileSeconds), seconds(v.compileOursSeconds))
-                                      : QStringLiteral("torch.compile time: not measured"));
+    m_compileTime->setText(anyCompile
+            ? QStringLiteral("torch.compile time: %1 (original), %2 (with ours); not in the timings")
+                  .arg(seconds(v.compileSeconds), seconds(v.compileOursSeconds))
+            : QStringLiteral("torch.compile time: not measured"));
     if (!v.compileAdvice.isEmpty())
-        m_compileTime->setText(m_compileTime->text() + QStringLiteral("\n") + v.compileAdvice.left(1).toUpper()
-                               + v.compileAdvice.mid(1));
+        m_compileTime->setText(m_compileTime->text() + QStringLiteral("\n")
+            + v.compileAdvice.left(1).toUpper() + v.compileAdvice.mid(1));
     QStringList seeds;
     for (qint64 s : v.seeds)
         seeds << QString::number(s);
-    m_parity->setText(QStringLiteral("Parity: %1 — worst %2 tolerances from the truth (eager %3); seeds %4%5")
-                          .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"), tolerances(v.parityError),
-                               tolerances(v.eagerError), seeds.isEmpty() ? notMeasured() : seeds.join(QStringLiteral(", ")),
-                               v.parityNote.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(v.parityNote)));
+    m_parity->setText(
+        QStringLiteral("Parity: %1 — worst %2 tolerances from the truth (eager %3); seeds %4%5")
+            .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"), tolerances(v.parityError),
+                tolerances(v.eagerError), seeds.isEmpty() ? notMeasured() : seeds.join(QStringLiteral(", ")),
+                v.parityNote.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(v.parityNote)));
     m_parity->setStyleSheet(v.parityOk ? QString() : QStringLiteral("color: #c01c28;"));
-    m_finalSet->setText(QStringLiteral("Final set: %1 of %2 kernels%3")
-                            .arg(v.finalSet.size()).arg(v.kernels.size())
-                            .arg(v.finalSet.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(v.finalSet.join(QStringLiteral(", ")))));
-    QStringList where{v.deviceName.isEmpty() ? v.device : v.deviceName, v.dtype,
-                      QStringLiteral("torch %1").arg(v.torch.isEmpty() ? notMeasured() : v.torch),
-                      v.triton.isEmpty() ? QStringLiteral("no Triton") : QStringLiteral("Triton %1").arg(v.triton)};
+    m_finalSet->setText(
+        QStringLiteral("Final set: %1 of %2 kernels%3")
+            .arg(v.finalSet.size())
+            .arg(v.kernels.size())
+            .arg(v.finalSet.isEmpty() ? QString()
+                                      : QStringLiteral(" (%1)").arg(v.finalSet.join(QStringLiteral(", ")))));
+    QStringList where { v.deviceName.isEmpty() ? v.device : v.deviceName, v.dtype,
+        QStringLiteral("torch %1").arg(v.torch.isEmpty() ? notMeasured() : v.torch),
+        v.triton.isEmpty() ? QStringLiteral("no Triton") : QStringLiteral("Triton %1").arg(v.triton) };
     if (!v.python.isEmpty())
         where << QStringLiteral("Python %1").arg(v.python);
     where.removeAll(QString());
-    m_environment->setText(QStringLiteral("%1\nVerified %2, took %3")
-                               .arg(where.join(QStringLiteral(" · ")),
-                                    v.when.isValid() ? v.when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")) : notMeasured(),
-                                    seconds(v.seconds)));
+    m_environment->setText(
+        QStringLiteral("%1\nVerified %2, took %3")
+            .arg(where.join(QStringLiteral(" · ")),
+                v.when.isValid() ? v.when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"))
+                                 : notMeasured(),
+                seconds(v.seconds)));
     m_chart->setVerification(v);
     showLeftOut(v);
 }
 
 void ModelView::showTimings(const ModelVerification &v)
 {
-    const ModelTiming *timings[] = {&v.eager, &v.eagerOurs, &v.compile, &v.compileOurs};
+    const ModelTiming *timings[] = { &v.eager, &v.eagerOurs, &v.compile, &v.compileOurs };
     for (int r = 0; r < 4; ++r) {
         const ModelTiming &t = *timings[r];
-        const QString why = t.error.isEmpty() ? QStringLiteral("not measured (torch.compile unavailable or switched off)")
-                                              : QStringLiteral("not measured: %1").arg(t.error);
-        timingLabel(r, 0)->setText(t.measured ? QStringLiteral("%1 ms").arg(t.medianUs / 1000.0, 0, 'f', 2) : QStringLiteral("not measured"));
-        timingLabel(r, 0)->setToolTip(t.measured ? QStringLiteral("median %1 µs per forward").arg(t.medianUs, 0, 'f', 1) : why);
+        const QString why = t.error.isEmpty()
+            ? QStringLiteral("not measured (torch.compile unavailable or switched off)")
+            : QStringLiteral("not measured: %1").arg(t.error);
+        timingLabel(r, 0)->setText(t.measured ? QStringLiteral("%1 ms").arg(t.medianUs / 1000.0, 0, 'f', 2)
+                                              : QStringLiteral("not measured"));
+        timingLabel(r, 0)->setToolTip(
+            t.measured ? QStringLiteral("median %1 µs per forward").arg(t.medianUs, 0, 'f', 1) : why);
         timingLabel(r, 1)->setText(t.measured ? formatRatio(t.speedupVsEager) : QString());
         timingLabel(r, 2)->setText(r == 3 && t.measured ? formatRatio(t.speedupVsCompile) : QString());
     }
@@ -280,7 +300,7 @@ void ModelView::showLeftOut(const ModelVerification &v)
         const int row = m_leftOut->rowCount();
         m_leftOut->insertRow(row);
         const QString why = k.whyNot.isEmpty() ? v.parityNote : k.whyNot;
-        const QString items[] = {k.kernel, inModelText(k), why};
+        const QString items[] = { k.kernel, inModelText(k), why };
         for (int c = 0; c < 3; ++c) {
             auto *item = new QTableWidgetItem(items[c]);
             item->setToolTip(why);
@@ -328,11 +348,13 @@ bool ModelView::loopEnded(const QString &runDir, bool onItsOwn)
     if (!m_verifyAtEndAction->isChecked() || !onItsOwn)
         return false;
     if (!m_snapshot || QDir(m_snapshot->runDir) != QDir(runDir)) {
-        Q_EMIT info(QStringLiteral("verify %1: not started at the loop's end: another run is open").arg(runDir));
+        Q_EMIT info(
+            QStringLiteral("verify %1: not started at the loop's end: another run is open").arg(runDir));
         return false;
     }
     if (m_jobs->isVerifying()) {
-        Q_EMIT info(QStringLiteral("verify %1: not started at the loop's end: a verify is running").arg(runDir));
+        Q_EMIT info(
+            QStringLiteral("verify %1: not started at the loop's end: a verify is running").arg(runDir));
         return false;
     }
     Q_EMIT info(QStringLiteral("the loop ended: verifying the kept kernels inside the model"));
@@ -377,8 +399,9 @@ void ModelView::verifyFinished(const VerifyOutcome &outcome)
         return;
     }
     const double speedup = jsonfield::number(outcome.verification, "model_speedup", std::nan(""));
-    const QString text = QStringLiteral("verify %1: model %2 (eager + the final set vs eager); verification.json %3")
-                             .arg(run, formatRatio(speedup), outcome.recorded);
+    const QString text
+        = QStringLiteral("verify %1: model %2 (eager + the final set vs eager); verification.json %3")
+              .arg(run, formatRatio(speedup), outcome.recorded);
     setStatus(QString(), false);
     Q_EMIT info(text);
     Q_EMIT verified(run);
@@ -388,8 +411,8 @@ void ModelView::chooseExportDirectory()
 {
     if (!m_snapshot || !m_snapshot->verification)
         return;
-    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Export the Verified Kernels To"),
-                                                          QDir::homePath());
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, QStringLiteral("Export the Verified Kernels To"), QDir::homePath());
     if (!dir.isEmpty())
         exportTo(dir);
 }
@@ -416,9 +439,15 @@ void ModelView::exportFinished(const ExportOutcome &outcome)
         Q_EMIT failed(QStringLiteral("export: %1").arg(outcome.error));
         return;
     }
-    setStatus(QStringLiteral("Exported %1 kernel(s) to %2").arg(outcome.kernels).arg(QDir::toNativeSeparators(outcome.packageDir)), false);
-    Q_EMIT info(QStringLiteral("export: package %1 with %2 kernel(s), measured %3 over eager; import it and call apply(model)")
-                    .arg(outcome.packageDir).arg(outcome.kernels).arg(formatRatio(outcome.modelSpeedup)));
+    setStatus(QStringLiteral("Exported %1 kernel(s) to %2")
+                  .arg(outcome.kernels)
+                  .arg(QDir::toNativeSeparators(outcome.packageDir)),
+        false);
+    Q_EMIT info(QStringLiteral(
+        "export: package %1 with %2 kernel(s), measured %3 over eager; import it and call apply(model)")
+                    .arg(outcome.packageDir)
+                    .arg(outcome.kernels)
+                    .arg(formatRatio(outcome.modelSpeedup)));
 }
 
 void ModelView::setStatus(const QString &text, bool error)
@@ -436,10 +465,11 @@ void ModelView::updateActions()
     m_cancelAction->setEnabled(verifying);
     const bool canExport = m_snapshot && m_snapshot->verification && !m_jobs->isExporting();
     m_exportAction->setEnabled(canExport);
-    m_exportAction->setToolTip(canExport ? QStringLiteral("Write the verified final set as a Python package with apply(model) "
-                                                          "and restore(model) (autokernel-cli export)")
-                                         : m_jobs->isExporting() ? QStringLiteral("An export is running")
-                                                                 : QStringLiteral("Export needs a verification: Verify first"));
+    m_exportAction->setToolTip(canExport
+            ? QStringLiteral("Write the verified final set as a Python package with apply(model) "
+                             "and restore(model) (autokernel-cli export)")
+            : m_jobs->isExporting() ? QStringLiteral("An export is running")
+                                    : QStringLiteral("Export needs a verification: Verify first"));
 }
 
 } // namespace ak

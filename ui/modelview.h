@@ -91,7 +91,7 @@ private:
     void updateActions();
 
     RunSnapshotPtr m_snapshot;
-    QString m_verifyingRun;   // the run the running verify is for (the user may open another)
+    QString m_verifyingRun; // the run the running verify is for (the user may open another)
     ModelJobs *m_jobs;
     QAction *m_verifyAction;
     QAction *m_cancelAction;

@@ -18,7 +18,8 @@ namespace {
 
 constexpr int ShownChanges = 5;
 
-QDoubleSpinBox *doubleBox(const QString &name, double max, int decimals, const QString &suffix, QWidget *parent)
+QDoubleSpinBox *doubleBox(
+    const QString &name, double max, int decimals, const QString &suffix, QWidget *parent)
 {
     auto *box = new QDoubleSpinBox(parent);
     box->setObjectName(name);
@@ -50,7 +51,8 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     , m_warning(wrapped(QString(), this))
     , m_error(wrapped(QString(), this))
     , m_readOnly(wrapped(QString(), this))
-    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this))
+    , m_buttons(new QDialogButtonBox(
+          QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this))
 {
     setWindowTitle(QStringLiteral("Move-on Rules"));
     setObjectName(QStringLiteral("MoveOnRulesDialog"));
@@ -58,21 +60,26 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     m_reverts->setRange(0, 1000000);
     m_reverts->setSpecialValueText(QStringLiteral("off"));
 
-    m_reverts->setToolTip(QStringLiteral("max_consecutive_reverts: leave the kernel after this many experiments in a row that "
-                                         "were not kept (revert, fail, crash, timeout, reject). A keep, or a revert you "
-                                         "make, starts the count again."));
-    m_roof->setToolTip(QStringLiteral("roof_pct: leave the kernel once its best reaches this share of its roofline "
-                                      "(compute or memory bound). A percentage: 90 means 90 %."));
-    m_speedup->setToolTip(QStringLiteral("speedup_over_baseline: leave the kernel once its best is this many times faster "
-                                         "than its own baseline. Must be above 1."));
-    m_hours->setToolTip(QStringLiteral("hours_per_kernel: leave the kernel after this much work on it (agent time plus "
-                                       "benchmark time of its experiments; time the loop was stopped does not count)."));
+    m_reverts->setToolTip(
+        QStringLiteral("max_consecutive_reverts: leave the kernel after this many experiments in a row that "
+                       "were not kept (revert, fail, crash, timeout, reject). A keep, or a revert you "
+                       "make, starts the count again."));
+    m_roof->setToolTip(
+        QStringLiteral("roof_pct: leave the kernel once its best reaches this share of its roofline "
+                       "(compute or memory bound). A percentage: 90 means 90 %."));
+    m_speedup->setToolTip(
+        QStringLiteral("speedup_over_baseline: leave the kernel once its best is this many times faster "
+                       "than its own baseline. Must be above 1."));
+    m_hours->setToolTip(
+        QStringLiteral("hours_per_kernel: leave the kernel after this much work on it (agent time plus "
+                       "benchmark time of its experiments; time the loop was stopped does not count)."));
 
-    auto *intro = wrapped(QStringLiteral("When the loop leaves a kernel for the next one. Any rule that fires is enough; "
-                                         "the goals are checked before the limits. <b>0 switches a rule off</b> (the box "
-                                         "shows \"off\"). A change takes effect at the loop's next experiment, without a "
-                                         "restart, and is recorded in the run (run.json and experiments.jsonl)."),
-                          this);
+    auto *intro = wrapped(
+        QStringLiteral("When the loop leaves a kernel for the next one. Any rule that fires is enough; "
+                       "the goals are checked before the limits. <b>0 switches a rule off</b> (the box "
+                       "shows \"off\"). A change takes effect at the loop's next experiment, without a "
+                       "restart, and is recorded in the run (run.json and experiments.jsonl)."),
+        this);
     intro->setTextFormat(Qt::RichText);
 
     auto *form = new QFormLayout;
@@ -85,7 +92,7 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     m_warning->setObjectName(QStringLiteral("runJsonWarning"));
     m_error->setObjectName(QStringLiteral("error"));
     m_readOnly->setObjectName(QStringLiteral("readOnly"));
-    for (QLabel *l : {m_warning, m_error}) {
+    for (QLabel *l : { m_warning, m_error }) {
         QPalette p = l->palette();
         p.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
         l->setPalette(p);
@@ -104,8 +111,10 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
 
     connect(m_buttons, &QDialogButtonBox::accepted, this, &MoveOnRulesDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &MoveOnRulesDialog::reject);
-    connect(m_buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this, [this] { setRules(MoveOnRules()); });
-    m_buttons->button(QDialogButtonBox::RestoreDefaults)->setToolTip(QStringLiteral("5 reverts in a row, 90 % of roof, 2x over baseline, 2 h per kernel"));
+    connect(m_buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
+        [this] { setRules(MoveOnRules()); });
+    m_buttons->button(QDialogButtonBox::RestoreDefaults)
+        ->setToolTip(QStringLiteral("5 reverts in a row, 90 % of roof, 2x over baseline, 2 h per kernel"));
     setRules(MoveOnRules());
 }
 
@@ -115,7 +124,9 @@ void MoveOnRulesDialog::setRun(const RunSnapshot &run)
     const QString &why = run.config.moveOnWarning;
     const bool ok = why.isEmpty();
     setRules(rules);
-    m_warning->setText(ok ? QString() : QStringLiteral("%1. The loop uses the defaults shown; OK writes valid rules.").arg(why));
+    m_warning->setText(ok
+            ? QString()
+            : QStringLiteral("%1. The loop uses the defaults shown; OK writes valid rules.").arg(why));
     m_warning->setVisible(!ok);
 
     QStringList lines;
@@ -124,13 +135,15 @@ void MoveOnRulesDialog::setRun(const RunSnapshot &run)
         lines << QStringLiteral("Never changed since the run was created.");
     } else {
         const int n = int(run.moveOnChanges.size());
-        lines << (n == 1 ? QStringLiteral("Changed once:") : QStringLiteral("Changed %1 times (latest first):").arg(n));
+        lines << (n == 1 ? QStringLiteral("Changed once:")
+                         : QStringLiteral("Changed %1 times (latest first):").arg(n));
         const int from = std::max(0, int(run.moveOnChanges.size()) - ShownChanges);
         for (int i = int(run.moveOnChanges.size()) - 1; i >= from; --i) {
             const MoveOnChange &c = run.moveOnChanges.at(i);
             lines << QStringLiteral("&nbsp;&nbsp;%1 by %2: %3")
                          .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                              (c.by.isEmpty() ? QStringLiteral("(unknown)") : c.by).toHtmlEscaped(), c.rules.summary().toHtmlEscaped());
+                             (c.by.isEmpty() ? QStringLiteral("(unknown)") : c.by).toHtmlEscaped(),
+                             c.rules.summary().toHtmlEscaped());
         }
         if (from > 0)
             lines << QStringLiteral("&nbsp;&nbsp;… %1 earlier (experiments.jsonl has them all)").arg(from);
@@ -162,11 +175,13 @@ MoveOnRules MoveOnRulesDialog::rules() const
 void MoveOnRulesDialog::setEditable(bool editable, const QString &whyNot)
 {
     m_editable = editable;
-    for (QAbstractSpinBox *box : std::initializer_list<QAbstractSpinBox *>{m_reverts, m_roof, m_hours, m_speedup})
+    for (QAbstractSpinBox *box :
+        std::initializer_list<QAbstractSpinBox *> { m_reverts, m_roof, m_hours, m_speedup })
         box->setReadOnly(!editable);
     m_buttons->button(QDialogButtonBox::Ok)->setVisible(editable);
     m_buttons->button(QDialogButtonBox::RestoreDefaults)->setVisible(editable);
-    m_buttons->button(QDialogButtonBox::Cancel)->setText(editable ? QStringLiteral("Cancel") : QStringLiteral("Close"));
+    m_buttons->button(QDialogButtonBox::Cancel)
+        ->setText(editable ? QStringLiteral("Cancel") : QStringLiteral("Close"));
     m_readOnly->setText(editable ? QString() : QStringLiteral("Read only: %1.").arg(whyNot));
     m_readOnly->setVisible(!editable);
 }
@@ -189,7 +204,8 @@ void MoveOnRulesDialog::accept()
     if (!MoveOnRules::fromJson(rules().toJson(), nullptr, &why)) {
         m_error->setText(why);
         m_error->show();
-        for (QAbstractSpinBox *box : std::initializer_list<QAbstractSpinBox *>{m_reverts, m_roof, m_hours, m_speedup}) {
+        for (QAbstractSpinBox *box :
+            std::initializer_list<QAbstractSpinBox *> { m_reverts, m_roof, m_hours, m_speedup }) {
             if (why.contains(box->objectName() + QLatin1Char(' '))) {
                 box->setFocus();
                 box->selectAll();

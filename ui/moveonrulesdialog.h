@@ -38,7 +38,7 @@ public:
     QDoubleSpinBox *speedupBox() const { return m_speedup; }
     QDialogButtonBox *buttons() const { return m_buttons; }
     QString currentText() const; // the "Now:" and history lines
-    QString errorText() const;   // why OK was refused; empty when it was not
+    QString errorText() const; // why OK was refused; empty when it was not
 
     void accept() override;
 

@@ -43,9 +43,10 @@ void ReportExport::chooseFile()
 {
     if (m_runDir.isEmpty())
         return;
-    const QString suggested = QDir(m_runDir).filePath(QFileInfo(m_runDir).fileName() + QStringLiteral("-report.html"));
-    const QString file = QFileDialog::getSaveFileName(m_parent, QStringLiteral("Export Report"), suggested,
-                                                      QStringLiteral("HTML (*.html)"));
+    const QString suggested
+        = QDir(m_runDir).filePath(QFileInfo(m_runDir).fileName() + QStringLiteral("-report.html"));
+    const QString file = QFileDialog::getSaveFileName(
+        m_parent, QStringLiteral("Export Report"), suggested, QStringLiteral("HTML (*.html)"));
     if (!file.isEmpty())
         exportTo(file);
 }
@@ -57,19 +58,25 @@ bool ReportExport::exportTo(const QString &file)
     m_exporting = true;
     updateAction();
     // A 10k-experiment run reads its whole log and history: never on the GUI thread.
-    runInBackground(this, [dir = m_runDir, file] {
-        Outcome o;
-        QElapsedTimer clock;
-        clock.start();
-        o.ok = RunReport::write(dir, file, &o.error);
-        o.ms = clock.elapsed();
-        return o;
-    }, [this, file](const Outcome &o) {
-        m_exporting = false;
-        updateAction();
-        Q_EMIT finished(o.ok, o.ok ? QStringLiteral("report written to %1 (%2 ms)").arg(QDir::toNativeSeparators(file)).arg(o.ms)
-                                   : QStringLiteral("report: %1").arg(o.error));
-    });
+    runInBackground(
+        this,
+        [dir = m_runDir, file] {
+            Outcome o;
+            QElapsedTimer clock;
+            clock.start();
+            o.ok = RunReport::write(dir, file, &o.error);
+            o.ms = clock.elapsed();
+            return o;
+        },
+        [this, file](const Outcome &o) {
+            m_exporting = false;
+            updateAction();
+            Q_EMIT finished(o.ok,
+                o.ok ? QStringLiteral("report written to %1 (%2 ms)")
+                           .arg(QDir::toNativeSeparators(file))
+                           .arg(o.ms)
+                     : QStringLiteral("report: %1").arg(o.error));
+        });
     return true;
 }
 
@@ -77,9 +84,9 @@ void ReportExport::updateAction()
 {
     m_action->setEnabled(!m_runDir.isEmpty() && !m_exporting);
     m_action->setToolTip(m_runDir.isEmpty() ? QStringLiteral("Export Report — open a run first")
-                         : m_exporting     ? QStringLiteral("Export Report — writing the report…")
-                                           : QStringLiteral("The run as one HTML file to share: summary, kernels, charts, the "
-                                                            "model's verification, kept diffs (autokernel-cli report)"));
+            : m_exporting                   ? QStringLiteral("Export Report — writing the report…")
+                          : QStringLiteral("The run as one HTML file to share: summary, kernels, charts, the "
+                                           "model's verification, kept diffs (autokernel-cli report)"));
 }
 
 } // namespace ak

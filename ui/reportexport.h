@@ -17,7 +17,7 @@ public:
     explicit ReportExport(QWidget *parent);
 
     QAction *action() const { return m_action; }
-    void setRunDir(const QString &runDir);      // empty: no run open (the action is disabled)
+    void setRunDir(const QString &runDir); // empty: no run open (the action is disabled)
 
     // Asks for a file (QFileDialog), then exportTo().
     void chooseFile();

@@ -17,14 +17,20 @@ namespace ak {
 // old keys a prefix of the new ones (a live run appended experiments) -> rows inserted at the end plus
 // dataChanged; anything else (a new profile, a different run) -> one reset. Selections, scroll
 // positions and sort survive live updates.
-template <typename Row>
+template<typename Row>
 class RowTableModel : public QAbstractTableModel
 {
 public:
     using QAbstractTableModel::QAbstractTableModel;
 
-    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
-    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : columns(); }
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : int(m_rows.size());
+    }
+    int columnCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : columns();
+    }
 
     QVariant data(const QModelIndex &index, int role) const override
     {
@@ -94,8 +100,8 @@ protected:
 private:
     bool sameCells(const Row &a, const Row &b) const
     {
-        static const int roles[] = {Qt::DisplayRole, Qt::UserRole, Qt::ToolTipRole, Qt::ForegroundRole,
-                                    Qt::DecorationRole};
+        static const int roles[]
+            = { Qt::DisplayRole, Qt::UserRole, Qt::ToolTipRole, Qt::ForegroundRole, Qt::DecorationRole };
         for (int c = 0; c < columns(); ++c)
             for (int role : roles)
                 if (!sameValue(cell(a, c, role), cell(b, c, role)))

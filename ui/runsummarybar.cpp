@@ -28,7 +28,7 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     layout->addWidget(m_counts);
     layout->addSpacing(18);
     layout->addWidget(m_loop, 1);
-    for (QLabel *l : {m_model, m_counts, m_loop})
+    for (QLabel *l : { m_model, m_counts, m_loop })
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     showLoop();
 }
@@ -36,18 +36,22 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
 void RunSummaryBar::setSnapshot(const RunSnapshot &run)
 {
     const double projected = run.projectedSpeedup();
-    const QString projectedText = std::isfinite(projected) && projected > 0 ? formatRatio(projected) : QStringLiteral("—");
+    const QString projectedText
+        = std::isfinite(projected) && projected > 0 ? formatRatio(projected) : QStringLiteral("—");
     if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
         m_model->setText(QStringLiteral("Model <b>%1</b> measured · %2 projected")
                              .arg(formatRatio(run.verification->modelSpeedup), projectedText));
-        m_model->setToolTip(QStringLiteral("Measured by verify: eager + the final set (%1 kernel(s)) against eager, parity %2. "
-                                           "Projected: each kernel's share and its head's speedup (Amdahl).")
-                                .arg(run.verification->finalSet.size())
-                                .arg(run.verification->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED")));
+        m_model->setToolTip(
+            QStringLiteral(
+                "Measured by verify: eager + the final set (%1 kernel(s)) against eager, parity %2. "
+                "Projected: each kernel's share and its head's speedup (Amdahl).")
+                .arg(run.verification->finalSet.size())
+                .arg(run.verification->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED")));
     } else {
         m_model->setText(QStringLiteral("Model %1 projected · not verified").arg(projectedText));
-        m_model->setToolTip(QStringLiteral("Projected: each kernel's share and its head's speedup (Amdahl). Model ▸ Verify "
-                                           "measures the kernels inside the model."));
+        m_model->setToolTip(
+            QStringLiteral("Projected: each kernel's share and its head's speedup (Amdahl). Model ▸ Verify "
+                           "measures the kernels inside the model."));
     }
     const RunStats stats = RunStats::of(run);
     m_counts->setText(QStringLiteral("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));

@@ -18,7 +18,6 @@
 #include <QAction>
 #include <QDataStream>
 
-#include <algorithm>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
@@ -27,6 +26,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ak {
 
@@ -92,7 +92,8 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_kernelView->setItemDelegateForColumn(KernelTableModel::ShareColumn, cost);
     m_kernelView->setItemDelegateForColumn(KernelTableModel::RoofColumn, cost);
     m_kernelView->sortByColumn(KernelTableModel::RankColumn, Qt::AscendingOrder);
-    m_kernelView->horizontalHeader()->setSectionResizeMode(KernelTableModel::ShapesColumn, QHeaderView::Interactive);
+    m_kernelView->horizontalHeader()->setSectionResizeMode(
+        KernelTableModel::ShapesColumn, QHeaderView::Interactive);
     m_kernelView->setTextElideMode(Qt::ElideMiddle);
     m_kernelStack->addWidget(m_kernelEmpty);
     m_kernelStack->addWidget(m_kernelView);
@@ -106,7 +107,7 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_commitEmpty = new EmptyState(m_commitStack);
     m_commitView = makeTable(m_experimentProxy, m_commitStack);
     m_commitView->setItemDelegateForColumn(ExperimentModel::RoofColumn,
-                                           new CostDelegate(ExperimentModel::SortRole, ExperimentModel::TotalCostRole, this));
+        new CostDelegate(ExperimentModel::SortRole, ExperimentModel::TotalCostRole, this));
     m_commitView->sortByColumn(ExperimentModel::IdColumn, Qt::DescendingOrder); // newest first
     m_commitView->horizontalHeader()->setStretchLastSection(true);
     m_commitStack->addWidget(m_commitEmpty);
@@ -122,7 +123,8 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_pendingOnly = new QAction(QStringLiteral("Show &Pending Only"), this);
     m_pendingOnly->setObjectName(QStringLiteral("PendingOnlyAction"));
     m_pendingOnly->setCheckable(true);
-    m_pendingOnly->setToolTip(QStringLiteral("The commit list shows the experiments waiting for accept or reject, of every kernel"));
+    m_pendingOnly->setToolTip(QStringLiteral(
+        "The commit list shows the experiments waiting for accept or reject, of every kernel"));
     connect(m_pendingOnly, &QAction::toggled, this, [this](bool on) {
         m_experimentProxy->setPendingOnly(on);
         updateEmptyStates();
@@ -138,9 +140,9 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     layout->addWidget(m_vertical);
 
     connect(m_kernelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            &RunWorkspace::kernelSelectionChanged);
+        &RunWorkspace::kernelSelectionChanged);
     connect(m_commitView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            &RunWorkspace::experimentSelectionChanged);
+        &RunWorkspace::experimentSelectionChanged);
 
     m_blobReader = [](const QString &, const QString &, const QString &, QString *error) {
         *error = QStringLiteral("no git reader configured");
@@ -171,9 +173,11 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
     for (const Experiment &e : snapshot ? snapshot->experiments : QVector<Experiment>())
         anyPending = anyPending || e.status == ExperimentStatus::Pending;
     m_nextPending->setEnabled(anyPending);
-    m_nextPending->setToolTip(anyPending ? QStringLiteral("Select the next experiment waiting for accept or reject (N)")
-                                         : QStringLiteral("Next Pending — no experiment waits for review"));
-    const QVector<KernelRow> kernels = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
+    m_nextPending->setToolTip(anyPending
+            ? QStringLiteral("Select the next experiment waiting for accept or reject (N)")
+            : QStringLiteral("Next Pending — no experiment waits for review"));
+    const QVector<KernelRow> kernels
+        = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
     const QVector<Experiment> experiments = snapshot ? snapshot->experiments : QVector<Experiment>();
     if (sameRun) {
         m_kernelModel->setRows(kernels);
@@ -185,7 +189,7 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
         m_experimentModel->resetRows(experiments);
 
         m_diffView->showMessage(QStringLiteral("No commit selected"),
-                                QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+            QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
     }
     refreshKernelDependents();
     // The selected experiment's outcome may have changed (accepted, rejected, restored by the loop):
@@ -201,7 +205,7 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
             m_commitView->resizeColumnsToContents();
             // Kernel symbols (C++ template names) run to hundreds of characters; capped and elided in
             // the middle, the numbers that rank them stay in view. The full name is in the tooltip.
-            for (QTableView *view : {m_kernelView, m_commitView})
+            for (QTableView *view : { m_kernelView, m_commitView })
                 for (int c = 0; c < view->model()->columnCount(); ++c)
                     view->setColumnWidth(c, std::min(view->columnWidth(c), kMaxFittedColumnWidth));
         });
@@ -213,8 +217,8 @@ void RunWorkspace::updateEmptyStates()
     const bool hasKernels = m_kernelModel->rowCount() > 0;
     if (!hasKernels) {
         m_kernelEmpty->setMessage(QStringLiteral("This run has no profiled kernels"),
-                                  QStringLiteral("Profile a model into a run directory, then open it:\n"
-                                                 "autokernel-cli profile --model gpt2 --out RUN_DIR"));
+            QStringLiteral("Profile a model into a run directory, then open it:\n"
+                           "autokernel-cli profile --model gpt2 --out RUN_DIR"));
     }
     m_kernelStack->setCurrentWidget(hasKernels ? static_cast<QWidget *>(m_kernelView) : m_kernelEmpty);
 
@@ -222,11 +226,11 @@ void RunWorkspace::updateEmptyStates()
     if (!hasExperiments) {
         if (m_experimentModel->rowCount() == 0)
             m_commitEmpty->setMessage(QStringLiteral("No experiments yet"),
-                                      QStringLiteral("Every attempt of the optimisation loop is a commit and appears here, "
-                                                     "newest first. Start the loop (Loop ▸ Start) to create some."));
+                QStringLiteral("Every attempt of the optimisation loop is a commit and appears here, "
+                               "newest first. Start the loop (Loop ▸ Start) to create some."));
         else
             m_commitEmpty->setMessage(QStringLiteral("No experiments on %1 yet").arg(m_selectedKernel),
-                                      QStringLiteral("Select another kernel, or clear the selection to list every commit."));
+                QStringLiteral("Select another kernel, or clear the selection to list every commit."));
     }
     m_commitStack->setCurrentWidget(hasExperiments ? static_cast<QWidget *>(m_commitView) : m_commitEmpty);
 }
@@ -241,26 +245,29 @@ void RunWorkspace::kernelSelectionChanged()
 
 void RunWorkspace::refreshKernelDependents()
 {
-    const KernelRecord *kernel = m_snapshot && !m_selectedKernel.isEmpty() ? m_snapshot->kernel(m_selectedKernel) : nullptr;
+    const KernelRecord *kernel
+        = m_snapshot && !m_selectedKernel.isEmpty() ? m_snapshot->kernel(m_selectedKernel) : nullptr;
     if (!kernel) {
         // The hash index is filled by the loader; hand-built snapshots may lack it.
         for (const KernelRow &row : m_kernelModel->rows())
             if (row.key == m_selectedKernel)
                 kernel = &row.kernel;
     }
-    m_experimentProxy->setFilterRegularExpression(
-        kernel ? QRegularExpression(QStringLiteral("^%1$").arg(QRegularExpression::escape(m_selectedKernel))) : QRegularExpression());
+    m_experimentProxy->setFilterRegularExpression(kernel
+            ? QRegularExpression(QStringLiteral("^%1$").arg(QRegularExpression::escape(m_selectedKernel)))
+            : QRegularExpression());
     if (kernel) {
         m_steering->setKernel(m_selectedKernel, kernel->state);
         m_chartModel->setKernel(*kernel, m_selectedKernel, m_snapshot->experiments);
         m_chart->setEmptyMessage(QStringLiteral("No measured experiment on %1 yet").arg(m_selectedKernel),
-                                 QStringLiteral("Each correct, benchmarked experiment adds a point: throughput as a "
-                                                "percentage of the device's roof, with the best kept so far as a line."));
+            QStringLiteral("Each correct, benchmarked experiment adds a point: throughput as a "
+                           "percentage of the device's roof, with the best kept so far as a line."));
     } else {
         m_steering->clearKernel();
         m_chartModel->clear();
         m_chart->setEmptyMessage(QStringLiteral("No kernel selected"),
-                                 QStringLiteral("Select a kernel in the table to chart its experiments against the device's peak."));
+            QStringLiteral(
+                "Select a kernel in the table to chart its experiments against the device's peak."));
     }
 }
 
@@ -276,7 +283,7 @@ void RunWorkspace::experimentSelectionChanged()
         if (m_selectedExperiment != 0) {
             ++m_diffGeneration;
             m_diffView->showMessage(QStringLiteral("No commit selected"),
-                                    QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+                QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
         }
         m_selectedExperiment = 0;
         m_steering->clearExperiment();
@@ -296,7 +303,7 @@ void RunWorkspace::loadDiff(const Experiment &e)
         return;
     if (e.commit.isEmpty()) {
         m_diffView->showMessage(QStringLiteral("Experiment %1 has no commit yet").arg(e.id),
-                                QStringLiteral("It is still running; its change appears when it is committed."));
+            QStringLiteral("It is still running; its change appears when it is committed."));
         return;
     }
     const KernelRecord *kernel = m_snapshot->kernel(e.kernel);
@@ -304,33 +311,38 @@ void RunWorkspace::loadDiff(const Experiment &e)
     const QString path = QStringLiteral("%1/kernel.py").arg(folder);
     const quint64 generation = ++m_diffGeneration;
     m_diffView->showMessage(QStringLiteral("Loading experiment %1…").arg(e.id), QString());
-    runInBackground(this, [reader = m_blobReader, dir = m_snapshot->runDir, e, path] {
-        DiffTexts t;
-        QString err;
-        t.newText = QString::fromUtf8(reader(dir, e.commit, path, &err));
-        if (!err.isEmpty()) {
-            t.error = QStringLiteral("%1 at %2: %3").arg(path, e.commit.left(8), err);
+    runInBackground(
+        this,
+        [reader = m_blobReader, dir = m_snapshot->runDir, e, path] {
+            DiffTexts t;
+            QString err;
+            t.newText = QString::fromUtf8(reader(dir, e.commit, path, &err));
+            if (!err.isEmpty()) {
+                t.error = QStringLiteral("%1 at %2: %3").arg(path, e.commit.left(8), err);
+                return t;
+            }
+            if (!e.parent.isEmpty()) {
+                t.oldText = QString::fromUtf8(reader(dir, e.parent, path, &err));
+                if (!err.isEmpty())
+                    t.error = QStringLiteral("%1 at %2: %3").arg(path, e.parent.left(8), err);
+            }
             return t;
-        }
-        if (!e.parent.isEmpty()) {
-            t.oldText = QString::fromUtf8(reader(dir, e.parent, path, &err));
-            if (!err.isEmpty())
-                t.error = QStringLiteral("%1 at %2: %3").arg(path, e.parent.left(8), err);
-        }
-        return t;
-    }, [this, generation, e, path](const DiffTexts &t) {
-        if (generation != m_diffGeneration)
-            return;
-        if (!t.error.isEmpty()) {
-            m_diffView->showMessage(QStringLiteral("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
-            Q_EMIT message(QStringLiteral("diff of experiment %1: %2").arg(e.id).arg(t.error));
-            return;
-        }
-        const QString oldTitle = e.parent.isEmpty() ? QStringLiteral("(no parent)")
-                                                    : QStringLiteral("%1 @ %2").arg(path, e.parent.left(8));
-        m_diffView->showTexts(t.oldText, t.newText, oldTitle,
-                              QStringLiteral("experiment %1 @ %2").arg(e.id).arg(e.commit.left(8)));
-    });
+        },
+        [this, generation, e, path](const DiffTexts &t) {
+            if (generation != m_diffGeneration)
+                return;
+            if (!t.error.isEmpty()) {
+                m_diffView->showMessage(
+                    QStringLiteral("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
+                Q_EMIT message(QStringLiteral("diff of experiment %1: %2").arg(e.id).arg(t.error));
+                return;
+            }
+            const QString oldTitle = e.parent.isEmpty()
+                ? QStringLiteral("(no parent)")
+                : QStringLiteral("%1 @ %2").arg(path, e.parent.left(8));
+            m_diffView->showTexts(t.oldText, t.newText, oldTitle,
+                QStringLiteral("experiment %1 @ %2").arg(e.id).arg(e.commit.left(8)));
+        });
 }
 
 QByteArray RunWorkspace::saveState() const
@@ -354,7 +366,7 @@ void RunWorkspace::restoreState(const QByteArray &state)
     m_top->restoreState(top);
     m_bottom->restoreState(bottom);
     m_headersRestored = m_kernelView->horizontalHeader()->restoreState(kernelHeader)
-                        && m_commitView->horizontalHeader()->restoreState(commitHeader);
+        && m_commitView->horizontalHeader()->restoreState(commitHeader);
 }
 
 bool RunWorkspace::selectExperiment(int id)

@@ -35,7 +35,8 @@ class RunWorkspace : public QWidget
     Q_OBJECT
 public:
     // Reads a file at a commit of the run's git repository (GitRepo::readBlob by default).
-    using BlobReader = std::function<QByteArray(const QString &runDir, const QString &commit, const QString &path, QString *error)>;
+    using BlobReader = std::function<QByteArray(
+        const QString &runDir, const QString &commit, const QString &path, QString *error)>;
 
     RunWorkspace(SteeringActions *steering, QWidget *parent = nullptr);
     ~RunWorkspace() override;

@@ -35,9 +35,18 @@ SteeringActions::SteeringActions(QObject *parent)
         else if (m_launch && m_launchWhyNot.isEmpty())
             m_launch();
     });
-    connect(m_pause, &QAction::triggered, this, [this] { if (m_control) m_control->pause(); });
-    connect(m_resume, &QAction::triggered, this, [this] { if (m_control) m_control->resume(); });
-    connect(m_stop, &QAction::triggered, this, [this] { if (m_control) m_control->stop(); });
+    connect(m_pause, &QAction::triggered, this, [this] {
+        if (m_control)
+            m_control->pause();
+    });
+    connect(m_resume, &QAction::triggered, this, [this] {
+        if (m_control)
+            m_control->resume();
+    });
+    connect(m_stop, &QAction::triggered, this, [this] {
+        if (m_control)
+            m_control->stop();
+    });
     connect(m_pin, &QAction::triggered, this, [this](bool checked) {
         if (!m_control || !m_kernel)
             return;
@@ -46,13 +55,22 @@ SteeringActions::SteeringActions(QObject *parent)
         else
             m_control->unpin(*m_kernel);
     });
-    connect(m_skip, &QAction::triggered, this, [this] { if (m_control && m_kernel) m_control->skip(*m_kernel); });
+    connect(m_skip, &QAction::triggered, this, [this] {
+        if (m_control && m_kernel)
+            m_control->skip(*m_kernel);
+    });
     connect(m_revert, &QAction::triggered, this, [this] {
         if (m_control && m_experiment)
             m_control->revert(m_experiment->kernel, m_experiment->id);
     });
-    connect(m_accept, &QAction::triggered, this, [this] { if (m_control && m_experiment) m_control->accept(m_experiment->id); });
-    connect(m_reject, &QAction::triggered, this, [this] { if (m_control && m_experiment) m_control->reject(m_experiment->id); });
+    connect(m_accept, &QAction::triggered, this, [this] {
+        if (m_control && m_experiment)
+            m_control->accept(m_experiment->id);
+    });
+    connect(m_reject, &QAction::triggered, this, [this] {
+        if (m_control && m_experiment)
+            m_control->reject(m_experiment->id);
+    });
     connect(m_reviewMode, &QAction::triggered, this, [this](bool checked) {
         if (m_control && m_runReviewMode)
             m_control->setReviewMode(checked);
@@ -69,12 +87,12 @@ QString SteeringActions::noLoopReason()
 
 QList<QAction *> SteeringActions::loopActions() const
 {
-    return {m_start, m_pause, m_resume, m_stop};
+    return { m_start, m_pause, m_resume, m_stop };
 }
 
 QList<QAction *> SteeringActions::selectionActions() const
 {
-    return {m_pin, m_skip, m_revert, m_accept, m_reject};
+    return { m_pin, m_skip, m_revert, m_accept, m_reject };
 }
 
 void SteeringActions::setLoopControl(LoopControl *control)
@@ -146,7 +164,7 @@ void SteeringActions::update()
     const bool review = m_runReviewMode.value_or(false);
     m_reviewMode->setChecked(review);
     if (!m_control) {
-        for (QAction *a : loopActions() + selectionActions() + QList<QAction *>{m_reviewMode})
+        for (QAction *a : loopActions() + selectionActions() + QList<QAction *> { m_reviewMode })
             enable(a, false, QString(), noLoopReason());
         return;
     }
@@ -154,25 +172,27 @@ void SteeringActions::update()
     const LoopControl::State state = m_control->state();
     const QString unsupported = QStringLiteral("not supported by %1").arg(m_control->description());
 
-    auto loopAction = [&](QAction *a, LoopControl::Capability cap, bool stateOk, const QString &tip, const QString &stateWhy) {
+    auto loopAction = [&](QAction *a, LoopControl::Capability cap, bool stateOk, const QString &tip,
+                          const QString &stateWhy) {
         if (!caps.testFlag(cap))
             enable(a, false, tip, unsupported);
         else
             enable(a, stateOk, tip, stateWhy);
     };
     if (!caps.testFlag(LoopControl::CanStartStop) && m_launch)
-        enable(m_start, m_launchWhyNot.isEmpty(), QStringLiteral("Start the optimisation loop on this run in this window"),
-               m_launchWhyNot);
+        enable(m_start, m_launchWhyNot.isEmpty(),
+            QStringLiteral("Start the optimisation loop on this run in this window"), m_launchWhyNot);
     else
         loopAction(m_start, LoopControl::CanStartStop, state == LoopControl::State::Stopped,
-                   QStringLiteral("Start the optimisation loop"), QStringLiteral("the loop is already running"));
+            QStringLiteral("Start the optimisation loop"), QStringLiteral("the loop is already running"));
     loopAction(m_pause, LoopControl::CanPause, state == LoopControl::State::Running,
-               QStringLiteral("Pause after the current experiment"), QStringLiteral("the loop is not running"));
+        QStringLiteral("Pause after the current experiment"), QStringLiteral("the loop is not running"));
     loopAction(m_resume, LoopControl::CanPause, state == LoopControl::State::Paused,
-               QStringLiteral("Resume the paused loop"), QStringLiteral("the loop is not paused"));
+        QStringLiteral("Resume the paused loop"), QStringLiteral("the loop is not paused"));
     loopAction(m_stop, LoopControl::CanStartStop,
-               state == LoopControl::State::Running || state == LoopControl::State::Paused,
-               QStringLiteral("Stop the loop; recorded experiments stay"), QStringLiteral("the loop is not running"));
+        state == LoopControl::State::Running || state == LoopControl::State::Paused,
+        QStringLiteral("Stop the loop; recorded experiments stay"),
+        QStringLiteral("the loop is not running"));
 
     const QString noKernel = QStringLiteral("select a kernel in the table");
     if (!caps.testFlag(LoopControl::CanSteerKernels)) {
@@ -184,37 +204,45 @@ void SteeringActions::update()
     } else {
         const bool finished = m_kernelState == KernelState::Done || m_kernelState == KernelState::Skipped;
         enable(m_pin, !finished || pinned,
-               pinned ? QStringLiteral("Unpin %1: the loop may work on it again").arg(*m_kernel)
-                      : QStringLiteral("Pin %1: lock its current best; the loop does not touch it until unpinned").arg(*m_kernel),
-               QStringLiteral("%1 is %2").arg(*m_kernel, kernelStateName(m_kernelState)));
+            pinned
+                ? QStringLiteral("Unpin %1: the loop may work on it again").arg(*m_kernel)
+                : QStringLiteral("Pin %1: lock its current best; the loop does not touch it until unpinned")
+                      .arg(*m_kernel),
+            QStringLiteral("%1 is %2").arg(*m_kernel, kernelStateName(m_kernelState)));
         enable(m_skip, !finished, QStringLiteral("Skip %1: the loop moves to the next kernel").arg(*m_kernel),
-               QStringLiteral("%1 is already %2").arg(*m_kernel, kernelStateName(m_kernelState)));
+            QStringLiteral("%1 is already %2").arg(*m_kernel, kernelStateName(m_kernelState)));
     }
 
     const QString noExperiment = QStringLiteral("select an experiment in the commit list");
-    auto experimentAction = [&](QAction *a, LoopControl::Capability cap, ExperimentStatus needed, const QString &tip) {
-        if (!caps.testFlag(cap))
-            enable(a, false, tip, unsupported);
-        else if (!m_experiment)
-            enable(a, false, tip, noExperiment);
-        else
-            enable(a, m_experiment->status == needed, tip,
-                   QStringLiteral("experiment %1 is %2, not %3").arg(m_experiment->id).arg(statusName(m_experiment->status), statusName(needed)));
-    };
+    auto experimentAction
+        = [&](QAction *a, LoopControl::Capability cap, ExperimentStatus needed, const QString &tip) {
+              if (!caps.testFlag(cap))
+                  enable(a, false, tip, unsupported);
+              else if (!m_experiment)
+                  enable(a, false, tip, noExperiment);
+              else
+                  enable(a, m_experiment->status == needed, tip,
+                      QStringLiteral("experiment %1 is %2, not %3")
+                          .arg(m_experiment->id)
+                          .arg(statusName(m_experiment->status), statusName(needed)));
+          };
     const int id = m_experiment ? m_experiment->id : 0;
     // What RunStore::revert does: the selected version's kernel.py becomes the kernel's head again, as a
     // new experiment; any kept, rejected or baseline version can be restored.
-    const QString restoreTip = QStringLiteral("Restore experiment %1: its kernel.py becomes the kernel's current version "
-                                              "again, recorded as a new experiment").arg(id);
+    const QString restoreTip
+        = QStringLiteral("Restore experiment %1: its kernel.py becomes the kernel's current version "
+                         "again, recorded as a new experiment")
+              .arg(id);
     if (m_experiment && caps.testFlag(LoopControl::CanRevert)
-        && (m_experiment->status == ExperimentStatus::Rejected || m_experiment->status == ExperimentStatus::Baseline))
+        && (m_experiment->status == ExperimentStatus::Rejected
+            || m_experiment->status == ExperimentStatus::Baseline))
         enable(m_revert, true, restoreTip, QString());
     else
         experimentAction(m_revert, LoopControl::CanRevert, ExperimentStatus::Kept, restoreTip);
     experimentAction(m_accept, LoopControl::CanReview, ExperimentStatus::Pending,
-                     QStringLiteral("Accept experiment %1: keep it").arg(id));
+        QStringLiteral("Accept experiment %1: keep it").arg(id));
     experimentAction(m_reject, LoopControl::CanReview, ExperimentStatus::Pending,
-                     QStringLiteral("Reject experiment %1: drop it").arg(id));
+        QStringLiteral("Reject experiment %1: drop it").arg(id));
 
     const QString reviewTip = review
         ? QStringLiteral("Review mode is on: a would-be keep waits as pending until you accept or reject it. "

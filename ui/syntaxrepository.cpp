@@ -16,8 +16,8 @@ KSyntaxHighlighting::Repository &syntaxRepository()
 KSyntaxHighlighting::Theme syntaxTheme(const QPalette &palette)
 {
     const bool dark = palette.color(QPalette::Base).lightness() < 128;
-    return syntaxRepository().defaultTheme(dark ? KSyntaxHighlighting::Repository::DarkTheme
-                                                : KSyntaxHighlighting::Repository::LightTheme);
+    return syntaxRepository().defaultTheme(
+        dark ? KSyntaxHighlighting::Repository::DarkTheme : KSyntaxHighlighting::Repository::LightTheme);
 }
 
 } // namespace ak

@@ -5,7 +5,7 @@ class QPalette;
 namespace KSyntaxHighlighting {
 class Repository;
 class Theme;
-}
+} // namespace KSyntaxHighlighting
 
 namespace ak {
 

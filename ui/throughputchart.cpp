@@ -48,8 +48,9 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     , m_y(new QValueAxis(this))
 {
     m_attempts->setName(QStringLiteral("attempts"));
-    m_view->setToolTip(QStringLiteral("Each point an experiment, coloured by outcome: kept green, pending amber, reverted "
-                                      "grey, rejected brown. The ring marks the experiment selected in the commit list."));
+    m_view->setToolTip(
+        QStringLiteral("Each point an experiment, coloured by outcome: kept green, pending amber, reverted "
+                       "grey, rejected brown. The ring marks the experiment selected in the commit list."));
     m_attempts->setMarkerSize(7);
     m_attempts->setColor(outcomeColor(ExperimentStatus::Reverted));
     m_attempts->setBorderColor(Qt::transparent);
@@ -67,8 +68,9 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     QPen roofPen(QColor(0xc0, 0x1c, 0x28));
     roofPen.setStyle(Qt::DashLine);
     m_roof->setPen(roofPen);
-    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_roof), static_cast<QAbstractSeries *>(m_best),
-                               static_cast<QAbstractSeries *>(m_attempts), static_cast<QAbstractSeries *>(m_selected)})
+    for (QAbstractSeries *s :
+        { static_cast<QAbstractSeries *>(m_roof), static_cast<QAbstractSeries *>(m_best),
+            static_cast<QAbstractSeries *>(m_attempts), static_cast<QAbstractSeries *>(m_selected) })
         m_chart->addSeries(s);
     m_x->setTitleText(QStringLiteral("experiment"));
     m_x->setLabelFormat(QStringLiteral("%d"));
@@ -120,7 +122,8 @@ void ThroughputChart::modelReset()
     m_bestMapper->setFirstRow(std::max(0, firstBest));
     m_bestMapper->setRowCount(firstBest < 0 ? 0 : rows - firstBest);
     m_roofMapper->setRowCount(m_model->hasRoof() ? -1 : 0);
-    m_roof->setName(m_model->headerData(ThroughputChartModel::RoofColumn, Qt::Horizontal, Qt::DisplayRole).toString());
+    m_roof->setName(
+        m_model->headerData(ThroughputChartModel::RoofColumn, Qt::Horizontal, Qt::DisplayRole).toString());
     m_y->setTitleText(m_model->yAxisTitle());
 
     // The roof's legend entry only when a roof is drawn: a CPU run has none to claim.
@@ -130,14 +133,15 @@ void ThroughputChart::modelReset()
     double xMax = m_model->index(rows - 1, ThroughputChartModel::ExperimentColumn).data().toDouble();
     double yMin = std::numeric_limits<double>::infinity(), yMax = -yMin;
     for (int r = 0; r < rows; ++r) {
-        for (int c : {int(ThroughputChartModel::MeasuredColumn), int(ThroughputChartModel::RoofColumn)}) {
+        for (int c : { int(ThroughputChartModel::MeasuredColumn), int(ThroughputChartModel::RoofColumn) }) {
             const double v = m_model->index(r, c).data().toDouble();
             if (!std::isnan(v)) {
                 yMin = std::min(yMin, v);
                 yMax = std::max(yMax, v);
             }
         }
-        m_attempts->setPointConfiguration(r, QXYSeries::PointConfiguration::Color, outcomeColor(m_model->statusAt(r)));
+        m_attempts->setPointConfiguration(
+            r, QXYSeries::PointConfiguration::Color, outcomeColor(m_model->statusAt(r)));
     }
     if (xMax <= xMin)
         xMax = xMin + 1;
@@ -166,8 +170,9 @@ void ThroughputChart::showSelected()
         m_selected->clear();
         return;
     }
-    m_selected->replace(QList<QPointF>{{m_model->index(row, ThroughputChartModel::ExperimentColumn).data().toDouble(),
-                                        m_model->index(row, ThroughputChartModel::MeasuredColumn).data().toDouble()}});
+    m_selected->replace(
+        QList<QPointF> { { m_model->index(row, ThroughputChartModel::ExperimentColumn).data().toDouble(),
+            m_model->index(row, ThroughputChartModel::MeasuredColumn).data().toDouble() } });
 }
 
 QColor ThroughputChart::outcomeColor(ExperimentStatus status)

@@ -6,11 +6,10 @@ namespace ak {
 
 ThroughputChartModel::ThroughputChartModel(QObject *parent)
     : QAbstractTableModel(parent)
-{
-}
+{ }
 
-void ThroughputChartModel::setKernel(const KernelRecord &kernel, const QString &key,
-                                     const QVector<Experiment> &allExperiments)
+void ThroughputChartModel::setKernel(
+    const KernelRecord &kernel, const QString &key, const QVector<Experiment> &allExperiments)
 {
     beginResetModel();
     m_points.clear();
@@ -36,7 +35,7 @@ void ThroughputChartModel::setKernel(const KernelRecord &kernel, const QString &
             best = y;
         if (kept && m_firstBestRow < 0)
             m_firstBestRow = int(m_points.size());
-        m_points.append({e->id, y, best, e->status});
+        m_points.append({ e->id, y, best, e->status });
     }
     endResetModel();
 }
@@ -66,7 +65,8 @@ bool ThroughputChartModel::hasRoof() const
 
 QString ThroughputChartModel::yAxisTitle() const
 {
-    return m_metric == Metric::PercentOfRoof ? QStringLiteral("% of roof") : QStringLiteral("speedup vs PyTorch");
+    return m_metric == Metric::PercentOfRoof ? QStringLiteral("% of roof")
+                                             : QStringLiteral("speedup vs PyTorch");
 }
 
 int ThroughputChartModel::rowCount(const QModelIndex &parent) const
@@ -87,9 +87,12 @@ QVariant ThroughputChartModel::data(const QModelIndex &index, int role) const
         return {};
     const Point &p = m_points.at(index.row());
     switch (index.column()) {
-    case ExperimentColumn: return double(p.id);
-    case MeasuredColumn: return p.y;
-    case BestColumn: return p.best;
+    case ExperimentColumn:
+        return double(p.id);
+    case MeasuredColumn:
+        return p.y;
+    case BestColumn:
+        return p.best;
     case RoofColumn:
         if (m_metric == Metric::PercentOfRoof)
             return 100.0;
@@ -103,10 +106,15 @@ QVariant ThroughputChartModel::headerData(int section, Qt::Orientation orientati
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case ExperimentColumn: return QStringLiteral("Experiment");
-    case MeasuredColumn: return QStringLiteral("Attempt");
-    case BestColumn: return QStringLiteral("Best kept");
-    case RoofColumn: return m_metric == Metric::PercentOfRoof ? QStringLiteral("Device roof") : QStringLiteral("Roofline limit");
+    case ExperimentColumn:
+        return QStringLiteral("Experiment");
+    case MeasuredColumn:
+        return QStringLiteral("Attempt");
+    case BestColumn:
+        return QStringLiteral("Best kept");
+    case RoofColumn:
+        return m_metric == Metric::PercentOfRoof ? QStringLiteral("Device roof")
+                                                 : QStringLiteral("Roofline limit");
     }
     return {};
 }

@@ -18,10 +18,10 @@ class ThroughputChartModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Columns {
-        ExperimentColumn,  // x: experiment id
-        MeasuredColumn,    // y of each correct, measured attempt
-        BestColumn,        // best kept so far (NaN before the first kept row; see firstBestRow)
-        RoofColumn,        // 100 % in roof mode; the kernel's headroom in speedup mode (NaN if unknown)
+        ExperimentColumn, // x: experiment id
+        MeasuredColumn, // y of each correct, measured attempt
+        BestColumn, // best kept so far (NaN before the first kept row; see firstBestRow)
+        RoofColumn, // 100 % in roof mode; the kernel's headroom in speedup mode (NaN if unknown)
         ColumnCount
     };
     Q_ENUM(Columns)

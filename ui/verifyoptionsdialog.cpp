@@ -7,9 +7,9 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QListWidget>
 #include <QPalette>
 #include <QPushButton>
-#include <QListWidget>
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -22,8 +22,12 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
     , m_device(new QComboBox(this))
     , m_seeds(new QSpinBox(this))
     , m_rounds(new QSpinBox(this))
-    , m_compile(new QCheckBox(QStringLiteral("Also time torch.compile (max-autotune-no-cudagraphs), with and without the kernels"), this))
-    , m_allowChanged(new QCheckBox(QStringLiteral("Verify even if the model file changed since profiling"), this))
+    , m_compile(new QCheckBox(
+          QStringLiteral(
+              "Also time torch.compile (max-autotune-no-cudagraphs), with and without the kernels"),
+          this))
+    , m_allowChanged(
+          new QCheckBox(QStringLiteral("Verify even if the model file changed since profiling"), this))
     , m_error(new QLabel(this))
 {
     setObjectName(QStringLiteral("VerifyOptionsDialog"));
@@ -41,8 +45,9 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
     m_rounds->setValue(settings.value(QStringLiteral("verify/rounds"), defaults.rounds).toInt());
     m_rounds->setToolTip(QStringLiteral("Alternating timing rounds per comparison; more rounds, less noise"));
     m_compile->setChecked(settings.value(QStringLiteral("verify/compile"), defaults.compile).toBool());
-    m_compile->setToolTip(QStringLiteral("Compile takes minutes on a large model (75 s for the llama example on an H200); "
-                                         "without it the compile timings read \"not measured\""));
+    m_compile->setToolTip(
+        QStringLiteral("Compile takes minutes on a large model (75 s for the llama example on an H200); "
+                       "without it the compile timings read \"not measured\""));
     m_error->setObjectName(QStringLiteral("VerifyOptionsError"));
     QPalette red = m_error->palette();
     red.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
@@ -71,8 +76,10 @@ void VerifyOptionsDialog::setRun(const RunSnapshot &run)
     m_runDir = run.runDir;
     m_kernels->clear();
     for (const KernelRecord &k : run.kernels) {
-        auto *item = new QListWidgetItem(QStringLiteral("%1 (%2 %% of the model)").arg(RunLoader::kernelName(k.folder))
-                                             .arg(100 * k.share, 0, 'f', 1), m_kernels);
+        auto *item = new QListWidgetItem(QStringLiteral("%1 (%2 %% of the model)")
+                                             .arg(RunLoader::kernelName(k.folder))
+                                             .arg(100 * k.share, 0, 'f', 1),
+            m_kernels);
         item->setData(Qt::UserRole, RunLoader::kernelName(k.folder));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Checked);
@@ -93,7 +100,7 @@ VerifyOptions VerifyOptionsDialog::options() const
         if (m_kernels->item(i)->checkState() == Qt::Checked)
             chosen << m_kernels->item(i)->data(Qt::UserRole).toString();
     if (chosen.size() < m_kernels->count())
-        o.kernels = chosen;   // all checked: every kernel, as the CLI without --kernels
+        o.kernels = chosen; // all checked: every kernel, as the CLI without --kernels
     return o;
 }
 

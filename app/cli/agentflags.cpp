@@ -17,10 +17,13 @@ bool agentOfRun(const RunSnapshot &run, AgentConfig *config, QString *error)
 
 void applyAgentFlags(const QCommandLineParser &p, AgentConfig *config)
 {
-    const struct { const char *option; QString AgentConfig::*field; } strings[] = {
-        {"protocol", &AgentConfig::llmProtocol}, {"base-url", &AgentConfig::baseUrl},
-        {"model", &AgentConfig::model},          {"api-key-env", &AgentConfig::apiKeyEnv},
-        {"command", &AgentConfig::commandTemplate}, {"replay", &AgentConfig::replayRun}};
+    const struct
+    {
+        const char *option;
+        QString AgentConfig::*field;
+    } strings[] = { { "protocol", &AgentConfig::llmProtocol }, { "base-url", &AgentConfig::baseUrl },
+        { "model", &AgentConfig::model }, { "api-key-env", &AgentConfig::apiKeyEnv },
+        { "command", &AgentConfig::commandTemplate }, { "replay", &AgentConfig::replayRun } };
     // optionNames(): what was given; asking isSet() of an option a command does not declare warns.
     const QStringList given = p.optionNames();
     for (const auto &s : strings)

@@ -6,7 +6,7 @@ class QString;
 namespace ak {
 struct AgentConfig;
 struct RunSnapshot;
-}
+} // namespace ak
 
 namespace ak::cli {
 

@@ -36,40 +36,46 @@ void printTable(const BenchRequest &req, const BenchResult &r, const QString &py
     if (!req.deviceInfo.name.isEmpty())
         device += QStringLiteral(" (%1)").arg(req.deviceInfo.name);
     const QString dtype = r.raw.is_object() && r.raw.contains("dtype") && r.raw["dtype"].is_string()
-                              ? QString::fromStdString(r.raw["dtype"].get<std::string>())
-                              : req.dtype;
-    row(QStringLiteral("device"), device + (dtype.isEmpty() ? QString() : QStringLiteral(", ") + dtype)
-                                      + (req.quick ? QStringLiteral(", quick") : QString()));
+        ? QString::fromStdString(r.raw["dtype"].get<std::string>())
+        : req.dtype;
+    row(QStringLiteral("device"),
+        device + (dtype.isEmpty() ? QString() : QStringLiteral(", ") + dtype)
+            + (req.quick ? QStringLiteral(", quick") : QString()));
     row(QStringLiteral("python"), python);
-    row(QStringLiteral("status"), BenchResult::statusName(r.status)
-                                      + (r.correct ? QStringLiteral(" (correct)") : QStringLiteral(" (not correct)")));
+    row(QStringLiteral("status"),
+        BenchResult::statusName(r.status)
+            + (r.correct ? QStringLiteral(" (correct)") : QStringLiteral(" (not correct)")));
     if (!r.failure.isEmpty())
         row(QStringLiteral("failure"), r.failure);
     if (!r.stages.isEmpty()) {
         out << "stages\n";
         for (const BenchStage &s : r.stages)
-            out << "  " << (s.passed ? "pass " : "FAIL ") << s.name.leftJustified(14) << ' ' << s.detail << '\n';
+            out << "  " << (s.passed ? "pass " : "FAIL ") << s.name.leftJustified(14) << ' ' << s.detail
+                << '\n';
     }
     const Metrics &m = r.metrics;
     if (Metrics::has(m.latencyUs)) {
-        row(QStringLiteral("latency"), QStringLiteral("%1 us   reference %2 us   speedup %3x   noise %4%")
-                                           .arg(fixed(m.latencyUs, 2), fixed(m.refLatencyUs, 2), fixed(m.speedup, 3),
-                                                fixed(m.noisePct, 1)));
+        row(QStringLiteral("latency"),
+            QStringLiteral("%1 us   reference %2 us   speedup %3x   noise %4%")
+                .arg(fixed(m.latencyUs, 2), fixed(m.refLatencyUs, 2), fixed(m.speedup, 3),
+                    fixed(m.noisePct, 1)));
         row(QStringLiteral("throughput"),
             QStringLiteral("%1 TFLOP/s   %2 GB/s   %3   %4")
                 .arg(fixed(m.tflops, 4), fixed(m.gbps, 1),
-                     m.bound.isEmpty() ? QStringLiteral("bound unknown") : m.bound + QStringLiteral("-bound"),
-                     Metrics::has(m.pctPeak) ? QStringLiteral("%1% of peak").arg(fixed(m.pctPeak, 1))
-                                             : QStringLiteral("no device peak known")));
+                    m.bound.isEmpty() ? QStringLiteral("bound unknown") : m.bound + QStringLiteral("-bound"),
+                    Metrics::has(m.pctPeak) ? QStringLiteral("%1% of peak").arg(fixed(m.pctPeak, 1))
+                                            : QStringLiteral("no device peak known")));
         if (Metrics::has(m.peakVramMb))
             row(QStringLiteral("peak memory"), QStringLiteral("%1 MB").arg(fixed(m.peakVramMb, 1)));
     }
     row(QStringLiteral("time"), QStringLiteral("%1 s").arg(r.seconds, 0, 'f', 2));
     if (!r.traceback.isEmpty())
         out << "\n" << r.traceback.trimmed() << '\n';
-    if ((r.status == BenchStatus::Crash || r.status == BenchStatus::Timeout) && !r.stderrTail.trimmed().isEmpty()) {
+    if ((r.status == BenchStatus::Crash || r.status == BenchStatus::Timeout)
+        && !r.stderrTail.trimmed().isEmpty()) {
         const QStringList lines = r.stderrTail.trimmed().split(QLatin1Char('\n'));
-        out << "\nlast worker output:\n" << lines.mid(qMax(0, int(lines.size()) - 20)).join(QLatin1Char('\n')) << '\n';
+        out << "\nlast worker output:\n"
+            << lines.mid(qMax(0, int(lines.size()) - 20)).join(QLatin1Char('\n')) << '\n';
     }
 }
 
@@ -84,24 +90,21 @@ int runBench(const QStringList &args)
         "crash), 2 usage or environment error."));
     parser.addPositionalArgument(QStringLiteral("KERNEL_PY"), QStringLiteral("the kernel file to benchmark"));
     const QCommandLineOption device(QStringLiteral("device"),
-                                    QStringLiteral("cpu or cuda (default: cuda when a GPU is detected)"),
-                                    QStringLiteral("DEVICE"));
+        QStringLiteral("cpu or cuda (default: cuda when a GPU is detected)"), QStringLiteral("DEVICE"));
     const QCommandLineOption dtype(QStringLiteral("dtype"),
-                                   QStringLiteral("fp32, fp16 or bf16 (default: the kernel's TEST_DTYPES)"),
-                                   QStringLiteral("DTYPE"));
+        QStringLiteral("fp32, fp16 or bf16 (default: the kernel's TEST_DTYPES)"), QStringLiteral("DTYPE"));
     const QCommandLineOption quick(QStringLiteral("quick"), QStringLiteral("fewer sizes and repetitions"));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("print one JSON object"));
     const QCommandLineOption python(QStringLiteral("python"),
-                                    QStringLiteral("the Python interpreter with torch (default: auto-detect)"),
-                                    QStringLiteral("PY"));
-    const QCommandLineOption timeout(
-        QStringLiteral("timeout"),
+        QStringLiteral("the Python interpreter with torch (default: auto-detect)"), QStringLiteral("PY"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"),
         QStringLiteral("wall-clock limit in seconds (default %1)").arg(HarnessClient::kDefaultTimeLimitSec),
         QStringLiteral("SEC"));
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("show this help"));
-    parser.addOptions({device, dtype, quick, json, python, timeout, help});
+    const QCommandLineOption help(
+        { QStringLiteral("h"), QStringLiteral("help") }, QStringLiteral("show this help"));
+    parser.addOptions({ device, dtype, quick, json, python, timeout, help });
 
-    if (!parser.parse(QStringList{QStringLiteral("autokernel-cli bench")} + args))
+    if (!parser.parse(QStringList { QStringLiteral("autokernel-cli bench") } + args))
         return printUsageError(QStringLiteral("bench: ") + parser.errorText());
     if (parser.isSet(help)) {
         QTextStream(stdout) << parser.helpText();
@@ -109,7 +112,8 @@ int runBench(const QStringList &args)
     }
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
-        return printUsageError(QStringLiteral("bench: expected one KERNEL_PY, got %1").arg(positional.size()));
+        return printUsageError(
+            QStringLiteral("bench: expected one KERNEL_PY, got %1").arg(positional.size()));
 
     BenchRequest req;
     req.kernelPath = QFileInfo(positional.first()).absoluteFilePath();
@@ -117,14 +121,15 @@ int runBench(const QStringList &args)
     if (parser.isSet(device)) {
         req.device = parser.value(device).toLower();
         if (req.device != QLatin1String("cpu") && req.device != QLatin1String("cuda"))
-            return printUsageError(QStringLiteral("bench: --device must be cpu or cuda, not '%1'").arg(parser.value(device)));
+            return printUsageError(
+                QStringLiteral("bench: --device must be cpu or cuda, not '%1'").arg(parser.value(device)));
     }
     if (parser.isSet(dtype)) {
         Precision p = Precision::FP32;
         if (!parsePrecision(parser.value(dtype), &p)
             || (p != Precision::FP32 && p != Precision::FP16 && p != Precision::BF16))
-            return printUsageError(
-                QStringLiteral("bench: --dtype must be fp32, fp16 or bf16, not '%1'").arg(parser.value(dtype)));
+            return printUsageError(QStringLiteral("bench: --dtype must be fp32, fp16 or bf16, not '%1'")
+                                       .arg(parser.value(dtype)));
         req.dtype = precisionName(p);
     }
     if (parser.isSet(timeout)) {
@@ -132,12 +137,14 @@ int runBench(const QStringList &args)
         const double sec = parser.value(timeout).toDouble(&ok);
         if (!ok || !(sec >= 1) || sec > 86400)
             return printUsageError(
-                QStringLiteral("bench: --timeout must be a number of seconds (1 to 86400), not '%1'").arg(parser.value(timeout)));
+                QStringLiteral("bench: --timeout must be a number of seconds (1 to 86400), not '%1'")
+                    .arg(parser.value(timeout)));
         req.timeLimitSec = int(std::ceil(sec));
     }
     const QFileInfo kernel(req.kernelPath);
     if (!kernel.exists())
-        return printUsageError(QStringLiteral("bench: kernel file '%1' does not exist").arg(positional.first()));
+        return printUsageError(
+            QStringLiteral("bench: kernel file '%1' does not exist").arg(positional.first()));
     if (!kernel.isFile() || !kernel.isReadable())
         return printUsageError(QStringLiteral("bench: '%1' is not a readable file").arg(positional.first()));
 
@@ -182,8 +189,10 @@ int runBench(const QStringList &args)
         out["python"] = choice.python.toStdString();
         std::cout << out.dump(2) << std::endl;
     } else {
-        printTable(req, result, choice.python + (choice.torchVersion.isEmpty() ? QString()
-                                                     : QStringLiteral(" (torch %1)").arg(choice.torchVersion)));
+        printTable(req, result,
+            choice.python
+                + (choice.torchVersion.isEmpty() ? QString()
+                                                 : QStringLiteral(" (torch %1)").arg(choice.torchVersion)));
     }
     if (result.environmentError) {
         err << "autokernel-cli: bench: " << result.failure << Qt::endl;

@@ -7,15 +7,15 @@ namespace ak::cli {
 int runBench(const QStringList &args); // bench.cpp
 int runProfile(const QStringList &args); // profile.cpp
 int runStatus(const QStringList &args); // status.cpp
-int runRun(const QStringList &args);    // run.cpp
-int runPin(const QStringList &args);    // steer.cpp
-int runUnpin(const QStringList &args);  // steer.cpp
-int runSkip(const QStringList &args);   // steer.cpp
+int runRun(const QStringList &args); // run.cpp
+int runPin(const QStringList &args); // steer.cpp
+int runUnpin(const QStringList &args); // steer.cpp
+int runSkip(const QStringList &args); // steer.cpp
 int runRevert(const QStringList &args); // steer.cpp
 int runAccept(const QStringList &args); // steer.cpp
 int runReject(const QStringList &args); // steer.cpp
 int runReview(const QStringList &args); // steer.cpp
-int runRules(const QStringList &args);  // rules.cpp
+int runRules(const QStringList &args); // rules.cpp
 int runVerify(const QStringList &args); // verify.cpp
 int runExport(const QStringList &args); // export.cpp
 int runReport(const QStringList &args); // report.cpp
@@ -25,26 +25,29 @@ int runLlmCheck(const QStringList &args); // llmcheck.cpp
 const Command *commands(int *count)
 {
     static const Command table[] = {
-        {"version", "print the version", [](const QStringList &) {
-             QTextStream(stdout) << "autokernel-cli " << AUTOKERNEL_VERSION << Qt::endl;
-             return 0;
-         }},
-        {"bench", "check and time one kernel.py with the fixed harness", runBench},
-        {"profile", "profile a model, rank its kernels by Amdahl's law, create a run", runProfile},
-        {"run", "run the optimisation loop on a run directory (resumes where it stopped)", runRun},
-        {"status", "show a run directory: kernels, states, outcomes (--json)", runStatus},
-        {"pin", "lock a kernel's best: the agent does not touch it again", runPin},
-        {"unpin", "let the agent work on a pinned kernel again", runUnpin},
-        {"skip", "make the loop pass a kernel (--undo to take it back)", runSkip},
-        {"revert", "make an earlier kept experiment a kernel's head again", runRevert},
-        {"accept", "keep an experiment pending review", runAccept},
-        {"reject", "drop an experiment pending review", runReject},
-        {"review", "show or switch review mode (on: keeps wait for accept/reject)", runReview},
-        {"rules", "show or change the move-on rules (applied at the loop's next experiment)", runRules},
-        {"verify", "put the kept kernels back into the model: parity, timings, the final set", runVerify},
-        {"export", "write the verified final set as a standalone Python package", runExport},
-        {"report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport},
-        {"llm-check", "check the LLM server a run would use: one small request, its models and context length", runLlmCheck},
+        { "version", "print the version",
+            [](const QStringList &) {
+                QTextStream(stdout) << "autokernel-cli " << AUTOKERNEL_VERSION << Qt::endl;
+                return 0;
+            } },
+        { "bench", "check and time one kernel.py with the fixed harness", runBench },
+        { "profile", "profile a model, rank its kernels by Amdahl's law, create a run", runProfile },
+        { "run", "run the optimisation loop on a run directory (resumes where it stopped)", runRun },
+        { "status", "show a run directory: kernels, states, outcomes (--json)", runStatus },
+        { "pin", "lock a kernel's best: the agent does not touch it again", runPin },
+        { "unpin", "let the agent work on a pinned kernel again", runUnpin },
+        { "skip", "make the loop pass a kernel (--undo to take it back)", runSkip },
+        { "revert", "make an earlier kept experiment a kernel's head again", runRevert },
+        { "accept", "keep an experiment pending review", runAccept },
+        { "reject", "drop an experiment pending review", runReject },
+        { "review", "show or switch review mode (on: keeps wait for accept/reject)", runReview },
+        { "rules", "show or change the move-on rules (applied at the loop's next experiment)", runRules },
+        { "verify", "put the kept kernels back into the model: parity, timings, the final set", runVerify },
+        { "export", "write the verified final set as a standalone Python package", runExport },
+        { "report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport },
+        { "llm-check",
+            "check the LLM server a run would use: one small request, its models and context length",
+            runLlmCheck },
     };
     *count = int(sizeof(table) / sizeof(table[0]));
     return table;

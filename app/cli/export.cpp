@@ -14,12 +14,15 @@ int runExport(const QStringList &args)
     QCommandLineParser p;
     p.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("a verified run directory"));
     p.addOptions({
-        {QStringLiteral("out"), QStringLiteral("directory to write the package into (created)"), QStringLiteral("DIR")},
-        {QStringLiteral("name"), QStringLiteral("the package's name (default autokernel_kernels)"), QStringLiteral("PACKAGE")},
-        {QStringLiteral("python"), QStringLiteral("Python interpreter (default: the run's)"), QStringLiteral("PY")},
+        { QStringLiteral("out"), QStringLiteral("directory to write the package into (created)"),
+            QStringLiteral("DIR") },
+        { QStringLiteral("name"), QStringLiteral("the package's name (default autokernel_kernels)"),
+            QStringLiteral("PACKAGE") },
+        { QStringLiteral("python"), QStringLiteral("Python interpreter (default: the run's)"),
+            QStringLiteral("PY") },
     });
     p.addHelpOption();
-    if (!p.parse(QStringList{QStringLiteral("autokernel-cli export")} + args))
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli export") } + args))
         return printUsageError(p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
         QTextStream(stdout) << p.helpText();

@@ -18,17 +18,23 @@ namespace ak::cli {
 int runLlmCheck(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Check the LLM server a run would use: one small request, its models and context length."));
+    p.setApplicationDescription(QStringLiteral(
+        "Check the LLM server a run would use: one small request, its models and context length."));
     p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("optional: start from this run's agent settings"), QStringLiteral("[RUN_DIR]"));
+    p.addPositionalArgument(QStringLiteral("RUN_DIR"),
+        QStringLiteral("optional: start from this run's agent settings"), QStringLiteral("[RUN_DIR]"));
     p.addOptions({
-        {QStringLiteral("protocol"), QStringLiteral("openai or anthropic"), QStringLiteral("P")},
-        {QStringLiteral("base-url"), QStringLiteral("server base URL (vLLM, Ollama, llama.cpp, LM Studio, ...)"), QStringLiteral("URL")},
-        {QStringLiteral("model"), QStringLiteral("model name"), QStringLiteral("NAME")},
-        {QStringLiteral("api-key-env"), QStringLiteral("environment variable holding the API key"), QStringLiteral("VAR")},
-        {QStringLiteral("max-tokens"), QStringLiteral("the output limit a run would ask for"), QStringLiteral("N")},
+        { QStringLiteral("protocol"), QStringLiteral("openai or anthropic"), QStringLiteral("P") },
+        { QStringLiteral("base-url"),
+            QStringLiteral("server base URL (vLLM, Ollama, llama.cpp, LM Studio, ...)"),
+            QStringLiteral("URL") },
+        { QStringLiteral("model"), QStringLiteral("model name"), QStringLiteral("NAME") },
+        { QStringLiteral("api-key-env"), QStringLiteral("environment variable holding the API key"),
+            QStringLiteral("VAR") },
+        { QStringLiteral("max-tokens"), QStringLiteral("the output limit a run would ask for"),
+            QStringLiteral("N") },
     });
-    if (!p.parse(QStringList{QStringLiteral("autokernel-cli llm-check")} + args))
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli llm-check") } + args))
         return printUsageError(QStringLiteral("llm-check: ") + p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
         QTextStream(stdout) << p.helpText();

@@ -21,32 +21,32 @@ void printTable(const ProfileReport &r, int rows)
     QTextStream out(stdout);
     out << "model    " << r.model << " (" << r.modelPath << ")\n"
         << "device   " << r.device.summary() << "\n"
-        << "timed    " << r.activity << ", " << r.dtype << ", " << r.iterations << " iterations after " << r.warmup
-        << " warm-up; " << QString::number(r.totalUs / 1000.0, 'f', 3) << " ms of " << r.activity
+        << "timed    " << r.activity << ", " << r.dtype << ", " << r.iterations << " iterations after "
+        << r.warmup << " warm-up; " << QString::number(r.totalUs / 1000.0, 'f', 3) << " ms of " << r.activity
         << " time per iteration\n\n";
     out << QStringLiteral("%1  %2 %3 %4  %5 %6 %7 %8  %9\n")
                .arg(QStringLiteral("rank"), QStringLiteral("share").rightJustified(6),
-                    QStringLiteral("time us").rightJustified(10), QStringLiteral("calls").rightJustified(5),
-                    QStringLiteral("op type").leftJustified(16), QStringLiteral("floor us").rightJustified(9),
-                    QStringLiteral("max x").rightJustified(7), QStringLiteral("model x").rightJustified(7),
-                    QStringLiteral("kernel (aten op)"));
+                   QStringLiteral("time us").rightJustified(10), QStringLiteral("calls").rightJustified(5),
+                   QStringLiteral("op type").leftJustified(16), QStringLiteral("floor us").rightJustified(9),
+                   QStringLiteral("max x").rightJustified(7), QStringLiteral("model x").rightJustified(7),
+                   QStringLiteral("kernel (aten op)"));
     for (int i = 0; i < std::min(rows, int(r.kernels.size())); ++i) {
         const KernelRecord &k = r.kernels[i];
         const double floorIter = k.floorUs * std::max(1, k.calls);
         out << QStringLiteral("%1  %2 %3 %4  %5 %6 %7 %8  %9 (%10)\n")
                    .arg(QString::number(k.rank).rightJustified(4),
-                        QString(QString::number(100.0 * k.share, 'f', 1) + QLatin1Char('%')).rightJustified(6),
-                        QString::number(k.timeUs, 'f', 1).rightJustified(10),
-                        QString::number(k.calls).rightJustified(5), k.opType.leftJustified(16),
-                        fmt(floorIter, 1).rightJustified(9), fmt(k.maxSpeedup, 1).rightJustified(7),
-                        fmt(k.floorUs > 0 ? k.modelSpeedupAt90 : 0, 3).rightJustified(7), k.name.left(60),
-                        k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp);
+                       QString(QString::number(100.0 * k.share, 'f', 1) + QLatin1Char('%')).rightJustified(6),
+                       QString::number(k.timeUs, 'f', 1).rightJustified(10),
+                       QString::number(k.calls).rightJustified(5), k.opType.leftJustified(16),
+                       fmt(floorIter, 1).rightJustified(9), fmt(k.maxSpeedup, 1).rightJustified(7),
+                       fmt(k.floorUs > 0 ? k.modelSpeedupAt90 : 0, 3).rightJustified(7), k.name.left(60),
+                       k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp);
     }
     if (r.kernels.size() > rows)
         out << "  ... " << (r.kernels.size() - rows) << " more in profile.json\n";
     out << "\nprojected whole-model speedup at " << int(r.fraction * 100) << "% of each roof:";
     bool any = false;
-    for (int k : {1, 3, 5, 10}) {
+    for (int k : { 1, 3, 5, 10 }) {
         if (k > r.kernels.size())
             break;
         out << "  top-" << k << " " << QString::number(r.projected(k), 'f', 3) << "x";
@@ -62,20 +62,34 @@ void printTable(const ProfileReport &r, int rows)
 int runProfile(const QStringList &arguments)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Profile a PyTorch model and rank its kernels by Amdahl's law."));
+    p.setApplicationDescription(
+        QStringLiteral("Profile a PyTorch model and rank its kernels by Amdahl's law."));
     p.addHelpOption();
     p.addOptions({
-        {QStringLiteral("model"), QStringLiteral("bundled example (gpt2, llama, bert, cnn) or a .py with get_model()/get_inputs()"), QStringLiteral("MODEL")},
-        {QStringLiteral("out"), QStringLiteral("run directory to create (left unchanged if profiling fails)"), QStringLiteral("RUN_DIR")},
-        {QStringLiteral("device"), QStringLiteral("cuda or cpu (default: cuda when available)"), QStringLiteral("DEVICE")},
-        {QStringLiteral("dtype"), QStringLiteral("bf16, fp16 or fp32 (default: the model's get_dtype(), else bf16 on GPU, fp32 on CPU)"), QStringLiteral("DTYPE")},
-        {QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: auto-detect)"), QStringLiteral("PY")},
-        {QStringLiteral("timeout"), QStringLiteral("seconds before profiling is abandoned (default 600)"), QStringLiteral("SEC"), QStringLiteral("600")},
-        {QStringLiteral("iterations"), QStringLiteral("profiled iterations (default 3)"), QStringLiteral("N"), QStringLiteral("3")},
-        {QStringLiteral("warmup"), QStringLiteral("untimed warm-up iterations (default 2)"), QStringLiteral("N"), QStringLiteral("2")},
-        {QStringLiteral("top"), QStringLiteral("kernel folders to create, largest share first (default 10)"), QStringLiteral("N"), QStringLiteral("10")},
+        { QStringLiteral("model"),
+            QStringLiteral("bundled example (gpt2, llama, bert, cnn) or a .py with get_model()/get_inputs()"),
+            QStringLiteral("MODEL") },
+        { QStringLiteral("out"),
+            QStringLiteral("run directory to create (left unchanged if profiling fails)"),
+            QStringLiteral("RUN_DIR") },
+        { QStringLiteral("device"), QStringLiteral("cuda or cpu (default: cuda when available)"),
+            QStringLiteral("DEVICE") },
+        { QStringLiteral("dtype"),
+            QStringLiteral(
+                "bf16, fp16 or fp32 (default: the model's get_dtype(), else bf16 on GPU, fp32 on CPU)"),
+            QStringLiteral("DTYPE") },
+        { QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: auto-detect)"),
+            QStringLiteral("PY") },
+        { QStringLiteral("timeout"), QStringLiteral("seconds before profiling is abandoned (default 600)"),
+            QStringLiteral("SEC"), QStringLiteral("600") },
+        { QStringLiteral("iterations"), QStringLiteral("profiled iterations (default 3)"),
+            QStringLiteral("N"), QStringLiteral("3") },
+        { QStringLiteral("warmup"), QStringLiteral("untimed warm-up iterations (default 2)"),
+            QStringLiteral("N"), QStringLiteral("2") },
+        { QStringLiteral("top"), QStringLiteral("kernel folders to create, largest share first (default 10)"),
+            QStringLiteral("N"), QStringLiteral("10") },
     });
-    if (!p.parse(QStringList{QStringLiteral("autokernel-cli profile")} + arguments))
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli profile") } + arguments))
         return printUsageError(p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
         QTextStream(stdout) << p.helpText();
@@ -89,7 +103,8 @@ int runProfile(const QStringList &arguments)
     if (!device.isEmpty() && device != QLatin1String("cuda") && device != QLatin1String("cpu"))
         return printUsageError(QStringLiteral("--device must be cuda or cpu, not '%1'").arg(device));
     const QString dtype = p.value(QStringLiteral("dtype")).toLower();
-    if (!dtype.isEmpty() && dtype != QLatin1String("bf16") && dtype != QLatin1String("fp16") && dtype != QLatin1String("fp32"))
+    if (!dtype.isEmpty() && dtype != QLatin1String("bf16") && dtype != QLatin1String("fp16")
+        && dtype != QLatin1String("fp32"))
         return printUsageError(QStringLiteral("--dtype must be bf16, fp16 or fp32, not '%1'").arg(dtype));
     bool ok = false;
     const int timeout = p.value(QStringLiteral("timeout")).toInt(&ok);
@@ -116,7 +131,8 @@ int runProfile(const QStringList &arguments)
     o.top = top;
     QTextStream err(stderr);
     RunCreator::Callbacks callbacks;
-    callbacks.deviceResolved = [&err](const DeviceInfo &dev) { err << "device: " << dev.summary() << Qt::endl; };
+    callbacks.deviceResolved
+        = [&err](const DeviceInfo &dev) { err << "device: " << dev.summary() << Qt::endl; };
     callbacks.progress = [&err](const QString &message, double) { err << "  " << message << Qt::endl; };
     RunCreator creator(o);
     const RunCreator::Result result = creator.create(callbacks);
@@ -124,7 +140,8 @@ int runProfile(const QStringList &arguments)
     case RunCreator::Failure::None:
         break;
     case RunCreator::Failure::RunExists:
-        err << "autokernel-cli: " << outDir << " already holds a run (run.json exists); choose another --out" << Qt::endl;
+        err << "autokernel-cli: " << outDir << " already holds a run (run.json exists); choose another --out"
+            << Qt::endl;
         return 2;
     case RunCreator::Failure::NoPython:
         err << "autokernel-cli: no usable Python: " << result.error << Qt::endl;
@@ -145,8 +162,8 @@ int runProfile(const QStringList &arguments)
     }
     printTable(result.report, 20);
     QTextStream out(stdout);
-    out << "\nrun directory " << QFileInfo(outDir).absoluteFilePath() << ": profile.json, " << result.kernelFolders
-        << " kernel folder(s)" << Qt::endl;
+    out << "\nrun directory " << QFileInfo(outDir).absoluteFilePath() << ": profile.json, "
+        << result.kernelFolders << " kernel folder(s)" << Qt::endl;
     for (const QString &n : result.notes)
         err << "note: " << n << Qt::endl;
     return 0;

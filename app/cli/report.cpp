@@ -18,8 +18,9 @@ int runReport(const QStringList &args)
     p.setApplicationDescription(QStringLiteral("Write a run as one self-contained HTML report."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("the run directory"));
-    p.addOption({QStringLiteral("out"), QStringLiteral("the HTML file to write"), QStringLiteral("FILE.html")});
-    if (!p.parse(QStringList{QStringLiteral("autokernel-cli report")} + args))
+    p.addOption(
+        { QStringLiteral("out"), QStringLiteral("the HTML file to write"), QStringLiteral("FILE.html") });
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli report") } + args))
         return printUsageError(QStringLiteral("report: ") + p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
         QTextStream(stdout) << p.helpText();

@@ -21,18 +21,18 @@ namespace {
 struct Flag
 {
     const char *option; // "--roof-pct"
-    const char *field;  // "roof_pct"
+    const char *field; // "roof_pct"
     bool integer;
     const char *meaning;
 };
 
 const Flag kFlags[] = {
-    {"--max-consecutive-reverts", "max_consecutive_reverts", true,
-     "move on after N reverts/failures in a row (whole number)"},
-    {"--roof-pct", "roof_pct", false, "move on once the kernel's best reaches P % of its roof (0-100)"},
-    {"--hours-per-kernel", "hours_per_kernel", false, "move on after H hours of work on the kernel"},
-    {"--speedup-over-baseline", "speedup_over_baseline", false,
-     "move on once the kernel is X times faster than its baseline (> 1)"},
+    { "--max-consecutive-reverts", "max_consecutive_reverts", true,
+        "move on after N reverts/failures in a row (whole number)" },
+    { "--roof-pct", "roof_pct", false, "move on once the kernel's best reaches P % of its roof (0-100)" },
+    { "--hours-per-kernel", "hours_per_kernel", false, "move on after H hours of work on the kernel" },
+    { "--speedup-over-baseline", "speedup_over_baseline", false,
+        "move on once the kernel is X times faster than its baseline (> 1)" },
 };
 
 void printUsage()
@@ -71,9 +71,9 @@ void printRules(const MoveOnRules &r, const RunSnapshot *run, bool asJson)
     row("speedup_over_baseline", number(r.speedupOverBaseline), r.speedupOverBaseline);
     if (run && !run->moveOnChanges.isEmpty()) {
         const MoveOnChange &c = run->moveOnChanges.constLast();
-        out << "Last changed " << ExperimentLog::timeText(c.time) << " by " << (c.by.isEmpty() ? QStringLiteral("(unknown)") : c.by)
-            << " (" << run->moveOnChanges.size() << (run->moveOnChanges.size() == 1 ? " change" : " changes")
-            << " in experiments.jsonl)\n";
+        out << "Last changed " << ExperimentLog::timeText(c.time) << " by "
+            << (c.by.isEmpty() ? QStringLiteral("(unknown)") : c.by) << " (" << run->moveOnChanges.size()
+            << (run->moveOnChanges.size() == 1 ? " change" : " changes") << " in experiments.jsonl)\n";
     }
 }
 
@@ -137,8 +137,9 @@ int runRules(const QStringList &argsIn)
         }
     }
     if (positional.size() != 1)
-        return printUsageError(QStringLiteral("rules: usage: rules RUN_DIR [--max-consecutive-reverts N] [--roof-pct P] "
-                                              "[--hours-per-kernel H] [--speedup-over-baseline X] [--json]"));
+        return printUsageError(
+            QStringLiteral("rules: usage: rules RUN_DIR [--max-consecutive-reverts N] [--roof-pct P] "
+                           "[--hours-per-kernel H] [--speedup-over-baseline X] [--json]"));
     const QString dir = positional.first();
 
     QString error;
@@ -147,7 +148,8 @@ int runRules(const QStringList &argsIn)
         return printUsageError(error);
     const MoveOnRules current = run->config.moveOn;
     if (!run->config.moveOnWarning.isEmpty())
-        QTextStream(stderr) << "autokernel-cli rules: " << run->config.moveOnWarning << " (the loop uses the defaults)\n";
+        QTextStream(stderr) << "autokernel-cli rules: " << run->config.moveOnWarning
+                            << " (the loop uses the defaults)\n";
 
     if (given.empty()) {
         printRules(current, run.get(), asJson);
@@ -160,7 +162,8 @@ int runRules(const QStringList &argsIn)
     // The writer merges the given fields over its own current rules (after its repair), which may
     // differ from what was loaded above.
     const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::moveOn(given, RunStore::author()));
-    const QString queued = QStringLiteral("rules: queued for the writer of the run (pid %1), which applies them at its next experiment")
+    const QString queued = QStringLiteral(
+        "rules: queued for the writer of the run (pid %1), which applies them at its next experiment")
                                .arg(o.writer);
     if (const int code = reportSteerOutcome(o, QStringLiteral("rules"), queued); code >= 0)
         return code;

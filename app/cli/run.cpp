@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <unistd.h>
 
 namespace ak::cli {
@@ -31,7 +31,7 @@ void printRunSummary(const RunSnapshot &run, int maxKernels); // runsummary.cpp
 
 namespace {
 
-std::atomic<int> g_signals{0};
+std::atomic<int> g_signals { 0 };
 
 extern "C" void onSignal(int)
 {
@@ -46,8 +46,8 @@ double parseDuration(const QString &text)
     double seconds = 0;
     int pos = 0;
     while (pos < t.size()) {
-        const QRegularExpressionMatch m = part.match(t, pos, QRegularExpression::NormalMatch,
-                                                     QRegularExpression::AnchorAtOffsetMatchOption);
+        const QRegularExpressionMatch m = part.match(
+            t, pos, QRegularExpression::NormalMatch, QRegularExpression::AnchorAtOffsetMatchOption);
         if (!m.hasMatch() || m.capturedLength() == 0)
             return -1;
         const double v = m.captured(1).toDouble();
@@ -63,30 +63,51 @@ double parseDuration(const QString &text)
 int runRun(const QStringList &arguments)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Run the optimisation loop on a run directory until every kernel is done, "
-                                               "the budget is spent or you press Ctrl-C (the experiment in flight is "
-                                               "recorded as interrupted; run again to resume)."));
+    p.setApplicationDescription(
+        QStringLiteral("Run the optimisation loop on a run directory until every kernel is done, "
+                       "the budget is spent or you press Ctrl-C (the experiment in flight is "
+                       "recorded as interrupted; run again to resume)."));
     p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("run directory made by 'autokernel-cli profile'"));
+    p.addPositionalArgument(
+        QStringLiteral("RUN_DIR"), QStringLiteral("run directory made by 'autokernel-cli profile'"));
     p.addOptions({
-        {QStringLiteral("agent"), QStringLiteral("tune (default offline), llm, command or replay; default: run.json's agent, else tune"), QStringLiteral("KIND")},
-        {QStringLiteral("budget"), QStringLiteral("stop after this long, e.g. 90s, 10m, 2h, 1h30m"), QStringLiteral("TIME")},
-        {QStringLiteral("kernels"), QStringLiteral("work on the first N kernels in Amdahl order only"), QStringLiteral("N")},
-        {QStringLiteral("experiments"), QStringLiteral("stop after N experiments"), QStringLiteral("N")},
-        {QStringLiteral("device"), QStringLiteral("cpu, cuda or cuda:N; a comma list runs one loop per device (cuda:0,cuda:1)"), QStringLiteral("DEV")},
-        {QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: the run's, else auto-detect)"), QStringLiteral("PY")},
-        {QStringLiteral("quick"), QStringLiteral("the harness's quick mode: fewer sizes and repetitions")},
-        {QStringLiteral("bench-timeout"), QStringLiteral("seconds one benchmark may take (default 180)"), QStringLiteral("SEC")},
-        {QStringLiteral("seed"), QStringLiteral("tune agent: random seed"), QStringLiteral("N")},
-        {QStringLiteral("protocol"), QStringLiteral("llm agent: openai or anthropic"), QStringLiteral("P")},
-        {QStringLiteral("base-url"), QStringLiteral("llm agent: server base URL (vLLM, Ollama, llama.cpp, LM Studio, ...)"), QStringLiteral("URL")},
-        {QStringLiteral("model"), QStringLiteral("llm agent: model name"), QStringLiteral("NAME")},
-        {QStringLiteral("api-key-env"), QStringLiteral("llm agent: environment variable holding the API key"), QStringLiteral("VAR")},
-        {QStringLiteral("command"), QStringLiteral("command agent: template, e.g. 'mytool --prompt-file {prompt} --workdir {dir}'"), QStringLiteral("TEMPLATE")},
-        {QStringLiteral("replay"), QStringLiteral("replay agent: run directory whose proposals are replayed"), QStringLiteral("RUN_DIR")},
-        {QStringLiteral("verify-at-end"), QStringLiteral("when the loop ends, verify the kept kernels inside the model (autokernel-cli verify)")},
+        { QStringLiteral("agent"),
+            QStringLiteral(
+                "tune (default offline), llm, command or replay; default: run.json's agent, else tune"),
+            QStringLiteral("KIND") },
+        { QStringLiteral("budget"), QStringLiteral("stop after this long, e.g. 90s, 10m, 2h, 1h30m"),
+            QStringLiteral("TIME") },
+        { QStringLiteral("kernels"), QStringLiteral("work on the first N kernels in Amdahl order only"),
+            QStringLiteral("N") },
+        { QStringLiteral("experiments"), QStringLiteral("stop after N experiments"), QStringLiteral("N") },
+        { QStringLiteral("device"),
+            QStringLiteral("cpu, cuda or cuda:N; a comma list runs one loop per device (cuda:0,cuda:1)"),
+            QStringLiteral("DEV") },
+        { QStringLiteral("python"),
+            QStringLiteral("Python interpreter with torch (default: the run's, else auto-detect)"),
+            QStringLiteral("PY") },
+        { QStringLiteral("quick"), QStringLiteral("the harness's quick mode: fewer sizes and repetitions") },
+        { QStringLiteral("bench-timeout"), QStringLiteral("seconds one benchmark may take (default 180)"),
+            QStringLiteral("SEC") },
+        { QStringLiteral("seed"), QStringLiteral("tune agent: random seed"), QStringLiteral("N") },
+        { QStringLiteral("protocol"), QStringLiteral("llm agent: openai or anthropic"), QStringLiteral("P") },
+        { QStringLiteral("base-url"),
+            QStringLiteral("llm agent: server base URL (vLLM, Ollama, llama.cpp, LM Studio, ...)"),
+            QStringLiteral("URL") },
+        { QStringLiteral("model"), QStringLiteral("llm agent: model name"), QStringLiteral("NAME") },
+        { QStringLiteral("api-key-env"),
+            QStringLiteral("llm agent: environment variable holding the API key"), QStringLiteral("VAR") },
+        { QStringLiteral("command"),
+            QStringLiteral("command agent: template, e.g. 'mytool --prompt-file {prompt} --workdir {dir}'"),
+            QStringLiteral("TEMPLATE") },
+        { QStringLiteral("replay"),
+            QStringLiteral("replay agent: run directory whose proposals are replayed"),
+            QStringLiteral("RUN_DIR") },
+        { QStringLiteral("verify-at-end"),
+            QStringLiteral(
+                "when the loop ends, verify the kept kernels inside the model (autokernel-cli verify)") },
     });
-    if (!p.parse(QStringList{QStringLiteral("autokernel-cli run")} + arguments))
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli run") } + arguments))
         return printUsageError(p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
         QTextStream(stdout) << p.helpText();
@@ -118,11 +139,13 @@ int runRun(const QStringList &arguments)
     if (p.isSet(QStringLiteral("budget"))) {
         o.budgetSeconds = parseDuration(p.value(QStringLiteral("budget")));
         if (o.budgetSeconds <= 0)
-            return printUsageError(QStringLiteral("--budget must be a duration such as 90s, 10m, 2h or 1h30m, not '%1'")
-                                       .arg(p.value(QStringLiteral("budget"))));
+            return printUsageError(
+                QStringLiteral("--budget must be a duration such as 90s, 10m, 2h or 1h30m, not '%1'")
+                    .arg(p.value(QStringLiteral("budget"))));
     }
     if (p.isSet(QStringLiteral("device"))) {
-        for (const QString &dev : p.value(QStringLiteral("device")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        for (const QString &dev :
+            p.value(QStringLiteral("device")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             if (!DeviceInfo::isDeviceName(dev.trimmed()))
                 return printUsageError(QStringLiteral("--device: '%1' is not cpu, cuda or cuda:N").arg(dev));
             o.devices << dev.trimmed();
@@ -134,8 +157,10 @@ int runRun(const QStringList &arguments)
     // The agent: run.json's configuration, with this command line's choices on top.
     if (!agentOfRun(*run, &o.agent, &error))
         return printUsageError(error);
-    if (p.isSet(QStringLiteral("agent")) && !AgentConfig::parseKind(p.value(QStringLiteral("agent")), &o.agent.kind))
-        return printUsageError(QStringLiteral("--agent must be one of %1").arg(AgentConfig::kindNames().join(QStringLiteral(", "))));
+    if (p.isSet(QStringLiteral("agent"))
+        && !AgentConfig::parseKind(p.value(QStringLiteral("agent")), &o.agent.kind))
+        return printUsageError(QStringLiteral("--agent must be one of %1")
+                                   .arg(AgentConfig::kindNames().join(QStringLiteral(", "))));
     applyAgentFlags(p, &o.agent);
     if (p.isSet(QStringLiteral("seed")))
         o.agent.seed = p.value(QStringLiteral("seed")).toInt();
@@ -172,8 +197,10 @@ int runRun(const QStringList &arguments)
     QTimer signalPoll;
     signalPoll.setInterval(100);
     QObject::connect(&signalPoll, &QTimer::timeout, [&] {
-        if (g_signals.load() > 0 && loop.state() != LoopControl::State::Stopping && loop.state() != LoopControl::State::Stopped) {
-            err << "\nstopping: the experiment in flight is recorded as interrupted (Ctrl-C again to force)" << Qt::endl;
+        if (g_signals.load() > 0 && loop.state() != LoopControl::State::Stopping
+            && loop.state() != LoopControl::State::Stopped) {
+            err << "\nstopping: the experiment in flight is recorded as interrupted (Ctrl-C again to force)"
+                << Qt::endl;
             loop.stop();
         }
         if (g_signals.load() > 1)
@@ -181,8 +208,10 @@ int runRun(const QStringList &arguments)
     });
     signalPoll.start();
 
-    err << "run " << o.runDir << ": " << (o.agent.kind == AgentConfig::Kind::Tune ? QStringLiteral("tune agent (offline)")
-                                                                                 : AgentConfig::kindName(o.agent.kind) + QStringLiteral(" agent"))
+    err << "run " << o.runDir << ": "
+        << (o.agent.kind == AgentConfig::Kind::Tune
+                   ? QStringLiteral("tune agent (offline)")
+                   : AgentConfig::kindName(o.agent.kind) + QStringLiteral(" agent"))
         << Qt::endl;
     QTimer::singleShot(0, &loop, [&loop] { loop.start(); });
     QCoreApplication::exec();
@@ -199,14 +228,16 @@ int runRun(const QStringList &arguments)
     const RunSnapshotPtr after = RunLoader::load(o.runDir, &error);
     if (after)
         printRunSummary(*after, o.maxKernels);
-    QTextStream(stdout) << QStringLiteral("\n%1 experiments (%2 kept, %3 failed) in %4 s, %5 experiments/hour; "
-                                          "loop overhead %6 ms per experiment (mean)\n")
+    QTextStream(stdout) << QStringLiteral(
+        "\n%1 experiments (%2 kept, %3 failed) in %4 s, %5 experiments/hour; "
+        "loop overhead %6 ms per experiment (mean)\n")
                                .arg(stats.experiments)
                                .arg(stats.kept)
                                .arg(stats.failed)
                                .arg(stats.elapsedSeconds, 0, 'f', 1)
                                .arg(stats.perHour(), 0, 'f', 0)
-                               .arg(stats.experiments > 0 ? stats.overheadMsTotal / stats.experiments : 0.0, 0, 'f', 1);
+                               .arg(stats.experiments > 0 ? stats.overheadMsTotal / stats.experiments : 0.0,
+                                   0, 'f', 1);
     if (p.isSet(QStringLiteral("verify-at-end")) && g_signals.load() == 0) {
         VerifyOptions vo;
         vo.runDir = o.runDir;
@@ -214,12 +245,14 @@ int runRun(const QStringList &arguments)
         if (!o.devices.isEmpty())
             vo.device = o.devices.first().section(QLatin1Char(':'), 0, 0);
         err << "verifying the kept kernels inside the model" << Qt::endl;
-        const VerifyOutcome v = ModelVerifier::verify(vo, [&err](const QString &m, double) { err << "verify: " << m << Qt::endl; });
+        const VerifyOutcome v = ModelVerifier::verify(
+            vo, [&err](const QString &m, double) { err << "verify: " << m << Qt::endl; });
         if (!v.ok) {
             err << "autokernel-cli: verify: " << v.error << Qt::endl;
             return v.environmentError ? 2 : 1;
         }
-        QTextStream(stdout) << QStringLiteral("measured model speedup: %1x (eager + %2 kernel(s) vs eager); verification.json %3\n")
+        QTextStream(stdout) << QStringLiteral(
+            "measured model speedup: %1x (eager + %2 kernel(s) vs eager); verification.json %3\n")
                                    .arg(v.verification.value("model_speedup", 0.0), 0, 'f', 3)
                                    .arg(v.verification.value("final_set", nlohmann::json::array()).size())
                                    .arg(v.recorded);

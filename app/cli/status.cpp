@@ -19,8 +19,9 @@ int runStatus(const QStringList &args)
     QStringList rest = args;
     rest.removeAll(QStringLiteral("--json"));
     if (rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) {
-        QTextStream(stdout) << "Usage: autokernel-cli status RUN_DIR [--json]\n"
-                            << "Show the kernels, their state and best experiment, and the counts of outcomes.\n";
+        QTextStream(stdout)
+            << "Usage: autokernel-cli status RUN_DIR [--json]\n"
+            << "Show the kernels, their state and best experiment, and the counts of outcomes.\n";
         return 0;
     }
     if (rest.size() != 1)
@@ -80,13 +81,25 @@ int runStatus(const QStringList &args)
     for (auto it = counts.cbegin(); it != counts.cend(); ++it)
         out << "  " << it.key() << ' ' << it.value();
     out << "\n\n"
-        << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(QStringLiteral("kernel"), -28).arg(QStringLiteral("op"), -14)
-               .arg(QStringLiteral("state"), -8).arg(QStringLiteral("tries"), 5).arg(QStringLiteral("head"), 6).arg(QStringLiteral("speedup"), 8);
+        << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+               .arg(QStringLiteral("kernel"), -28)
+               .arg(QStringLiteral("op"), -14)
+               .arg(QStringLiteral("state"), -8)
+               .arg(QStringLiteral("tries"), 5)
+               .arg(QStringLiteral("head"), 6)
+               .arg(QStringLiteral("speedup"), 8);
     for (const KernelRecord &k : s->kernels) {
         const Experiment *h = s->experiment(k.headExperiment);
-        const QString speed = h && Metrics::has(h->metrics.speedup) ? QString::number(h->metrics.speedup, 'f', 2) + QLatin1Char('x') : QStringLiteral("-");
-        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(RunLoader::kernelName(k.folder), -28).arg(k.opType, -14)
-                   .arg(kernelStateName(k.state), -8).arg(k.experimentCount, 5).arg(QStringLiteral("#%1").arg(k.headExperiment), 6).arg(speed, 8);
+        const QString speed = h && Metrics::has(h->metrics.speedup)
+            ? QString::number(h->metrics.speedup, 'f', 2) + QLatin1Char('x')
+            : QStringLiteral("-");
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                   .arg(RunLoader::kernelName(k.folder), -28)
+                   .arg(k.opType, -14)
+                   .arg(kernelStateName(k.state), -8)
+                   .arg(k.experimentCount, 5)
+                   .arg(QStringLiteral("#%1").arg(k.headExperiment), 6)
+                   .arg(speed, 8);
     }
     if (!pending.isEmpty()) {
         out << "\npending review:";

@@ -52,14 +52,16 @@ int steer(const Steer &cmd, QStringList args)
         bool ok = false;
         id = args.last().toInt(&ok);
         if (!ok || id <= 0)
-            return printUsageError(QStringLiteral("%1: experiment id must be a positive number, not '%2'").arg(command, args.last()));
+            return printUsageError(QStringLiteral("%1: experiment id must be a positive number, not '%2'")
+                                       .arg(command, args.last()));
     }
     SteerRequest::Action action = cmd.action;
     if (undo && action == SteerRequest::Action::Skip)
         action = SteerRequest::Action::Unskip;
     const QString name = SteerRequest::actionName(action);
 
-    const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::kernelAction(action, kernel, id).withReason(reason));
+    const RunSteering::Outcome o
+        = RunSteering::steer(dir, SteerRequest::kernelAction(action, kernel, id).withReason(reason));
     if (const int code = reportSteerOutcome(o, name, name + QStringLiteral(": ") + o.message); code >= 0)
         return code;
     const QString done = action == SteerRequest::Action::Revert
@@ -78,7 +80,8 @@ QString pendingText(const RunSnapshot &run)
     if (ids.isEmpty())
         return QStringLiteral("no experiment waits for review");
     return QStringLiteral("%1 waiting for review (experiment%2 %3; autokernel-cli accept|reject RUN_DIR ID)")
-        .arg(ids.size()).arg(ids.size() == 1 ? QString() : QStringLiteral("s"), ids.join(QStringLiteral(", ")));
+        .arg(ids.size())
+        .arg(ids.size() == 1 ? QString() : QStringLiteral("s"), ids.join(QStringLiteral(", ")));
 }
 
 QString modeText(bool on)
@@ -95,11 +98,12 @@ int runReview(const QStringList &argsIn)
     const QString usage = QStringLiteral("review RUN_DIR [on|off]");
     QStringList args = argsIn;
     if (args.contains(QStringLiteral("--help")) || args.contains(QStringLiteral("-h"))) {
-        QTextStream(stdout) << "Usage: autokernel-cli " << usage << "\n"
-                            << "Without on|off, shows whether the run is in review mode. In review mode a would-be\n"
-                            << "keep is recorded as pending and waits for `autokernel-cli accept|reject RUN_DIR ID`.\n"
-                            << "If the loop is running in another process, the switch is queued for it and applies\n"
-                            << "from its next experiment.\n";
+        QTextStream(stdout)
+            << "Usage: autokernel-cli " << usage << "\n"
+            << "Without on|off, shows whether the run is in review mode. In review mode a would-be\n"
+            << "keep is recorded as pending and waits for `autokernel-cli accept|reject RUN_DIR ID`.\n"
+            << "If the loop is running in another process, the switch is queued for it and applies\n"
+            << "from its next experiment.\n";
         return 0;
     }
     for (const QString &a : args)
@@ -114,7 +118,8 @@ int runReview(const QStringList &argsIn)
         const RunSnapshotPtr run = RunLoader::load(dir, &error);
         if (!run)
             return printUsageError(error);
-        QTextStream(stdout) << "review mode: " << modeText(run->reviewMode) << '\n' << pendingText(*run) << '\n';
+        QTextStream(stdout) << "review mode: " << modeText(run->reviewMode) << '\n'
+                            << pendingText(*run) << '\n';
         return 0;
     }
     const QString word = args.at(1).toLower();
@@ -123,18 +128,38 @@ int runReview(const QStringList &argsIn)
     const bool on = word == QLatin1String("on");
 
     const RunSteering::Outcome o = RunSteering::steer(dir, SteerRequest::review(on));
-    if (const int code = reportSteerOutcome(o, QStringLiteral("review"), QStringLiteral("review mode %1: %2").arg(word, o.message));
+    if (const int code = reportSteerOutcome(
+            o, QStringLiteral("review"), QStringLiteral("review mode %1: %2").arg(word, o.message));
         code >= 0)
         return code;
-    QTextStream(stdout) << "review mode: " << modeText(o.state->reviewMode) << '\n' << pendingText(*o.state) << '\n';
+    QTextStream(stdout) << "review mode: " << modeText(o.state->reviewMode) << '\n'
+                        << pendingText(*o.state) << '\n';
     return 0;
 }
 
-int runPin(const QStringList &a) { return steer({SteerRequest::Action::Pin, "RUN_DIR KERNEL [--reason TEXT]", true, false}, a); }
-int runUnpin(const QStringList &a) { return steer({SteerRequest::Action::Unpin, "RUN_DIR KERNEL", true, false}, a); }
-int runSkip(const QStringList &a) { return steer({SteerRequest::Action::Skip, "RUN_DIR KERNEL [--reason TEXT] [--undo]", true, false}, a); }
-int runRevert(const QStringList &a) { return steer({SteerRequest::Action::Revert, "RUN_DIR KERNEL EXPERIMENT_ID", true, true}, a); }
-int runAccept(const QStringList &a) { return steer({SteerRequest::Action::Accept, "RUN_DIR EXPERIMENT_ID", false, true}, a); }
-int runReject(const QStringList &a) { return steer({SteerRequest::Action::Reject, "RUN_DIR EXPERIMENT_ID [--reason TEXT]", false, true}, a); }
+int runPin(const QStringList &a)
+{
+    return steer({ SteerRequest::Action::Pin, "RUN_DIR KERNEL [--reason TEXT]", true, false }, a);
+}
+int runUnpin(const QStringList &a)
+{
+    return steer({ SteerRequest::Action::Unpin, "RUN_DIR KERNEL", true, false }, a);
+}
+int runSkip(const QStringList &a)
+{
+    return steer({ SteerRequest::Action::Skip, "RUN_DIR KERNEL [--reason TEXT] [--undo]", true, false }, a);
+}
+int runRevert(const QStringList &a)
+{
+    return steer({ SteerRequest::Action::Revert, "RUN_DIR KERNEL EXPERIMENT_ID", true, true }, a);
+}
+int runAccept(const QStringList &a)
+{
+    return steer({ SteerRequest::Action::Accept, "RUN_DIR EXPERIMENT_ID", false, true }, a);
+}
+int runReject(const QStringList &a)
+{
+    return steer({ SteerRequest::Action::Reject, "RUN_DIR EXPERIMENT_ID [--reason TEXT]", false, true }, a);
+}
 
 } // namespace ak::cli

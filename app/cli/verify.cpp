@@ -23,38 +23,51 @@ QString num(const nlohmann::json &o, const char *key, int precision = 3, const Q
 void printSummary(const nlohmann::json &v, const QString &recorded)
 {
     QTextStream out(stdout);
-    out << QStringLiteral("%1  %2  %3  %4  %5\n").arg(QStringLiteral("kernel"), -22).arg(QStringLiteral("op"), -16)
-               .arg(QStringLiteral("parity"), -8).arg(QStringLiteral("effect"), 8).arg(QStringLiteral("final"));
+    out << QStringLiteral("%1  %2  %3  %4  %5\n")
+               .arg(QStringLiteral("kernel"), -22)
+               .arg(QStringLiteral("op"), -16)
+               .arg(QStringLiteral("parity"), -8)
+               .arg(QStringLiteral("effect"), 8)
+               .arg(QStringLiteral("final"));
     for (const auto &k : v.value("kernels", nlohmann::json::array())) {
         const bool final = k.value("in_final_set", false);
         const auto parity = k.find("parity");
-        const QString par = parity == k.end() ? QStringLiteral("-") : (parity->value("ok", false) ? QStringLiteral("ok") : QStringLiteral("FAIL"));
-        out << QStringLiteral("%1  %2  %3  %4  %5").arg(QString::fromStdString(k.value("kernel", "")), -22)
-                   .arg(QString::fromStdString(k.value("op_type", "")), -16).arg(par, -8)
-                   .arg(num(k, "effect_pct", 2, QStringLiteral("%")), 8).arg(final ? QStringLiteral("yes") : QStringLiteral("no"));
+        const QString par = parity == k.end()
+            ? QStringLiteral("-")
+            : (parity->value("ok", false) ? QStringLiteral("ok") : QStringLiteral("FAIL"));
+        out << QStringLiteral("%1  %2  %3  %4  %5")
+                   .arg(QString::fromStdString(k.value("kernel", "")), -22)
+                   .arg(QString::fromStdString(k.value("op_type", "")), -16)
+                   .arg(par, -8)
+                   .arg(num(k, "effect_pct", 2, QStringLiteral("%")), 8)
+                   .arg(final ? QStringLiteral("yes") : QStringLiteral("no"));
         if (!final && k.contains("why_not"))
             out << "  — " << QString::fromStdString(k["why_not"].get<std::string>()).left(150);
         out << '\n';
     }
     out << '\n';
     const nlohmann::json t = v.value("timings", nlohmann::json::object());
-    for (const char *key : {"eager", "eager+ours", "compile", "compile+ours"}) {
+    for (const char *key : { "eager", "eager+ours", "compile", "compile+ours" }) {
         if (t.contains(key) && t[key].is_object())
-            out << QStringLiteral("%1 %2 us per forward  %3x vs eager\n").arg(QString::fromLatin1(key), -14)
-                       .arg(num(t[key], "median_us", 1), 12).arg(num(t[key], "speedup_vs_eager", 3));
+            out << QStringLiteral("%1 %2 us per forward  %3x vs eager\n")
+                       .arg(QString::fromLatin1(key), -14)
+                       .arg(num(t[key], "median_us", 1), 12)
+                       .arg(num(t[key], "speedup_vs_eager", 3));
         else if (t.contains(std::string(key) + "_error"))
-            out << QStringLiteral("%1 not measured: %2\n").arg(QString::fromLatin1(key), -14)
+            out << QStringLiteral("%1 not measured: %2\n")
+                       .arg(QString::fromLatin1(key), -14)
                        .arg(QString::fromStdString(t[std::string(key) + "_error"].get<std::string>()));
     }
     if (t.contains("compile+ours") && t["compile+ours"].contains("speedup_vs_compile"))
-        out << QStringLiteral("compile+ours vs compile: %1x\n").arg(num(t["compile+ours"], "speedup_vs_compile", 3));
+        out << QStringLiteral("compile+ours vs compile: %1x\n")
+                   .arg(num(t["compile+ours"], "speedup_vs_compile", 3));
     if (t.contains("compile_advice") && t["compile_advice"].is_string())
         out << QString::fromStdString(t["compile_advice"].get<std::string>()) << '\n';
     for (const auto &step : v.value("selection", nlohmann::json::array()))
         out << "selection: " << QString::fromStdString(step.get<std::string>()) << '\n';
     const nlohmann::json p = v.value("parity", nlohmann::json::object());
-    out << "\nparity of the final set: " << (p.value("ok", false) ? "ok" : "FAILED") << " (worst " << num(p, "error")
-        << " tolerances from the truth, eager " << num(p, "eager_error") << ")\n"
+    out << "\nparity of the final set: " << (p.value("ok", false) ? "ok" : "FAILED") << " (worst "
+        << num(p, "error") << " tolerances from the truth, eager " << num(p, "eager_error") << ")\n"
         << "measured model speedup: " << num(v, "model_speedup") << "x (eager + the final set vs eager)\n"
         << "verification.json " << recorded << '\n';
 }
@@ -66,18 +79,27 @@ int runVerify(const QStringList &args)
     QCommandLineParser p;
     p.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("the run directory"));
     p.addOptions({
-        {QStringLiteral("device"), QStringLiteral("cpu or cuda (default: the device the run was profiled on)"), QStringLiteral("DEV")},
-        {QStringLiteral("kernels"), QStringLiteral("only these kernel folders (comma-separated)"), QStringLiteral("K,...")},
-        {QStringLiteral("seeds"), QStringLiteral("fresh input draws compared (default 3)"), QStringLiteral("N")},
-        {QStringLiteral("rounds"), QStringLiteral("alternating timing rounds per comparison (default 7)"), QStringLiteral("N")},
-        {QStringLiteral("no-compile"), QStringLiteral("do not time torch.compile with and without the kernels")},
-        {QStringLiteral("allow-changed-model"), QStringLiteral("verify although the model file changed since profiling")},
-        {QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: the run's)"), QStringLiteral("PY")},
-        {QStringLiteral("timeout"), QStringLiteral("seconds before giving up (default 3600)"), QStringLiteral("SEC")},
-        {QStringLiteral("json"), QStringLiteral("print verification.json instead of the summary")},
+        { QStringLiteral("device"),
+            QStringLiteral("cpu or cuda (default: the device the run was profiled on)"),
+            QStringLiteral("DEV") },
+        { QStringLiteral("kernels"), QStringLiteral("only these kernel folders (comma-separated)"),
+            QStringLiteral("K,...") },
+        { QStringLiteral("seeds"), QStringLiteral("fresh input draws compared (default 3)"),
+            QStringLiteral("N") },
+        { QStringLiteral("rounds"), QStringLiteral("alternating timing rounds per comparison (default 7)"),
+            QStringLiteral("N") },
+        { QStringLiteral("no-compile"),
+            QStringLiteral("do not time torch.compile with and without the kernels") },
+        { QStringLiteral("allow-changed-model"),
+            QStringLiteral("verify although the model file changed since profiling") },
+        { QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: the run's)"),
+            QStringLiteral("PY") },
+        { QStringLiteral("timeout"), QStringLiteral("seconds before giving up (default 3600)"),
+            QStringLiteral("SEC") },
+        { QStringLiteral("json"), QStringLiteral("print verification.json instead of the summary") },
     });
     p.addHelpOption();
-    if (!p.parse(QStringList{QStringLiteral("autokernel-cli verify")} + args))
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli verify") } + args))
         return printUsageError(p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
         QTextStream(stdout) << p.helpText();
@@ -92,21 +114,25 @@ int runVerify(const QStringList &args)
         return printUsageError(QStringLiteral("--device must be cpu or cuda"));
     o.kernels = p.value(QStringLiteral("kernels")).split(QLatin1Char(','), Qt::SkipEmptyParts);
     bool ok = true;
-    if (p.isSet(QStringLiteral("seeds")) && ((o.seeds = p.value(QStringLiteral("seeds")).toInt(&ok)) < 1 || !ok))
+    if (p.isSet(QStringLiteral("seeds"))
+        && ((o.seeds = p.value(QStringLiteral("seeds")).toInt(&ok)) < 1 || !ok))
         return printUsageError(QStringLiteral("--seeds must be a positive number"));
-    if (p.isSet(QStringLiteral("rounds")) && ((o.rounds = p.value(QStringLiteral("rounds")).toInt(&ok)) < 2 || !ok))
+    if (p.isSet(QStringLiteral("rounds"))
+        && ((o.rounds = p.value(QStringLiteral("rounds")).toInt(&ok)) < 2 || !ok))
         return printUsageError(QStringLiteral("--rounds must be a number of at least 2"));
-    if (p.isSet(QStringLiteral("timeout")) && ((o.timeoutSec = p.value(QStringLiteral("timeout")).toInt(&ok)) < 1 || !ok))
+    if (p.isSet(QStringLiteral("timeout"))
+        && ((o.timeoutSec = p.value(QStringLiteral("timeout")).toInt(&ok)) < 1 || !ok))
         return printUsageError(QStringLiteral("--timeout must be a positive number of seconds"));
     o.compile = !p.isSet(QStringLiteral("no-compile"));
     o.allowChangedModel = p.isSet(QStringLiteral("allow-changed-model"));
     o.python = p.value(QStringLiteral("python"));
 
     QTextStream err(stderr);
-    QElapsedTimer clock;   // each step's start, so a slow step shows itself
+    QElapsedTimer clock; // each step's start, so a slow step shows itself
     clock.start();
     const VerifyOutcome r = ModelVerifier::verify(o, [&err, &clock](const QString &message, double) {
-        err << QStringLiteral("verify [%1 s]: ").arg(clock.elapsed() / 1000.0, 0, 'f', 1) << message << Qt::endl;
+        err << QStringLiteral("verify [%1 s]: ").arg(clock.elapsed() / 1000.0, 0, 'f', 1) << message
+            << Qt::endl;
     });
     if (!r.ok) {
         err << "autokernel-cli: verify: " << r.error << Qt::endl;

@@ -19,23 +19,26 @@ int main(int argc, char **argv)
 
     const QStringList examples = ak::ExampleRun::names();
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("AutoKernel Studio: profile a PyTorch model, rank its GPU "
-                                                    "kernels and optimise them in an autonomous loop."));
+    parser.setApplicationDescription(
+        QStringLiteral("AutoKernel Studio: profile a PyTorch model, rank its GPU "
+                       "kernels and optimise them in an autonomous loop."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOption({QStringLiteral("example"),
-                      QStringLiteral("open the run of a bundled example model (%1); the first time it is profiled on "
-                                     "this machine, in the background")
-                          .arg(examples.join(QStringLiteral(", "))),
-                      QStringLiteral("NAME")});
-    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("run directory to open (optional)"));
+    parser.addOption({ QStringLiteral("example"),
+        QStringLiteral("open the run of a bundled example model (%1); the first time it is profiled on "
+                       "this machine, in the background")
+            .arg(examples.join(QStringLiteral(", "))),
+        QStringLiteral("NAME") });
+    parser.addPositionalArgument(
+        QStringLiteral("RUN_DIR"), QStringLiteral("run directory to open (optional)"));
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
     const QString example = parser.value(QStringLiteral("example"));
     QTextStream err(stderr);
     if (!example.isEmpty() && !examples.contains(example)) {
-        err << "autokernel: no bundled example '" << example << "'; choose one of " << examples.join(QStringLiteral(", ")) << Qt::endl;
+        err << "autokernel: no bundled example '" << example << "'; choose one of "
+            << examples.join(QStringLiteral(", ")) << Qt::endl;
         return 2;
     }
     if (!example.isEmpty() && !positional.isEmpty()) {

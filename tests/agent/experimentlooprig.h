@@ -39,8 +39,10 @@ inline QByteArray readFile(const QString &path)
 inline QByteArray starter()
 {
     static const QByteArray text = [] {
-        QByteArray s = readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/agent/python/harness/starters/cpu/softmax.py"));
-        s.replace("KERNEL_TYPE = \"softmax\"\n", "KERNEL_TYPE = \"softmax\"\n\nTEST_SIZES = [{\"rows\": 64, \"cols\": 128}]\n");
+        QByteArray s
+            = readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/agent/python/harness/starters/cpu/softmax.py"));
+        s.replace("KERNEL_TYPE = \"softmax\"\n",
+            "KERNEL_TYPE = \"softmax\"\n\nTEST_SIZES = [{\"rows\": 64, \"cols\": 128}]\n");
         return s;
     }();
     return text;
@@ -54,7 +56,8 @@ inline QByteArray variant(int n)
     return s;
 }
 
-inline AgentResult proposal(const QByteArray &kernelPy, const QString &description = QStringLiteral("scripted change"))
+inline AgentResult proposal(
+    const QByteArray &kernelPy, const QString &description = QStringLiteral("scripted change"))
 {
     AgentProposal p;
     p.kernelPy = QString::fromUtf8(kernelPy);
@@ -176,14 +179,14 @@ struct Rig
     bool create(const json &config = json::object())
     {
         dir = tmp.filePath(QStringLiteral("run"));
-        json runConfig = {{"model", "test"}, {"python", "/usr/bin/python3"}, {"activity", "cpu"}};
+        json runConfig = { { "model", "test" }, { "python", "/usr/bin/python3" }, { "activity", "cpu" } };
         runConfig.update(config);
         std::unique_ptr<RunStore> store = RunStore::create(dir, runConfig, &error);
         if (!store)
             return false;
-        const double shares[] = {0.5, 0.3, 0.2};
+        const double shares[] = { 0.5, 0.3, 0.2 };
         int rank = 1;
-        for (const QString &name : {kA, kB, kC}) {
+        for (const QString &name : { kA, kB, kC }) {
             KernelRecord k;
             k.rank = rank;
             k.folder = QStringLiteral("kernels/") + name;
@@ -219,8 +222,8 @@ struct Rig
         cfg.label = QStringLiteral("test");
         cfg.quickBench = true;
         cfg.writeRetryMs = 20; // refused writes: short back-off in tests
-        loop = std::make_unique<ExperimentLoop>(session.get(), &agent,
-                                                [this](const BenchRequest &r) { return bench.run(r); }, cfg);
+        loop = std::make_unique<ExperimentLoop>(
+            session.get(), &agent, [this](const BenchRequest &r) { return bench.run(r); }, cfg);
     }
 
     ExperimentLoop::Step step() { return loop->step(); }
@@ -230,9 +233,19 @@ struct Rig
     const Experiment &last() { return state().experiments.last(); }
     const Experiment &experiment(int id) { return *state().experiment(id); }
     QByteArray head(const QString &name) { return store().kernelSource(name); }
-    QByteArray blobOf(int id) { return store().repo().readBlob(experiment(id).commit, RunStore::kernelPath(experiment(id).kernel)); }
-    QByteArray workingTree(const QString &name) { return readFile(dir + QLatin1Char('/') + RunStore::kernelPath(name)); }
-    QString lastBenchKernel() { return bench.requests.isEmpty() ? QString() : QFileInfo(bench.requests.last().kernelPath).dir().dirName(); }
+    QByteArray blobOf(int id)
+    {
+        return store().repo().readBlob(experiment(id).commit, RunStore::kernelPath(experiment(id).kernel));
+    }
+    QByteArray workingTree(const QString &name)
+    {
+        return readFile(dir + QLatin1Char('/') + RunStore::kernelPath(name));
+    }
+    QString lastBenchKernel()
+    {
+        return bench.requests.isEmpty() ? QString()
+                                        : QFileInfo(bench.requests.last().kernelPath).dir().dirName();
+    }
     int experimentsOn(const QString &name)
     {
         int n = 0;
@@ -243,15 +256,16 @@ struct Rig
     bool queue(const json &request) { return RunStore::queueRequest(dir, request, &error); }
 };
 
-#define CREATE_RIG(rig, config)                                                                                 \
-    auto rig##Holder = std::make_unique<Rig>();                                                                 \
-    Rig &rig = *rig##Holder;                                                                                    \
+#define CREATE_RIG(rig, config)                                                                              \
+    auto rig##Holder = std::make_unique<Rig>();                                                              \
+    Rig &rig = *rig##Holder;                                                                                 \
     QVERIFY2(rig.create(config), qPrintable(rig.error))
 
 #define STEP(rig) QCOMPARE(rig.step(), ExperimentLoop::Step::Worked)
 
 // Rules that never fire, so a test sees only what it scripts.
-const json kNoRules = {{"move_on", {{"max_consecutive_reverts", 0}, {"roof_pct", 0}, {"hours_per_kernel", 0},
-                                    {"speedup_over_baseline", 0}}}};
+const json kNoRules = { { "move_on",
+    { { "max_consecutive_reverts", 0 }, { "roof_pct", 0 }, { "hours_per_kernel", 0 },
+        { "speedup_over_baseline", 0 } } } };
 
 } // namespace ak::test

@@ -18,8 +18,7 @@ class LoopbackServerCore : public QObject
 public:
     explicit LoopbackServerCore(LoopbackLlmServer *owner)
         : m_owner(owner)
-    {
-    }
+    { }
 
     quint16 listen()
     {
@@ -51,7 +50,8 @@ private:
         for (int i = 1; i < lines.size(); ++i) {
             const qsizetype colon = lines.at(i).indexOf(':');
             if (colon > 0)
-                req.headers.insert(lines.at(i).left(colon).trimmed().toLower(), lines.at(i).mid(colon + 1).trimmed());
+                req.headers.insert(
+                    lines.at(i).left(colon).trimmed().toLower(), lines.at(i).mid(colon + 1).trimmed());
         }
         const qsizetype length = req.headers.value("content-length", "0").toLongLong();
         if (buf.size() < end + 4 + length)
@@ -72,14 +72,18 @@ private:
 
     static QByteArray statusLine(int status)
     {
-        const char *text = status == 200 ? "OK" : status == 429 ? "Too Many Requests" : status < 500 ? "Client Error" : "Server Error";
+        const char *text = status == 200 ? "OK"
+            : status == 429              ? "Too Many Requests"
+            : status < 500               ? "Client Error"
+                                         : "Server Error";
         return "HTTP/1.1 " + QByteArray::number(status) + ' ' + text + "\r\n";
     }
 
     static QByteArray head(const ScriptedReply &r, int status, const QByteArray &type, qsizetype length)
     {
         QByteArray h = statusLine(status) + "Content-Type: " + type + "\r\nConnection: close\r\n";
-        h += length >= 0 ? "Content-Length: " + QByteArray::number(length) + "\r\n" : QByteArray("Transfer-Encoding: chunked\r\n");
+        h += length >= 0 ? "Content-Length: " + QByteArray::number(length) + "\r\n"
+                         : QByteArray("Transfer-Encoding: chunked\r\n");
         for (const auto &kv : r.headers)
             h += kv.first + ": " + kv.second + "\r\n";
         return h + "\r\n";
@@ -88,7 +92,8 @@ private:
     void respond(QTcpSocket *s, const RecordedRequest &req, const ScriptedReply &r)
     {
         const bool anthropic = req.path.endsWith("/messages");
-        const json body = json::parse(req.body.constData(), req.body.constData() + req.body.size(), nullptr, false);
+        const json body
+            = json::parse(req.body.constData(), req.body.constData() + req.body.size(), nullptr, false);
         const bool stream = body.is_object() && body.value("stream", false);
         const std::string model = body.is_object() ? body.value("model", std::string("?")) : std::string("?");
         switch (r.kind) {
@@ -100,26 +105,37 @@ private:
             s->disconnectFromHost();
             return;
         case ScriptedReply::Kind::Status: {
-            const json e = anthropic ? json{{"type", "error"}, {"error", {{"type", "api_error"}, {"message", r.text.toStdString()}}}}
-                                     : json{{"error", {{"message", r.text.toStdString()}, {"type", "server_error"}}}};
+            const json e = anthropic
+                ? json { { "type", "error" },
+                      { "error", { { "type", "api_error" }, { "message", r.text.toStdString() } } } }
+                : json { { "error", { { "message", r.text.toStdString() }, { "type", "server_error" } } } };
             const QByteArray b = QByteArray::fromStdString(e.dump());
             s->write(head(r, r.status, "application/json", b.size()) + b);
             s->disconnectFromHost();
             return;
         }
-        case ScriptedReply::Kind::Reply: break;
+        case ScriptedReply::Kind::Reply:
+            break;
         }
-        const std::string stop = r.stopReason.isEmpty() ? (anthropic ? "end_turn" : "stop") : r.stopReason.toStdString();
+        const std::string stop
+            = r.stopReason.isEmpty() ? (anthropic ? "end_turn" : "stop") : r.stopReason.toStdString();
         if (!stream) {
             json j;
             if (anthropic)
-                j = {{"id", "msg_loop"}, {"type", "message"}, {"role", "assistant"}, {"model", model},
-                     {"content", json::array({{{"type", "text"}, {"text", r.text.toStdString()}}})},
-                     {"stop_reason", stop}, {"usage", {{"input_tokens", r.tokensIn}, {"output_tokens", r.tokensOut}}}};
+                j = { { "id", "msg_loop" }, { "type", "message" }, { "role", "assistant" },
+                    { "model", model },
+                    { "content", json::array({ { { "type", "text" }, { "text", r.text.toStdString() } } }) },
+                    { "stop_reason", stop },
+                    { "usage", { { "input_tokens", r.tokensIn }, { "output_tokens", r.tokensOut } } } };
             else
-                j = {{"id", "chatcmpl-loop"}, {"object", "chat.completion"}, {"model", model},
-                     {"choices", json::array({{{"index", 0}, {"message", {{"role", "assistant"}, {"content", r.text.toStdString()}}}, {"finish_reason", stop}}})},
-                     {"usage", {{"prompt_tokens", r.tokensIn}, {"completion_tokens", r.tokensOut}, {"total_tokens", r.tokensIn + r.tokensOut}}}};
+                j = { { "id", "chatcmpl-loop" }, { "object", "chat.completion" }, { "model", model },
+                    { "choices",
+                        json::array({ { { "index", 0 },
+                            { "message", { { "role", "assistant" }, { "content", r.text.toStdString() } } },
+                            { "finish_reason", stop } } }) },
+                    { "usage",
+                        { { "prompt_tokens", r.tokensIn }, { "completion_tokens", r.tokensOut },
+                            { "total_tokens", r.tokensIn + r.tokensOut } } } };
             const QByteArray b = QByteArray::fromStdString(j.dump());
             s->write(head(r, 200, "application/json", b.size()) + b);
             s->disconnectFromHost();
@@ -127,26 +143,48 @@ private:
         }
         QVector<QByteArray> events;
         auto ev = [&](const char *name, const json &data) {
-            events << (name ? QByteArray("event: ") + name + "\n" : QByteArray()) + "data: " + QByteArray::fromStdString(data.dump()) + "\n\n";
+            events << (name ? QByteArray("event: ") + name + "\n" : QByteArray())
+                    + "data: " + QByteArray::fromStdString(data.dump()) + "\n\n";
         };
         QStringList pieces;
         for (qsizetype i = 0; i < r.text.size(); i += std::max(1, r.chunkChars))
             pieces << r.text.mid(i, std::max(1, r.chunkChars));
         if (anthropic) {
-            ev("message_start", {{"type", "message_start"}, {"message", {{"id", "msg_loop"}, {"model", model}, {"usage", {{"input_tokens", r.tokensIn}, {"output_tokens", 1}}}}}});
-            ev("content_block_start", {{"type", "content_block_start"}, {"index", 0}, {"content_block", {{"type", "text"}, {"text", ""}}}});
+            ev("message_start",
+                { { "type", "message_start" },
+                    { "message",
+                        { { "id", "msg_loop" }, { "model", model },
+                            { "usage", { { "input_tokens", r.tokensIn }, { "output_tokens", 1 } } } } } });
+            ev("content_block_start",
+                { { "type", "content_block_start" }, { "index", 0 },
+                    { "content_block", { { "type", "text" }, { "text", "" } } } });
             events << QByteArray(": keep-alive comment\n\n");
             for (const QString &p : pieces)
-                ev("content_block_delta", {{"type", "content_block_delta"}, {"index", 0}, {"delta", {{"type", "text_delta"}, {"text", p.toStdString()}}}});
-            ev("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}});
-            ev("message_delta", {{"type", "message_delta"}, {"delta", {{"stop_reason", stop}}}, {"usage", {{"output_tokens", r.tokensOut}}}});
-            ev("message_stop", {{"type", "message_stop"}});
+                ev("content_block_delta",
+                    { { "type", "content_block_delta" }, { "index", 0 },
+                        { "delta", { { "type", "text_delta" }, { "text", p.toStdString() } } } });
+            ev("content_block_stop", { { "type", "content_block_stop" }, { "index", 0 } });
+            ev("message_delta",
+                { { "type", "message_delta" }, { "delta", { { "stop_reason", stop } } },
+                    { "usage", { { "output_tokens", r.tokensOut } } } });
+            ev("message_stop", { { "type", "message_stop" } });
         } else {
-            ev(nullptr, {{"choices", json::array({{{"index", 0}, {"delta", {{"role", "assistant"}, {"content", ""}}}}})}});
+            ev(nullptr,
+                { { "choices",
+                    json::array({ { { "index", 0 },
+                        { "delta", { { "role", "assistant" }, { "content", "" } } } } }) } });
             for (const QString &p : pieces)
-                ev(nullptr, {{"choices", json::array({{{"index", 0}, {"delta", {{"content", p.toStdString()}}}, {"finish_reason", nullptr}}})}});
-            ev(nullptr, {{"choices", json::array({{{"index", 0}, {"delta", json::object()}, {"finish_reason", stop}}})}});
-            ev(nullptr, {{"choices", json::array()}, {"usage", {{"prompt_tokens", r.tokensIn}, {"completion_tokens", r.tokensOut}}}});
+                ev(nullptr,
+                    { { "choices",
+                        json::array({ { { "index", 0 }, { "delta", { { "content", p.toStdString() } } },
+                            { "finish_reason", nullptr } } }) } });
+            ev(nullptr,
+                { { "choices",
+                    json::array(
+                        { { { "index", 0 }, { "delta", json::object() }, { "finish_reason", stop } } }) } });
+            ev(nullptr,
+                { { "choices", json::array() },
+                    { "usage", { { "prompt_tokens", r.tokensIn }, { "completion_tokens", r.tokensOut } } } });
             events << QByteArray("data: [DONE]\n\n");
         }
         s->write(head(r, 200, "text/event-stream", -1));
@@ -156,8 +194,9 @@ private:
             const bool last = i == events.size();
             const bool stall = r.stallAfterEvents >= 0 && i == r.stallAfterEvents;
             const bool drop = r.dropAfterEvents >= 0 && i == r.dropAfterEvents;
-            const QByteArray chunk = last ? QByteArray("0\r\n\r\n")
-                                          : QByteArray::number(events.at(i).size(), 16) + "\r\n" + events.at(i) + "\r\n";
+            const QByteArray chunk = last
+                ? QByteArray("0\r\n\r\n")
+                : QByteArray::number(events.at(i).size(), 16) + "\r\n" + events.at(i) + "\r\n";
             QTimer::singleShot(at, s, [guard, chunk, last, stall, drop] {
                 if (!guard)
                     return;
@@ -189,7 +228,8 @@ LoopbackLlmServer::LoopbackLlmServer() = default;
 LoopbackLlmServer::~LoopbackLlmServer()
 {
     if (m_core) {
-        QMetaObject::invokeMethod(m_core, [this] { delete m_core; }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            m_core, [this] { delete m_core; }, Qt::BlockingQueuedConnection);
         m_core = nullptr;
     }
     m_thread.quit();
@@ -202,7 +242,8 @@ bool LoopbackLlmServer::start()
     m_core = new LoopbackServerCore(this);
     m_core->moveToThread(&m_thread);
     quint16 port = 0;
-    QMetaObject::invokeMethod(m_core, [this, &port] { port = m_core->listen(); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        m_core, [this, &port] { port = m_core->listen(); }, Qt::BlockingQueuedConnection);
     m_port = port;
     return m_port != 0;
 }

@@ -16,10 +16,10 @@ namespace ak::test {
 struct ScriptedReply
 {
     enum class Kind {
-        Reply,   // the assistant's `text`, as JSON or as an SSE stream (whichever the request asked for)
-        Status,  // HTTP `status` with the protocol's error body carrying `text` as the message
-        Raw,     // `raw` as the body with `status` and `contentType`, byte for byte (garbage, empty)
-        Drop,    // close the connection without answering
+        Reply, // the assistant's `text`, as JSON or as an SSE stream (whichever the request asked for)
+        Status, // HTTP `status` with the protocol's error body carrying `text` as the message
+        Raw, // `raw` as the body with `status` and `contentType`, byte for byte (garbage, empty)
+        Drop, // close the connection without answering
     };
     Kind kind = Kind::Reply;
     QString text;
@@ -27,19 +27,19 @@ struct ScriptedReply
     QByteArray raw;
     QByteArray contentType = "application/json";
     QList<QPair<QByteArray, QByteArray>> headers; // extra response headers, e.g. Retry-After
-    QString stopReason;          // empty = "stop" / "end_turn"
-    int delayMs = 0;             // before the status line
-    int chunkDelayMs = 0;        // between stream events
-    int chunkChars = 48;         // text per stream event
-    int stallAfterEvents = -1;   // stream: go silent (connection open) after this many events
-    int dropAfterEvents = -1;    // stream: close the connection after this many events
+    QString stopReason; // empty = "stop" / "end_turn"
+    int delayMs = 0; // before the status line
+    int chunkDelayMs = 0; // between stream events
+    int chunkChars = 48; // text per stream event
+    int stallAfterEvents = -1; // stream: go silent (connection open) after this many events
+    int dropAfterEvents = -1; // stream: close the connection after this many events
     qint64 tokensIn = 120;
     qint64 tokensOut = 45;
 
-    static ScriptedReply reply(const QString &text) { return ScriptedReply{Kind::Reply, text}; }
+    static ScriptedReply reply(const QString &text) { return ScriptedReply { Kind::Reply, text }; }
     static ScriptedReply error(int status, const QString &message = QStringLiteral("scripted error"))
     {
-        ScriptedReply r{Kind::Status, message};
+        ScriptedReply r { Kind::Status, message };
         r.status = status;
         return r;
     }

@@ -4,10 +4,10 @@
 // in tst_experimentloopsteering.cpp.
 #include "experimentlooprig.h"
 
-#include <thread>
 #include "orchestrator.h"
 #include "runloader.h"
 #include "testregistry.h"
+#include <thread>
 
 #include <thread>
 
@@ -21,7 +21,8 @@ class ExperimentLoopTest : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY2(starter().contains("ROW_CHUNK = 64\n") && starter().contains("TEST_SIZES"), "the CPU softmax starter changed");
+        QVERIFY2(starter().contains("ROW_CHUNK = 64\n") && starter().contains("TEST_SIZES"),
+            "the CPU softmax starter changed");
     }
 
     void baselineIsMeasuredFirst()
@@ -29,10 +30,10 @@ private Q_SLOTS:
         CREATE_RIG(r, kNoRules);
         r.bench.results.enqueue(ok(100, 0.5));
         STEP(r);
-        QCOMPARE(r.agent.contexts.size(), 0);            // no agent before the baseline
+        QCOMPARE(r.agent.contexts.size(), 0); // no agent before the baseline
         QCOMPARE(r.bench.requests.size(), 1);
         QCOMPARE(r.bench.seen[0], starter());
-        QCOMPARE(r.lastBenchKernel(), kA);               // first in Amdahl order
+        QCOMPARE(r.lastBenchKernel(), kA); // first in Amdahl order
         QCOMPARE(r.bench.requests[0].device, QStringLiteral("cpu"));
         QVERIFY(r.bench.requests[0].quick);
         const Experiment *base = Orchestrator::baseline(r.state(), kA);
@@ -44,7 +45,7 @@ private Q_SLOTS:
         const int baseId = base->id; // `base` points into the writer's state, which the next step replaces
         QVERIFY(!Orchestrator::needsBaseline(r.state(), kA));
         QVERIFY(Orchestrator::needsBaseline(r.state(), kB)); // only the kernel being worked on
-        QCOMPARE(r.session->stats().experiments, 0);      // a baseline is not an experiment
+        QCOMPARE(r.session->stats().experiments, 0); // a baseline is not an experiment
         // Recorded on disk, not only in memory.
         const RunSnapshotPtr loaded = RunLoader::load(r.dir);
         QCOMPARE(Orchestrator::baseline(*loaded, kA)->metrics.latencyUs, 100.0);
@@ -94,7 +95,7 @@ private Q_SLOTS:
         QCOMPARE(r.store().repo().resolveRef(QStringLiteral("refs/heads/kernels/") + kA), e.commit);
         QCOMPARE(r.store().repo().resolveRef(QStringLiteral("refs/experiments/%1").arg(e.id)), e.commit);
         QCOMPARE(r.store().repo().blobIdAt(r.store().bestCommit(), RunStore::kernelPath(kA)),
-                 r.store().repo().blobIdAt(e.commit, RunStore::kernelPath(kA)));
+            r.store().repo().blobIdAt(e.commit, RunStore::kernelPath(kA)));
         QVERIFY(r.store().repo().messageOf(e.commit).contains(QStringLiteral("Outcome: keep")));
         QCOMPARE(r.session->stats().experiments, 1);
         QCOMPARE(r.session->stats().kept, 1);
@@ -139,7 +140,10 @@ private Q_SLOTS:
         QCOMPARE(r.workingTree(kA), starter());
         // Each attempt stays reachable with its own kernel.py and outcome.
         QCOMPARE(r.blobOf(first), variant(1000));
-        QVERIFY(r.store().repo().messageOf(r.experiment(first).commit).contains(QStringLiteral("Outcome: revert")));
+        QVERIFY(r.store()
+                    .repo()
+                    .messageOf(r.experiment(first).commit)
+                    .contains(QStringLiteral("Outcome: revert")));
         QCOMPARE(r.session->stats().kept, 0);
         QCOMPARE(r.session->stats().experiments, 3);
     }
@@ -149,18 +153,22 @@ private Q_SLOTS:
         CREATE_RIG(r, kNoRules);
         STEP(r);
         const QString baseCommit = r.kernel(kA).head;
-        r.bench.results.enqueue(bad(BenchStatus::Incorrect, QStringLiteral("smoke: normal 64x128 float32: max abs error 3.2 at [0, 5]")));
+        r.bench.results.enqueue(bad(BenchStatus::Incorrect,
+            QStringLiteral("smoke: normal 64x128 float32: max abs error 3.2 at [0, 5]")));
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Failed);
-        QCOMPARE(r.last().failure, QStringLiteral("smoke: normal 64x128 float32: max abs error 3.2 at [0, 5]"));
+        QCOMPARE(
+            r.last().failure, QStringLiteral("smoke: normal 64x128 float32: max abs error 3.2 at [0, 5]"));
         QVERIFY(!Metrics::has(r.last().metrics.latencyUs));
 
         BenchResult raised = bad(BenchStatus::Error, QStringLiteral("import: kernel raised"));
-        raised.traceback = QStringLiteral("Traceback (most recent call last):\n  File \"kernel.py\", line 3\nNameError: name 'y' is not defined\n");
+        raised.traceback = QStringLiteral("Traceback (most recent call last):\n  File \"kernel.py\", line "
+                                          "3\nNameError: name 'y' is not defined\n");
         r.bench.results.enqueue(raised);
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Failed);
-        QVERIFY2(r.last().failure.contains(QStringLiteral("NameError: name 'y' is not defined")), qPrintable(r.last().failure));
+        QVERIFY2(r.last().failure.contains(QStringLiteral("NameError: name 'y' is not defined")),
+            qPrintable(r.last().failure));
 
         r.bench.results.enqueue(bad(BenchStatus::Timeout, QStringLiteral("no answer within 180 s")));
         STEP(r);
@@ -199,7 +207,8 @@ private Q_SLOTS:
         QTest::newRow("changes TEST_SIZES") << sizes << QStringLiteral("TEST_SIZES");
         QTest::newRow("drops TEST_SIZES") << noSizes << QStringLiteral("TEST_SIZES");
         QTest::newRow("changes the signature") << signature << QStringLiteral("parameters");
-        QTest::newRow("syntax error") << QByteArray(variant(128) + "\ndef broken(:\n") << QStringLiteral("kernel.py");
+        QTest::newRow("syntax error")
+            << QByteArray(variant(128) + "\ndef broken(:\n") << QStringLiteral("kernel.py");
         QTest::newRow("identical") << starter() << QStringLiteral("identical");
     }
     void staticCheckRejectsWithoutBenchmarking()
@@ -220,7 +229,7 @@ private Q_SLOTS:
         QVERIFY(proposed == starter() || !r.bench.measured(proposed));
         // The attempt is still a commit on top of the head, under refs/experiments/<id>.
         QCOMPARE(r.store().repo().resolveRef(QStringLiteral("refs/experiments/%1").arg(e.id)), e.commit);
-        QCOMPARE(r.store().repo().parentsOf(e.commit), QStringList{baseCommit});
+        QCOMPARE(r.store().repo().parentsOf(e.commit), QStringList { baseCommit });
         QCOMPARE(r.blobOf(e.id), proposed);
         QVERIFY(r.store().repo().messageOf(e.commit).contains(QStringLiteral("Outcome: fail")));
         QCOMPARE(r.kernel(kA).head, baseCommit);
@@ -233,7 +242,8 @@ private Q_SLOTS:
     {
         CREATE_RIG(r, kNoRules);
         STEP(r);
-        r.agent.enqueue(agentError(AgentError::Kind::BadReply, QStringLiteral("unusable reply: no ```python block")));
+        r.agent.enqueue(
+            agentError(AgentError::Kind::BadReply, QStringLiteral("unusable reply: no ```python block")));
         STEP(r);
         Experiment e = r.last();
         QCOMPARE(e.status, ExperimentStatus::Failed);
@@ -272,12 +282,14 @@ private Q_SLOTS:
         QCOMPARE(int(r.state().experiments.size()), count); // a person's stop is not an experiment
         QVERIFY(!r.session->failed());
 
-        r.agent.enqueue(agentError(AgentError::Kind::Config, QStringLiteral("no API key in $OPENAI_API_KEY")));
+        r.agent.enqueue(
+            agentError(AgentError::Kind::Config, QStringLiteral("no API key in $OPENAI_API_KEY")));
         QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
         QCOMPARE(int(r.state().experiments.size()), count);
         QVERIFY(r.session->failed());
         QVERIFY(r.session->stopRequested());
-        QVERIFY2(r.session->endReason().contains(QStringLiteral("no API key")), qPrintable(r.session->endReason()));
+        QVERIFY2(r.session->endReason().contains(QStringLiteral("no API key")),
+            qPrintable(r.session->endReason()));
         QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
         QCOMPARE(r.agent.contexts.size(), 2);
     }
@@ -288,11 +300,13 @@ private Q_SLOTS:
         STEP(r);
         const QString harness = QStringLiteral("worker: cannot start /usr/bin/python3");
         // Two in a row, then a result from the kernel: the count starts again.
-        r.bench.results << bad(BenchStatus::Error, harness, true) << bad(BenchStatus::Error, harness, true) << ok(120);
+        r.bench.results << bad(BenchStatus::Error, harness, true) << bad(BenchStatus::Error, harness, true)
+                        << ok(120);
         STEP(r);
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Failed);
-        QVERIFY2(r.last().failure.startsWith(QStringLiteral("harness problem (not the kernel): ")), qPrintable(r.last().failure));
+        QVERIFY2(r.last().failure.startsWith(QStringLiteral("harness problem (not the kernel): ")),
+            qPrintable(r.last().failure));
         STEP(r);
         QVERIFY(!r.session->failed());
         r.bench.results << bad(BenchStatus::Error, harness, true) << bad(BenchStatus::Error, harness, true)
@@ -303,7 +317,8 @@ private Q_SLOTS:
         STEP(r); // the third in a row
         QVERIFY(r.session->failed());
         QVERIFY(r.session->stopRequested());
-        QVERIFY2(r.session->endReason().contains(QStringLiteral("3 times in a row")), qPrintable(r.session->endReason()));
+        QVERIFY2(r.session->endReason().contains(QStringLiteral("3 times in a row")),
+            qPrintable(r.session->endReason()));
         QCOMPARE(r.last().status, ExperimentStatus::Failed); // recorded before stopping
         const int benches = int(r.bench.requests.size());
         QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
@@ -350,7 +365,8 @@ private Q_SLOTS:
         STEP(r);
         QVERIFY(!r.session->failed());
         QVERIFY(!r.session->stopRequested());
-        QVERIFY2(r.messages.join(QLatin1Char('\n')).contains(QStringLiteral("cannot write the run")), qPrintable(r.messages.join(QLatin1Char('\n'))));
+        QVERIFY2(r.messages.join(QLatin1Char('\n')).contains(QStringLiteral("cannot write the run")),
+            qPrintable(r.messages.join(QLatin1Char('\n'))));
         QCOMPARE(int(r.state().experiments.size()), before);
         QCOMPARE(r.agent.contexts.size(), 1);
         // The disk is freed: the next experiment is recorded, and what was there before is intact.
@@ -406,8 +422,8 @@ private Q_SLOTS:
         r.loop.reset();
         ExperimentLoopConfig cfg;
         cfg.writeRetryMs = 60000;
-        r.loop = std::make_unique<ExperimentLoop>(r.session.get(), &r.agent,
-                                                  [&r](const BenchRequest &q) { return r.bench.run(q); }, cfg);
+        r.loop = std::make_unique<ExperimentLoop>(
+            r.session.get(), &r.agent, [&r](const BenchRequest &q) { return r.bench.run(q); }, cfg);
         std::thread stopper([&r] {
             QThread::msleep(300);
             r.session->requestStop(QStringLiteral("stopped by the user"));
@@ -432,7 +448,8 @@ private Q_SLOTS:
         const double wallMs = timer.elapsed();
         const double overhead = r.loop->lastOverheadMs();
         QVERIFY2(overhead > 0, qPrintable(QString::number(overhead)));
-        QVERIFY2(overhead < wallMs - 790, qPrintable(QStringLiteral("%1 of %2 ms").arg(overhead).arg(wallMs)));
+        QVERIFY2(
+            overhead < wallMs - 790, qPrintable(QStringLiteral("%1 of %2 ms").arg(overhead).arg(wallMs)));
         QCOMPARE(r.session->stats().overheadMsTotal, overhead);
         QVERIFY(r.last().agentSeconds >= 0.4);
         QVERIFY(r.last().benchSeconds >= 0.4);

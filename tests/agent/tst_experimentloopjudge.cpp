@@ -18,28 +18,31 @@ private Q_SLOTS:
         STEP(r);
         const QString head = r.kernel(kA).head;
         BenchResult flagged = ok(80);
-        flagged.flags << QStringLiteral("3.1e+03 GB/s is beyond the CPU's measured copy rate of 900 GB/s for this working set: verify by hand");
+        flagged.flags << QStringLiteral("3.1e+03 GB/s is beyond the CPU's measured copy rate of 900 GB/s for "
+                                        "this working set: verify by hand");
         r.bench.results.enqueue(flagged);
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Pending);
-        QVERIFY2(r.last().failure.startsWith(QStringLiteral("held for review: 3.1e+03 GB/s")), qPrintable(r.last().failure));
-        QCOMPARE(r.kernel(kA).head, head);          // not kept until a person accepts it
+        QVERIFY2(r.last().failure.startsWith(QStringLiteral("held for review: 3.1e+03 GB/s")),
+            qPrintable(r.last().failure));
+        QCOMPARE(r.kernel(kA).head, head); // not kept until a person accepts it
         QCOMPARE(r.head(kA), starter());
     }
 
     void speedupFarBeyondTheOpsHistoryIsHeld()
     {
         CREATE_RIG(r, kNoRules);
-        r.bench.results.enqueue(ok(100));           // baseline: 0.5x over PyTorch
+        r.bench.results.enqueue(ok(100)); // baseline: 0.5x over PyTorch
         STEP(r);
-        r.bench.results.enqueue(ok(40));            // 1.25x: ordinary progress
+        r.bench.results.enqueue(ok(40)); // 1.25x: ordinary progress
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Kept);
-        r.bench.results.enqueue(ok(10));            // 5x: four times the best softmax so far
+        r.bench.results.enqueue(ok(10)); // 5x: four times the best softmax so far
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Pending);
-        QVERIFY2(r.last().failure.contains(QStringLiteral("more than 3x the best any softmax kernel reached in this run (1.25x)")),
-                 qPrintable(r.last().failure));
+        QVERIFY2(r.last().failure.contains(
+                     QStringLiteral("more than 3x the best any softmax kernel reached in this run (1.25x)")),
+            qPrintable(r.last().failure));
     }
 
     void largeSpeedupIsKeptWhenTheOpAlreadyReachedIt()
@@ -47,12 +50,12 @@ private Q_SLOTS:
         // A starter 12.5x over an unfused eager reference: improving on it is ordinary progress, not
         // a reason to hold every step for a person.
         CREATE_RIG(r, kNoRules);
-        r.bench.results.enqueue(ok(4));             // baseline: 12.5x
+        r.bench.results.enqueue(ok(4)); // baseline: 12.5x
         STEP(r);
-        r.bench.results.enqueue(ok(3.5));           // 14.3x
+        r.bench.results.enqueue(ok(3.5)); // 14.3x
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Kept);
-        r.bench.results.enqueue(ok(1));             // 50x: four times the best, held
+        r.bench.results.enqueue(ok(1)); // 50x: four times the best, held
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Pending);
     }
@@ -61,14 +64,15 @@ private Q_SLOTS:
     {
         CREATE_RIG(r, kNoRules);
         BenchResult baseline = ok(100);
-        baseline.metrics.speedup = std::nan("");    // a reference that could not be timed
+        baseline.metrics.speedup = std::nan(""); // a reference that could not be timed
         r.bench.results.enqueue(baseline);
         STEP(r);
-        r.bench.results.enqueue(ok(4));             // 12.5x, nothing of this op measured before
+        r.bench.results.enqueue(ok(4)); // 12.5x, nothing of this op measured before
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Pending);
-        QVERIFY2(r.last().failure.contains(QStringLiteral("speedup 12.5x over the PyTorch reference is above 10x")),
-                 qPrintable(r.last().failure));
+        QVERIFY2(r.last().failure.contains(
+                     QStringLiteral("speedup 12.5x over the PyTorch reference is above 10x")),
+            qPrintable(r.last().failure));
     }
 
     void secretsNeverReachTheRecord()
@@ -77,7 +81,8 @@ private Q_SLOTS:
         secrets::registerValue(key);
         CREATE_RIG(r, kNoRules);
         STEP(r);
-        r.bench.results.enqueue(bad(BenchStatus::Incorrect, QStringLiteral("smoke: kernel_fn raised RuntimeError: %1").arg(key)));
+        r.bench.results.enqueue(
+            bad(BenchStatus::Incorrect, QStringLiteral("smoke: kernel_fn raised RuntimeError: %1").arg(key)));
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Failed);
         QVERIFY2(!r.last().failure.contains(key), qPrintable(r.last().failure));
@@ -96,15 +101,17 @@ private Q_SLOTS:
         r.bench.results.enqueue(base);
         STEP(r);
         BenchResult weak = ok(90);
-        weak.metrics.sandbox = QStringLiteral("process (bubblewrap (bwrap) is not installed: apt install bubblewrap)");
+        weak.metrics.sandbox
+            = QStringLiteral("process (bubblewrap (bwrap) is not installed: apt install bubblewrap)");
         r.bench.results.enqueue(weak);
         STEP(r);
         QCOMPARE(r.last().metrics.sandbox, weak.metrics.sandbox);
         QVERIFY(r.messages.filter(QStringLiteral("kernels run in a bubblewrap sandbox")).size() == 1);
-        QVERIFY2(r.messages.filter(QStringLiteral("WARNING: kernels run without a sandbox: process")).size() == 1,
-                 qPrintable(r.messages.join(QLatin1Char('\n'))));
+        QVERIFY2(
+            r.messages.filter(QStringLiteral("WARNING: kernels run without a sandbox: process")).size() == 1,
+            qPrintable(r.messages.join(QLatin1Char('\n'))));
         const int id = r.last().id;
-        QVERIFY(r.reopen());                        // the run format carries it
+        QVERIFY(r.reopen()); // the run format carries it
         QCOMPARE(r.experiment(id).metrics.sandbox, weak.metrics.sandbox);
     }
 };

@@ -21,10 +21,11 @@ private Q_SLOTS:
         r.agent.enqueue(agentError(AgentError::Kind::Exhausted, QStringLiteral("every configuration tried")));
         STEP(r);
         QCOMPARE(r.kernel(kA).state, KernelState::Done);
-        QVERIFY2(r.kernel(kA).stateReason.contains(QStringLiteral("agent has nothing left: every configuration tried")),
-                 qPrintable(r.kernel(kA).stateReason));
+        QVERIFY2(r.kernel(kA).stateReason.contains(
+                     QStringLiteral("agent has nothing left: every configuration tried")),
+            qPrintable(r.kernel(kA).stateReason));
         QCOMPARE(r.experimentsOn(kA), 0); // not an experiment
-        STEP(r);                          // the next kernel in order: its baseline
+        STEP(r); // the next kernel in order: its baseline
         QCOMPARE(r.lastBenchKernel(), kB);
         QVERIFY(!Orchestrator::needsBaseline(r.state(), kB));
         STEP(r);
@@ -34,18 +35,21 @@ private Q_SLOTS:
 
     void moveOnRulesFireAndTheLoopMovesOn_data()
     {
-        QTest::addColumn<QByteArray>("runJson");   // extra run.json keys
+        QTest::addColumn<QByteArray>("runJson"); // extra run.json keys
         QTest::addColumn<QList<double>>("latencies"); // bench results on A after the baseline (100 us)
         QTest::addColumn<double>("pctPeak");
         QTest::addColumn<int>("agentSleepMs");
         QTest::addColumn<QString>("reasonHas");
-        QTest::newRow("5 consecutive reverts") << QByteArray("{}") << QList<double>{120, 101, 99.5, 130, 100} << qQNaN() << 0
-                                               << QStringLiteral("5 consecutive reverts");
-        QTest::newRow("roof_pct") << QByteArray("{}") << QList<double>{120, 90} << 92.5 << 0 << QStringLiteral("of roof >= 90%");
-        QTest::newRow("speedup_over_baseline") << QByteArray("{}") << QList<double>{70, 45} << qQNaN() << 0
+        QTest::newRow("5 consecutive reverts")
+            << QByteArray("{}") << QList<double> { 120, 101, 99.5, 130, 100 } << qQNaN() << 0
+            << QStringLiteral("5 consecutive reverts");
+        QTest::newRow("roof_pct") << QByteArray("{}") << QList<double> { 120, 90 } << 92.5 << 0
+                                  << QStringLiteral("of roof >= 90%");
+        QTest::newRow("speedup_over_baseline") << QByteArray("{}") << QList<double> { 70, 45 } << qQNaN() << 0
                                                << QStringLiteral("2.22x over baseline >= 2x");
-        QTest::newRow("hours_per_kernel") << QByteArray(R"({"move_on": {"hours_per_kernel": 0.0002}})") << QList<double>{120}
-                                          << qQNaN() << 800 << QStringLiteral("h on this kernel >= 0.0002 h");
+        QTest::newRow("hours_per_kernel")
+            << QByteArray(R"({"move_on": {"hours_per_kernel": 0.0002}})") << QList<double> { 120 } << qQNaN()
+            << 800 << QStringLiteral("h on this kernel >= 0.0002 h");
     }
     void moveOnRulesFireAndTheLoopMovesOn()
     {
@@ -69,7 +73,8 @@ private Q_SLOTS:
         STEP(r); // the boundary: A is retired, B (next in order) gets its baseline measured
         QCOMPARE(r.kernel(kA).state, KernelState::Done);
         QVERIFY2(r.kernel(kA).stateReason.contains(reasonHas), qPrintable(r.kernel(kA).stateReason));
-        QVERIFY2(r.messages.join(QLatin1Char('\n')).contains(QStringLiteral("moving on (")), qPrintable(r.messages.join(QLatin1Char('\n'))));
+        QVERIFY2(r.messages.join(QLatin1Char('\n')).contains(QStringLiteral("moving on (")),
+            qPrintable(r.messages.join(QLatin1Char('\n'))));
         QCOMPARE(r.lastBenchKernel(), kB);
         QCOMPARE(int(r.agent.contexts.size()), agentCalls);
         STEP(r);
@@ -85,13 +90,13 @@ private Q_SLOTS:
         STEP(r);
         // Queued while an experiment on A is in flight (the agent is proposing).
         r.agent.enqueue([&r](const AgentContext &) {
-            r.queue({{"action", "pin"}, {"kernel", kA.toStdString()}, {"reason", "good enough"}});
+            r.queue({ { "action", "pin" }, { "kernel", kA.toStdString() }, { "reason", "good enough" } });
             return proposal(variant(128));
         });
         r.bench.results.enqueue(ok(80));
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Kept); // the experiment in flight finishes normally
-        QCOMPARE(r.kernel(kA).state, KernelState::Active);  // not applied yet
+        QCOMPARE(r.kernel(kA).state, KernelState::Active); // not applied yet
         QCOMPARE(QDir(RunStore::requestDir(r.dir)).entryList(QDir::Files).size(), 1);
         STEP(r); // boundary: pinned; the loop moves to B
         QCOMPARE(r.kernel(kA).state, KernelState::Pinned);
@@ -100,7 +105,7 @@ private Q_SLOTS:
         QCOMPARE(r.lastBenchKernel(), kB);
         // Skip B from inside one of its experiments; the loop moves on to C.
         r.agent.enqueue([&r](const AgentContext &) {
-            r.queue({{"action", "skip"}, {"kernel", kB.toStdString()}});
+            r.queue({ { "action", "skip" }, { "kernel", kB.toStdString() } });
             return proposal(variant(256));
         });
         STEP(r);
@@ -130,12 +135,13 @@ private Q_SLOTS:
         STEP(r);
         QCOMPARE(r.head(kA), variant(256));
         r.agent.enqueue([&r, x](const AgentContext &) {
-            r.queue({{"action", "revert"}, {"kernel", kA.toStdString()}, {"experiment", x}});
+            r.queue({ { "action", "revert" }, { "kernel", kA.toStdString() }, { "experiment", x } });
             return proposal(variant(512));
         });
         r.bench.results.enqueue(ok(70));
         STEP(r);
-        QCOMPARE(r.last().status, ExperimentStatus::Reverted); // judged against 60 us: the revert is not applied yet
+        QCOMPARE(r.last().status,
+            ExperimentStatus::Reverted); // judged against 60 us: the revert is not applied yet
         QCOMPARE(r.head(kA), variant(256));
         const int before = r.last().id;
         r.bench.results.enqueue(ok(75));
@@ -155,7 +161,8 @@ private Q_SLOTS:
 
     void reviewModeGivesPending()
     {
-        CREATE_RIG(r, json({{"settings", {{"review_mode", true}}}, {"move_on", kNoRules["move_on"]}}));
+        CREATE_RIG(
+            r, json({ { "settings", { { "review_mode", true } } }, { "move_on", kNoRules["move_on"] } }));
         QVERIFY(r.state().reviewMode);
         STEP(r);
         const QString baseCommit = r.kernel(kA).head;
@@ -167,8 +174,9 @@ private Q_SLOTS:
         QCOMPARE(r.kernel(kA).head, baseCommit); // waits for a person
         QCOMPARE(r.workingTree(kA), starter());
         r.agent.enqueue([&r, pending](const AgentContext &ctx) {
-            r.queue({{"action", "accept"}, {"experiment", pending}});
-            return proposal(ctx.kernelPy == QString::fromUtf8(starter()) ? variant(256) : QByteArray("unexpected"));
+            r.queue({ { "action", "accept" }, { "experiment", pending } });
+            return proposal(
+                ctx.kernelPy == QString::fromUtf8(starter()) ? variant(256) : QByteArray("unexpected"));
         });
         r.bench.results.enqueue(ok(90));
         STEP(r);
@@ -183,12 +191,14 @@ private Q_SLOTS:
     void failedBaselineSkipsTheKernel()
     {
         CREATE_RIG(r, kNoRules);
-        r.bench.results.enqueue(bad(BenchStatus::Incorrect, QStringLiteral("smoke: normal 64x128: NaN in output")));
+        r.bench.results.enqueue(
+            bad(BenchStatus::Incorrect, QStringLiteral("smoke: normal 64x128: NaN in output")));
         STEP(r);
         const Experiment *base = Orchestrator::baseline(r.state(), kA);
         QCOMPARE(base->failure, QStringLiteral("smoke: normal 64x128: NaN in output"));
         QCOMPARE(r.kernel(kA).state, KernelState::Skipped);
-        QVERIFY2(r.kernel(kA).stateReason.contains(QStringLiteral("baseline fails the harness")), qPrintable(r.kernel(kA).stateReason));
+        QVERIFY2(r.kernel(kA).stateReason.contains(QStringLiteral("baseline fails the harness")),
+            qPrintable(r.kernel(kA).stateReason));
         QVERIFY(!r.session->failed());
         STEP(r);
         QCOMPARE(r.lastBenchKernel(), kB);
@@ -293,7 +303,7 @@ private Q_SLOTS:
         for (int i = 0; i < 3; ++i)
             s.agent.enqueue(agentError(AgentError::Kind::Exhausted, QStringLiteral("nothing")));
         QCOMPARE(s.loop->run(), ExperimentLoop::Step::NothingLeft);
-        for (const QString &k : {kA, kB, kC})
+        for (const QString &k : { kA, kB, kC })
             QCOMPARE(s.kernel(k).state, KernelState::Done);
         QVERIFY(s.session->claimed().isEmpty());
     }

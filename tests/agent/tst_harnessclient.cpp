@@ -23,10 +23,11 @@ private Q_SLOTS:
     void correctResultCarriesMetrics()
     {
         const BenchResult r = HarnessClient::fromReply(okReply(
-            {{"correct", true}, {"status", "ok"}, {"failure", ""}, {"kernel_type", "softmax"},
-             {"stages", {{{"name", "smoke"}, {"passed", true}, {"detail", "1 case"}}}},
-             {"latency_us", 12.5}, {"ref_latency_us", 25.0}, {"speedup", 2.0}, {"tflops", 0.1}, {"gbps", 800.0},
-             {"pct_peak", nullptr}, {"bound", "memory"}, {"noise_pct", 1.5}, {"seed", 42}}));
+            { { "correct", true }, { "status", "ok" }, { "failure", "" }, { "kernel_type", "softmax" },
+                { "stages", { { { "name", "smoke" }, { "passed", true }, { "detail", "1 case" } } } },
+                { "latency_us", 12.5 }, { "ref_latency_us", 25.0 }, { "speedup", 2.0 }, { "tflops", 0.1 },
+                { "gbps", 800.0 }, { "pct_peak", nullptr }, { "bound", "memory" }, { "noise_pct", 1.5 },
+                { "seed", 42 } }));
         QCOMPARE(r.status, BenchStatus::Ok);
         QVERIFY(r.correct);
         QVERIFY(r.metrics.correct);
@@ -47,16 +48,15 @@ private Q_SLOTS:
 
     void metricsGroupedUnderMetricsAreRead()
     {
-        const BenchResult r =
-            HarnessClient::fromReply(okReply({{"correct", true}, {"status", "ok"}, {"metrics", {{"latency_us", 3.0}}}}));
+        const BenchResult r = HarnessClient::fromReply(
+            okReply({ { "correct", true }, { "status", "ok" }, { "metrics", { { "latency_us", 3.0 } } } }));
         QCOMPARE(r.metrics.latencyUs, 3.0);
     }
 
     void okWithoutCorrectIsIncorrect()
     {
-        const BenchResult r = HarnessClient::fromReply(
-            okReply({{"correct", false}, {"status", "ok"},
-                     {"stages", {{{"name", "sizes"}, {"passed", false}, {"detail", "max |err| 0.5"}}}}}));
+        const BenchResult r = HarnessClient::fromReply(okReply({ { "correct", false }, { "status", "ok" },
+            { "stages", { { { "name", "sizes" }, { "passed", false }, { "detail", "max |err| 0.5" } } } } }));
         QCOMPARE(r.status, BenchStatus::Incorrect);
         QVERIFY(!r.correct);
         QCOMPARE(r.failure, QStringLiteral("stage 'sizes' failed: max |err| 0.5"));
@@ -92,12 +92,12 @@ private Q_SLOTS:
 
     void harnessCanBlameTheMachine()
     {
-        const BenchResult r = HarnessClient::fromReply(okReply(
-            {{"correct", false}, {"status", "error"}, {"failure", "no CUDA device"}, {"environment_error", true}}));
+        const BenchResult r = HarnessClient::fromReply(okReply({ { "correct", false }, { "status", "error" },
+            { "failure", "no CUDA device" }, { "environment_error", true } }));
         QCOMPARE(r.status, BenchStatus::Error);
         QVERIFY(r.environmentError);
-        const BenchResult k = HarnessClient::fromReply(
-            okReply({{"correct", false}, {"status", "error"}, {"failure", "kernel.py declares no KERNEL_TYPE"}}));
+        const BenchResult k = HarnessClient::fromReply(okReply({ { "correct", false }, { "status", "error" },
+            { "failure", "kernel.py declares no KERNEL_TYPE" } }));
         QVERIFY(!k.environmentError);
     }
 
@@ -112,10 +112,10 @@ private Q_SLOTS:
         req.deviceInfo.name = QStringLiteral("NVIDIA H200");
         req.deviceInfo.bandwidthGBs = 4800;
         req.deviceInfo.peakTflops[size_t(Precision::BF16)] = 989;
-        req.extra = {{"seed", 7}};
+        req.extra = { { "seed", 7 } };
         const json a = client.requestArgs(req);
         QCOMPARE(QString::fromStdString(a["kernel_path"].get<std::string>()),
-                 QDir::current().absoluteFilePath(QStringLiteral("relative/kernel.py")));
+            QDir::current().absoluteFilePath(QStringLiteral("relative/kernel.py")));
         QCOMPARE(a["device"].get<std::string>(), std::string("cuda"));
         QCOMPARE(a["dtype"].get<std::string>(), std::string("bf16"));
         QCOMPARE(a["time_limit_s"].get<int>(), 42);

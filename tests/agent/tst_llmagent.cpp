@@ -19,14 +19,17 @@ using ak::test::ScriptedReply;
 
 namespace {
 
-const QString kCurrent = QStringLiteral("KERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 256\n\ndef kernel_fn(x):\n    return x.softmax(-1)\n");
-const QString kImproved = QStringLiteral("KERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 512\n\ndef kernel_fn(x):\n    return x.softmax(-1)\n");
+const QString kCurrent = QStringLiteral(
+    "KERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 256\n\ndef kernel_fn(x):\n    return x.softmax(-1)\n");
+const QString kImproved = QStringLiteral(
+    "KERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 512\n\ndef kernel_fn(x):\n    return x.softmax(-1)\n");
 const QString kKey = QStringLiteral("sk-loopback-secret-0123456789");
 
 QString goodReply()
 {
-    return QStringLiteral("Here is my change.\n\nDESCRIPTION: BLOCK_SIZE 256 -> 512 for fewer programs\n\n```python\n") + kImproved
-        + QStringLiteral("```\n\nThat should help.");
+    return QStringLiteral(
+               "Here is my change.\n\nDESCRIPTION: BLOCK_SIZE 256 -> 512 for fewer programs\n\n```python\n")
+        + kImproved + QStringLiteral("```\n\nThat should help.");
 }
 
 AgentContext context()
@@ -52,7 +55,8 @@ class LlmAgentTest : public QObject
 
     std::unique_ptr<LoopbackLlmServer> m_server;
 
-    std::unique_ptr<LlmAgent> agent(const QString &protocol, bool stream, int attempts = 3, const PriceTable &prices = PriceTable())
+    std::unique_ptr<LlmAgent> agent(
+        const QString &protocol, bool stream, int attempts = 3, const PriceTable &prices = PriceTable())
     {
         AgentConfig c;
         c.kind = AgentConfig::Kind::Llm;
@@ -96,7 +100,7 @@ private Q_SLOTS:
         r.tokensOut = 200;
         m_server->enqueue(r);
         PriceTable prices;
-        prices.set(QStringLiteral("test-model"), ModelPrice{3.0, 15.0});
+        prices.set(QStringLiteral("test-model"), ModelPrice { 3.0, 15.0 });
         const AgentResult result = agent(protocol, stream, 3, prices)->propose(context());
         QVERIFY2(result.ok(), qPrintable(result.error().reason));
         QCOMPARE(result.proposal().kernelPy, kImproved);
@@ -119,12 +123,14 @@ private Q_SLOTS:
             QCOMPARE(req.headers.value("x-api-key"), kKey.toUtf8());
             QVERIFY(!req.headers.value("anthropic-version").isEmpty());
             QCOMPARE(body.value("system", std::string()), std::string("You optimise GPU kernels."));
-            QVERIFY(QString::fromStdString(body["messages"][0]["content"].get<std::string>()).contains(QStringLiteral("BLOCK_SIZE = 256")));
+            QVERIFY(QString::fromStdString(body["messages"][0]["content"].get<std::string>())
+                        .contains(QStringLiteral("BLOCK_SIZE = 256")));
         } else {
             QCOMPARE(req.path, QByteArray("/v1/chat/completions"));
             QCOMPARE(req.headers.value("authorization"), QByteArray("Bearer ") + kKey.toUtf8());
             QCOMPARE(body["messages"][0]["role"].get<std::string>(), std::string("system"));
-            QVERIFY(QString::fromStdString(body["messages"][1]["content"].get<std::string>()).contains(QStringLiteral("BLOCK_SIZE = 256")));
+            QVERIFY(QString::fromStdString(body["messages"][1]["content"].get<std::string>())
+                        .contains(QStringLiteral("BLOCK_SIZE = 256")));
         }
     }
 
@@ -136,16 +142,23 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("reasonHas");
         const auto bad = int(AgentError::Kind::BadReply);
-        const QString noFn = QStringLiteral("DESCRIPTION: drop kernel_fn\n```python\nKERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 512\n```\n");
-        for (const QString &p : {QStringLiteral("openai"), QStringLiteral("anthropic")}) {
-            for (bool s : {true, false}) {
+        const QString noFn = QStringLiteral(
+            "DESCRIPTION: drop kernel_fn\n```python\nKERNEL_TYPE = \"softmax\"\nBLOCK_SIZE = 512\n```\n");
+        for (const QString &p : { QStringLiteral("openai"), QStringLiteral("anthropic") }) {
+            for (bool s : { true, false }) {
                 const QByteArray tag = p.toLatin1() + (s ? "-stream" : "-json");
-                QTest::newRow(QByteArray(tag + "-garbage").constData()) << p << s << bad << QStringLiteral("I am sorry, I cannot do that.") << QStringLiteral("unusable reply");
-                QTest::newRow(QByteArray(tag + "-empty").constData()) << p << s << bad << QString() << QStringLiteral("empty");
-                QTest::newRow(QByteArray(tag + "-no-kernel_fn").constData()) << p << s << bad << noFn << QStringLiteral("unusable reply");
-                QTest::newRow(QByteArray(tag + "-unchanged").constData()) << p << s << int(AgentError::Kind::NoChange)
-                                                   << QStringLiteral("DESCRIPTION: nothing\n```python\n") + kCurrent + QStringLiteral("```\n")
-                                                   << QStringLiteral("unchanged");
+                QTest::newRow(QByteArray(tag + "-garbage").constData())
+                    << p << s << bad << QStringLiteral("I am sorry, I cannot do that.")
+                    << QStringLiteral("unusable reply");
+                QTest::newRow(QByteArray(tag + "-empty").constData())
+                    << p << s << bad << QString() << QStringLiteral("empty");
+                QTest::newRow(QByteArray(tag + "-no-kernel_fn").constData())
+                    << p << s << bad << noFn << QStringLiteral("unusable reply");
+                QTest::newRow(QByteArray(tag + "-unchanged").constData())
+                    << p << s << int(AgentError::Kind::NoChange)
+                    << QStringLiteral("DESCRIPTION: nothing\n```python\n") + kCurrent
+                        + QStringLiteral("```\n")
+                    << QStringLiteral("unchanged");
             }
         }
     }
@@ -161,9 +174,9 @@ private Q_SLOTS:
         QVERIFY(!result.ok());
         QCOMPARE(int(result.error().kind), kind);
         QVERIFY2(result.error().reason.contains(reasonHas), qPrintable(result.error().reason));
-        QCOMPARE(result.error().rawReply, text);        // kept for the experiment's record
-        QCOMPARE(result.usage().tokensOut, 45);          // a bad reply still cost tokens
-        QCOMPARE(m_server->requests().size(), 1);        // and is not retried by the agent
+        QCOMPARE(result.error().rawReply, text); // kept for the experiment's record
+        QCOMPARE(result.usage().tokensOut, 45); // a bad reply still cost tokens
+        QCOMPARE(m_server->requests().size(), 1); // and is not retried by the agent
     }
 
     void malformedBodies_data()
@@ -173,7 +186,8 @@ private Q_SLOTS:
         QTest::newRow("not-json") << QByteArray("<html>gateway</html>") << QByteArray("text/html");
         QTest::newRow("empty-body") << QByteArray() << QByteArray("application/json");
         QTest::newRow("wrong-shape") << QByteArray(R"({"result": "ok"})") << QByteArray("application/json");
-        QTest::newRow("garbage-stream") << QByteArray("data: {not json\n\n") << QByteArray("text/event-stream");
+        QTest::newRow("garbage-stream")
+            << QByteArray("data: {not json\n\n") << QByteArray("text/event-stream");
     }
     void malformedBodies()
     {
@@ -186,16 +200,21 @@ private Q_SLOTS:
         m_server->enqueue(r);
         const AgentResult result = agent(QStringLiteral("openai"), false, 1)->propose(context());
         QVERIFY(!result.ok());
-        QVERIFY(result.error().kind == AgentError::Kind::BadReply || result.error().kind == AgentError::Kind::Http
-                || result.error().kind == AgentError::Kind::Network);
+        QVERIFY(result.error().kind == AgentError::Kind::BadReply
+            || result.error().kind == AgentError::Kind::Http
+            || result.error().kind == AgentError::Kind::Network);
         QVERIFY(!result.error().reason.isEmpty());
     }
 
     void serverIgnoringStreamFlag()
     {
         // Some local servers answer a streaming request with one JSON body.
-        const nlohmann::json j = {{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", goodReply().toStdString()}}}, {"finish_reason", "stop"}}}},
-                                  {"usage", {{"prompt_tokens", 11}, {"completion_tokens", 22}}}};
+        const nlohmann::json j
+            = { { "choices",
+                    { { { "index", 0 },
+                        { "message", { { "role", "assistant" }, { "content", goodReply().toStdString() } } },
+                        { "finish_reason", "stop" } } } },
+                  { "usage", { { "prompt_tokens", 11 }, { "completion_tokens", 22 } } } };
         ScriptedReply r;
         r.kind = ScriptedReply::Kind::Raw;
         r.raw = QByteArray::fromStdString(j.dump());
@@ -211,15 +230,19 @@ private Q_SLOTS:
         ScriptedReply r;
         r.kind = ScriptedReply::Kind::Raw;
         r.contentType = "text/event-stream";
-        r.raw = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n"
-                "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt too long\"}}\n\n";
+        r.raw = "event: message_start\ndata: "
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n"
+                "event: error\ndata: "
+                "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt too "
+                "long\"}}\n\n";
         m_server->enqueue(r);
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
         QVERIFY(!result.ok());
         QCOMPARE(result.error().kind, AgentError::Kind::Http);
         QVERIFY(!result.error().retryable); // not an overload: the same request would fail again
-        QVERIFY2(result.error().reason.contains(QStringLiteral("prompt too long")), qPrintable(result.error().reason));
+        QVERIFY2(result.error().reason.contains(QStringLiteral("prompt too long")),
+            qPrintable(result.error().reason));
         QCOMPARE(m_server->requests().size(), 1);
     }
 
@@ -259,15 +282,19 @@ private Q_SLOTS:
         ScriptedReply tooLong;
         tooLong.kind = ScriptedReply::Kind::Raw;
         tooLong.status = 400;
-        // A plain literal: moc's lexer reads the apostrophe in a raw string as a char literal and skips tests.
-        tooLong.raw = "{\"object\":\"error\",\"message\":\"This model's maximum context length is 4096 tokens. However, "
-                      "you requested 16384 tokens.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}";
+        // A plain literal: moc's lexer reads the apostrophe in a raw string as a char literal and skips
+        // tests.
+        tooLong.raw
+            = "{\"object\":\"error\",\"message\":\"This model's maximum context length is 4096 tokens. "
+              "However, "
+              "you requested 16384 tokens.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}";
         m_server->enqueue(tooLong);
         const AgentResult result = agent(QStringLiteral("openai"), false, 2)->propose(context());
         QVERIFY(!result.ok());
         QVERIFY(!result.error().retryable);
-        QVERIFY2(result.error().reason.contains(QStringLiteral("BadRequestError: This model's maximum context length is 4096")),
-                 qPrintable(result.error().reason));
+        QVERIFY2(result.error().reason.contains(
+                     QStringLiteral("BadRequestError: This model's maximum context length is 4096")),
+            qPrintable(result.error().reason));
     }
 
     void exhaustedQuotaIsNotRetried()
@@ -276,14 +303,16 @@ private Q_SLOTS:
         ScriptedReply quota;
         quota.kind = ScriptedReply::Kind::Raw;
         quota.status = 429;
-        quota.raw = R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.",)"
-                    R"("type":"insufficient_quota","param":null,"code":"insufficient_quota"}})";
+        quota.raw
+            = R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.",)"
+              R"("type":"insufficient_quota","param":null,"code":"insufficient_quota"}})";
         m_server->enqueue(quota);
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         const AgentResult result = agent(QStringLiteral("openai"), true, 4)->propose(context());
         QVERIFY(!result.ok());
         QVERIFY(!result.error().retryable);
-        QVERIFY2(result.error().reason.contains(QStringLiteral("quota is exhausted")), qPrintable(result.error().reason));
+        QVERIFY2(result.error().reason.contains(QStringLiteral("quota is exhausted")),
+            qPrintable(result.error().reason));
         QCOMPARE(m_server->requests().size(), 1);
     }
 
@@ -297,7 +326,7 @@ private Q_SLOTS:
         moved.kind = ScriptedReply::Kind::Raw;
         moved.status = 307;
         moved.headers << qMakePair(QByteArray("Location"),
-                                   QStringLiteral("http://localhost:%1/v1/messages").arg(other.port()).toUtf8());
+            QStringLiteral("http://localhost:%1/v1/messages").arg(other.port()).toUtf8());
         m_server->enqueue(moved);
         const AgentResult result = agent(QStringLiteral("anthropic"), true, 1)->propose(context());
         QVERIFY(!result.ok());
@@ -316,8 +345,9 @@ private Q_SLOTS:
         QVERIFY(!result.ok());
         QCOMPARE(result.error().kind, AgentError::Kind::Http);
         QVERIFY(result.error().retryable);
-        QVERIFY2(result.error().reason.contains(QStringLiteral("HTTP 500")) && result.error().reason.contains(QStringLiteral("upstream failed")),
-                 qPrintable(result.error().reason));
+        QVERIFY2(result.error().reason.contains(QStringLiteral("HTTP 500"))
+                && result.error().reason.contains(QStringLiteral("upstream failed")),
+            qPrintable(result.error().reason));
         QCOMPARE(result.usage().attempts, 3);
         QCOMPARE(m_server->requests().size(), 3);
         QCOMPARE(m_server->pendingReplies(), 1);
@@ -415,7 +445,8 @@ private Q_SLOTS:
         QVERIFY(!result.ok());
         QCOMPARE(result.error().kind, AgentError::Kind::Network);
         QVERIFY(result.error().retryable);
-        QVERIFY2(result.error().reason.contains(QStringLiteral("mid-reply")), qPrintable(result.error().reason));
+        QVERIFY2(
+            result.error().reason.contains(QStringLiteral("mid-reply")), qPrintable(result.error().reason));
         QCOMPARE(result.usage().attempts, 2);
     }
 
@@ -471,8 +502,9 @@ private Q_SLOTS:
         // Nothing listens after every attempt: a configuration error naming the URL (the loop stops
         // rather than failing kernel after kernel).
         QCOMPARE(result.error().kind, AgentError::Kind::Config);
-        QVERIFY2(result.error().reason.contains(QStringLiteral("cannot reach the server at http://127.0.0.1")),
-                 qPrintable(result.error().reason));
+        QVERIFY2(
+            result.error().reason.contains(QStringLiteral("cannot reach the server at http://127.0.0.1")),
+            qPrintable(result.error().reason));
         QCOMPARE(result.usage().attempts, 2);
     }
 
@@ -503,12 +535,14 @@ private Q_SLOTS:
 
     void truncatedReplySaysSo()
     {
-        ScriptedReply cut = ScriptedReply::reply(QStringLiteral("DESCRIPTION: x\n```python\nKERNEL_TYPE = \"softmax\"\ndef kernel_fn(x):\n"));
+        ScriptedReply cut = ScriptedReply::reply(
+            QStringLiteral("DESCRIPTION: x\n```python\nKERNEL_TYPE = \"softmax\"\ndef kernel_fn(x):\n"));
         cut.stopReason = QStringLiteral("max_tokens");
         m_server->enqueue(cut);
         const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
         QVERIFY(!result.ok());
-        QVERIFY2(result.error().reason.contains(QStringLiteral("max_tokens")), qPrintable(result.error().reason));
+        QVERIFY2(
+            result.error().reason.contains(QStringLiteral("max_tokens")), qPrintable(result.error().reason));
     }
 
     void keyFromEnvironmentAndMissingKey()
@@ -522,7 +556,8 @@ private Q_SLOTS:
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         LlmAgent fromEnv(c);
         QVERIFY(fromEnv.propose(context()).ok());
-        QCOMPARE(m_server->requests().first().headers.value("authorization"), QByteArray("Bearer env-key-987654"));
+        QCOMPARE(
+            m_server->requests().first().headers.value("authorization"), QByteArray("Bearer env-key-987654"));
         qunsetenv("AK_LOOPBACK_TEST_KEY");
 
         // The public endpoint without a key: a configuration error before any connection is made.
@@ -532,7 +567,8 @@ private Q_SLOTS:
         const AgentResult result = noKey.propose(context());
         QVERIFY(!result.ok());
         QCOMPARE(result.error().kind, AgentError::Kind::Config);
-        QVERIFY2(result.error().reason.contains(QStringLiteral("AK_LOOPBACK_TEST_KEY")), qPrintable(result.error().reason));
+        QVERIFY2(result.error().reason.contains(QStringLiteral("AK_LOOPBACK_TEST_KEY")),
+            qPrintable(result.error().reason));
         QVERIFY(!result.error().retryable);
     }
 
@@ -540,22 +576,26 @@ private Q_SLOTS:
     {
         PriceTable t;
         QString error;
-        QVERIFY(PriceTable::fromJson(R"({"claude-sonnet-4": {"input": 3, "output": 15}, "claude-sonnet-4-5": {"input": 4, "output": 20}})", &t, &error));
+        QVERIFY(PriceTable::fromJson(
+            R"({"claude-sonnet-4": {"input": 3, "output": 15}, "claude-sonnet-4-5": {"input": 4, "output": 20}})",
+            &t, &error));
         QCOMPARE(t.cost(QStringLiteral("claude-sonnet-4-20250514"), 1000000, 0), 3.0);
-        QCOMPARE(t.cost(QStringLiteral("claude-sonnet-4-5-20250929"), 0, 1000000), 20.0); // longest prefix wins
-        QCOMPARE(t.cost(QStringLiteral("llama3:8b"), 5000, 5000), 0.0);                  // unknown: 0, not a guess
+        QCOMPARE(
+            t.cost(QStringLiteral("claude-sonnet-4-5-20250929"), 0, 1000000), 20.0); // longest prefix wins
+        QCOMPARE(t.cost(QStringLiteral("llama3:8b"), 5000, 5000), 0.0); // unknown: 0, not a guess
         QVERIFY(!PriceTable::fromJson(R"({"m": {"input": "cheap"}})", &t, &error));
         QVERIFY(error.contains(QStringLiteral("\"m\".input")));
         PriceTable back;
         PriceTable orig;
-        orig.set(QStringLiteral("x"), ModelPrice{1.5, 2.5});
+        orig.set(QStringLiteral("x"), ModelPrice { 1.5, 2.5 });
         QVERIFY(PriceTable::fromJson(orig.toJson(), &back, &error));
         QCOMPARE(back.cost(QStringLiteral("x"), 1000000, 1000000), 4.0);
     }
 
     void sseDecoderAcrossArbitrarySplits()
     {
-        const QByteArray stream = ": comment\r\nevent: a\r\ndata: {\"x\":1}\r\n\r\ndata: line1\ndata: line2\n\nevent: b\ndata:no-space\n\ndata: tail";
+        const QByteArray stream = ": comment\r\nevent: a\r\ndata: {\"x\":1}\r\n\r\ndata: line1\ndata: "
+                                  "line2\n\nevent: b\ndata:no-space\n\ndata: tail";
         for (int split = 1; split < stream.size(); split += 3) {
             SseDecoder d;
             QVector<SseEvent> events;
@@ -577,10 +617,14 @@ private Q_SLOTS:
         QCOMPARE(LlmClient::retryAfterMs("2"), 2000);
         QCOMPARE(LlmClient::retryAfterMs(""), -1);
         QCOMPARE(LlmClient::retryAfterMs("soon"), -1);
-        const QByteArray date = QDateTime::currentDateTimeUtc().addSecs(30).toString(Qt::RFC2822Date).toLatin1();
+        const QByteArray date
+            = QDateTime::currentDateTimeUtc().addSecs(30).toString(Qt::RFC2822Date).toLatin1();
         const int ms = LlmClient::retryAfterMs(date);
         QVERIFY2(ms > 25000 && ms <= 31000, qPrintable(QString::number(ms)));
-        const QByteArray gmt = QLocale::c().toString(QDateTime::currentDateTimeUtc().addSecs(60), QStringLiteral("ddd, dd MMM yyyy hh:mm:ss 'GMT'")).toLatin1();
+        const QByteArray gmt = QLocale::c()
+                                   .toString(QDateTime::currentDateTimeUtc().addSecs(60),
+                                       QStringLiteral("ddd, dd MMM yyyy hh:mm:ss 'GMT'"))
+                                   .toLatin1();
         const int gmtMs = LlmClient::retryAfterMs(gmt);
         QVERIFY2(gmtMs > 55000 && gmtMs <= 61000, gmt.constData());
     }

@@ -30,7 +30,8 @@ class LlmProbeTest : public QObject
 {
     Q_OBJECT
 
-    static LlmRequest request(const LoopbackLlmServer &server, const QString &model = QStringLiteral("qwen-coder"))
+    static LlmRequest request(
+        const LoopbackLlmServer &server, const QString &model = QStringLiteral("qwen-coder"))
     {
         AgentConfig c;
         c.kind = AgentConfig::Kind::Llm;
@@ -48,17 +49,19 @@ private Q_SLOTS:
         LoopbackLlmServer server;
         QVERIFY(server.start());
         // vLLM's /v1/models names max_model_len; then the small chat request succeeds.
-        server.enqueue(rawJson(200, R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":8192}]})"));
+        server.enqueue(rawJson(
+            200, R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":8192}]})"));
         server.enqueue(ScriptedReply::reply(QStringLiteral("OK")));
         const LlmCheck c = LlmProbe::check(request(server));
         QVERIFY2(c.ok, qPrintable(c.verdict));
         QVERIFY2(c.verdict.startsWith(QStringLiteral("ok: qwen-coder answered")), qPrintable(c.verdict));
         QCOMPARE(c.contextTokens, 8192);
         QVERIFY(c.findings.join(QLatin1Char('\n')).contains(QStringLiteral("max_model_len")));
-        QCOMPARE(c.warnings.size(), 1);                        // 8192 < ~13k prompt + 16384
-        QVERIFY2(c.warnings.first().contains(QStringLiteral("smaller than a run's prompt")), qPrintable(c.warnings.first()));
+        QCOMPARE(c.warnings.size(), 1); // 8192 < ~13k prompt + 16384
+        QVERIFY2(c.warnings.first().contains(QStringLiteral("smaller than a run's prompt")),
+            qPrintable(c.warnings.first()));
         const auto requests = server.requests();
-        QCOMPARE(requests.size(), 2);                          // the context is known: no /props
+        QCOMPARE(requests.size(), 2); // the context is known: no /props
         QCOMPARE(requests[0].path, QByteArray("/v1/models"));
         QCOMPARE(requests[0].headers.value("authorization"), "Bearer " + kKey.toUtf8());
         QCOMPARE(requests[1].path, QByteArray("/v1/chat/completions"));
@@ -75,7 +78,8 @@ private Q_SLOTS:
         QVERIFY(!c.ok);
         QCOMPARE(c.contextTokens, 65536);
         QCOMPARE(server.requests()[1].path, QByteArray("/props"));
-        QVERIFY(c.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("\"qwen-coder\" is not among them")));
+        QVERIFY(
+            c.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("\"qwen-coder\" is not among them")));
         QVERIFY2(c.verdict.contains(QStringLiteral("check --model and --base-url")), qPrintable(c.verdict));
     }
 

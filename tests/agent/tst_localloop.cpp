@@ -72,7 +72,8 @@ private Q_SLOTS:
         QCOMPARE(done.count(), 1);
         QCOMPARE(done.at(0).at(0).toString(), QStringLiteral("setReviewMode"));
         QVERIFY(RunLoader::load(rig.dir)->reviewMode);
-        QVERIFY(QDir(RunStore::requestDir(rig.dir)).entryList(QDir::Files).isEmpty()); // applied, not left queued
+        QVERIFY(
+            QDir(RunStore::requestDir(rig.dir)).entryList(QDir::Files).isEmpty()); // applied, not left queued
 
         loop.setReviewMode(false);
         QCOMPARE(failed.count(), 0);

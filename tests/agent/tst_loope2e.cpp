@@ -4,9 +4,9 @@
 #include "experiment.h"
 #include "gitrepo.h"
 #include "localloop.h"
-#include "orchestrator.h"
 #include "loopbackllmserver.h"
 #include "loopsession.h"
+#include "orchestrator.h"
 #include "runloader.h"
 #include "runstore.h"
 #include "secretscan.h"
@@ -50,7 +50,8 @@ QByteArray chunk(int n)
 
 QString reply(const QString &description, const QByteArray &kernelPy)
 {
-    return QStringLiteral("DESCRIPTION: %1\n\n```python\n%2```\n").arg(description, QString::fromUtf8(kernelPy));
+    return QStringLiteral("DESCRIPTION: %1\n\n```python\n%2```\n")
+        .arg(description, QString::fromUtf8(kernelPy));
 }
 
 ScriptedReply scripted(const QString &text, qint64 tokensIn)
@@ -67,15 +68,17 @@ class LoopE2ETest : public QObject
 {
     Q_OBJECT
 
-    static QString python() { return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3")); }
+    static QString python()
+    {
+        return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+    }
 
     // A CPU run with one softmax kernel; rules that would retire it early are off.
     static bool makeSoftmaxRun(const QString &dir, const QString &kernel, QString *error)
     {
-        const nlohmann::json config = {{"model", "e2e"},
-                                       {"python", python().toStdString()},
-                                       {"activity", "cpu"},
-                                       {"move_on", {{"max_consecutive_reverts", 0}, {"speedup_over_baseline", 0}}}};
+        const nlohmann::json config
+            = { { "model", "e2e" }, { "python", python().toStdString() }, { "activity", "cpu" },
+                  { "move_on", { { "max_consecutive_reverts", 0 }, { "speedup_over_baseline", 0 } } } };
         std::unique_ptr<RunStore> store = RunStore::create(dir, config, error);
         if (!store)
             return false;
@@ -90,11 +93,12 @@ class LoopE2ETest : public QObject
     }
 
     // The loop on the CPU with the LLM agent talking to `server`, the key in kKeyEnv.
-    static LoopOptions llmOptions(const QString &dir, const QString &protocol, const LoopbackLlmServer &server)
+    static LoopOptions llmOptions(
+        const QString &dir, const QString &protocol, const LoopbackLlmServer &server)
     {
         LoopOptions o;
         o.runDir = dir;
-        o.devices = {QStringLiteral("cpu")};
+        o.devices = { QStringLiteral("cpu") };
         o.python = python();
         o.quickBench = true;
         o.maxExperiments = 6;
@@ -127,7 +131,8 @@ private Q_SLOTS:
         QVERIFY(tmp.isValid());
         const QString dir = tmp.filePath(QStringLiteral("run"));
         const QString kernel = QStringLiteral("01-softmax");
-        const QByteArray key = "sk-e2e-" + QByteArray::number(QRandomGenerator::global()->generate64(), 16) + "-secret";
+        const QByteArray key
+            = "sk-e2e-" + QByteArray::number(QRandomGenerator::global()->generate64(), 16) + "-secret";
         qputenv(kKeyEnv, key);
 
         {
@@ -144,11 +149,13 @@ private Q_SLOTS:
         QByteArray wrong = chunk(256);
         wrong.replace("    return y\n", "    return y * 1.5\n");
         QVERIFY(wrong != chunk(256));
-        server.enqueue(scripted(reply(QStringLiteral("ROW_CHUNK 1 -> 256: process rows in blocks"), chunk(256)), 1001));
+        server.enqueue(
+            scripted(reply(QStringLiteral("ROW_CHUNK 1 -> 256: process rows in blocks"), chunk(256)), 1001));
         server.enqueue(scripted(reply(QStringLiteral("inline the loop"), noFn), 1002));
         server.enqueue(scripted(reply(QStringLiteral("call it gelu"), otherType), 1003));
         server.enqueue(scripted(reply(QStringLiteral("scale the output"), wrong), 1004));
-        server.enqueue(scripted(QStringLiteral("I think the kernel is already optimal; no change needed."), 1005));
+        server.enqueue(
+            scripted(QStringLiteral("I think the kernel is already optimal; no change needed."), 1005));
         ScriptedReply busy = ScriptedReply::error(429, QStringLiteral("rate limited"));
         busy.headers << qMakePair(QByteArray("Retry-After"), QByteArray("0"));
         server.enqueue(busy);
@@ -158,7 +165,8 @@ private Q_SLOTS:
         QStringList messages;
         QString startError;
         connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
-        connect(&loop, &LoopControl::actionFailed, [&startError](const QString &, const QString &why) { startError = why; });
+        connect(&loop, &LoopControl::actionFailed,
+            [&startError](const QString &, const QString &why) { startError = why; });
         loop.start();
         QVERIFY2(startError.isEmpty(), qPrintable(startError));
         loop.wait();
@@ -210,7 +218,8 @@ private Q_SLOTS:
         QCOMPARE(exps[0].status, ExperimentStatus::Kept);
         QCOMPARE(exps[0].description, QStringLiteral("ROW_CHUNK 1 -> 256: process rows in blocks"));
         QVERIFY2(exps[0].metrics.latencyUs < base.metrics.latencyUs / 2,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(exps[0].metrics.latencyUs).arg(base.metrics.latencyUs)));
+            qPrintable(
+                QStringLiteral("%1 vs %2").arg(exps[0].metrics.latencyUs).arg(base.metrics.latencyUs)));
         QVERIFY(exps[0].metrics.correct);
         // 2. kernel_fn deleted: refused before the harness.
         QCOMPARE(exps[1].status, ExperimentStatus::Failed);
@@ -218,12 +227,14 @@ private Q_SLOTS:
         QVERIFY(!Metrics::has(exps[1].metrics.latencyUs));
         // 3. KERNEL_TYPE changed: the loop's static check.
         QCOMPARE(exps[2].status, ExperimentStatus::Failed);
-        QVERIFY2(exps[2].failure.startsWith(QStringLiteral("static check: KERNEL_TYPE changed")), qPrintable(exps[2].failure));
+        QVERIFY2(exps[2].failure.startsWith(QStringLiteral("static check: KERNEL_TYPE changed")),
+            qPrintable(exps[2].failure));
         // 4. Wrong values: the harness's verdict, naming the stage.
         QCOMPARE(exps[3].status, ExperimentStatus::Failed);
         QVERIFY(!exps[3].metrics.correct);
-        QVERIFY2(exps[3].failure.contains(QStringLiteral("smoke")) || exps[3].failure.contains(QStringLiteral("sizes")),
-                 qPrintable(exps[3].failure));
+        QVERIFY2(exps[3].failure.contains(QStringLiteral("smoke"))
+                || exps[3].failure.contains(QStringLiteral("sizes")),
+            qPrintable(exps[3].failure));
         QVERIFY2(!exps[3].failure.startsWith(QStringLiteral("harness problem")), qPrintable(exps[3].failure));
         // 5. No python block: a failed experiment with the reason.
         QCOMPARE(exps[4].status, ExperimentStatus::Failed);
@@ -231,7 +242,7 @@ private Q_SLOTS:
         QVERIFY2(!exps[4].failure.isEmpty(), qPrintable(exps[4].failure));
         // 6. 429, retried: a measured proposal (kept or not is the CPU's call).
         QVERIFY2(exps[5].status == ExperimentStatus::Kept || exps[5].status == ExperimentStatus::Reverted,
-                 qPrintable(statusName(exps[5].status) + QLatin1Char(' ') + exps[5].failure));
+            qPrintable(statusName(exps[5].status) + QLatin1Char(' ') + exps[5].failure));
         QCOMPARE(exps[5].description, QStringLiteral("ROW_CHUNK 256 -> 512"));
         QVERIFY(exps[5].metrics.correct && exps[5].metrics.latencyUs > 0);
         const KernelRecord *k = run->kernel(kernel);
@@ -268,7 +279,7 @@ private Q_SLOTS:
             QVERIFY(!repo->messageOf(e.commit).contains(QString::fromLatin1(key)));
             QVERIFY(!e.failure.contains(QString::fromLatin1(key)));
         }
-        for (const char *name : {"run.json", "experiments.jsonl", "results.tsv"})
+        for (const char *name : { "run.json", "experiments.jsonl", "results.tsv" })
             QVERIFY(!readFile(dir + QLatin1Char('/') + QLatin1String(name)).contains(key));
         QVERIFY(!log.contains(QString::fromLatin1(key)));
         qunsetenv(kKeyEnv);
@@ -296,7 +307,8 @@ private Q_SLOTS:
         loop.start();
         loop.wait();
         QVERIFY(loop.endedWithFailure());
-        QVERIFY2(loop.endReason().contains(QStringLiteral("refused the API key")), qPrintable(loop.endReason()));
+        QVERIFY2(
+            loop.endReason().contains(QStringLiteral("refused the API key")), qPrintable(loop.endReason()));
         QCOMPARE(server.requests().size(), 1);
         const RunSnapshotPtr run = RunLoader::load(dir, &error);
         QVERIFY2(run, qPrintable(error));
@@ -310,7 +322,8 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("run"));
         {
-            const nlohmann::json config = {{"model", "e2e"}, {"python", python().toStdString()}, {"activity", "cpu"}};
+            const nlohmann::json config
+                = { { "model", "e2e" }, { "python", python().toStdString() }, { "activity", "cpu" } };
             QString error;
             std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
             QVERIFY2(store, qPrintable(error));
@@ -323,7 +336,7 @@ private Q_SLOTS:
         }
         LoopOptions o;
         o.runDir = dir;
-        o.devices = {QStringLiteral("cpu")};
+        o.devices = { QStringLiteral("cpu") };
         o.python = python();
         o.quickBench = true;
         o.maxExperiments = 6;
@@ -345,10 +358,14 @@ private Q_SLOTS:
         QCOMPARE(head->agent, QStringLiteral("tune"));
         QCOMPARE(head->status, ExperimentStatus::Kept);
         QVERIFY2(base->metrics.latencyUs / head->metrics.latencyUs >= 2.0,
-                 qPrintable(QStringLiteral("baseline %1 us, best %2 us\n%3").arg(base->metrics.latencyUs).arg(head->metrics.latencyUs).arg(log)));
+            qPrintable(QStringLiteral("baseline %1 us, best %2 us\n%3")
+                           .arg(base->metrics.latencyUs)
+                           .arg(head->metrics.latencyUs)
+                           .arg(log)));
         std::unique_ptr<GitRepo> repo = GitRepo::open(dir, nullptr);
         QVERIFY(repo);
-        QVERIFY(!repo->readBlob(head->commit, RunStore::kernelPath(QStringLiteral("01-softmax"))).contains("ROW_CHUNK = 1\n"));
+        QVERIFY(!repo->readBlob(head->commit, RunStore::kernelPath(QStringLiteral("01-softmax")))
+                     .contains("ROW_CHUNK = 1\n"));
     }
 
     // Two device loops, one kernel: the second loop finds the kernel claimed and ends at once, while
@@ -358,10 +375,9 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("run"));
         {
-            const nlohmann::json config = {{"model", "e2e"},
-                                           {"python", python().toStdString()},
-                                           {"activity", "cpu"},
-                                           {"move_on", {{"max_consecutive_reverts", 0}, {"speedup_over_baseline", 0}}}};
+            const nlohmann::json config
+                = { { "model", "e2e" }, { "python", python().toStdString() }, { "activity", "cpu" },
+                      { "move_on", { { "max_consecutive_reverts", 0 }, { "speedup_over_baseline", 0 } } } };
             QString error;
             std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
             QVERIFY2(store, qPrintable(error));
@@ -374,7 +390,7 @@ private Q_SLOTS:
         }
         LoopOptions o;
         o.runDir = dir;
-        o.devices = {QStringLiteral("cpu"), QStringLiteral("cpu")};
+        o.devices = { QStringLiteral("cpu"), QStringLiteral("cpu") };
         o.python = python();
         o.quickBench = true;
         o.maxExperiments = 2;
@@ -385,7 +401,8 @@ private Q_SLOTS:
         loop.start();
         QCOMPARE(loop.state(), LoopControl::State::Running);
         loop.wait();
-        QVERIFY2(!loop.endedWithFailure(), qPrintable(loop.endReason() + QLatin1Char('\n') + messages.join(QLatin1Char('\n'))));
+        QVERIFY2(!loop.endedWithFailure(),
+            qPrintable(loop.endReason() + QLatin1Char('\n') + messages.join(QLatin1Char('\n'))));
         QCOMPARE(loop.endReason(), QStringLiteral("2 experiments done"));
         QCOMPARE(loop.stats().experiments, 2);
         const RunSnapshotPtr run = RunLoader::load(dir);

@@ -18,7 +18,7 @@ class Snapshot
 {
 public:
     KernelRecord &kernel(const QString &name, int rank, double share, double at90 = 1.0, double floorUs = 0,
-                         KernelState state = KernelState::Waiting)
+        KernelState state = KernelState::Waiting)
     {
         KernelRecord k;
         k.rank = rank;
@@ -46,8 +46,8 @@ public:
         return e;
     }
 
-    Experiment &add(const QString &kernel, ExperimentStatus status, const QString &agent = QStringLiteral("tune"),
-                    double latencyUs = std::nan(""))
+    Experiment &add(const QString &kernel, ExperimentStatus status,
+        const QString &agent = QStringLiteral("tune"), double latencyUs = std::nan(""))
     {
         Experiment e;
         e.id = m_nextId++;
@@ -71,7 +71,10 @@ public:
         return s.experiments.back();
     }
 
-    void setState(const QString &kernel, KernelState state) { s.kernels[s.kernelIndex.value(kernel)].state = state; }
+    void setState(const QString &kernel, KernelState state)
+    {
+        s.kernels[s.kernelIndex.value(kernel)].state = state;
+    }
 
     RunSnapshot s;
 
@@ -104,9 +107,11 @@ private Q_SLOTS:
         b.kernel(QStringLiteral("02-b"), 2, 0.30, 1.40, 5);
         b.kernel(QStringLiteral("03-c"), 3, 0.15, 1.20, 5);
         b.kernel(QStringLiteral("04-d"), 4, 0.05, 1.20, 5); // same gain as 03-c: share decides
-        QCOMPARE(Orchestrator::amdahlOrder(b.s), (QStringList{QStringLiteral("02-b"), QStringLiteral("03-c"),
-                                                              QStringLiteral("04-d"), QStringLiteral("01-a")}));
-        QCOMPARE(Orchestrator::amdahlOrder(b.s, 2), (QStringList{QStringLiteral("02-b"), QStringLiteral("03-c")}));
+        QCOMPARE(Orchestrator::amdahlOrder(b.s),
+            (QStringList { QStringLiteral("02-b"), QStringLiteral("03-c"), QStringLiteral("04-d"),
+                QStringLiteral("01-a") }));
+        QCOMPARE(Orchestrator::amdahlOrder(b.s, 2),
+            (QStringList { QStringLiteral("02-b"), QStringLiteral("03-c") }));
         QCOMPARE(Orchestrator::amdahlOrder(b.s, 0).size(), 4);
         QCOMPARE(Orchestrator::amdahlOrder(b.s, 9).size(), 4);
     }
@@ -120,16 +125,18 @@ private Q_SLOTS:
         b.kernel(QStringLiteral("02-b"), 2, 0.30, 1.40, 5);
         b.kernel(QStringLiteral("03-c"), 3, 0.40, 1.0, 0); // no roof
         b.kernel(QStringLiteral("04-d"), 4, 0.30, 1.30, 5); // same share as 02-b: rank decides
-        QCOMPARE(Orchestrator::amdahlOrder(b.s), (QStringList{QStringLiteral("03-c"), QStringLiteral("02-b"),
-                                                              QStringLiteral("04-d"), QStringLiteral("01-a")}));
+        QCOMPARE(Orchestrator::amdahlOrder(b.s),
+            (QStringList { QStringLiteral("03-c"), QStringLiteral("02-b"), QStringLiteral("04-d"),
+                QStringLiteral("01-a") }));
 
         // A CPU run as the profiler writes it: no floors, every gain 1.0 (and older records with 0).
         Snapshot cpu;
         cpu.kernel(QStringLiteral("01-a"), 1, 0.10, 1.0, 0);
         cpu.kernel(QStringLiteral("02-b"), 2, 0.60, 0.0, 0);
         cpu.kernel(QStringLiteral("03-c"), 3, 0.30, 1.0, 0);
-        QCOMPARE(Orchestrator::amdahlOrder(cpu.s), (QStringList{QStringLiteral("02-b"), QStringLiteral("03-c"), QStringLiteral("01-a")}));
-        QCOMPARE(Orchestrator::amdahlOrder(cpu.s, 1), QStringList{QStringLiteral("02-b")});
+        QCOMPARE(Orchestrator::amdahlOrder(cpu.s),
+            (QStringList { QStringLiteral("02-b"), QStringLiteral("03-c"), QStringLiteral("01-a") }));
+        QCOMPARE(Orchestrator::amdahlOrder(cpu.s, 1), QStringList { QStringLiteral("02-b") });
     }
 
     void amdahlOrderKeepsRetiredKernels()
@@ -149,8 +156,8 @@ private Q_SLOTS:
         b.kernel(QStringLiteral("03-c"), 3, 0.15);
         b.kernel(QStringLiteral("04-d"), 4, 0.10);
         b.kernel(QStringLiteral("05-e"), 5, 0.05);
-        for (const QString &k : {QStringLiteral("01-a"), QStringLiteral("02-b"), QStringLiteral("03-c"),
-                                 QStringLiteral("04-d"), QStringLiteral("05-e")})
+        for (const QString &k : { QStringLiteral("01-a"), QStringLiteral("02-b"), QStringLiteral("03-c"),
+                 QStringLiteral("04-d"), QStringLiteral("05-e") })
             b.baseline(k, 100);
         const MoveOnRules rules = noRules();
         QCOMPARE(Orchestrator::next(b.s, rules, 0, {}, kNow).kernel, QStringLiteral("01-a"));
@@ -162,10 +169,12 @@ private Q_SLOTS:
         b.setState(QStringLiteral("03-c"), KernelState::Done);
         QCOMPARE(Orchestrator::next(b.s, rules, 0, {}, kNow).kernel, QStringLiteral("04-d"));
         // Another device's loop works on 04-d.
-        QCOMPARE(Orchestrator::next(b.s, rules, 0, {QStringLiteral("04-d")}, kNow).kernel, QStringLiteral("05-e"));
-        QVERIFY(Orchestrator::next(b.s, rules, 0, {QStringLiteral("04-d"), QStringLiteral("05-e")}, kNow).kernel.isEmpty());
+        QCOMPARE(Orchestrator::next(b.s, rules, 0, { QStringLiteral("04-d") }, kNow).kernel,
+            QStringLiteral("05-e"));
+        QVERIFY(Orchestrator::next(b.s, rules, 0, { QStringLiteral("04-d"), QStringLiteral("05-e") }, kNow)
+                    .kernel.isEmpty());
         // Only the first four in Amdahl order: 05-e is out of reach.
-        QVERIFY(Orchestrator::next(b.s, rules, 4, {QStringLiteral("04-d")}, kNow).kernel.isEmpty());
+        QVERIFY(Orchestrator::next(b.s, rules, 4, { QStringLiteral("04-d") }, kNow).kernel.isEmpty());
         // Active (experiments recorded) is as workable as waiting.
         b.add(QStringLiteral("04-d"), ExperimentStatus::Reverted);
         QCOMPARE(b.s.kernel(QStringLiteral("04-d"))->state, KernelState::Active);
@@ -202,7 +211,8 @@ private Q_SLOTS:
         QCOMPARE(c.retire.size(), 2);
         QCOMPARE(c.retire[0].first, QStringLiteral("01-a"));
         QCOMPARE(c.retire[0].second.reason, MoveOnReason::SpeedupReached);
-        QVERIFY2(c.retire[0].second.explanation.contains(QStringLiteral("2.50x")), qPrintable(c.retire[0].second.explanation));
+        QVERIFY2(c.retire[0].second.explanation.contains(QStringLiteral("2.50x")),
+            qPrintable(c.retire[0].second.explanation));
         QCOMPARE(c.retire[1].first, QStringLiteral("02-b"));
         QCOMPARE(c.retire[1].second.reason, MoveOnReason::ConsecutiveReverts);
         // With the rules switched off nothing is retired and Amdahl order holds.
@@ -226,7 +236,8 @@ private Q_SLOTS:
         b.add(k, ExperimentStatus::Crashed);
         b.add(k, ExperimentStatus::Timeout);
         QCOMPARE(reverts(), 4);
-        b.add(QStringLiteral("02-b"), ExperimentStatus::Kept, QStringLiteral("tune"), 60); // another kernel's keep
+        b.add(QStringLiteral("02-b"), ExperimentStatus::Kept, QStringLiteral("tune"),
+            60); // another kernel's keep
         b.add(QStringLiteral("02-b"), ExperimentStatus::Reverted);
         QCOMPARE(reverts(), 4);
         b.add(k, ExperimentStatus::Kept, QStringLiteral("tune"), 90);
@@ -287,7 +298,8 @@ private Q_SLOTS:
         e2.benchSeconds = 30;
         e2.started = kNow.addSecs(-60);
         e2.finished = kNow.addSecs(-30);
-        Experiment &user = b.add(k, ExperimentStatus::Kept, QStringLiteral("user"), 100); // a person's revert: no work
+        Experiment &user
+            = b.add(k, ExperimentStatus::Kept, QStringLiteral("user"), 100); // a person's revert: no work
         user.started = kNow.addDays(-2);
         user.finished = kNow;
         KernelProgress p = Orchestrator::progress(b.s, k, kNow);
@@ -345,7 +357,9 @@ private Q_SLOTS:
     {
         RunSnapshot s;
         QString error;
-        RunLoader::setRunJson(s, R"({"model": "x", "move_on": {"max_consecutive_reverts": 7, "roof_pct": 80, "hours_per_kernel": 0.5, "speedup_over_baseline": 3}})", nullptr);
+        RunLoader::setRunJson(s,
+            R"({"model": "x", "move_on": {"max_consecutive_reverts": 7, "roof_pct": 80, "hours_per_kernel": 0.5, "speedup_over_baseline": 3}})",
+            nullptr);
         MoveOnRules r = Orchestrator::rulesOf(s, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(r.maxConsecutiveReverts, 7);
@@ -362,7 +376,8 @@ private Q_SLOTS:
         QCOMPARE(r, expected);
 
         // No move_on, or no run.json worth reading: the defaults, silently.
-        for (const QByteArray &text : {QByteArray(R"({"model": "x"})"), QByteArray(), QByteArray("not json")}) {
+        for (const QByteArray &text :
+            { QByteArray(R"({"model": "x"})"), QByteArray(), QByteArray("not json") }) {
             RunLoader::setRunJson(s, text, nullptr);
             error.clear();
             QCOMPARE(Orchestrator::rulesOf(s, &error), MoveOnRules());
@@ -374,10 +389,15 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("runJson");
         QTest::addColumn<QString>("names");
-        QTest::newRow("fraction") << QByteArray(R"({"move_on": {"roof_pct": 0.9, "max_consecutive_reverts": 9}})") << QStringLiteral("roof_pct");
-        QTest::newRow("negative") << QByteArray(R"({"move_on": {"hours_per_kernel": -1}})") << QStringLiteral("hours_per_kernel");
-        QTest::newRow("type") << QByteArray(R"({"move_on": {"max_consecutive_reverts": "five"}})") << QStringLiteral("max_consecutive_reverts");
-        QTest::newRow("unknown") << QByteArray(R"({"move_on": {"roof_percent": 80}})") << QStringLiteral("roof_percent");
+        QTest::newRow("fraction") << QByteArray(
+            R"({"move_on": {"roof_pct": 0.9, "max_consecutive_reverts": 9}})")
+                                  << QStringLiteral("roof_pct");
+        QTest::newRow("negative") << QByteArray(R"({"move_on": {"hours_per_kernel": -1}})")
+                                  << QStringLiteral("hours_per_kernel");
+        QTest::newRow("type") << QByteArray(R"({"move_on": {"max_consecutive_reverts": "five"}})")
+                              << QStringLiteral("max_consecutive_reverts");
+        QTest::newRow("unknown") << QByteArray(R"({"move_on": {"roof_percent": 80}})")
+                                 << QStringLiteral("roof_percent");
         QTest::newRow("not-object") << QByteArray(R"({"move_on": 5})") << QStringLiteral("object");
     }
     void rulesOfReportsABadField()

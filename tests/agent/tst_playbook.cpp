@@ -71,7 +71,7 @@ DeviceInfo h200()
     d.memoryGiB = 141;
     d.l2MiB = 60;
     d.bandwidthGBs = 4800;
-    d.peakTflops = {66.9, 494.7, 989.4, 989.4, 1978.9};
+    d.peakTflops = { 66.9, 494.7, 989.4, 989.4, 1978.9 };
     return d;
 }
 
@@ -81,7 +81,7 @@ KernelRecord softmaxRecord()
     k.name = QStringLiteral("softmax_kernel");
     k.opType = QStringLiteral("softmax");
     k.dtype = QStringLiteral("bf16");
-    k.shapes = QStringList{QStringLiteral("[8192, 8192]")};
+    k.shapes = QStringList { QStringLiteral("[8192, 8192]") };
     return k;
 }
 
@@ -91,9 +91,9 @@ class PlaybookTest : public QObject
 {
     Q_OBJECT
 
-    QString m_doc;        // program.md as bundled (the Qt resource)
-    json m_describe;      // harness describe output
-    json m_ops;           // op type -> spec
+    QString m_doc; // program.md as bundled (the Qt resource)
+    json m_describe; // harness describe output
+    json m_ops; // op type -> spec
 
 private Q_SLOTS:
     void initTestCase()
@@ -112,7 +112,7 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("PYTHONPATH"), sourceDir() + QStringLiteral("/agent/python"));
         describe.setProcessEnvironment(env);
-        describe.start(python, {QStringLiteral("-m"), QStringLiteral("harness.describe")});
+        describe.start(python, { QStringLiteral("-m"), QStringLiteral("harness.describe") });
         QVERIFY2(describe.waitForFinished(60000), "harness.describe did not finish");
         QVERIFY2(describe.exitCode() == 0, describe.readAllStandardError().constData());
         try {
@@ -129,8 +129,8 @@ private Q_SLOTS:
         const QString tier6 = section(m_doc, QStringLiteral("8. Tier 6"));
         QVERIFY(!tier6.isEmpty());
         // Recipes: "### `name`" headings, each followed by its body up to the next heading.
-        static const QRegularExpression heading(QStringLiteral(R"(^### `([a-z_0-9]+)`\s*$)"),
-                                                QRegularExpression::MultilineOption);
+        static const QRegularExpression heading(
+            QStringLiteral(R"(^### `([a-z_0-9]+)`\s*$)"), QRegularExpression::MultilineOption);
         QMap<QString, QString> recipes;
         auto it = heading.globalMatch(tier6);
         QVector<QRegularExpressionMatch> matches;
@@ -138,23 +138,26 @@ private Q_SLOTS:
             matches << it.next();
         for (int i = 0; i < matches.size(); ++i) {
             const qsizetype end = i + 1 < matches.size() ? matches[i + 1].capturedStart() : tier6.size();
-            recipes[matches[i].captured(1)] = tier6.mid(matches[i].capturedEnd(), end - matches[i].capturedEnd());
+            recipes[matches[i].captured(1)]
+                = tier6.mid(matches[i].capturedEnd(), end - matches[i].capturedEnd());
         }
         for (auto op = m_ops.begin(); op != m_ops.end(); ++op) {
             const QString name = QString::fromStdString(op.key());
             QVERIFY2(recipes.contains(name), qPrintable(QStringLiteral("no Tier 6 recipe for ") + name));
             const QString body = recipes.value(name);
-            QVERIFY2(body.count(QLatin1Char('\n')) >= 4, qPrintable(name + QStringLiteral(": recipe too short")));
+            QVERIFY2(
+                body.count(QLatin1Char('\n')) >= 4, qPrintable(name + QStringLiteral(": recipe too short")));
             // The recipe names kernel_fn with the harness's argument names, in order.
             QStringList args;
             for (const auto &a : op.value().at("args"))
                 args << QString::fromStdString(a.get<std::string>());
             const QString signature = QStringLiteral("`kernel_fn(%1)`").arg(args.join(QStringLiteral(", ")));
-            QVERIFY2(body.contains(signature), qPrintable(name + QStringLiteral(": recipe must show ") + signature));
+            QVERIFY2(body.contains(signature),
+                qPrintable(name + QStringLiteral(": recipe must show ") + signature));
         }
         for (const QString &name : recipes.keys())
             QVERIFY2(m_ops.contains(name.toStdString()),
-                     qPrintable(QStringLiteral("recipe for an op type the harness does not support: ") + name));
+                qPrintable(QStringLiteral("recipe for an op type the harness does not support: ") + name));
     }
 
     void tolerancesMatchHarness()
@@ -163,14 +166,17 @@ private Q_SLOTS:
         const qsizetype end = m_doc.indexOf(QLatin1String("<!-- tolerances:end -->"));
         QVERIFY(begin > 0 && end > begin);
         const QStringList rows = m_doc.mid(begin, end - begin).split(QLatin1Char('\n'));
-        const QStringList columns{QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")};
+        const QStringList columns { QStringLiteral("float32"), QStringLiteral("float16"),
+            QStringLiteral("bfloat16") };
         QSet<QString> seen;
         for (const QString &row : rows) {
             QStringList cells = row.split(QLatin1Char('|'));
-            if (cells.size() != 6 || cells[1].trimmed() == QLatin1String("op type") || cells[1].startsWith(QLatin1String("---")))
+            if (cells.size() != 6 || cells[1].trimmed() == QLatin1String("op type")
+                || cells[1].startsWith(QLatin1String("---")))
                 continue;
             const QString op = cells[1].trimmed();
-            QVERIFY2(m_ops.contains(op.toStdString()), qPrintable(QStringLiteral("tolerance row for unknown op ") + op));
+            QVERIFY2(m_ops.contains(op.toStdString()),
+                qPrintable(QStringLiteral("tolerance row for unknown op ") + op));
             seen.insert(op);
             const json &tol = m_ops[op.toStdString()].at("tolerances");
             for (int c = 0; c < 3; ++c) {
@@ -178,13 +184,15 @@ private Q_SLOTS:
                 QVERIFY2(parseTolerance(cells[c + 2], &atol, &rtol), qPrintable(row));
                 const json &want = tol.at(columns[c].toStdString());
                 const QString where = op + QLatin1Char(' ') + columns[c];
-                QVERIFY2(qFuzzyCompare(atol, want.at("atol").get<double>()), qPrintable(where + QStringLiteral(" atol")));
-                QVERIFY2(qFuzzyCompare(rtol, want.at("rtol").get<double>()), qPrintable(where + QStringLiteral(" rtol")));
+                QVERIFY2(qFuzzyCompare(atol, want.at("atol").get<double>()),
+                    qPrintable(where + QStringLiteral(" atol")));
+                QVERIFY2(qFuzzyCompare(rtol, want.at("rtol").get<double>()),
+                    qPrintable(where + QStringLiteral(" rtol")));
             }
         }
         for (auto op = m_ops.begin(); op != m_ops.end(); ++op)
             QVERIFY2(seen.contains(QString::fromStdString(op.key())),
-                     qPrintable(QStringLiteral("no tolerance row for ") + QString::fromStdString(op.key())));
+                qPrintable(QStringLiteral("no tolerance row for ") + QString::fromStdString(op.key())));
     }
 
     void exampleReplyParsesAndPassesStaticCheck()
@@ -206,7 +214,8 @@ private Q_SLOTS:
         QVERIFY2(reply.ok, qPrintable(reply.error));
         QVERIFY(reply.description.startsWith(QLatin1String("Tier ")));
 
-        const KernelStaticInfo info = checkKernelSource(reply.kernelPy.toUtf8(), QStringLiteral("program.md example"));
+        const KernelStaticInfo info
+            = checkKernelSource(reply.kernelPy.toUtf8(), QStringLiteral("program.md example"));
         QVERIFY2(info.ok, qPrintable(info.error));
         QVERIFY2(m_ops.contains(info.kernelType.toStdString()), qPrintable(info.kernelType));
         QStringList args;
@@ -214,7 +223,7 @@ private Q_SLOTS:
             args << QString::fromStdString(a.get<std::string>());
         QCOMPARE(info.kernelFnArgs, args);
         QVERIFY2(!info.constants.isEmpty() && !info.constants.first().candidates.isEmpty(),
-                 "the example should show a tunable constant with a TUNE_SPACE");
+            "the example should show a tunable constant with a TUNE_SPACE");
     }
 
     void keepRuleMatchesHarnessAndCode()
@@ -229,36 +238,42 @@ private Q_SLOTS:
     {
         // Every move-on rule and the keep rule are stated through placeholders, so a run with its own
         // thresholds tells the model those, and defaults can never be restated wrongly by hand.
-        for (const char *name : {"rules.max_consecutive_reverts", "rules.roof_pct", "rules.hours_per_kernel",
-                                 "rules.speedup_over_baseline", "rules.keep_min_improvement_pct"})
+        for (const char *name : { "rules.max_consecutive_reverts", "rules.roof_pct", "rules.hours_per_kernel",
+                 "rules.speedup_over_baseline", "rules.keep_min_improvement_pct" })
             QVERIFY2(PromptBuilder(m_doc).placeholders().contains(QLatin1String(name)), name);
         MoveOnRules custom;
         custom.maxConsecutiveReverts = 7;
         custom.roofPct = 85;
         custom.hoursPerKernel = 3.5;
         custom.speedupOverBaseline = 2.5;
-        for (const MoveOnRules &rules : {MoveOnRules(), custom}) {
+        for (const MoveOnRules &rules : { MoveOnRules(), custom }) {
             QString error;
-            const QString prompt = PromptBuilder(m_doc).systemPrompt(h200(), softmaxRecord(), rules, &error).simplified();
+            const QString prompt
+                = PromptBuilder(m_doc).systemPrompt(h200(), softmaxRecord(), rules, &error).simplified();
             QVERIFY2(error.isEmpty(), qPrintable(error));
-            QVERIFY(prompt.contains(QStringLiteral("%1 consecutive experiments without a keep").arg(rules.maxConsecutiveReverts)));
+            QVERIFY(prompt.contains(QStringLiteral("%1 consecutive experiments without a keep")
+                                        .arg(rules.maxConsecutiveReverts)));
             QVERIFY(prompt.contains(QStringLiteral("reaches %1% of its roof").arg(rules.roofPct)));
             QVERIFY(prompt.contains(QStringLiteral("%1 h have been spent on it").arg(rules.hoursPerKernel)));
-            QVERIFY(prompt.contains(QStringLiteral("%1× faster than its own baseline").arg(rules.speedupOverBaseline)));
+            QVERIFY(prompt.contains(
+                QStringLiteral("%1× faster than its own baseline").arg(rules.speedupOverBaseline)));
             QVERIFY(prompt.contains(QStringLiteral("by more than %1%").arg(kKeepMinImprovementPct)));
         }
         // No hand-written restatement of a default threshold next to the placeholders.
-        static const QRegularExpression literal(QStringLiteral(R"(\b\d+ consecutive|\d+% of (its|the kernel's) roof)"));
+        static const QRegularExpression literal(
+            QStringLiteral(R"(\b\d+ consecutive|\d+% of (its|the kernel's) roof)"));
         QVERIFY2(!literal.match(m_doc).hasMatch(), qPrintable(literal.match(m_doc).captured(0)));
     }
 
     void placeholdersAllFilled()
     {
         QString error;
-        const QString full = PromptBuilder(m_doc).systemPrompt(h200(), softmaxRecord(), MoveOnRules(), &error);
+        const QString full
+            = PromptBuilder(m_doc).systemPrompt(h200(), softmaxRecord(), MoveOnRules(), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(!full.contains(QLatin1String("{{")) && !full.contains(QLatin1String("}}")));
-        QVERIFY(full.simplified().contains(QLatin1String("Device: **NVIDIA H200** (nvidia, architecture `9.0`, family `hopper`, 132 SMs)")));
+        QVERIFY(full.simplified().contains(
+            QLatin1String("Device: **NVIDIA H200** (nvidia, architecture `9.0`, family `hopper`, 132 SMs)")));
         QVERIFY(full.contains(QLatin1String("peak bandwidth 4800 GB/s")));
         QVERIFY(full.contains(QLatin1String("bf16 989.4")));
         QVERIFY(full.contains(QLatin1String("type `softmax`")));
@@ -266,7 +281,8 @@ private Q_SLOTS:
         DeviceInfo cpu;
         cpu.name = QStringLiteral("CPU (x86_64, 2 threads)");
         cpu.vendor = QStringLiteral("cpu");
-        const QString cpuPrompt = PromptBuilder(m_doc).systemPrompt(cpu, KernelRecord(), MoveOnRules(), &error);
+        const QString cpuPrompt
+            = PromptBuilder(m_doc).systemPrompt(cpu, KernelRecord(), MoveOnRules(), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(cpuPrompt.contains(QLatin1String("peak bandwidth unknown GB/s")));
         QVERIFY(!cpuPrompt.contains(QLatin1String("{{")));
@@ -275,25 +291,29 @@ private Q_SLOTS:
     void unknownPlaceholderIsAnError()
     {
         QString error;
-        const QString out = PromptBuilder(QStringLiteral("line one\nDevice {{device.name}} at {{device.nmae}}\n"))
-                                .systemPrompt(h200(), softmaxRecord(), MoveOnRules(), &error);
+        const QString out
+            = PromptBuilder(QStringLiteral("line one\nDevice {{device.name}} at {{device.nmae}}\n"))
+                  .systemPrompt(h200(), softmaxRecord(), MoveOnRules(), &error);
         QVERIFY(out.isEmpty());
-        QVERIFY2(error.contains(QLatin1String("program.md:2: unknown placeholder {{device.nmae}}")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("program.md:2: unknown placeholder {{device.nmae}}")),
+            qPrintable(error));
     }
 
     void everyTierIsComplete()
     {
-        const QStringList tiers{QStringLiteral("3. Tier 1"), QStringLiteral("4. Tier 2"), QStringLiteral("5. Tier 3"),
-                                QStringLiteral("6. Tier 4"), QStringLiteral("7. Tier 5")};
+        const QStringList tiers { QStringLiteral("3. Tier 1"), QStringLiteral("4. Tier 2"),
+            QStringLiteral("5. Tier 3"), QStringLiteral("6. Tier 4"), QStringLiteral("7. Tier 5") };
         for (const QString &t : tiers) {
             const QString body = section(m_doc, t);
             QVERIFY2(!body.isEmpty(), qPrintable(t));
-            for (const char *part : {"**What to try", "**When", "**Typical gain", "**Failed if", "**Example"})
-                QVERIFY2(body.contains(QLatin1String(part)), qPrintable(t + QStringLiteral(" lacks ") + QLatin1String(part)));
+            for (const char *part :
+                { "**What to try", "**When", "**Typical gain", "**Failed if", "**Example" })
+                QVERIFY2(body.contains(QLatin1String(part)),
+                    qPrintable(t + QStringLiteral(" lacks ") + QLatin1String(part)));
         }
         // Tier 5 covers every architecture family the prompt can name for a GPU.
         const QString tier5 = section(m_doc, QStringLiteral("7. Tier 5")).toLower();
-        for (const char *family : {"hopper", "ampere", "ada", "blackwell", "cdna3"})
+        for (const char *family : { "hopper", "ampere", "ada", "blackwell", "cdna3" })
             QVERIFY2(tier5.contains(QLatin1String(family)), family);
         QVERIFY(!section(m_doc, QStringLiteral("9. CPU")).isEmpty());
     }
@@ -308,7 +328,7 @@ private Q_SLOTS:
             const json starters = op.value().value("starters", json::object());
             for (auto st = starters.begin(); st != starters.end(); ++st) {
                 const QString path = sourceDir() + QStringLiteral("/agent/python/harness/")
-                                   + QString::fromStdString(st.value().get<std::string>());
+                    + QString::fromStdString(st.value().get<std::string>());
                 QFile f(path);
                 QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
                 const KernelStaticInfo info = checkKernelSource(f.readAll(), path);
@@ -319,7 +339,8 @@ private Q_SLOTS:
                 ++cpuStarters;
                 for (const TunableConstant &c : info.constants)
                     QVERIFY2(cpu.contains(QLatin1Char('`') + c.name + QLatin1Char('`')),
-                             qPrintable(QStringLiteral("CPU section does not explain ") + c.name + QStringLiteral(" of ") + path));
+                        qPrintable(QStringLiteral("CPU section does not explain ") + c.name
+                            + QStringLiteral(" of ") + path));
             }
         }
         QVERIFY(cpuStarters >= 10);

@@ -40,10 +40,12 @@ double smooth(const TuneConfig &c)
 // BLOCK_SIZE has a local optimum at the start (64) behind a hump, the global one at 2048.
 double trap(const TuneConfig &c)
 {
-    static const QMap<int, double> byBlock{{32, 30}, {64, 20}, {128, 25}, {256, 40}, {512, 45}, {1024, 16}, {2048, 8}, {4096, 12}};
+    static const QMap<int, double> byBlock { { 32, 30 }, { 64, 20 }, { 128, 25 }, { 256, 40 }, { 512, 45 },
+        { 1024, 16 }, { 2048, 8 }, { 4096, 12 } };
     const double s = c.value(QStringLiteral("NUM_STAGES"));
     const double w = std::log2(c.value(QStringLiteral("NUM_WARPS")));
-    return byBlock.value(int(c.value(QStringLiteral("BLOCK_SIZE"))), 99) + 0.5 * std::abs(s - 1) + 0.3 * std::abs(w);
+    return byBlock.value(int(c.value(QStringLiteral("BLOCK_SIZE"))), 99) + 0.5 * std::abs(s - 1)
+        + 0.3 * std::abs(w);
 }
 
 // A stand-in for the loop: measures a proposal with the objective, keeps it when it is >1% faster.
@@ -76,7 +78,8 @@ struct Simulation
         return c;
     }
 
-    void record(const QString &text, const QString &description, const QString &agent, ExperimentStatus status, double speedup)
+    void record(const QString &text, const QString &description, const QString &agent,
+        ExperimentStatus status, double speedup)
     {
         Experiment e;
         e.id = int(history.size()) + 1;
@@ -117,7 +120,7 @@ struct Simulation
         const double speedup = reference / latency(c);
         const bool keep = speedup > bestSpeedup * 1.01;
         record(r.proposal().kernelPy, r.proposal().description, r.proposal().agentName,
-               keep ? ExperimentStatus::Kept : ExperimentStatus::Reverted, speedup);
+            keep ? ExperimentStatus::Kept : ExperimentStatus::Reverted, speedup);
         if (keep) {
             best = r.proposal().kernelPy;
             bestSpeedup = speedup;
@@ -144,22 +147,27 @@ private Q_SLOTS:
         QStringList names;
         for (const TuneAxis &a : space.axes())
             names << a.name;
-        QCOMPARE(names, QStringList({QStringLiteral("BLOCK_SIZE"), QStringLiteral("NUM_WARPS"), QStringLiteral("NUM_STAGES")}));
+        QCOMPARE(names,
+            QStringList(
+                { QStringLiteral("BLOCK_SIZE"), QStringLiteral("NUM_WARPS"), QStringLiteral("NUM_STAGES") }));
         QCOMPARE(space.axes().at(0).values.size(), 8);
-        QCOMPARE(space.axes().at(1).values, QVector<double>({1, 2, 4, 8, 16, 32})); // powers of two, NUM_WARPS <= 32
-        QCOMPARE(space.axes().at(2).values, QVector<double>({1, 2, 3, 4}));
-        QCOMPARE(TuneSpace::powersOfTwoAround(QStringLiteral("NUM_STAGES"), 4), QVector<double>({1, 2, 4, 8}));
+        QCOMPARE(space.axes().at(1).values,
+            QVector<double>({ 1, 2, 4, 8, 16, 32 })); // powers of two, NUM_WARPS <= 32
+        QCOMPARE(space.axes().at(2).values, QVector<double>({ 1, 2, 3, 4 }));
+        QCOMPARE(
+            TuneSpace::powersOfTwoAround(QStringLiteral("NUM_STAGES"), 4), QVector<double>({ 1, 2, 4, 8 }));
         QVERIFY(TuneSpace::powersOfTwoAround(QStringLiteral("X"), 0.5).isEmpty());
         const QVector<double> odd = TuneSpace::powersOfTwoAround(QStringLiteral("BLOCK_M"), 96);
-        QVERIFY(odd.contains(96) && odd.contains(64) && odd.contains(128) && odd.first() == 1 && odd.last() == 8192);
+        QVERIFY(odd.contains(96) && odd.contains(64) && odd.contains(128) && odd.first() == 1
+            && odd.last() == 8192);
     }
 
     void improvesMisTunedKernelToOptimum()
     {
         Simulation sim(smooth);
         TuneAgent agent(7);
-        const TuneConfig optimum{{QStringLiteral("BLOCK_SIZE"), 1024}, {QStringLiteral("NUM_WARPS"), 8}, {QStringLiteral("NUM_STAGES"), 3},
-                                 {QStringLiteral("EPS"), 1e-5}};
+        const TuneConfig optimum { { QStringLiteral("BLOCK_SIZE"), 1024 }, { QStringLiteral("NUM_WARPS"), 8 },
+            { QStringLiteral("NUM_STAGES"), 3 }, { QStringLiteral("EPS"), 1e-5 } };
         for (int i = 0; i < 60 && Simulation::config(sim.best) != optimum; ++i)
             QVERIFY(sim.step(agent));
         const TuneConfig best = Simulation::config(sim.best);
@@ -169,8 +177,10 @@ private Q_SLOTS:
         QCOMPARE(best.value(QStringLiteral("EPS")), 1e-5); // floats without TUNE_SPACE are left alone
         // Coordinate descent needs 4 + 3 + 2 improving steps plus the probes around them.
         QVERIFY2(sim.proposedKeys.size() <= 25, qPrintable(QString::number(sim.proposedKeys.size())));
-        QVERIFY(sim.best.contains(QStringLiteral("BLOCK_SIZE = 1024  # rows per program"))); // comments survive
-        QVERIFY2(sim.descriptions.first().contains(QStringLiteral(" -> ")), qPrintable(sim.descriptions.first()));
+        QVERIFY(
+            sim.best.contains(QStringLiteral("BLOCK_SIZE = 1024  # rows per program"))); // comments survive
+        QVERIFY2(
+            sim.descriptions.first().contains(QStringLiteral(" -> ")), qPrintable(sim.descriptions.first()));
     }
 
     void neverRepeatsAndEscapesLocalOptimum()
@@ -191,7 +201,9 @@ private Q_SLOTS:
         int foundAt = -1;
         for (int i = 0; i < sim.history.size(); ++i) {
             if (sim.history.at(i).status == ExperimentStatus::Kept
-                && Simulation::config(sim.texts.value(sim.history.at(i).id)).value(QStringLiteral("BLOCK_SIZE")) == 2048)
+                && Simulation::config(sim.texts.value(sim.history.at(i).id))
+                        .value(QStringLiteral("BLOCK_SIZE"))
+                    == 2048)
                 foundAt = i;
         }
         QVERIFY2(foundAt > 0 && foundAt < 60, qPrintable(QString::number(foundAt)));
@@ -236,7 +248,8 @@ private Q_SLOTS:
         QVERIFY(Simulation(smooth).step(agent, &first));
         const QString natural = TuneSpace::key(Simulation::config(first.proposal().kernelPy));
         // Someone else (an LLM, a person) already tried exactly that configuration, and it failed.
-        sim.record(first.proposal().kernelPy, QStringLiteral("llm tried it"), QStringLiteral("llm:x"), ExperimentStatus::Failed, std::nan(""));
+        sim.record(first.proposal().kernelPy, QStringLiteral("llm tried it"), QStringLiteral("llm:x"),
+            ExperimentStatus::Failed, std::nan(""));
         QVERIFY(sim.step(agent));
         QVERIFY(sim.proposedKeys.last() != natural);
     }
@@ -244,7 +257,8 @@ private Q_SLOTS:
     void nothingToTune()
     {
         AgentContext c;
-        c.kernelPy = QStringLiteral("KERNEL_TYPE = \"softmax\"\nEPS = 1e-5\n\ndef kernel_fn(x):\n    return x\n");
+        c.kernelPy
+            = QStringLiteral("KERNEL_TYPE = \"softmax\"\nEPS = 1e-5\n\ndef kernel_fn(x):\n    return x\n");
         TuneAgent agent; // staticInfo left default: the agent checks the text itself
         const AgentResult r = agent.propose(c);
         QVERIFY(!r.ok());
@@ -274,16 +288,20 @@ private Q_SLOTS:
         c.kind = AgentConfig::Kind::Replay;
         QVERIFY(!createAgent(c, {}, &error));
         AgentInputs inputs;
-        inputs.recorded = {{QStringLiteral("01-a"), QStringLiteral("x"), QStringLiteral("d"), QStringLiteral("tune")}};
+        inputs.recorded = { { QStringLiteral("01-a"), QStringLiteral("x"), QStringLiteral("d"),
+            QStringLiteral("tune") } };
         QVERIFY(createAgent(c, inputs, &error));
     }
 
     void replayInOrderAndResumes()
     {
-        QVector<RecordedProposal> recorded{
-            {QStringLiteral("01-a"), QStringLiteral("A1"), QStringLiteral("first a"), QStringLiteral("llm:m")},
-            {QStringLiteral("02-b"), QStringLiteral("B1"), QStringLiteral("first b"), QStringLiteral("tune")},
-            {QStringLiteral("01-a"), QStringLiteral("A2"), QStringLiteral("second a"), QStringLiteral("llm:m")},
+        QVector<RecordedProposal> recorded {
+            { QStringLiteral("01-a"), QStringLiteral("A1"), QStringLiteral("first a"),
+                QStringLiteral("llm:m") },
+            { QStringLiteral("02-b"), QStringLiteral("B1"), QStringLiteral("first b"),
+                QStringLiteral("tune") },
+            { QStringLiteral("01-a"), QStringLiteral("A2"), QStringLiteral("second a"),
+                QStringLiteral("llm:m") },
         };
         AgentContext a;
         a.kernelName = QStringLiteral("01-a");
@@ -300,7 +318,7 @@ private Q_SLOTS:
         Experiment done;
         done.kernel = QStringLiteral("01-a");
         done.agent = QStringLiteral("replay");
-        a.history = {done};
+        a.history = { done };
         QCOMPARE(resumed.propose(a).proposal().kernelPy, QStringLiteral("A2"));
     }
 };

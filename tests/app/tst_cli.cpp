@@ -23,7 +23,7 @@ private Q_SLOTS:
 
     void helpListsSubcommands()
     {
-        std::unique_ptr<QProcess> p(run({QStringLiteral("--help")}));
+        std::unique_ptr<QProcess> p(run({ QStringLiteral("--help") }));
         QCOMPARE(p->exitCode(), 0);
         const QString out = QString::fromUtf8(p->readAllStandardOutput());
         QVERIFY(out.contains(QStringLiteral("Commands:")));
@@ -32,17 +32,18 @@ private Q_SLOTS:
 
     void versionPrintsProjectVersion()
     {
-        std::unique_ptr<QProcess> p(run({QStringLiteral("--version")}));
+        std::unique_ptr<QProcess> p(run({ QStringLiteral("--version") }));
         QCOMPARE(p->exitCode(), 0);
         QCOMPARE(QString::fromUtf8(p->readAllStandardOutput()).trimmed(),
-                 QStringLiteral("autokernel-cli " AUTOKERNEL_VERSION));
+            QStringLiteral("autokernel-cli " AUTOKERNEL_VERSION));
     }
 
     void unknownCommandIsUsageError()
     {
-        std::unique_ptr<QProcess> p(run({QStringLiteral("frobnicate")}));
+        std::unique_ptr<QProcess> p(run({ QStringLiteral("frobnicate") }));
         QCOMPARE(p->exitCode(), 2);
-        QVERIFY(QString::fromUtf8(p->readAllStandardError()).contains(QStringLiteral("unknown command 'frobnicate'")));
+        QVERIFY(QString::fromUtf8(p->readAllStandardError())
+                    .contains(QStringLiteral("unknown command 'frobnicate'")));
     }
 
     // llm-check before an overnight run: a server that is not there is named with the flag to fix,
@@ -53,13 +54,15 @@ private Q_SLOTS:
         QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
         const quint16 port = closed.serverPort();
         closed.close();
-        std::unique_ptr<QProcess> p(run({QStringLiteral("llm-check"), QStringLiteral("--base-url"),
-                                         QStringLiteral("http://127.0.0.1:%1/v1").arg(port), QStringLiteral("--model"), QStringLiteral("m")}));
+        std::unique_ptr<QProcess> p(run({ QStringLiteral("llm-check"), QStringLiteral("--base-url"),
+            QStringLiteral("http://127.0.0.1:%1/v1").arg(port), QStringLiteral("--model"),
+            QStringLiteral("m") }));
         QCOMPARE(p->exitCode(), 2);
         const QString out = QString::fromUtf8(p->readAllStandardOutput());
-        QVERIFY2(out.contains(QStringLiteral("cannot reach the server at http://127.0.0.1:%1").arg(port)) && out.contains(QStringLiteral("--base-url")),
-                 qPrintable(out));
-        std::unique_ptr<QProcess> none(run({QStringLiteral("llm-check")}));
+        QVERIFY2(out.contains(QStringLiteral("cannot reach the server at http://127.0.0.1:%1").arg(port))
+                && out.contains(QStringLiteral("--base-url")),
+            qPrintable(out));
+        std::unique_ptr<QProcess> none(run({ QStringLiteral("llm-check") }));
         QCOMPARE(none->exitCode(), 2);
         QVERIFY(QString::fromUtf8(none->readAllStandardError()).contains(QStringLiteral("no model is set")));
     }
@@ -68,7 +71,7 @@ private Q_SLOTS:
     void linksNoGuiLibraries()
     {
         QProcess ldd;
-        ldd.start(QStringLiteral("ldd"), {cli()});
+        ldd.start(QStringLiteral("ldd"), { cli() });
         QVERIFY(ldd.waitForFinished(10000));
         const QString deps = QString::fromUtf8(ldd.readAllStandardOutput());
         QVERIFY2(deps.contains(QStringLiteral("libQt6Core")), qPrintable(deps));

@@ -32,14 +32,14 @@ Result cli(const QStringList &args)
         p.kill();
         p.waitForFinished();
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
 
 bool makeRun(const QString &dir)
 {
     QString error;
-    auto store = RunStore::create(dir, nlohmann::json{{"model", "tiny.py"}}, &error);
+    auto store = RunStore::create(dir, nlohmann::json { { "model", "tiny.py" } }, &error);
     if (!store)
         qWarning("%s", qPrintable(error));
     return bool(store);
@@ -63,14 +63,18 @@ class ReviewCliTest : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { QVERIFY2(QFile::exists(qEnvironmentVariable("AUTOKERNEL_CLI")), "AUTOKERNEL_CLI must point at the built binary"); }
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(qEnvironmentVariable("AUTOKERNEL_CLI")),
+            "AUTOKERNEL_CLI must point at the built binary");
+    }
 
     void helpListsReview()
     {
-        const Result r = cli({QStringLiteral("--help")});
+        const Result r = cli({ QStringLiteral("--help") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("review ")));
-        const Result h = cli({QStringLiteral("review"), QStringLiteral("--help")});
+        const Result h = cli({ QStringLiteral("review"), QStringLiteral("--help") });
         QCOMPARE(h.exitCode, 0);
         QVERIFY(h.out.contains(QStringLiteral("RUN_DIR [on|off]")));
     }
@@ -79,23 +83,23 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
-        Result r = cli({QStringLiteral("review"), tmp.path()});
+        Result r = cli({ QStringLiteral("review"), tmp.path() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("review mode: off")), qPrintable(r.out));
 
-        r = cli({QStringLiteral("review"), tmp.path(), QStringLiteral("on")});
+        r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("review mode: on")), qPrintable(r.out));
         QVERIFY(reviewModeOnDisk(tmp.path()));
         QVERIFY(!QFileInfo::exists(RunLock::lockPath(tmp.path()))); // the writer was closed again
         const int lines = logLines(tmp.path());
-        r = cli({QStringLiteral("review"), tmp.path(), QStringLiteral("ON")}); // already on: nothing logged
+        r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("ON") }); // already on: nothing logged
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(logLines(tmp.path()), lines);
-        r = cli({QStringLiteral("review"), tmp.path()});
+        r = cli({ QStringLiteral("review"), tmp.path() });
         QVERIFY2(r.out.contains(QStringLiteral("review mode: on")), qPrintable(r.out));
 
-        r = cli({QStringLiteral("review"), tmp.path(), QStringLiteral("off")});
+        r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("off") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("review mode: off")), qPrintable(r.out));
         QVERIFY(!reviewModeOnDisk(tmp.path()));
@@ -109,7 +113,7 @@ private Q_SLOTS:
         {
             auto writer = std::make_unique<RunLock>(tmp.path()); // the loop's process
             QVERIFY2(writer->acquire(&error), qPrintable(error));
-            const Result r = cli({QStringLiteral("review"), tmp.path(), QStringLiteral("on")});
+            const Result r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             QVERIFY2(r.out.contains(QStringLiteral("queued for the writer")), qPrintable(r.out));
             QCOMPARE(QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files).size(), 1);
@@ -124,9 +128,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("not on/off") << QStringList{QStringLiteral("maybe")} << QStringLiteral("expected 'on' or 'off', not 'maybe'");
-        QTest::newRow("unknown option") << QStringList{QStringLiteral("--on")} << QStringLiteral("unknown option '--on'");
-        QTest::newRow("too many") << QStringList{QStringLiteral("on"), QStringLiteral("off")} << QStringLiteral("usage");
+        QTest::newRow("not on/off") << QStringList { QStringLiteral("maybe") }
+                                    << QStringLiteral("expected 'on' or 'off', not 'maybe'");
+        QTest::newRow("unknown option")
+            << QStringList { QStringLiteral("--on") } << QStringLiteral("unknown option '--on'");
+        QTest::newRow("too many") << QStringList { QStringLiteral("on"), QStringLiteral("off") }
+                                  << QStringLiteral("usage");
     }
 
     void badArgumentsExit2()
@@ -136,7 +143,7 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
         const int lines = logLines(tmp.path());
-        const Result r = cli(QStringList{QStringLiteral("review"), tmp.path()} + args);
+        const Result r = cli(QStringList { QStringLiteral("review"), tmp.path() } + args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QCOMPARE(logLines(tmp.path()), lines);
@@ -146,12 +153,12 @@ private Q_SLOTS:
     void notARunExit2()
     {
         QTemporaryDir tmp;
-        Result r = cli({QStringLiteral("review"), tmp.path(), QStringLiteral("on")});
+        Result r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
         QCOMPARE(r.exitCode, 2);
-        r = cli({QStringLiteral("review"), tmp.path()});
+        r = cli({ QStringLiteral("review"), tmp.path() });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("not a run directory")), qPrintable(r.err));
-        QCOMPARE(cli({QStringLiteral("review")}).exitCode, 2);
+        QCOMPARE(cli({ QStringLiteral("review") }).exitCode, 2);
     }
 };
 

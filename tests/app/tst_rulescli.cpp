@@ -33,14 +33,15 @@ Result cli(const QStringList &args)
         p.kill();
         p.waitForFinished();
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
 
 bool makeRun(const QString &dir)
 {
     QString error;
-    auto store = RunStore::create(dir, nlohmann::json{{"model", "tiny.py"}, {"move_on", {{"roof_pct", 80}}}}, &error);
+    auto store = RunStore::create(
+        dir, nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, &error);
     if (!store)
         qWarning("%s", qPrintable(error));
     return bool(store);
@@ -61,14 +62,18 @@ class RulesCliTest : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { QVERIFY2(QFile::exists(qEnvironmentVariable("AUTOKERNEL_CLI")), "AUTOKERNEL_CLI must point at the built binary"); }
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(qEnvironmentVariable("AUTOKERNEL_CLI")),
+            "AUTOKERNEL_CLI must point at the built binary");
+    }
 
     void helpListsRules()
     {
-        const Result r = cli({QStringLiteral("--help")});
+        const Result r = cli({ QStringLiteral("--help") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("rules ")));
-        const Result h = cli({QStringLiteral("rules"), QStringLiteral("--help")});
+        const Result h = cli({ QStringLiteral("rules"), QStringLiteral("--help") });
         QCOMPARE(h.exitCode, 0);
         QVERIFY(h.out.contains(QStringLiteral("--speedup-over-baseline")));
         QVERIFY(h.out.contains(QStringLiteral("0 switches a rule off")));
@@ -78,11 +83,12 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
-        const Result r = cli({QStringLiteral("rules"), tmp.path()});
+        const Result r = cli({ QStringLiteral("rules"), tmp.path() });
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("roof_pct +80\\n"))), qPrintable(r.out));
-        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("max_consecutive_reverts +5\\n"))), qPrintable(r.out));
-        const Result j = cli({QStringLiteral("rules"), tmp.path(), QStringLiteral("--json")});
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("max_consecutive_reverts +5\\n"))),
+            qPrintable(r.out));
+        const Result j = cli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--json") });
         QCOMPARE(j.exitCode, 0);
         MoveOnRules parsed;
         QString why;
@@ -95,10 +101,13 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
-        const Result r = cli({QStringLiteral("rules"), tmp.path(), QStringLiteral("--max-consecutive-reverts"), QStringLiteral("7"),
-                              QStringLiteral("--speedup-over-baseline=0"), QStringLiteral("--hours-per-kernel"), QStringLiteral("1.5")});
+        const Result r
+            = cli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--max-consecutive-reverts"),
+                QStringLiteral("7"), QStringLiteral("--speedup-over-baseline=0"),
+                QStringLiteral("--hours-per-kernel"), QStringLiteral("1.5") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("speedup_over_baseline +0 +\\(off\\)"))), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("speedup_over_baseline +0 +\\(off\\)"))),
+            qPrintable(r.out));
         MoveOnRules expected;
         expected.maxConsecutiveReverts = 7;
         expected.roofPct = 80; // not given: unchanged
@@ -109,10 +118,11 @@ private Q_SLOTS:
         const RunSnapshotPtr s = RunLoader::load(tmp.path(), &error);
         QVERIFY2(s, qPrintable(error));
         QCOMPARE(s->moveOnChanges.size(), 1);
-        QVERIFY2(s->moveOnChanges.first().by.contains(QStringLiteral("autokernel-cli")), qPrintable(s->moveOnChanges.first().by));
+        QVERIFY2(s->moveOnChanges.first().by.contains(QStringLiteral("autokernel-cli")),
+            qPrintable(s->moveOnChanges.first().by));
         QVERIFY(!QFileInfo::exists(RunLock::lockPath(tmp.path()))); // the writer was closed again
 
-        const Result again = cli({QStringLiteral("rules"), tmp.path()});
+        const Result again = cli({ QStringLiteral("rules"), tmp.path() });
         QCOMPARE(again.exitCode, 0);
         QVERIFY2(again.out.contains(QStringLiteral("Last changed")), qPrintable(again.out));
     }
@@ -125,7 +135,8 @@ private Q_SLOTS:
         {
             auto writer = std::make_unique<RunLock>(tmp.path()); // the loop's process
             QVERIFY2(writer->acquire(&error), qPrintable(error));
-            const Result r = cli({QStringLiteral("rules"), tmp.path(), QStringLiteral("--roof-pct"), QStringLiteral("70")});
+            const Result r = cli(
+                { QStringLiteral("rules"), tmp.path(), QStringLiteral("--roof-pct"), QStringLiteral("70") });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             QVERIFY2(r.out.contains(QStringLiteral("queued for the writer")), qPrintable(r.out));
             QCOMPARE(QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files).size(), 1);
@@ -143,15 +154,19 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown flag") << QStringList{QStringLiteral("--roof"), QStringLiteral("80")} << QStringLiteral("unknown option '--roof'");
-        QTest::newRow("not a number") << QStringList{QStringLiteral("--roof-pct"), QStringLiteral("high")} << QStringLiteral("roof_pct");
-        QTest::newRow("fraction") << QStringList{QStringLiteral("--roof-pct"), QStringLiteral("0.9")} << QStringLiteral("roof_pct");
-        QTest::newRow("not whole") << QStringList{QStringLiteral("--max-consecutive-reverts"), QStringLiteral("2.5")}
-                                   << QStringLiteral("max_consecutive_reverts");
-        QTest::newRow("speedup below 1") << QStringList{QStringLiteral("--speedup-over-baseline"), QStringLiteral("0.5")}
-                                         << QStringLiteral("speedup_over_baseline");
-        QTest::newRow("missing value") << QStringList{QStringLiteral("--hours-per-kernel")} << QStringLiteral("needs a value");
-        QTest::newRow("two dirs") << QStringList{QStringLiteral("other")} << QStringLiteral("usage");
+        QTest::newRow("unknown flag") << QStringList { QStringLiteral("--roof"), QStringLiteral("80") }
+                                      << QStringLiteral("unknown option '--roof'");
+        QTest::newRow("not a number") << QStringList { QStringLiteral("--roof-pct"), QStringLiteral("high") }
+                                      << QStringLiteral("roof_pct");
+        QTest::newRow("fraction") << QStringList { QStringLiteral("--roof-pct"), QStringLiteral("0.9") }
+                                  << QStringLiteral("roof_pct");
+        QTest::newRow("not whole") << QStringList { QStringLiteral("--max-consecutive-reverts"),
+            QStringLiteral("2.5") } << QStringLiteral("max_consecutive_reverts");
+        QTest::newRow("speedup below 1") << QStringList { QStringLiteral("--speedup-over-baseline"),
+            QStringLiteral("0.5") } << QStringLiteral("speedup_over_baseline");
+        QTest::newRow("missing value")
+            << QStringList { QStringLiteral("--hours-per-kernel") } << QStringLiteral("needs a value");
+        QTest::newRow("two dirs") << QStringList { QStringLiteral("other") } << QStringLiteral("usage");
     }
 
     void badArgumentsExit2()
@@ -164,7 +179,7 @@ private Q_SLOTS:
             QFile f(QDir(tmp.path()).filePath(QStringLiteral("run.json")));
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
         }();
-        const Result r = cli(QStringList{QStringLiteral("rules"), tmp.path()} + args);
+        const Result r = cli(QStringList { QStringLiteral("rules"), tmp.path() } + args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QFile f(QDir(tmp.path()).filePath(QStringLiteral("run.json")));
@@ -175,10 +190,10 @@ private Q_SLOTS:
     void notARunExit2()
     {
         QTemporaryDir tmp;
-        const Result r = cli({QStringLiteral("rules"), tmp.path()});
+        const Result r = cli({ QStringLiteral("rules"), tmp.path() });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("not a run directory")), qPrintable(r.err));
-        QCOMPARE(cli({QStringLiteral("rules")}).exitCode, 2);
+        QCOMPARE(cli({ QStringLiteral("rules") }).exitCode, 2);
     }
 };
 

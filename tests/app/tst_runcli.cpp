@@ -47,7 +47,10 @@ class RunCliTest : public QObject
     QString m_profiled; // a run made in initTestCase, for the argument checks
 
     static QString cli() { return qEnvironmentVariable("AUTOKERNEL_CLI"); }
-    static QString python() { return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3")); }
+    static QString python()
+    {
+        return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+    }
 
     struct Result
     {
@@ -77,17 +80,18 @@ class RunCliTest : public QObject
             p.kill();
             p.waitForFinished();
         }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError()), clock.elapsed() / 1000.0};
+        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()),
+            clock.elapsed() / 1000.0 };
     }
 
     // `autokernel-cli profile --model cnn --device cpu --top 2` into a new run directory.
     QString profile(const QString &name)
     {
         const QString dir = m_dir.filePath(name);
-        const Result r = cliRun({QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral("cnn"), QStringLiteral("--out"), dir,
-                                 QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--top"), QStringLiteral("2"),
-                                 QStringLiteral("--python"), python()});
+        const Result r = cliRun({ QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral("cnn"),
+            QStringLiteral("--out"), dir, QStringLiteral("--device"), QStringLiteral("cpu"),
+            QStringLiteral("--top"), QStringLiteral("2"), QStringLiteral("--python"), python() });
         if (r.exitCode != 0) {
             qWarning("profile failed (%d):\n%s\n%s", r.exitCode, qPrintable(r.out), qPrintable(r.err));
             return QString();
@@ -97,9 +101,9 @@ class RunCliTest : public QObject
 
     QStringList runArgs(const QString &dir, const QStringList &more)
     {
-        return QStringList{QStringLiteral("run"), dir, QStringLiteral("--agent"), QStringLiteral("tune"), QStringLiteral("--device"),
-                           QStringLiteral("cpu"), QStringLiteral("--python"), python()}
-               + more;
+        return QStringList { QStringLiteral("run"), dir, QStringLiteral("--agent"), QStringLiteral("tune"),
+            QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python() }
+        + more;
     }
 
 private Q_SLOTS:
@@ -118,8 +122,9 @@ private Q_SLOTS:
     {
         const QString dir = profile(QStringLiteral("budget"));
         QVERIFY(!dir.isEmpty());
-        const Result r = cliRun(runArgs(dir, {QStringLiteral("--budget"), QStringLiteral("60s")}), 120000);
-        QVERIFY2(r.exitCode == 0, qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(r.exitCode).arg(r.out, r.err)));
+        const Result r = cliRun(runArgs(dir, { QStringLiteral("--budget"), QStringLiteral("60s") }), 120000);
+        QVERIFY2(
+            r.exitCode == 0, qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(r.exitCode).arg(r.out, r.err)));
         QVERIFY2(r.seconds < 75, qPrintable(QString::number(r.seconds)));
         QVERIFY2(r.err.contains(QStringLiteral("ended: ")), qPrintable(r.err));
         const RunSnapshotPtr run = RunLoader::load(dir);
@@ -129,11 +134,13 @@ private Q_SLOTS:
         QVERIFY2(finished >= 3, qPrintable(r.err));
         QCOMPARE(countStatus(*run, isRunning), 0);
         // The summary table: a header and one row per kernel, then the totals line.
-        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("kernel\\s+state\\s+exps\\s+kept\\s+base us\\s+best us\\s+speedup"))),
-                 qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     QStringLiteral("kernel\\s+state\\s+exps\\s+kept\\s+base us\\s+best us\\s+speedup"))),
+            qPrintable(r.out));
         for (const KernelRecord &k : run->kernels)
-            QVERIFY2(r.out.contains(QRegularExpression(QLatin1Char('\n') + RunLoader::kernelName(k.folder) + QStringLiteral("\\s+(done|active|waiting|skipped)\\s+\\d+"))),
-                     qPrintable(r.out));
+            QVERIFY2(r.out.contains(QRegularExpression(QLatin1Char('\n') + RunLoader::kernelName(k.folder)
+                         + QStringLiteral("\\s+(done|active|waiting|skipped)\\s+\\d+"))),
+                qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("%1 experiments (").arg(finished)), qPrintable(r.out));
         qInfo("%d experiments in %.1f s", finished, r.seconds);
     }
@@ -149,7 +156,7 @@ private Q_SLOTS:
         // A kill can land between two experiments (one finished, the next not begun); then run again.
         for (int attempt = 0; attempt < 3 && !atKill; ++attempt) {
             QProcess p;
-            prepare(p, runArgs(dir, {QStringLiteral("--quick")}));
+            prepare(p, runArgs(dir, { QStringLiteral("--quick") }));
             p.start();
             QVERIFY(p.waitForStarted());
             QElapsedTimer clock;
@@ -193,8 +200,10 @@ private Q_SLOTS:
         }
         QCOMPARE(interrupted.size(), 1);
 
-        const Result r = cliRun(runArgs(dir, {QStringLiteral("--quick"), QStringLiteral("--experiments"), QStringLiteral("3")}));
-        QVERIFY2(r.exitCode == 0, qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(r.exitCode).arg(r.out, r.err)));
+        const Result r = cliRun(runArgs(
+            dir, { QStringLiteral("--quick"), QStringLiteral("--experiments"), QStringLiteral("3") }));
+        QVERIFY2(
+            r.exitCode == 0, qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(r.exitCode).arg(r.out, r.err)));
         QVERIFY2(r.err.contains(QStringLiteral("repair")), qPrintable(r.err));
         const RunSnapshotPtr after = RunLoader::load(dir);
         QVERIFY(after);
@@ -225,7 +234,8 @@ private Q_SLOTS:
         for (const Experiment &e : after->experiments)
             if (e.id > maxId)
                 fresh << e.id;
-        QVERIFY2(!fresh.isEmpty() || r.err.contains(QStringLiteral("every kernel is done")), qPrintable(r.err));
+        QVERIFY2(
+            !fresh.isEmpty() || r.err.contains(QStringLiteral("every kernel is done")), qPrintable(r.err));
         QVERIFY2(fresh.size() <= 3, qPrintable(r.err));
         for (int i = 0; i < fresh.size(); ++i)
             QCOMPARE(fresh[i], maxId + 1 + i);
@@ -239,26 +249,37 @@ private Q_SLOTS:
         for (const Experiment &e : after->experiments) {
             QCOMPARE(repo->resolveRef(QStringLiteral("refs/experiments/%1").arg(e.id)), e.commit);
             if (e.status != ExperimentStatus::Baseline)
-                QVERIFY2(repo->messageOf(e.commit).contains(QStringLiteral("Outcome: ") + statusName(e.status)),
-                         qPrintable(repo->messageOf(e.commit)));
+                QVERIFY2(
+                    repo->messageOf(e.commit).contains(QStringLiteral("Outcome: ") + statusName(e.status)),
+                    qPrintable(repo->messageOf(e.commit)));
         }
         for (const KernelRecord &k : after->kernels)
-            QCOMPARE(repo->resolveRef(QStringLiteral("refs/heads/kernels/") + RunLoader::kernelName(k.folder)), k.head);
+            QCOMPARE(
+                repo->resolveRef(QStringLiteral("refs/heads/kernels/") + RunLoader::kernelName(k.folder)),
+                k.head);
         QVERIFY(!QFile::exists(dir + QStringLiteral("/.git/autokernel.lock")));
         qInfo("killed in experiment %d after %d finished; resumed with %d more", interrupted.first(),
-              countStatus(*atKill, finishedStatus), int(fresh.size()));
+            countStatus(*atKill, finishedStatus), int(fresh.size()));
     }
 
     void badArgumentsAreUsageErrors_data()
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("budget") << QStringList{QStringLiteral("--budget"), QStringLiteral("10x")} << QStringLiteral("--budget must be a duration such as 90s, 10m, 2h or 1h30m, not '10x'");
-        QTest::newRow("empty budget") << QStringList{QStringLiteral("--budget"), QStringLiteral("0s")} << QStringLiteral("--budget");
-        QTest::newRow("device") << QStringList{QStringLiteral("--device"), QStringLiteral("gpu")} << QStringLiteral("--device: 'gpu' is not cpu, cuda or cuda:N");
-        QTest::newRow("device list") << QStringList{QStringLiteral("--device"), QStringLiteral("cuda:0,tpu")} << QStringLiteral("'tpu'");
-        QTest::newRow("experiments") << QStringList{QStringLiteral("--experiments"), QStringLiteral("many")} << QStringLiteral("--experiments must be a positive number");
-        QTest::newRow("agent") << QStringList{QStringLiteral("--agent"), QStringLiteral("oracle")} << QStringLiteral("--agent must be one of");
+        QTest::newRow("budget") << QStringList {
+            QStringLiteral("--budget"), QStringLiteral("10x")
+        } << QStringLiteral("--budget must be a duration such as 90s, 10m, 2h or 1h30m, not '10x'");
+        QTest::newRow("empty budget")
+            << QStringList { QStringLiteral("--budget"), QStringLiteral("0s") } << QStringLiteral("--budget");
+        QTest::newRow("device") << QStringList { QStringLiteral("--device"), QStringLiteral("gpu") }
+                                << QStringLiteral("--device: 'gpu' is not cpu, cuda or cuda:N");
+        QTest::newRow("device list") << QStringList { QStringLiteral("--device"),
+            QStringLiteral("cuda:0,tpu") }
+                                     << QStringLiteral("'tpu'");
+        QTest::newRow("experiments") << QStringList { QStringLiteral("--experiments"),
+            QStringLiteral("many") } << QStringLiteral("--experiments must be a positive number");
+        QTest::newRow("agent") << QStringList { QStringLiteral("--agent"), QStringLiteral("oracle") }
+                               << QStringLiteral("--agent must be one of");
     }
     void badArgumentsAreUsageErrors()
     {
@@ -268,7 +289,7 @@ private Q_SLOTS:
             QFile f(m_profiled + QStringLiteral("/experiments.jsonl"));
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
         }();
-        const Result r = cliRun(QStringList{QStringLiteral("run"), m_profiled} + args, 30000);
+        const Result r = cliRun(QStringList { QStringLiteral("run"), m_profiled } + args, 30000);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QFile f(m_profiled + QStringLiteral("/experiments.jsonl"));
@@ -279,16 +300,18 @@ private Q_SLOTS:
     void missingRunDirectoryIsUsageError()
     {
         const QString missing = m_dir.filePath(QStringLiteral("no-such-run"));
-        Result r = cliRun({QStringLiteral("run"), missing, QStringLiteral("--device"), QStringLiteral("cpu")}, 30000);
+        Result r = cliRun(
+            { QStringLiteral("run"), missing, QStringLiteral("--device"), QStringLiteral("cpu") }, 30000);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(missing) && r.err.contains(QStringLiteral("no such directory")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(missing) && r.err.contains(QStringLiteral("no such directory")),
+            qPrintable(r.err));
         QVERIFY(!QFileInfo::exists(missing));
         // A folder that is not a run.
         QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("empty"))));
-        r = cliRun({QStringLiteral("run"), m_dir.filePath(QStringLiteral("empty"))}, 30000);
+        r = cliRun({ QStringLiteral("run"), m_dir.filePath(QStringLiteral("empty")) }, 30000);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("not a run directory")), qPrintable(r.err));
-        r = cliRun({QStringLiteral("run")}, 30000);
+        r = cliRun({ QStringLiteral("run") }, 30000);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("give one run directory")), qPrintable(r.err));
     }

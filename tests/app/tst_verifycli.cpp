@@ -74,12 +74,15 @@ class VerifyCliTest : public QObject
     Q_OBJECT
 
     QTemporaryDir m_dir;
-    QString m_model;   // the user's model file: a copy of the GPT-2 example
+    QString m_model; // the user's model file: a copy of the GPT-2 example
     QString m_run;
     QString m_softmax, m_layernorm, m_matmul, m_otherMatmul; // kernel folders by op type (ranks vary)
 
     static QString cli() { return qEnvironmentVariable("AUTOKERNEL_CLI"); }
-    static QString python() { return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3")); }
+    static QString python()
+    {
+        return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+    }
 
     struct Result
     {
@@ -99,8 +102,8 @@ class VerifyCliTest : public QObject
             p.kill();
             p.waitForFinished();
         }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
     }
 
     Result cli(const QStringList &args) { return run(cli(), args); }
@@ -112,7 +115,8 @@ class VerifyCliTest : public QObject
         std::unique_ptr<RunStore> store = RunStore::open(m_run, &error);
         if (!store)
             return qWarning("%s", qPrintable(error)), false;
-        const Experiment e = store->beginExperiment(kernel, source, QStringLiteral("user"), QStringLiteral("injected by the test"), &error);
+        const Experiment e = store->beginExperiment(
+            kernel, source, QStringLiteral("user"), QStringLiteral("injected by the test"), &error);
         Metrics m;
         m.correct = true;
         m.latencyUs = 1;
@@ -136,8 +140,9 @@ private Q_SLOTS:
         m_model = m_dir.filePath(QStringLiteral("model.py"));
         QVERIFY(QFile::copy(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/examples/gpt2.py"), m_model));
         m_run = m_dir.filePath(QStringLiteral("run"));
-        Result r = cli({QStringLiteral("profile"), QStringLiteral("--model"), m_model, QStringLiteral("--out"), m_run,
-                        QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python()});
+        Result r = cli(
+            { QStringLiteral("profile"), QStringLiteral("--model"), m_model, QStringLiteral("--out"), m_run,
+                QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // Kept kernels are injected below (a tuned run's heads); runVerifiesAtTheEnd runs the loop itself.
         const RunSnapshotPtr s = RunLoader::load(m_run);
@@ -151,20 +156,22 @@ private Q_SLOTS:
             else if (k.opType == QLatin1String("matmul"))
                 (m_matmul.isEmpty() ? m_matmul : m_otherMatmul) = name;
         }
-        QVERIFY2(!m_softmax.isEmpty() && !m_layernorm.isEmpty() && !m_otherMatmul.isEmpty(), qPrintable(m_softmax + m_layernorm));
+        QVERIFY2(!m_softmax.isEmpty() && !m_layernorm.isEmpty() && !m_otherMatmul.isEmpty(),
+            qPrintable(m_softmax + m_layernorm));
     }
 
     void verifyKeepsWhatWinsAndSaysWhyNot()
     {
         QVERIFY(keep(m_softmax, kMaskBlindSoftmax));
         QVERIFY(keep(m_layernorm, kSlowLayernorm));
-        const Result r = cli({QStringLiteral("verify"), m_run, QStringLiteral("--seeds"), QStringLiteral("2"), QStringLiteral("--rounds"), QStringLiteral("3"),
-                              QStringLiteral("--python"), python()});
+        const Result r
+            = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--seeds"), QStringLiteral("2"),
+                QStringLiteral("--rounds"), QStringLiteral("3"), QStringLiteral("--python"), python() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         const json v = readJson(m_run + QStringLiteral("/verification.json"));
         QVERIFY(v.is_object());
-        for (const char *key : {"format", "when", "model_path", "model_sha256", "device", "dtype", "torch", "seeds",
-                                "kernels", "final_set", "parity", "timings", "model_speedup", "plug_sha256"})
+        for (const char *key : { "format", "when", "model_path", "model_sha256", "device", "dtype", "torch",
+                 "seeds", "kernels", "final_set", "parity", "timings", "model_speedup", "plug_sha256" })
             QVERIFY2(v.contains(key), key);
         QCOMPARE(v["seeds"].size(), size_t(2));
         QVERIFY(v["parity"]["ok"].get<bool>());
@@ -173,7 +180,8 @@ private Q_SLOTS:
         QVERIFY(soft);
         QVERIFY(!(*soft)["parity"]["ok"].get<bool>());
         QVERIFY(!(*soft)["in_final_set"].get<bool>());
-        QVERIFY2((*soft)["why_not"].get<std::string>().find("parity") != std::string::npos, (*soft).dump().c_str());
+        QVERIFY2((*soft)["why_not"].get<std::string>().find("parity") != std::string::npos,
+            (*soft).dump().c_str());
         // The slow layernorm: correct, plugged, out with its (negative) measured effect.
         const json *ln = kernelEntry(v, m_layernorm.toStdString());
         QVERIFY(ln && (*ln)["parity"]["ok"].get<bool>() && (*ln)["plugged"].get<bool>());
@@ -183,7 +191,7 @@ private Q_SLOTS:
         // Consistency: the final set is the kernels marked in it; every kernel says why not otherwise.
         std::vector<std::string> marked;
         for (const json &k : v["kernels"]) {
-            for (const char *key : {"kernel", "op_type", "sites", "plugged", "in_final_set", "blob_sha256"})
+            for (const char *key : { "kernel", "op_type", "sites", "plugged", "in_final_set", "blob_sha256" })
                 QVERIFY2(k.contains(key), (std::string(key) + " in " + k.dump()).c_str());
             if (k["in_final_set"].get<bool>())
                 marked.push_back(k["kernel"]);
@@ -201,12 +209,14 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("measured model speedup")));
         // In the run's history, beside the earlier commits.
         QString gitError;
-        QVERIFY(GitRepo::open(m_run, &gitError)->messageOf(RunLoader::load(m_run)->bestCommit).startsWith(QStringLiteral("Verification: ")));
+        QVERIFY(GitRepo::open(m_run, &gitError)
+                    ->messageOf(RunLoader::load(m_run)->bestCommit)
+                    .startsWith(QStringLiteral("Verification: ")));
 
         // Verified again with nothing changed: the per-kernel parity is reused, not measured again.
-        const Result again = cli({QStringLiteral("verify"), m_run, QStringLiteral("--kernels"), m_matmul + QLatin1Char(',') + m_softmax,
-                                  QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--rounds"), QStringLiteral("3"),
-                                  QStringLiteral("--python"), python()});
+        const Result again = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--kernels"),
+            m_matmul + QLatin1Char(',') + m_softmax, QStringLiteral("--seeds"), QStringLiteral("1"),
+            QStringLiteral("--rounds"), QStringLiteral("3"), QStringLiteral("--python"), python() });
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         const json v2 = readJson(m_run + QStringLiteral("/verification.json"));
         QVERIFY((*kernelEntry(v2, m_matmul.toStdString())).value("reused", false));
@@ -216,8 +226,8 @@ private Q_SLOTS:
     void exportedPackageWorksInAFreshInterpreter()
     {
         const QString out = m_dir.filePath(QStringLiteral("export"));
-        const Result r = cli({QStringLiteral("export"), m_run, QStringLiteral("--out"), out, QStringLiteral("--name"),
-                              QStringLiteral("fastgpt"), QStringLiteral("--python"), python()});
+        const Result r = cli({ QStringLiteral("export"), m_run, QStringLiteral("--out"), out,
+            QStringLiteral("--name"), QStringLiteral("fastgpt"), QStringLiteral("--python"), python() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(QFile::exists(out + QStringLiteral("/README.md")));
         QVERIFY(readAll(out + QStringLiteral("/README.md")).contains("eager+ours"));
@@ -248,14 +258,15 @@ reused = len(mods) == len(fastgpt.KERNELS) and all(getattr(sys.modules[n], "load
 fastgpt.restore(model)
 print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "restored": torch.equal(back, original),
                   "reused": reused}))
-)").arg(QStringLiteral("'%1'").arg(out), QStringLiteral("'%1'").arg(m_model));
-        const Result py = run(python(), {QStringLiteral("-c"), script});
+)")
+                                   .arg(QStringLiteral("'%1'").arg(out), QStringLiteral("'%1'").arg(m_model));
+        const Result py = run(python(), { QStringLiteral("-c"), script });
         QVERIFY2(py.exitCode == 0, qPrintable(py.err));
         const json got = json::parse(py.out.trimmed().split(QLatin1Char('\n')).last().toStdString());
         QVERIFY2(got["kernels"] == v["final_set"], got.dump().c_str());
         for (const json &k : v["final_set"])
             QVERIFY2(got["routed"][k.get<std::string>()].get<int>() > 0, got.dump().c_str());
-        QVERIFY2(got["err"].get<double>() <= 1.0, got.dump().c_str());   // within the parity tolerance
+        QVERIFY2(got["err"].get<double>() <= 1.0, got.dump().c_str()); // within the parity tolerance
         QVERIFY(got["restored"].get<bool>());
         QVERIFY2(got["reused"].get<bool>(), got.dump().c_str());
     }
@@ -263,12 +274,14 @@ print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "res
     void runVerifiesAtTheEnd()
     {
         const QString dir = m_dir.filePath(QStringLiteral("mlp"));
-        Result r = cli({QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral(AUTOKERNEL_SOURCE_DIR "/tests/data/profiler/tiny_mlp.py"),
-                        QStringLiteral("--out"), dir, QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python()});
+        Result r = cli({ QStringLiteral("profile"), QStringLiteral("--model"),
+            QStringLiteral(AUTOKERNEL_SOURCE_DIR "/tests/data/profiler/tiny_mlp.py"), QStringLiteral("--out"),
+            dir, QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        r = cli({QStringLiteral("run"), dir, QStringLiteral("--agent"), QStringLiteral("tune"), QStringLiteral("--device"), QStringLiteral("cpu"),
-                 QStringLiteral("--quick"), QStringLiteral("--experiments"), QStringLiteral("2"), QStringLiteral("--verify-at-end"),
-                 QStringLiteral("--python"), python()});
+        r = cli({ QStringLiteral("run"), dir, QStringLiteral("--agent"), QStringLiteral("tune"),
+            QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--quick"),
+            QStringLiteral("--experiments"), QStringLiteral("2"), QStringLiteral("--verify-at-end"),
+            QStringLiteral("--python"), python() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("measured model speedup: ")), qPrintable(r.out));
         const json v = readJson(dir + QStringLiteral("/verification.json"));
@@ -279,15 +292,17 @@ print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "res
     {
         // A kept head that does not import: listed with the reason, the rest verified.
         QVERIFY(keep(m_otherMatmul, kDoesNotImport));
-        Result r = cli({QStringLiteral("verify"), m_run, QStringLiteral("--kernels"), m_otherMatmul,
-                        QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--rounds"), QStringLiteral("3"), QStringLiteral("--python"), python()});
+        Result r = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--kernels"), m_otherMatmul,
+            QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--rounds"), QStringLiteral("3"),
+            QStringLiteral("--python"), python() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const json v = readJson(m_run + QStringLiteral("/verification.json"));
         const json *bad = kernelEntry(v, m_otherMatmul.toStdString());
         QVERIFY(bad);
         const std::string why = (*bad)["why_not"];
-        QVERIFY2(why.find("kernel.py does not import") != std::string::npos && why.find("autokernel_no_such_module") != std::string::npos,
-                 why.c_str());
+        QVERIFY2(why.find("kernel.py does not import") != std::string::npos
+                && why.find("autokernel_no_such_module") != std::string::npos,
+            why.c_str());
         QVERIFY(r.out.contains(QStringLiteral("does not import")));
 
         // The model file changed since it was profiled.
@@ -296,13 +311,14 @@ print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "res
             QVERIFY(f.open(QIODevice::Append));
             f.write("\n# edited after profiling\n");
         }
-        r = cli({QStringLiteral("verify"), m_run, QStringLiteral("--python"), python()});
+        r = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--python"), python() });
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains(m_model) && r.err.contains(QStringLiteral("changed since it was profiled")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(m_model) && r.err.contains(QStringLiteral("changed since it was profiled")),
+            qPrintable(r.err));
 
         // The model file is gone.
         QVERIFY(QFile::rename(m_model, m_model + QStringLiteral(".moved")));
-        r = cli({QStringLiteral("verify"), m_run, QStringLiteral("--python"), python()});
+        r = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--python"), python() });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(m_model) && r.err.contains(QStringLiteral("missing")), qPrintable(r.err));
         QVERIFY(QFile::rename(m_model + QStringLiteral(".moved"), m_model));

@@ -46,9 +46,12 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
-    p.addOption({QStringLiteral("kernels"), QStringLiteral("kernels"), QStringLiteral("n"), QStringLiteral("50")});
-    p.addOption({QStringLiteral("history"), QStringLiteral("experiments already in the run"), QStringLiteral("n"), QStringLiteral("10000")});
-    p.addOption({QStringLiteral("experiments"), QStringLiteral("experiments to measure"), QStringLiteral("n"), QStringLiteral("200")});
+    p.addOption(
+        { QStringLiteral("kernels"), QStringLiteral("kernels"), QStringLiteral("n"), QStringLiteral("50") });
+    p.addOption({ QStringLiteral("history"), QStringLiteral("experiments already in the run"),
+        QStringLiteral("n"), QStringLiteral("10000") });
+    p.addOption({ QStringLiteral("experiments"), QStringLiteral("experiments to measure"),
+        QStringLiteral("n"), QStringLiteral("200") });
     p.process(app);
     const int kernels = p.value(QStringLiteral("kernels")).toInt();
     const int history = p.value(QStringLiteral("history")).toInt();
@@ -64,7 +67,12 @@ int main(int argc, char **argv)
     QTemporaryDir dir;
     QString error;
     AtomicFile::setSyncEnabled(false);
-    auto store = RunStore::create(dir.path(), nlohmann::json{{"model", "bench"}, {"move_on", {{"max_consecutive_reverts", 0}, {"hours_per_kernel", 0}, {"speedup_over_baseline", 0}, {"roof_pct", 0}}}}, &error);
+    auto store = RunStore::create(dir.path(),
+        nlohmann::json { { "model", "bench" },
+            { "move_on",
+                { { "max_consecutive_reverts", 0 }, { "hours_per_kernel", 0 }, { "speedup_over_baseline", 0 },
+                    { "roof_pct", 0 } } } },
+        &error);
     if (!store) {
         out << error << '\n';
         return 1;
@@ -86,8 +94,9 @@ int main(int argc, char **argv)
     QRandomGenerator rng(1);
     for (int n = 0; n < history; ++n) {
         const QString k = names[int(rng.bounded(kernels))];
-        const Experiment e = store->beginExperiment(k, kernelPy + "\n# history " + QByteArray::number(n) + '\n',
-                                                    QStringLiteral("tune"), QStringLiteral("history %1").arg(n), &error);
+        const Experiment e
+            = store->beginExperiment(k, kernelPy + "\n# history " + QByteArray::number(n) + '\n',
+                QStringLiteral("tune"), QStringLiteral("history %1").arg(n), &error);
         Metrics m;
         m.latencyUs = 100 + rng.bounded(10.0);
         m.correct = true;
@@ -120,8 +129,13 @@ int main(int argc, char **argv)
         return 1;
     }
     auto pct = [&ms](double q) { return ms[std::min(int(ms.size()) - 1, int(q * ms.size()))]; };
-    out << QStringLiteral("kernels %1, history %2: %3 experiments, loop overhead median %4 ms, p90 %5 ms, max %6 ms\n")
-               .arg(kernels).arg(history).arg(ms.size())
-               .arg(pct(0.5), 0, 'f', 1).arg(pct(0.9), 0, 'f', 1).arg(ms.last(), 0, 'f', 1);
+    out << QStringLiteral(
+        "kernels %1, history %2: %3 experiments, loop overhead median %4 ms, p90 %5 ms, max %6 ms\n")
+               .arg(kernels)
+               .arg(history)
+               .arg(ms.size())
+               .arg(pct(0.5), 0, 'f', 1)
+               .arg(pct(0.9), 0, 'f', 1)
+               .arg(ms.last(), 0, 'f', 1);
     return 0;
 }

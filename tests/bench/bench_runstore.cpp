@@ -64,8 +64,8 @@ int main(int argc, char **argv)
         experiments = int(s->experiments.size());
         kernels = int(s->kernels.size());
         if (i == 0)
-            out << "first load: " << loads.last() << " ms, RSS +" << (procStatus("VmRSS:") - rssBefore) / 1024.0
-                << " MiB while the snapshot is held\n";
+            out << "first load: " << loads.last() << " ms, RSS +"
+                << (procStatus("VmRSS:") - rssBefore) / 1024.0 << " MiB while the snapshot is held\n";
     }
     out << "load " << kernels << " kernels / " << experiments << " experiments: median " << median(loads)
         << " ms, min " << *std::min_element(loads.cbegin(), loads.cend()) << " ms; peak RSS "
@@ -86,20 +86,22 @@ int main(int argc, char **argv)
         const bool kept = i % 4 == 0;
         QElapsedTimer r;
         r.start();
-        const Experiment e = store->beginExperiment(kernel, "BLOCK = " + QByteArray::number(i) + "\n", QStringLiteral("bench"),
-                                                    QStringLiteral("bench %1").arg(i), &error);
+        const Experiment e = store->beginExperiment(kernel, "BLOCK = " + QByteArray::number(i) + "\n",
+            QStringLiteral("bench"), QStringLiteral("bench %1").arg(i), &error);
         Metrics m;
         m.latencyUs = 10;
         m.correct = true;
-        if (e.id == 0 || !store->finishExperiment(e.id, kept ? ExperimentStatus::Kept : ExperimentStatus::Reverted, m, QString(), &error)) {
+        if (e.id == 0
+            || !store->finishExperiment(
+                e.id, kept ? ExperimentStatus::Kept : ExperimentStatus::Reverted, m, QString(), &error)) {
             QTextStream(stderr) << error << '\n';
             return 1;
         }
         (kept ? keep : revert) << r.nsecsElapsed() / 1e6;
     }
     QVector<double> all = keep + revert;
-    out << "record (begin + finish, fsync on): median " << median(all) << " ms over " << all.size() << " (keep "
-        << median(keep) << " ms, revert " << median(revert) << " ms), max " << *std::max_element(all.cbegin(), all.cend())
-        << " ms\n";
+    out << "record (begin + finish, fsync on): median " << median(all) << " ms over " << all.size()
+        << " (keep " << median(keep) << " ms, revert " << median(revert) << " ms), max "
+        << *std::max_element(all.cbegin(), all.cend()) << " ms\n";
     return 0;
 }

@@ -19,10 +19,13 @@ int main(int argc, char **argv)
     p.setApplicationDescription(QStringLiteral("Write a synthetic AutoKernel run directory."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("run directory to create"));
-    p.addOption({QStringLiteral("kernels"), QStringLiteral("number of kernels"), QStringLiteral("n"), QStringLiteral("50")});
-    p.addOption({QStringLiteral("experiments"), QStringLiteral("number of experiments"), QStringLiteral("n"), QStringLiteral("10000")});
-    p.addOption({QStringLiteral("seed"), QStringLiteral("random seed"), QStringLiteral("n"), QStringLiteral("1")});
-    p.addOption({QStringLiteral("durable"), QStringLiteral("fsync every write, as a real run does")});
+    p.addOption({ QStringLiteral("kernels"), QStringLiteral("number of kernels"), QStringLiteral("n"),
+        QStringLiteral("50") });
+    p.addOption({ QStringLiteral("experiments"), QStringLiteral("number of experiments"), QStringLiteral("n"),
+        QStringLiteral("10000") });
+    p.addOption(
+        { QStringLiteral("seed"), QStringLiteral("random seed"), QStringLiteral("n"), QStringLiteral("1") });
+    p.addOption({ QStringLiteral("durable"), QStringLiteral("fsync every write, as a real run does") });
     p.process(app);
     QTextStream err(stderr);
     if (p.positionalArguments().size() != 1) {
@@ -36,17 +39,18 @@ int main(int argc, char **argv)
 
     QString error;
     auto store = RunStore::create(p.positionalArguments().first(),
-                                  nlohmann::json{{"model", "synthetic"},
-                                                 {"device", {{"name", "Synthetic GPU"}, {"vendor", "nvidia"}, {"available", true}}},
-                                                 {"settings", {{"review_mode", false}}}},
-                                  &error);
+        nlohmann::json { { "model", "synthetic" },
+            { "device", { { "name", "Synthetic GPU" }, { "vendor", "nvidia" }, { "available", true } } },
+            { "settings", { { "review_mode", false } } } },
+        &error);
     if (!store) {
         err << "autokernel-gen-run: " << error << '\n';
         return 1;
     }
     QElapsedTimer timer;
     timer.start();
-    const char *ops[] = {"matmul", "softmax", "layernorm", "rmsnorm", "flash_attention", "fused_mlp", "cross_entropy", "reduce"};
+    const char *ops[] = { "matmul", "softmax", "layernorm", "rmsnorm", "flash_attention", "fused_mlp",
+        "cross_entropy", "reduce" };
     QVector<double> best(kernels, 100.0);
     QStringList names;
     for (int i = 0; i < kernels; ++i) {
@@ -56,7 +60,8 @@ int main(int argc, char **argv)
         k.name = QStringLiteral("%1_kernel_%2").arg(k.opType).arg(i);
         k.share = 0.5 / (i + 1);
         k.timeUs = 1000.0 / (i + 1);
-        const Experiment base = store->addKernel(k, QByteArray("KERNEL_TYPE = \"") + ops[i % 8] + "\"\nBLOCK = 128\n", &error);
+        const Experiment base
+            = store->addKernel(k, QByteArray("KERNEL_TYPE = \"") + ops[i % 8] + "\"\nBLOCK = 128\n", &error);
         if (base.id == 0) {
             err << "autokernel-gen-run: " << error << '\n';
             return 1;
@@ -70,15 +75,20 @@ int main(int argc, char **argv)
     }
     for (int n = 0; n < experiments; ++n) {
         const int ki = int(rng.bounded(kernels));
-        const QByteArray code = QByteArray("KERNEL_TYPE = \"") + ops[ki % 8] + "\"\nBLOCK = " + QByteArray::number(rng.bounded(4096)) + "\n# try " + QByteArray::number(n) + "\n";
-        const Experiment e = store->beginExperiment(names[ki], code, QStringLiteral("tune"), QStringLiteral("synthetic attempt %1").arg(n), &error, rng.bounded(5.0));
+        const QByteArray code = QByteArray("KERNEL_TYPE = \"") + ops[ki % 8] + "\"\nBLOCK = "
+            + QByteArray::number(rng.bounded(4096)) + "\n# try " + QByteArray::number(n) + "\n";
+        const Experiment e = store->beginExperiment(names[ki], code, QStringLiteral("tune"),
+            QStringLiteral("synthetic attempt %1").arg(n), &error, rng.bounded(5.0));
         if (e.id == 0) {
             err << "autokernel-gen-run: " << error << '\n';
             return 1;
         }
         const quint32 roll = rng.bounded(100);
-        const ExperimentStatus status = roll < 25 ? ExperimentStatus::Kept : roll < 75 ? ExperimentStatus::Reverted
-                                      : roll < 93 ? ExperimentStatus::Failed : roll < 97 ? ExperimentStatus::Crashed : ExperimentStatus::Timeout;
+        const ExperimentStatus status = roll < 25 ? ExperimentStatus::Kept
+            : roll < 75                           ? ExperimentStatus::Reverted
+            : roll < 93                           ? ExperimentStatus::Failed
+            : roll < 97                           ? ExperimentStatus::Crashed
+                                                  : ExperimentStatus::Timeout;
         Metrics m;
         if (status == ExperimentStatus::Kept)
             best[ki] *= 0.97;
@@ -91,7 +101,8 @@ int main(int argc, char **argv)
             m.noisePct = 0.5;
             m.correct = true;
         }
-        if (!store->finishExperiment(e.id, status, m, status == ExperimentStatus::Failed ? QStringLiteral("output mismatch") : QString(), &error)) {
+        if (!store->finishExperiment(e.id, status, m,
+                status == ExperimentStatus::Failed ? QStringLiteral("output mismatch") : QString(), &error)) {
             err << "autokernel-gen-run: " << error << '\n';
             return 1;
         }

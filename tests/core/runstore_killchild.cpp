@@ -25,14 +25,15 @@ int main(int argc, char **argv)
     std::printf("O\n");
     std::fflush(stdout);
     QRandomGenerator rng(quint32(QCoreApplication::applicationPid()));
-    const QStringList kernels = {QStringLiteral("01-matmul"), QStringLiteral("02-softmax"), QStringLiteral("03-rmsnorm")};
-    const ak::ExperimentStatus outcomes[] = {ak::ExperimentStatus::Kept, ak::ExperimentStatus::Reverted,
-                                             ak::ExperimentStatus::Failed, ak::ExperimentStatus::Timeout};
+    const QStringList kernels
+        = { QStringLiteral("01-matmul"), QStringLiteral("02-softmax"), QStringLiteral("03-rmsnorm") };
+    const ak::ExperimentStatus outcomes[] = { ak::ExperimentStatus::Kept, ak::ExperimentStatus::Reverted,
+        ak::ExperimentStatus::Failed, ak::ExperimentStatus::Timeout };
     for (int n = 0;; ++n) {
         const QString kernel = kernels[int(rng.bounded(kernels.size()))];
         const QByteArray code = "BLOCK = " + QByteArray::number(rng.bounded(1 << 20)) + "\n";
-        const ak::Experiment e = store->beginExperiment(kernel, code, QStringLiteral("tune"),
-                                                        QStringLiteral("try %1").arg(n), &error);
+        const ak::Experiment e = store->beginExperiment(
+            kernel, code, QStringLiteral("tune"), QStringLiteral("try %1").arg(n), &error);
         if (e.id == 0) {
             std::fprintf(stderr, "begin: %s\n", qPrintable(error));
             return 1;

@@ -53,7 +53,7 @@ private Q_SLOTS:
     void lenientFallsBackOnMissingNullAndWrongType()
     {
         const Json o = sample();
-        for (const char *key : {"absent", "n", "s", "o"}) {
+        for (const char *key : { "absent", "n", "s", "o" }) {
             if (qstrcmp(key, "s") != 0)
                 QCOMPARE(jf::text(o, key), QString());
             QCOMPARE(jf::number(o, key, 0), 0.0);
@@ -72,7 +72,7 @@ private Q_SLOTS:
 
     void aNonObjectHasNoFields()
     {
-        for (const Json &v : {Json(), Json(3), Json("s"), Json::array({1, 2})}) {
+        for (const Json &v : { Json(), Json(3), Json("s"), Json::array({ 1, 2 }) }) {
             QCOMPARE(jf::text(v, "s"), QString());
             QCOMPARE(jf::number(v, "s", -1), -1.0);
             jf::Problem p;
@@ -84,7 +84,7 @@ private Q_SLOTS:
     void textsKeepsOnlyStrings()
     {
         const Json o = sample();
-        QCOMPARE(jf::texts(o, "a"), (QStringList{QStringLiteral("x"), QStringLiteral("y")}));
+        QCOMPARE(jf::texts(o, "a"), (QStringList { QStringLiteral("x"), QStringLiteral("y") }));
         QCOMPARE(jf::texts(o, "s"), QStringList());
         QCOMPARE(jf::texts(o, "absent"), QStringList());
     }
@@ -121,14 +121,18 @@ private Q_SLOTS:
             read(o, "i", &p);
             return p.phrase();
         };
-        QCOMPARE(phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::text(j, k, p); }),
-                 QStringLiteral("is not a string"));
-        QCOMPARE(phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::boolean(j, k, p); }),
-                 QStringLiteral("is not true or false"));
-        QCOMPARE(phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::object(j, k, p); }),
-                 QStringLiteral("is not an object"));
-        QCOMPARE(phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::array(j, k, p); }),
-                 QStringLiteral("is not a list"));
+        QCOMPARE(
+            phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::text(j, k, p); }),
+            QStringLiteral("is not a string"));
+        QCOMPARE(
+            phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::boolean(j, k, p); }),
+            QStringLiteral("is not true or false"));
+        QCOMPARE(
+            phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::object(j, k, p); }),
+            QStringLiteral("is not an object"));
+        QCOMPARE(
+            phrase([](const Json &j, const char *k, jf::Problem *p) { return jf::strict::array(j, k, p); }),
+            QStringLiteral("is not a list"));
         QCOMPARE(jf::strict::text(o, "s"), std::optional<QString>(QStringLiteral("héllo")));
         QCOMPARE(jf::strict::integer(o, "i"), std::optional<qint64>(7));
         QCOMPARE(jf::strict::boolean(o, "b"), std::optional<bool>(true));

@@ -45,12 +45,15 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("type") << QByteArray("{\"max_consecutive_reverts\": \"five\"}") << "max_consecutive_reverts";
-        QTest::newRow("fractional reverts") << QByteArray("{\"max_consecutive_reverts\": 2.5}") << "max_consecutive_reverts";
+        QTest::newRow("type") << QByteArray("{\"max_consecutive_reverts\": \"five\"}")
+                              << "max_consecutive_reverts";
+        QTest::newRow("fractional reverts")
+            << QByteArray("{\"max_consecutive_reverts\": 2.5}") << "max_consecutive_reverts";
         QTest::newRow("fraction for pct") << QByteArray("{\"roof_pct\": 0.9}") << "not a fraction";
         QTest::newRow("pct range") << QByteArray("{\"roof_pct\": 120}") << "roof_pct";
         QTest::newRow("negative hours") << QByteArray("{\"hours_per_kernel\": -1}") << "hours_per_kernel";
-        QTest::newRow("speedup <= 1") << QByteArray("{\"speedup_over_baseline\": 1}") << "speedup_over_baseline";
+        QTest::newRow("speedup <= 1")
+            << QByteArray("{\"speedup_over_baseline\": 1}") << "speedup_over_baseline";
         QTest::newRow("unknown field") << QByteArray("{\"max_reverts\": 3}") << "\"max_reverts\"";
         QTest::newRow("not json") << QByteArray("{\"roof_pct\": }") << "not valid JSON";
         QTest::newRow("not object") << QByteArray("[1]") << "JSON object";

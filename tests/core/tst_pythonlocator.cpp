@@ -30,8 +30,8 @@ private:
         return path;
     }
 
-    QProcessEnvironment env(const QStringList &pathDirs, const QString &venv = QString(), const QString &conda = QString(),
-                            const QString &autokernelPython = QString())
+    QProcessEnvironment env(const QStringList &pathDirs, const QString &venv = QString(),
+        const QString &conda = QString(), const QString &autokernelPython = QString())
     {
         QProcessEnvironment e;
         QStringList dirs;
@@ -70,35 +70,38 @@ private Q_SLOTS:
 
     void firstPathPythonWithTorchWins()
     {
-        const auto c = locate(env({QStringLiteral("empty"), QStringLiteral("bare"), QStringLiteral("good"),
-                                   QStringLiteral("good2")}));
+        const auto c = locate(env({ QStringLiteral("empty"), QStringLiteral("bare"), QStringLiteral("good"),
+            QStringLiteral("good2") }));
         QVERIFY2(c.ok(), qPrintable(c.error));
         QCOMPARE(c.python, m_root.filePath(QStringLiteral("good/python3")));
         QCOMPARE(c.source, QStringLiteral("PATH"));
         QCOMPARE(c.torchVersion, QStringLiteral("2.99.0+fake"));
         QCOMPARE(c.skipped.size(), 1);
-        QVERIFY2(c.skipped.first().contains(QStringLiteral("No module named 'torch'")), qPrintable(c.skipped.first()));
+        QVERIFY2(c.skipped.first().contains(QStringLiteral("No module named 'torch'")),
+            qPrintable(c.skipped.first()));
     }
 
     void activeVenvBeatsPathAndConda()
     {
-        const auto c = locate(env({QStringLiteral("good")}, QStringLiteral("venv"), QStringLiteral("conda")));
+        const auto c
+            = locate(env({ QStringLiteral("good") }, QStringLiteral("venv"), QStringLiteral("conda")));
         QCOMPARE(c.python, m_root.filePath(QStringLiteral("venv/bin/python")));
         QCOMPARE(c.source, QStringLiteral("VIRTUAL_ENV"));
-        const auto conda = locate(env({QStringLiteral("good")}, QString(), QStringLiteral("conda")));
+        const auto conda = locate(env({ QStringLiteral("good") }, QString(), QStringLiteral("conda")));
         QCOMPARE(conda.source, QStringLiteral("CONDA_PREFIX"));
     }
 
     void venvWithoutTorchFallsThrough()
     {
-        const auto c = locate(env({QStringLiteral("good")}, QStringLiteral("emptyvenv")));
+        const auto c = locate(env({ QStringLiteral("good") }, QStringLiteral("emptyvenv")));
         QCOMPARE(c.python, m_root.filePath(QStringLiteral("good/python3")));
-        QVERIFY(c.skipped.join(QLatin1Char('\n')).contains(QStringLiteral("emptyvenv/bin/python (VIRTUAL_ENV)")));
+        QVERIFY(
+            c.skipped.join(QLatin1Char('\n')).contains(QStringLiteral("emptyvenv/bin/python (VIRTUAL_ENV)")));
     }
 
     void explicitChoiceIsHonouredOrReported()
     {
-        const QProcessEnvironment e = env({QStringLiteral("good")}, QStringLiteral("venv"));
+        const QProcessEnvironment e = env({ QStringLiteral("good") }, QStringLiteral("venv"));
         const auto chosen = locate(e, m_root.filePath(QStringLiteral("custom/mypython")));
         QCOMPARE(chosen.python, m_root.filePath(QStringLiteral("custom/mypython")));
         QCOMPARE(chosen.source, QStringLiteral("--python"));
@@ -107,8 +110,9 @@ private Q_SLOTS:
         const QString bare = m_root.filePath(QStringLiteral("bare/python3"));
         const auto refused = locate(e, bare);
         QVERIFY(!refused.ok());
-        QVERIFY2(refused.error.contains(bare) && refused.error.contains(QStringLiteral("cannot import torch")),
-                 qPrintable(refused.error));
+        QVERIFY2(
+            refused.error.contains(bare) && refused.error.contains(QStringLiteral("cannot import torch")),
+            qPrintable(refused.error));
 
         const auto missing = locate(e, QStringLiteral("/no/such/python"));
         QVERIFY(!missing.ok());
@@ -117,17 +121,18 @@ private Q_SLOTS:
 
     void autokernelPythonBeatsVenv()
     {
-        const auto c = locate(env({QStringLiteral("good")}, QStringLiteral("venv"), QString(),
-                                  m_root.filePath(QStringLiteral("custom/mypython"))));
+        const auto c = locate(env({ QStringLiteral("good") }, QStringLiteral("venv"), QString(),
+            m_root.filePath(QStringLiteral("custom/mypython"))));
         QCOMPARE(c.source, QStringLiteral("AUTOKERNEL_PYTHON"));
         QCOMPARE(c.python, m_root.filePath(QStringLiteral("custom/mypython")));
     }
 
     void noTorchAnywhereIsAClearError()
     {
-        const auto c = locate(env({QStringLiteral("bare")}, QStringLiteral("emptyvenv")));
+        const auto c = locate(env({ QStringLiteral("bare") }, QStringLiteral("emptyvenv")));
         QVERIFY(!c.ok());
-        QVERIFY2(c.error.contains(QStringLiteral("no Python interpreter that can import torch")), qPrintable(c.error));
+        QVERIFY2(c.error.contains(QStringLiteral("no Python interpreter that can import torch")),
+            qPrintable(c.error));
         QVERIFY2(c.error.contains(QStringLiteral("--python")), qPrintable(c.error));
         QVERIFY2(c.error.contains(m_root.filePath(QStringLiteral("bare/python3"))), qPrintable(c.error));
         QVERIFY2(c.error.contains(QStringLiteral("nowhere/python3 (fallback)")), qPrintable(c.error));
@@ -136,7 +141,8 @@ private Q_SLOTS:
     // The real probe against the test interpreter, which has torch.
     void realInterpreterHasTorch()
     {
-        const QString python = qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+        const QString python
+            = qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
         const PythonLocator::Probe p = PythonLocator::probeTorch(python);
         QVERIFY2(p.ok, qPrintable(p.error));
         QVERIFY(!p.torchVersion.isEmpty());

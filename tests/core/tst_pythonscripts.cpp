@@ -25,7 +25,7 @@ private Q_SLOTS:
         QVERIFY2(files.contains(QStringLiteral("akworker.py")), qPrintable(files.join(QLatin1Char(' '))));
         // Byte for byte the source file, not a stale copy.
         QCOMPARE(readFile(QStringLiteral(":/autokernel/python/akworker.py")),
-                 readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/core/python/akworker.py")));
+            readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/core/python/akworker.py")));
     }
 
     void extractsOnceAndReuses()
@@ -36,9 +36,11 @@ private Q_SLOTS:
         QVERIFY2(!dir.isEmpty(), qPrintable(error));
         QCOMPARE(QFileInfo(dir).fileName(), QStringLiteral("python-") + PythonScripts::contentHash());
         for (const QString &f : PythonScripts::files())
-            QCOMPARE(readFile(dir + QLatin1Char('/') + f), readFile(QStringLiteral(":/autokernel/python/") + f));
+            QCOMPARE(
+                readFile(dir + QLatin1Char('/') + f), readFile(QStringLiteral(":/autokernel/python/") + f));
         // No temporary directories are left behind.
-        QCOMPARE(QDir(cache.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{QFileInfo(dir).fileName()});
+        QCOMPARE(QDir(cache.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot),
+            QStringList { QFileInfo(dir).fileName() });
 
         // A complete directory is reused as is (a file added there survives).
         QFile marker(dir + QStringLiteral("/marker"));
@@ -56,7 +58,8 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(dir + QStringLiteral("/akworker.py")));
         QString error;
         QCOMPARE(PythonScripts::extractTo(cache.path(), &error), dir);
-        QCOMPARE(readFile(dir + QStringLiteral("/akworker.py")), readFile(QStringLiteral(":/autokernel/python/akworker.py")));
+        QCOMPARE(readFile(dir + QStringLiteral("/akworker.py")),
+            readFile(QStringLiteral(":/autokernel/python/akworker.py")));
     }
 
     void editedFileOfTheSameSizeIsReplaced()

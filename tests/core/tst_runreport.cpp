@@ -20,20 +20,20 @@ namespace {
 struct Parsed
 {
     QString error;
-    QHash<QString, int> classCount;       // "kernelchart" -> 6
-    QHash<QString, QString> textById;     // "measured" -> "Model speedup, measured1.030×..."
-    QStringList kernelRows;               // data-kernel of the kernel table's rows, in order
+    QHash<QString, int> classCount; // "kernelchart" -> 6
+    QHash<QString, QString> textById; // "measured" -> "Model speedup, measured1.030×..."
+    QStringList kernelRows; // data-kernel of the kernel table's rows, in order
     int circles = 0;
     int timingRows = 0;
-    QStringList diffAdds;                 // "+# attempt 1"
-    QString all;                          // every text node
+    QStringList diffAdds; // "+# attempt 1"
+    QString all; // every text node
 };
 
 Parsed parse(const QString &html)
 {
     Parsed p;
     QXmlStreamReader r(html);
-    QStringList openIds;                  // the id of each open element ("" when none)
+    QStringList openIds; // the id of each open element ("" when none)
     QString table;
     while (!r.atEnd()) {
         r.readNext();
@@ -41,13 +41,15 @@ Parsed parse(const QString &html)
             const auto a = r.attributes();
             const QString id = a.value(QStringLiteral("id")).toString();
             openIds << id;
-            for (const QString &c : a.value(QStringLiteral("class")).toString().split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            for (const QString &c :
+                a.value(QStringLiteral("class")).toString().split(QLatin1Char(' '), Qt::SkipEmptyParts))
                 p.classCount[c] += 1;
             if (r.name() == QLatin1String("table"))
                 table = id;
             if (r.name() == QLatin1String("tr") && a.hasAttribute(QStringLiteral("data-kernel")))
                 p.kernelRows << a.value(QStringLiteral("data-kernel")).toString();
-            if (r.name() == QLatin1String("tr") && table == QLatin1String("timings") && openIds.contains(QString()))
+            if (r.name() == QLatin1String("tr") && table == QLatin1String("timings")
+                && openIds.contains(QString()))
                 p.timingRows += 1;
             if (r.name() == QLatin1String("circle"))
                 ++p.circles;
@@ -78,11 +80,12 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QString error;
         QVERIFY2(test::makeVerifiedRun(dir.path(), &error), qPrintable(error));
-        {   // A description with markup must come out as text, not as markup.
+        { // A description with markup must come out as text, not as markup.
             auto store = RunStore::open(dir.path(), &error);
             QVERIFY2(store, qPrintable(error));
-            const Experiment e = store->beginExperiment(QStringLiteral("06-layernorm"), "KERNEL_TYPE = \"layernorm\"\n# <b>&amp;\n",
-                                                        QStringLiteral("tune"), QStringLiteral("<script>alert(1)</script> & co"), &error);
+            const Experiment e = store->beginExperiment(QStringLiteral("06-layernorm"),
+                "KERNEL_TYPE = \"layernorm\"\n# <b>&amp;\n", QStringLiteral("tune"),
+                QStringLiteral("<script>alert(1)</script> & co"), &error);
             QVERIFY2(e.id > 0, qPrintable(error));
             Metrics m;
             m.correct = true;
@@ -97,20 +100,27 @@ private Q_SLOTS:
         const Parsed p = parse(RunReport::html(*run, repo.get(), QDateTime::currentDateTimeUtc()));
         QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
         // The points' colours are the window's (one table in core/experiment.cpp).
-        QVERIFY(p.all.contains(QStringLiteral(".pt.reverted { fill: %1; }").arg(QLatin1String(outcomeColor(ExperimentOutcome::Reverted)))));
+        QVERIFY(p.all.contains(QStringLiteral(".pt.reverted { fill: %1; }")
+                                   .arg(QLatin1String(outcomeColor(ExperimentOutcome::Reverted)))));
         QVERIFY(p.all.contains(QStringLiteral(".pt.failed { fill: #c62828; }")));
 
         // Summary: measured from verification.json, projected from the heads, outcome counts.
-        QVERIFY2(p.textById[QStringLiteral("measured")].contains(QStringLiteral("1.030×")), qPrintable(p.textById[QStringLiteral("measured")]));
+        QVERIFY2(p.textById[QStringLiteral("measured")].contains(QStringLiteral("1.030×")),
+            qPrintable(p.textById[QStringLiteral("measured")]));
         const QString projected = QString::number(run->projectedSpeedup(), 'f', 3) + QStringLiteral("×");
-        QVERIFY2(p.textById[QStringLiteral("projected")].contains(projected), qPrintable(p.textById[QStringLiteral("projected")]));
-        QVERIFY2(p.textById[QStringLiteral("experiments")].contains(QStringLiteral("7 kept · 0 pending · 1 reverted")),
-                 qPrintable(p.textById[QStringLiteral("experiments")]));
+        QVERIFY2(p.textById[QStringLiteral("projected")].contains(projected),
+            qPrintable(p.textById[QStringLiteral("projected")]));
+        QVERIFY2(p.textById[QStringLiteral("experiments")].contains(
+                     QStringLiteral("7 kept · 0 pending · 1 reverted")),
+            qPrintable(p.textById[QStringLiteral("experiments")]));
         // The ranked table in rank order; a chart per kernel; every measured experiment a point.
-        QCOMPARE(p.kernelRows, (QStringList{QStringLiteral("01-matmul"), QStringLiteral("02-matmul"), QStringLiteral("03-matmul"),
-                                            QStringLiteral("04-matmul"), QStringLiteral("05-flash_attention"), QStringLiteral("06-layernorm")}));
+        QCOMPARE(p.kernelRows,
+            (QStringList { QStringLiteral("01-matmul"), QStringLiteral("02-matmul"),
+                QStringLiteral("03-matmul"), QStringLiteral("04-matmul"),
+                QStringLiteral("05-flash_attention"), QStringLiteral("06-layernorm") }));
         QCOMPARE(p.classCount.value(QStringLiteral("kernelchart")), 6);
-        QCOMPARE(p.circles, 6 + 7 + 1 + 13);   // per kernel: baselines, keeps, the reverted one; the timeline: each head change
+        QCOMPARE(p.circles,
+            6 + 7 + 1 + 13); // per kernel: baselines, keeps, the reverted one; the timeline: each head change
         QVERIFY(p.textById.contains(QStringLiteral("timeline")));
         // The run-level line: one point per head change, from the original model to today's projection.
         const auto timeline = RunStats::projectedTimeline(*run);
@@ -121,15 +131,18 @@ private Q_SLOTS:
             QVERIFY(timeline[i].first > timeline[i - 1].first);
         QCOMPARE(p.classCount.value(QStringLiteral("reverted")), 1);
         // The model: four timings, the left-out kernels with their reasons, the effects as bars.
-        QCOMPARE(p.timingRows, 5);        // header + eager, eager + ours, compile, compile + ours
-        QVERIFY(p.textById[QStringLiteral("leftout")].contains(QStringLiteral("01-matmul: slows the model down")));
-        QVERIFY(p.textById[QStringLiteral("leftout")].contains(QStringLiteral("05-flash_attention: not plugged")));
+        QCOMPARE(p.timingRows, 5); // header + eager, eager + ours, compile, compile + ours
+        QVERIFY(p.textById[QStringLiteral("leftout")].contains(
+            QStringLiteral("01-matmul: slows the model down")));
+        QVERIFY(p.textById[QStringLiteral("leftout")].contains(
+            QStringLiteral("05-flash_attention: not plugged")));
         QCOMPARE(p.classCount.value(QStringLiteral("gain")), 4);
         QCOMPARE(p.classCount.value(QStringLiteral("loss")), 1);
         // Diffs: each kernel with a kept change, baseline against head (layernorm's third attempt).
-        QVERIFY2(p.diffAdds.contains(QStringLiteral("+# attempt 3")), qPrintable(p.diffAdds.join(QLatin1Char('|'))));
+        QVERIFY2(p.diffAdds.contains(QStringLiteral("+# attempt 3")),
+            qPrintable(p.diffAdds.join(QLatin1Char('|'))));
         QCOMPARE(p.classCount.value(QStringLiteral("diff")), 4);
-        QVERIFY(p.all.contains(QStringLiteral("<script>alert(1)</script> & co")));   // as text
+        QVERIFY(p.all.contains(QStringLiteral("<script>alert(1)</script> & co"))); // as text
         QCOMPARE(p.classCount.value(QStringLiteral("script")), 0);
     }
 
@@ -137,7 +150,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QString error;
-        auto store = RunStore::create(dir.path(), nlohmann::json{{"model", "tiny"}, {"activity", "cpu"}, {"dtype", "fp32"}}, &error);
+        auto store = RunStore::create(dir.path(),
+            nlohmann::json { { "model", "tiny" }, { "activity", "cpu" }, { "dtype", "fp32" } }, &error);
         QVERIFY2(store, qPrintable(error));
         KernelRecord k;
         k.rank = 1;

@@ -1,8 +1,8 @@
 // RunSteering::steer, the one entry point of the CLI, the window and the in-process loop: applied
 // at once when nobody writes the run, queued for the writer when another one holds the lock, and
 // the queued file is the request's JSON, which the writer applies when it next reads its queue.
-#include "runlock.h"
 #include "runloader.h"
+#include "runlock.h"
 #include "runsteering.h"
 #include "runstore.h"
 #include "testregistry.h"
@@ -20,7 +20,8 @@ namespace {
 bool makeRun(const QString &dir)
 {
     QString error;
-    auto store = RunStore::create(dir, json{{"model", "tiny.py"}, {"settings", json::object()}}, &error);
+    auto store
+        = RunStore::create(dir, json { { "model", "tiny.py" }, { "settings", json::object() } }, &error);
     KernelRecord k;
     k.rank = 1;
     k.name = QStringLiteral("matmul");
@@ -56,7 +57,8 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
-        const auto pin = SteerRequest::kernelAction(SteerRequest::Action::Pin, kKernel).withReason(QStringLiteral("fast enough"));
+        const auto pin = SteerRequest::kernelAction(SteerRequest::Action::Pin, kKernel)
+                             .withReason(QStringLiteral("fast enough"));
         const RunSteering::Outcome o = RunSteering::steer(tmp.path(), pin);
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Applied);
         QVERIFY(o.ok());
@@ -73,7 +75,8 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
-        const RunSteering::Outcome o = RunSteering::steer(tmp.path(), SteerRequest::kernelAction(SteerRequest::Action::Revert, kKernel, 999));
+        const RunSteering::Outcome o = RunSteering::steer(
+            tmp.path(), SteerRequest::kernelAction(SteerRequest::Action::Revert, kKernel, 999));
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Refused);
         QVERIFY(!o.ok());
         QVERIFY2(o.message.contains(QLatin1String("999")), qPrintable(o.message));
@@ -89,9 +92,11 @@ private Q_SLOTS:
         {
             auto store = RunStore::open(tmp.path(), &error);
             QVERIFY2(store, qPrintable(error));
-            QVERIFY(store->finishExperiment(baseline, ExperimentStatus::Baseline, Metrics(), QString(), &error));
+            QVERIFY(
+                store->finishExperiment(baseline, ExperimentStatus::Baseline, Metrics(), QString(), &error));
         }
-        const RunSteering::Outcome o = RunSteering::steer(tmp.path(), SteerRequest::kernelAction(SteerRequest::Action::Revert, kKernel, baseline));
+        const RunSteering::Outcome o = RunSteering::steer(
+            tmp.path(), SteerRequest::kernelAction(SteerRequest::Action::Revert, kKernel, baseline));
         QVERIFY2(o.kind == RunSteering::Outcome::Kind::Applied, qPrintable(o.message));
         QVERIFY(o.created.id > baseline);
         QVERIFY(!o.created.commit.isEmpty());
@@ -104,16 +109,19 @@ private Q_SLOTS:
         QString error;
         auto writer = RunStore::open(tmp.path(), &error); // the loop, as far as steer() can tell
         QVERIFY2(writer, qPrintable(error));
-        const SteerRequest request = SteerRequest::kernelAction(SteerRequest::Action::Skip, kKernel).withReason(QString());
+        const SteerRequest request
+            = SteerRequest::kernelAction(SteerRequest::Action::Skip, kKernel).withReason(QString());
         const RunSteering::Outcome o = RunSteering::steer(tmp.path(), request);
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Queued);
         QVERIFY(o.ok());
         QCOMPARE(o.writer, RunLock::holderPid(tmp.path()));
-        QCOMPARE(o.message, QStringLiteral("queued for the writer of the run (pid %1), which applies it between experiments").arg(o.writer));
+        QCOMPARE(o.message,
+            QStringLiteral("queued for the writer of the run (pid %1), which applies it between experiments")
+                .arg(o.writer));
         const QStringList files = queued(tmp.path());
         QCOMPARE(files.size(), 1);
         QCOMPARE(readFile(QDir(RunStore::requestDir(tmp.path())).filePath(files.first())),
-                 QByteArray(R"({"action":"skip","experiment":0,"kernel":"01-matmul","reason":""})"));
+            QByteArray(R"({"action":"skip","experiment":0,"kernel":"01-matmul","reason":""})"));
         QVERIFY(writer->state().kernel(kKernel)->state != KernelState::Skipped); // not before the boundary
 
         QStringList errors;
@@ -126,7 +134,8 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
-        const RunSteering::Outcome o = RunSteering::steer(tmp.path(), SteerRequest::review(true), RunSteering::Writer::ThisProcess);
+        const RunSteering::Outcome o
+            = RunSteering::steer(tmp.path(), SteerRequest::review(true), RunSteering::Writer::ThisProcess);
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Queued);
         QCOMPARE(o.writer, QCoreApplication::applicationPid());
         QCOMPARE(queued(tmp.path()).size(), 1);

@@ -56,7 +56,8 @@ MoveOnRules someRules()
 }
 
 // A run with one kernel, closed again.
-bool makeRun(const QString &dir, const json &config = json{{"model", "tiny.py"}, {"settings", {{"review_mode", false}}}})
+bool makeRun(const QString &dir,
+    const json &config = json { { "model", "tiny.py" }, { "settings", { { "review_mode", false } } } })
 {
     QString error;
     auto store = RunStore::create(dir, config, &error);
@@ -82,7 +83,8 @@ private Q_SLOTS:
         QVERIFY(makeRun(tmp.path()));
         const QString runJsonPath = tmp.filePath(QStringLiteral("run.json"));
         // A run.json edited by hand: keys out of order, a secret someone pasted in.
-        const QByteArray handEdited = R"({"zeta": 1, "model": "tiny.py", "agent": {"kind": "llm", "api_key": "sk-SECRET", "max_tokens": 900}, "settings": {"review_mode": false}, "format": 1})";
+        const QByteArray handEdited
+            = R"({"zeta": 1, "model": "tiny.py", "agent": {"kind": "llm", "api_key": "sk-SECRET", "max_tokens": 900}, "settings": {"review_mode": false}, "format": 1})";
         QVERIFY(writeFile(runJsonPath, handEdited));
 
         QString error;
@@ -102,8 +104,9 @@ private Q_SLOTS:
         QStringList keys;
         for (auto it = o.begin(); it != o.end(); ++it)
             keys << QString::fromStdString(it.key());
-        QCOMPARE(keys, (QStringList{QStringLiteral("zeta"), QStringLiteral("model"), QStringLiteral("agent"), QStringLiteral("settings"),
-                                    QStringLiteral("format"), QStringLiteral("move_on")}));
+        QCOMPARE(keys,
+            (QStringList { QStringLiteral("zeta"), QStringLiteral("model"), QStringLiteral("agent"),
+                QStringLiteral("settings"), QStringLiteral("format"), QStringLiteral("move_on") }));
         QCOMPARE(store->state().runJson, onDisk);
 
         // One log line, the commit point, naming who and what it replaced.
@@ -116,7 +119,8 @@ private Q_SLOTS:
         QCOMPARE(line["value"]["max_consecutive_reverts"].get<int>(), 8);
         QCOMPARE(line["value"]["roof_pct"].get<double>(), 75.0);
         QCOMPARE(line["value"]["speedup_over_baseline"].get<double>(), 0.0);
-        QCOMPARE(QString::fromStdString(line["run_json_before"].get<std::string>()), GitRepo::blobHash(handEdited));
+        QCOMPARE(QString::fromStdString(line["run_json_before"].get<std::string>()),
+            GitRepo::blobHash(handEdited));
         QVERIFY(line.contains("time"));
 
         // The best commit carries the new run.json; its first parent is the previous best.
@@ -125,9 +129,11 @@ private Q_SLOTS:
         QVERIFY(best != bestBefore);
         QCOMPARE(repo.parentsOf(best).value(0), bestBefore);
         QCOMPARE(repo.readBlob(best, QStringLiteral("run.json")), onDisk);
-        QVERIFY2(repo.messageOf(best).startsWith(QLatin1String("Move-on rules: 8 reverts in a row, 75% of roof, no speedup goal, 0.5 h per kernel")),
-                 qPrintable(repo.messageOf(best)));
-        QCOMPARE(repo.readBlob(best, QStringLiteral("kernels/01-matmul/kernel.py")), QByteArray("BASE = 1\n"));
+        QVERIFY2(repo.messageOf(best).startsWith(QLatin1String(
+                     "Move-on rules: 8 reverts in a row, 75% of roof, no speedup goal, 0.5 h per kernel")),
+            qPrintable(repo.messageOf(best)));
+        QCOMPARE(
+            repo.readBlob(best, QStringLiteral("kernels/01-matmul/kernel.py")), QByteArray("BASE = 1\n"));
 
         // The same rules again change nothing.
         QVERIFY(store->setMoveOnRules(rules, &error));
@@ -164,7 +170,8 @@ private Q_SLOTS:
         QVERIFY(store->setMoveOnRules(someRules(), &error));
         const QString by = store->state().moveOnChanges.constLast().by;
         QCOMPARE(by, RunStore::author());
-        QVERIFY2(by.contains(QStringLiteral("pid %1").arg(QCoreApplication::applicationPid())), qPrintable(by));
+        QVERIFY2(
+            by.contains(QStringLiteral("pid %1").arg(QCoreApplication::applicationPid())), qPrintable(by));
     }
 
     void badValuesAreRefusedNamingTheField_data()
@@ -174,11 +181,13 @@ private Q_SLOTS:
         QTest::addColumn<double>("hours");
         QTest::addColumn<double>("speedup");
         QTest::addColumn<QString>("field");
-        QTest::newRow("negative reverts") << -1 << 90.0 << 2.0 << 2.0 << QStringLiteral("max_consecutive_reverts");
+        QTest::newRow("negative reverts")
+            << -1 << 90.0 << 2.0 << 2.0 << QStringLiteral("max_consecutive_reverts");
         QTest::newRow("roof as a fraction") << 5 << 0.9 << 2.0 << 2.0 << QStringLiteral("roof_pct");
         QTest::newRow("roof over 100") << 5 << 120.0 << 2.0 << 2.0 << QStringLiteral("roof_pct");
         QTest::newRow("negative hours") << 5 << 90.0 << -1.0 << 2.0 << QStringLiteral("hours_per_kernel");
-        QTest::newRow("speedup below 1") << 5 << 90.0 << 2.0 << 0.5 << QStringLiteral("speedup_over_baseline");
+        QTest::newRow("speedup below 1")
+            << 5 << 90.0 << 2.0 << 0.5 << QStringLiteral("speedup_over_baseline");
     }
 
     void badValuesAreRefusedNamingTheField()
@@ -217,7 +226,9 @@ private Q_SLOTS:
         QVERIFY(store->setMoveOnRules(someRules(), &error));
 
         // Another process (the CLI, the GUI) queues a change of one field.
-        QVERIFY(RunStore::queueRequest(tmp.path(), json{{"action", "move_on"}, {"value", {{"roof_pct", 60}}}, {"by", "cli user"}}, &error));
+        QVERIFY(RunStore::queueRequest(tmp.path(),
+            json { { "action", "move_on" }, { "value", { { "roof_pct", 60 } } }, { "by", "cli user" } },
+            &error));
         QCOMPARE(rulesOf(store->state().runJson), someRules()); // not before the boundary
         QStringList errors;
         QCOMPARE(store->applyRequests(&errors), 1);
@@ -229,9 +240,11 @@ private Q_SLOTS:
         QCOMPARE(store->state().moveOnChanges.constLast().by, QStringLiteral("cli user"));
 
         // Bad requests are dropped with the field named; nothing changes.
-        QVERIFY(RunStore::queueRequest(tmp.path(), json{{"action", "move_on"}, {"value", {{"speedup_over_baseline", 0.5}}}}, &error));
-        QVERIFY(RunStore::queueRequest(tmp.path(), json{{"action", "move_on"}, {"value", {{"roof_percent", 80}}}}, &error));
-        QVERIFY(RunStore::queueRequest(tmp.path(), json{{"action", "move_on"}, {"value", 5}}, &error));
+        QVERIFY(RunStore::queueRequest(tmp.path(),
+            json { { "action", "move_on" }, { "value", { { "speedup_over_baseline", 0.5 } } } }, &error));
+        QVERIFY(RunStore::queueRequest(
+            tmp.path(), json { { "action", "move_on" }, { "value", { { "roof_percent", 80 } } } }, &error));
+        QVERIFY(RunStore::queueRequest(tmp.path(), json { { "action", "move_on" }, { "value", 5 } }, &error));
         errors.clear();
         QCOMPARE(store->applyRequests(&errors), 0);
         QCOMPARE(errors.size(), 3);
@@ -273,8 +286,9 @@ private Q_SLOTS:
         // The next writer writes it down: run.json, then the best commit.
         auto store = RunStore::open(tmp.path(), &error);
         QVERIFY2(store, qPrintable(error));
-        QVERIFY2(store->repairNotes().join(QLatin1Char('\n')).contains(QLatin1String("run.json: move-on rules")),
-                 qPrintable(store->repairNotes().join(QLatin1Char('\n'))));
+        QVERIFY2(
+            store->repairNotes().join(QLatin1Char('\n')).contains(QLatin1String("run.json: move-on rules")),
+            qPrintable(store->repairNotes().join(QLatin1Char('\n'))));
         const QByteArray repaired = readFile(runJsonPath);
         QCOMPARE(rulesOf(repaired), someRules());
         QCOMPARE(repaired, RunConfig::withMoveOn(before, someRules()));
@@ -323,15 +337,20 @@ private Q_SLOTS:
     void oldAndOddLogsStillLoad()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path(), json{{"model", "old"}, {"move_on", {{"roof_pct", 80}}}}));
+        QVERIFY(makeRun(tmp.path(), json { { "model", "old" }, { "move_on", { { "roof_pct", 80 } } } }));
         const QString log = tmp.filePath(ExperimentLog::fileName());
         QFile f(log);
         QVERIFY(f.open(QIODevice::Append));
         // A log written before move_on lines existed, a move_on line without run_json_before (applied:
         // the log is the commit point) and a malformed one (reported, skipped).
-        f.write(R"({"type":"run","action":"review","value":true,"time":"2024-05-01T12:00:00.000Z"})" "\n");
-        f.write(R"({"type":"run","action":"move_on","value":{"max_consecutive_reverts":9},"time":"2024-05-01T12:00:01.000Z"})" "\n");
-        f.write(R"({"type":"run","action":"move_on","value":{"roof_pct":0.5},"time":"2024-05-01T12:00:02.000Z"})" "\n");
+        f.write(R"({"type":"run","action":"review","value":true,"time":"2024-05-01T12:00:00.000Z"})"
+                "\n");
+        f.write(
+            R"({"type":"run","action":"move_on","value":{"max_consecutive_reverts":9},"time":"2024-05-01T12:00:01.000Z"})"
+            "\n");
+        f.write(
+            R"({"type":"run","action":"move_on","value":{"roof_pct":0.5},"time":"2024-05-01T12:00:02.000Z"})"
+            "\n");
         f.close();
         QString error;
         const RunSnapshotPtr s = RunLoader::load(tmp.path(), &error);
@@ -350,10 +369,11 @@ private Q_SLOTS:
     {
         RunConfig c;
         QString why;
-        QVERIFY(RunConfig::parse(R"({"model": "m", "python": "/usr/bin/python3", "activity": "cuda", "dtype": "bf16",
+        QVERIFY(RunConfig::parse(
+            R"({"model": "m", "python": "/usr/bin/python3", "activity": "cuda", "dtype": "bf16",
                                      "settings": {"review_mode": true}, "agent": {"kind": "tune"},
                                      "device": {"available": true, "name": "NVIDIA H200", "bandwidth_gbs": 4800}})",
-                                 &c, &why));
+            &c, &why));
         QCOMPARE(c.moveOn, MoveOnRules());
         QVERIFY(c.moveOnWarning.isEmpty());
         QCOMPARE(c.model, QStringLiteral("m"));
@@ -364,7 +384,8 @@ private Q_SLOTS:
         QCOMPARE(c.agentJson, QByteArray(R"({"kind":"tune"})"));
         QCOMPARE(c.device.name, QStringLiteral("NVIDIA H200"));
         QCOMPARE(c.device.bandwidthGBs, 4800.0);
-        QVERIFY(DeviceInfo::fromJson(c.device.toJson()).toJson() == c.device.toJson()); // reads what it writes
+        QVERIFY(
+            DeviceInfo::fromJson(c.device.toJson()).toJson() == c.device.toJson()); // reads what it writes
 
         QVERIFY(!RunConfig::parse("not json", &c, &why));
         QCOMPARE(why, QStringLiteral("run.json: not a JSON object"));
@@ -374,20 +395,27 @@ private Q_SLOTS:
         QCOMPARE(c.moveOn.maxConsecutiveReverts, 5);
         QVERIFY(RunConfig::parse(R"({"move_on": {"hours_per_kernel": "two"}})", &c));
         QCOMPARE(c.moveOn, MoveOnRules()); // the defaults the loop uses then
-        QVERIFY2(c.moveOnWarning.startsWith(QLatin1String("run.json: move_on: ")) && c.moveOnWarning.contains(QLatin1String("hours_per_kernel")),
-                 qPrintable(c.moveOnWarning));
+        QVERIFY2(c.moveOnWarning.startsWith(QLatin1String("run.json: move_on: "))
+                && c.moveOnWarning.contains(QLatin1String("hours_per_kernel")),
+            qPrintable(c.moveOnWarning));
 
-        QCOMPARE(MoveOnRules().summary(), QStringLiteral("5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel"));
+        QCOMPARE(MoveOnRules().summary(),
+            QStringLiteral("5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel"));
         MoveOnRules off;
         off.maxConsecutiveReverts = 1;
         off.roofPct = off.hoursPerKernel = off.speedupOverBaseline = 0;
-        QCOMPARE(off.summary(), QStringLiteral("1 revert in a row, no roof goal, no speedup goal, no time limit"));
+        QCOMPARE(
+            off.summary(), QStringLiteral("1 revert in a row, no roof goal, no speedup goal, no time limit"));
     }
 
     void runJsonWithMoveOnKeepsSortedFilesSorted()
     {
         MoveOnRules r = someRules();
-        const QByteArray sorted = QByteArray::fromStdString(json{{"agent", {{"kind", "tune"}}}, {"model", "m"}, {"settings", json::object()}}.dump(2)) + '\n';
+        const QByteArray sorted
+            = QByteArray::fromStdString(json { { "agent", { { "kind", "tune" } } }, { "model", "m" },
+                  { "settings",
+                      json::object() } }.dump(2))
+            + '\n';
         const QByteArray out = RunConfig::withMoveOn(sorted, r);
         // Inserted where a sorted file has it, so the text equals a fresh sorted dump.
         json j = json::parse(sorted.toStdString());

@@ -38,7 +38,7 @@ private Q_SLOTS:
     void scrubbedEnvironmentKeepsWhatWorkersNeed()
     {
         secrets::registerName(QStringLiteral("MY_LLM_CREDENTIAL_VAR"));
-        secrets::registerName(QStringLiteral("LOCAL_LLM"));    // named by --api-key-env, no pattern
+        secrets::registerName(QStringLiteral("LOCAL_LLM")); // named by --api-key-env, no pattern
         QProcessEnvironment env;
         env.insert(QStringLiteral("PATH"), QStringLiteral("/usr/bin"));
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("1"));
@@ -55,11 +55,12 @@ private Q_SLOTS:
     {
         const QString key = QStringLiteral("local-server-secret-9f8e7d6c");
         secrets::registerValue(key);
-        secrets::registerValue(QStringLiteral("short"));           // too short to redact safely
-        const QString text = QStringLiteral("kernel_fn raised RuntimeError: env {'K': '%1'}, also "
-                                            "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX and hf_abcdefghijklmnopqrstuvwx; "
-                                            "a short word stays")
-                                 .arg(key);
+        secrets::registerValue(QStringLiteral("short")); // too short to redact safely
+        const QString text
+            = QStringLiteral("kernel_fn raised RuntimeError: env {'K': '%1'}, also "
+                             "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX and hf_abcdefghijklmnopqrstuvwx; "
+                             "a short word stays")
+                  .arg(key);
         const QString out = secrets::redact(text);
         QVERIFY2(!out.contains(key), qPrintable(out));
         QVERIFY2(!out.contains(QStringLiteral("sk-proj-ABCDEF")), qPrintable(out));
@@ -67,7 +68,8 @@ private Q_SLOTS:
         QCOMPARE(out.count(QStringLiteral("[redacted]")), 3);
         QVERIFY(out.contains(QStringLiteral("a short word stays")));
         QVERIFY(out.contains(QStringLiteral("kernel_fn raised RuntimeError")));
-        QCOMPARE(secrets::redact(QStringLiteral("nothing secret here")), QStringLiteral("nothing secret here"));
+        QCOMPARE(
+            secrets::redact(QStringLiteral("nothing secret here")), QStringLiteral("nothing secret here"));
     }
 };
 

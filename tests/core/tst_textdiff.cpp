@@ -1,5 +1,5 @@
-#include "textdiff.h"
 #include "testregistry.h"
+#include "textdiff.h"
 
 using ak::DiffLineKind;
 using ak::DiffRange;
@@ -35,7 +35,8 @@ private Q_SLOTS:
     void splitLinesFollowsGit()
     {
         QCOMPARE(TextDiff::splitLines(QString()), QStringList());
-        QCOMPARE(TextDiff::splitLines(QStringLiteral("a\nb\n")), (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
+        QCOMPARE(TextDiff::splitLines(QStringLiteral("a\nb\n")),
+            (QStringList { QStringLiteral("a"), QStringLiteral("b") }));
         QCOMPARE(TextDiff::splitLines(QStringLiteral("a\n\nb")).size(), 3);
     }
 
@@ -57,14 +58,28 @@ private Q_SLOTS:
         QTest::addColumn<QString>("newText");
         QTest::addColumn<int>("removed");
         QTest::addColumn<int>("added");
-        QTest::newRow("insert at start") << "b\nc\n" << "a\nb\nc\n" << 0 << 1;
-        QTest::newRow("insert at end") << "a\nb\n" << "a\nb\nc\nd\n" << 0 << 2;
-        QTest::newRow("delete middle") << "a\nb\nc\nd\n" << "a\nd\n" << 2 << 0;
-        QTest::newRow("replace 1 by 3") << "a\nBLOCK = 64\nz\n" << "a\nBLOCK = 128\nx\ny\nz\n" << 1 << 3;
-        QTest::newRow("from empty") << "" << "a\nb\n" << 0 << 2;
-        QTest::newRow("to empty") << "a\nb\n" << "" << 2 << 0;
-        QTest::newRow("no final newline") << "a\nb" << "a\nc" << 1 << 1;
-        QTest::newRow("two hunks") << "1\n2\n3\n4\n5\n6\n7\n8\n" << "1\nX\n3\n4\n5\n6\nY\nZ\n8\n" << 2 << 3;
+        QTest::newRow("insert at start") << "b\nc\n"
+                                         << "a\nb\nc\n"
+                                         << 0 << 1;
+        QTest::newRow("insert at end") << "a\nb\n"
+                                       << "a\nb\nc\nd\n"
+                                       << 0 << 2;
+        QTest::newRow("delete middle") << "a\nb\nc\nd\n"
+                                       << "a\nd\n"
+                                       << 2 << 0;
+        QTest::newRow("replace 1 by 3") << "a\nBLOCK = 64\nz\n"
+                                        << "a\nBLOCK = 128\nx\ny\nz\n"
+                                        << 1 << 3;
+        QTest::newRow("from empty") << ""
+                                    << "a\nb\n"
+                                    << 0 << 2;
+        QTest::newRow("to empty") << "a\nb\n"
+                                  << "" << 2 << 0;
+        QTest::newRow("no final newline") << "a\nb"
+                                          << "a\nc" << 1 << 1;
+        QTest::newRow("two hunks") << "1\n2\n3\n4\n5\n6\n7\n8\n"
+                                   << "1\nX\n3\n4\n5\n6\nY\nZ\n8\n"
+                                   << 2 << 3;
     }
 
     void paddingMakesSidesEqual()
@@ -82,7 +97,7 @@ private Q_SLOTS:
         QCOMPARE(sideLines(r, 1), TextDiff::splitLines(newText));
         const int oldN = int(TextDiff::splitLines(oldText).size());
         const int newN = int(TextDiff::splitLines(newText).size());
-        int pad[2] = {0, 0};
+        int pad[2] = { 0, 0 };
         for (const auto &row : r.chunks.value(0).rows) {
             for (int s = 0; s < 2; ++s) {
                 if (row.side[s].kind == DiffLineKind::Padding) {
@@ -91,7 +106,8 @@ private Q_SLOTS:
                 }
             }
             // A padding row never faces another padding row.
-            QVERIFY(!(row.side[0].kind == DiffLineKind::Padding && row.side[1].kind == DiffLineKind::Padding));
+            QVERIFY(
+                !(row.side[0].kind == DiffLineKind::Padding && row.side[1].kind == DiffLineKind::Padding));
         }
         QCOMPARE(oldN + pad[0], rowCount(r));
         QCOMPARE(newN + pad[1], rowCount(r));
@@ -120,7 +136,7 @@ private Q_SLOTS:
         b[30] = QStringLiteral("thirty-one");
         const auto r = TextDiff::compute(a.join(QLatin1Char('\n')), b.join(QLatin1Char('\n')), 2);
         QCOMPARE(r.chunks.size(), 2);
-        QCOMPARE(r.chunks[0].skippedBefore, 2);   // lines 1-2 hidden, 3..7 shown
+        QCOMPARE(r.chunks[0].skippedBefore, 2); // lines 1-2 hidden, 3..7 shown
         QCOMPARE(r.chunks[0].rows.size(), 5);
         QCOMPARE(r.chunks[1].skippedBefore, 31 - 2 - 1 - 7); // 8..28 hidden
         QCOMPARE(r.chunks[1].rows.first().side[0].lineNumber, 29);
@@ -132,8 +148,8 @@ private Q_SLOTS:
         const QString a = QStringLiteral("BLOCK_SIZE = 1024  # rows");
         const QString b = QStringLiteral("BLOCK_SIZE = 2048  # rows");
         const auto r = TextDiff::refineLine(a, b);
-        QCOMPARE(r[0], (QVector<DiffRange>{{13, 4}}));
-        QCOMPARE(r[1], (QVector<DiffRange>{{13, 4}}));
+        QCOMPARE(r[0], (QVector<DiffRange> { { 13, 4 } }));
+        QCOMPARE(r[1], (QVector<DiffRange> { { 13, 4 } }));
         QCOMPARE(a.mid(13, 4), QStringLiteral("1024"));
     }
 
@@ -141,15 +157,15 @@ private Q_SLOTS:
     {
         const auto r = TextDiff::refineLine(QStringLiteral("f(x)"), QStringLiteral("f(x, y)"));
         QVERIFY(r[0].isEmpty());
-        QCOMPARE(r[1], (QVector<DiffRange>{{3, 3}})); // ", y"
+        QCOMPARE(r[1], (QVector<DiffRange> { { 3, 3 } })); // ", y"
     }
 
     void refineCleanupAbsorbsTinyIslands()
     {
         // "a.b" -> "x.y": the "." alone must not split the highlight in two.
         const auto r = TextDiff::refineLine(QStringLiteral("v = a.b"), QStringLiteral("v = x.y"));
-        QCOMPARE(r[0], (QVector<DiffRange>{{4, 3}}));
-        QCOMPARE(r[1], (QVector<DiffRange>{{4, 3}}));
+        QCOMPARE(r[0], (QVector<DiffRange> { { 4, 3 } }));
+        QCOMPARE(r[1], (QVector<DiffRange> { { 4, 3 } }));
     }
 
     void refineLongLinesFallsBackToAffixes()

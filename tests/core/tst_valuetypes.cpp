@@ -10,10 +10,10 @@ class ValueTypesTest : public QObject
 private Q_SLOTS:
     void statusNamesRoundTrip()
     {
-        for (ExperimentStatus s : {ExperimentStatus::Running, ExperimentStatus::Kept, ExperimentStatus::Reverted,
-                                   ExperimentStatus::Failed, ExperimentStatus::Crashed, ExperimentStatus::Timeout,
-                                   ExperimentStatus::Pending, ExperimentStatus::Rejected,
-                                   ExperimentStatus::Baseline}) {
+        for (ExperimentStatus s :
+            { ExperimentStatus::Running, ExperimentStatus::Kept, ExperimentStatus::Reverted,
+                ExperimentStatus::Failed, ExperimentStatus::Crashed, ExperimentStatus::Timeout,
+                ExperimentStatus::Pending, ExperimentStatus::Rejected, ExperimentStatus::Baseline }) {
             ExperimentStatus parsed = ExperimentStatus::Running;
             QVERIFY2(parseStatus(statusName(s), &parsed), qPrintable(statusName(s)));
             QCOMPARE(parsed, s);

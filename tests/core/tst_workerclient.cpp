@@ -34,8 +34,8 @@ private:
 
     static QString describe(const WorkerReply &r)
     {
-        return WorkerReply::statusName(r.status) + QStringLiteral(": ") + r.error + QStringLiteral("\n") + r.traceback
-               + QStringLiteral("\nstderr: ") + r.stderrTail;
+        return WorkerReply::statusName(r.status) + QStringLiteral(": ") + r.error + QStringLiteral("\n")
+            + r.traceback + QStringLiteral("\nstderr: ") + r.stderrTail;
     }
 
 private Q_SLOTS:
@@ -90,13 +90,13 @@ private Q_SLOTS:
         QSignalSpy spy(c.get(), &WorkerClient::progress);
         QVector<double> fractions;
         QStringList messages;
-        const WorkerReply r = c->request(QStringLiteral("debug.echo"), json{{"progress", 4}}, 10000,
-                                         [&](const QString &m, double f) {
-                                             messages << m;
-                                             fractions << f;
-                                         });
+        const WorkerReply r = c->request(
+            QStringLiteral("debug.echo"), json { { "progress", 4 } }, 10000, [&](const QString &m, double f) {
+                messages << m;
+                fractions << f;
+            });
         QVERIFY2(r.ok(), qPrintable(describe(r)));
-        QCOMPARE(fractions, (QVector<double>{0.25, 0.5, 0.75, 1.0}));
+        QCOMPARE(fractions, (QVector<double> { 0.25, 0.5, 0.75, 1.0 }));
         QCOMPARE(messages.first(), QStringLiteral("step 1"));
         QCOMPARE(spy.count(), 4);
         QCOMPARE(r.result["echo"]["progress"].get<int>(), 4);
@@ -105,7 +105,8 @@ private Q_SLOTS:
     void pythonExceptionBecomesError()
     {
         auto c = makeClient();
-        const WorkerReply r = c->request(QStringLiteral("debug.echo"), json{{"raise", "kernel exploded"}}, 10000);
+        const WorkerReply r
+            = c->request(QStringLiteral("debug.echo"), json { { "raise", "kernel exploded" } }, 10000);
         QCOMPARE(r.status, WorkerReply::Status::Error);
         QCOMPARE(r.error, QStringLiteral("ValueError: kernel exploded"));
         QVERIFY2(r.traceback.contains(QStringLiteral("Traceback")), qPrintable(r.traceback));
@@ -131,13 +132,14 @@ private Q_SLOTS:
         const qint64 firstPid = c->workerPid();
         QElapsedTimer t;
         t.start();
-        const WorkerReply r = c->request(QStringLiteral("debug.sleep"), json{{"seconds", 60}}, 1000);
+        const WorkerReply r = c->request(QStringLiteral("debug.sleep"), json { { "seconds", 60 } }, 1000);
         QCOMPARE(r.status, WorkerReply::Status::Timeout);
         QVERIFY2(t.elapsed() < 4000, qPrintable(QString::number(t.elapsed())));
         QVERIFY(r.seconds >= 0.9);
         QVERIFY(!c->isRunning());
         // What the hung request printed is kept for the report.
-        QVERIFY2(r.stderrTail.contains(QStringLiteral("debug.sleep: sleeping 60 s")), qPrintable(r.stderrTail));
+        QVERIFY2(
+            r.stderrTail.contains(QStringLiteral("debug.sleep: sleeping 60 s")), qPrintable(r.stderrTail));
         const WorkerReply next = c->request(QStringLiteral("ping"), json::object(), 10000);
         QVERIFY2(next.ok(), qPrintable(describe(next)));
         QVERIFY(c->workerPid() != firstPid);
@@ -164,9 +166,8 @@ private Q_SLOTS:
         auto c = makeClient();
         QVERIFY(c->start());
         const qint64 firstPid = c->workerPid();
-        const WorkerReply r = c->request(
-            QStringLiteral("debug.echo"),
-            json{{"raise", "CUDA error: an illegal memory access was encountered"}}, 10000);
+        const WorkerReply r = c->request(QStringLiteral("debug.echo"),
+            json { { "raise", "CUDA error: an illegal memory access was encountered" } }, 10000);
         QCOMPARE(r.status, WorkerReply::Status::Crash);
         QVERIFY(r.fatal);
         QVERIFY2(r.error.contains(QStringLiteral("illegal memory access")), qPrintable(r.error));
@@ -180,7 +181,7 @@ private Q_SLOTS:
         auto c = makeClient();
         // Text that looks like a reply, printed by user code through print() and through fd 1.
         const std::string fake = R"({"id":1,"ok":true,"result":{"forged":true}})";
-        const WorkerReply r = c->request(QStringLiteral("debug.echo"), json{{"print", fake}}, 10000);
+        const WorkerReply r = c->request(QStringLiteral("debug.echo"), json { { "print", fake } }, 10000);
         QVERIFY2(r.ok(), qPrintable(describe(r)));
         QVERIFY(!r.result.contains("forged"));
         QCOMPARE(r.result["echo"]["print"].get<std::string>(), fake);
@@ -193,8 +194,8 @@ private Q_SLOTS:
     {
         auto c = makeClient();
         QSignalSpy spy(c.get(), &WorkerClient::replied);
-        const int a = c->submit(QStringLiteral("debug.echo"), json{{"n", 1}}, 10000);
-        const int b = c->submit(QStringLiteral("debug.echo"), json{{"n", 2}}, 10000);
+        const int a = c->submit(QStringLiteral("debug.echo"), json { { "n", 1 } }, 10000);
+        const int b = c->submit(QStringLiteral("debug.echo"), json { { "n", 2 } }, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 2, 15000);
         QCOMPARE(spy.at(0).at(0).toInt(), a);
         QCOMPARE(spy.at(1).at(0).toInt(), b);
@@ -207,7 +208,7 @@ private Q_SLOTS:
     {
         auto c = makeClient();
         QSignalSpy spy(c.get(), &WorkerClient::replied);
-        c->submit(QStringLiteral("debug.sleep"), json{{"seconds", 60}}, 800);
+        c->submit(QStringLiteral("debug.sleep"), json { { "seconds", 60 } }, 800);
         QVERIFY(spy.wait(10000));
         QCOMPARE(spy.at(0).at(1).value<WorkerReply>().status, WorkerReply::Status::Timeout);
     }
@@ -223,7 +224,7 @@ private Q_SLOTS:
         });
         QElapsedTimer t;
         t.start();
-        const WorkerReply r = c->request(QStringLiteral("debug.sleep"), json{{"seconds", 60}}, 30000);
+        const WorkerReply r = c->request(QStringLiteral("debug.sleep"), json { { "seconds", 60 } }, 30000);
         canceller.join();
         QCOMPARE(r.status, WorkerReply::Status::Cancelled);
         QVERIFY2(t.elapsed() < 3000, qPrintable(QString::number(t.elapsed())));
@@ -243,7 +244,7 @@ private Q_SLOTS:
     void launcherPrefixIsPrepended()
     {
         auto c = makeClient();
-        c->setLauncher({QStringLiteral("env"), QStringLiteral("AK_LAUNCHED=yes")});
+        c->setLauncher({ QStringLiteral("env"), QStringLiteral("AK_LAUNCHED=yes") });
         const WorkerReply r = c->request(QStringLiteral("ping"), json::object(), 10000);
         QVERIFY2(r.ok(), qPrintable(describe(r)));
         QFile environ(QStringLiteral("/proc/%1/environ").arg(c->workerPid()));

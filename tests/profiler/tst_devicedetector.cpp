@@ -22,9 +22,9 @@ private Q_SLOTS:
 
     void torchFallbackUsesDatabase()
     {
-        const nlohmann::json reply{{"available", true}, {"name", "NVIDIA H200"}, {"sm_count", 132},
-                                   {"compute_capability", "9.0"}, {"total_memory_bytes", 150120054784LL},
-                                   {"l2_bytes", 52428800}};
+        const nlohmann::json reply { { "available", true }, { "name", "NVIDIA H200" }, { "sm_count", 132 },
+            { "compute_capability", "9.0" }, { "total_memory_bytes", 150120054784LL },
+            { "l2_bytes", 52428800 } };
         const DeviceInfo d = DeviceDetector::fromTorch(reply);
         QVERIFY(d.available);
         QCOMPARE(d.detectedBy, QStringLiteral("torch"));
@@ -36,19 +36,19 @@ private Q_SLOTS:
 
     void torchFallbackEstimatesUnknown()
     {
-        const nlohmann::json reply{{"available", true}, {"name", "NVIDIA Future GPU"}, {"sm_count", 100},
-                                   {"compute_capability", "8.9"}, {"clock_khz", 2000000}};
+        const nlohmann::json reply { { "available", true }, { "name", "NVIDIA Future GPU" },
+            { "sm_count", 100 }, { "compute_capability", "8.9" }, { "clock_khz", 2000000 } };
         const DeviceInfo d = DeviceDetector::fromTorch(reply);
         QVERIFY(d.estimated);
         QVERIFY(qAbs(d.peak(Precision::FP32) - 100 * 256 * 2.0e9 / 1e12) < 1e-9); // 51.2 TFLOP/s
-        QCOMPARE(d.bandwidthGBs, 0.0);                                           // no bus info: unknown, not guessed
+        QCOMPARE(d.bandwidthGBs, 0.0); // no bus info: unknown, not guessed
         QVERIFY(d.note.contains(QStringLiteral("bandwidth")));
     }
 
     void torchWithoutCuda()
     {
         const DeviceInfo d = DeviceDetector::fromTorch(
-            nlohmann::json{{"available", false}, {"reason", "torch.cuda.is_available() is False"}});
+            nlohmann::json { { "available", false }, { "reason", "torch.cuda.is_available() is False" } });
         QVERIFY(!d.available);
         QVERIFY(d.note.contains(QStringLiteral("is_available")));
     }

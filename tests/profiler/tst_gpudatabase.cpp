@@ -17,9 +17,9 @@ private Q_SLOTS:
 
     void everyNamedGpuIsPresent()
     {
-        const QStringList required = {"h100-sxm", "h100-pcie", "a100-sxm-80gb", "l40s", "l4", "a10", "rtx-4090",
-                                      "rtx-4080", "rtx-3090", "rtx-3080", "mi300x", "mi325x", "mi350x", "mi355x",
-                                      "h200", "b200", "rtx-5090", "mi250x"};
+        const QStringList required = { "h100-sxm", "h100-pcie", "a100-sxm-80gb", "l40s", "l4", "a10",
+            "rtx-4090", "rtx-4080", "rtx-3090", "rtx-3080", "mi300x", "mi325x", "mi350x", "mi355x", "h200",
+            "b200", "rtx-5090", "mi250x" };
         for (const QString &key : required)
             QVERIFY2(GpuDatabase::builtin().byKey(key), qPrintable(key));
     }
@@ -39,8 +39,10 @@ private Q_SLOTS:
             const double fp8 = e.peakTflops[size_t(Precision::FP8)];
             QVERIFY2(fp32 > 0 && fp16 > 0 && bf16 > 0, qPrintable(e.key));
             // The old table's bug: fp16 copied into fp32. Every GPU here has tensor/matrix fp16 >= 2x fp32.
-            QVERIFY2(fp32 * 1.9 < fp16, qPrintable(e.key + QStringLiteral(": fp32 looks like a copy of fp16")));
-            QVERIFY2(fp8 == 0 || fp8 > fp16 * 1.5, qPrintable(e.key + QStringLiteral(": fp8 not above fp16")));
+            QVERIFY2(
+                fp32 * 1.9 < fp16, qPrintable(e.key + QStringLiteral(": fp32 looks like a copy of fp16")));
+            QVERIFY2(
+                fp8 == 0 || fp8 > fp16 * 1.5, qPrintable(e.key + QStringLiteral(": fp8 not above fp16")));
             QVERIFY2(e.bandwidthGBs > 200 && e.bandwidthGBs < 10000, qPrintable(e.key));
             QVERIFY2(e.l2MiB > 0 && e.smCount > 0 && e.boostClockMHz > 500, qPrintable(e.key));
             QVERIFY2(!e.source.isEmpty(), qPrintable(e.key));
@@ -55,24 +57,42 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("key");
-        QTest::newRow("h200") << "NVIDIA H200" << "h200";
-        QTest::newRow("h200 nvl") << "NVIDIA H200 NVL" << "h200-nvl";
-        QTest::newRow("h100 sxm") << "NVIDIA H100 80GB HBM3" << "h100-sxm";
-        QTest::newRow("h100 pcie") << "NVIDIA H100 PCIe" << "h100-pcie";
-        QTest::newRow("h100 nvl") << "NVIDIA H100 NVL" << "h100-nvl";
-        QTest::newRow("a100 sxm 80") << "NVIDIA A100-SXM4-80GB" << "a100-sxm-80gb";
-        QTest::newRow("a100 sxm 40") << "NVIDIA A100-SXM4-40GB" << "a100-40gb";
-        QTest::newRow("a100 pcie 80") << "NVIDIA A100 80GB PCIe" << "a100-pcie-80gb";
-        QTest::newRow("4090") << "NVIDIA GeForce RTX 4090" << "rtx-4090";
-        QTest::newRow("4080 super") << "NVIDIA GeForce RTX 4080 SUPER" << "rtx-4080-super";
-        QTest::newRow("4080") << "NVIDIA GeForce RTX 4080" << "rtx-4080";
-        QTest::newRow("l4 not l40s") << "NVIDIA L4" << "l4";
-        QTest::newRow("l40s") << "NVIDIA L40S" << "l40s";
-        QTest::newRow("mi300x") << "AMD Instinct MI300X" << "mi300x";
-        QTest::newRow("3080 ti unknown") << "NVIDIA GeForce RTX 3080 Ti" << "";
-        QTest::newRow("4090 laptop unknown") << "NVIDIA GeForce RTX 4090 Laptop GPU" << "";
-        QTest::newRow("mi250 (not X) unknown") << "AMD Instinct MI250" << "";
-        QTest::newRow("a100 without variant unknown") << "NVIDIA A100" << "";
+        QTest::newRow("h200") << "NVIDIA H200"
+                              << "h200";
+        QTest::newRow("h200 nvl") << "NVIDIA H200 NVL"
+                                  << "h200-nvl";
+        QTest::newRow("h100 sxm") << "NVIDIA H100 80GB HBM3"
+                                  << "h100-sxm";
+        QTest::newRow("h100 pcie") << "NVIDIA H100 PCIe"
+                                   << "h100-pcie";
+        QTest::newRow("h100 nvl") << "NVIDIA H100 NVL"
+                                  << "h100-nvl";
+        QTest::newRow("a100 sxm 80") << "NVIDIA A100-SXM4-80GB"
+                                     << "a100-sxm-80gb";
+        QTest::newRow("a100 sxm 40") << "NVIDIA A100-SXM4-40GB"
+                                     << "a100-40gb";
+        QTest::newRow("a100 pcie 80") << "NVIDIA A100 80GB PCIe"
+                                      << "a100-pcie-80gb";
+        QTest::newRow("4090") << "NVIDIA GeForce RTX 4090"
+                              << "rtx-4090";
+        QTest::newRow("4080 super") << "NVIDIA GeForce RTX 4080 SUPER"
+                                    << "rtx-4080-super";
+        QTest::newRow("4080") << "NVIDIA GeForce RTX 4080"
+                              << "rtx-4080";
+        QTest::newRow("l4 not l40s") << "NVIDIA L4"
+                                     << "l4";
+        QTest::newRow("l40s") << "NVIDIA L40S"
+                              << "l40s";
+        QTest::newRow("mi300x") << "AMD Instinct MI300X"
+                                << "mi300x";
+        QTest::newRow("3080 ti unknown") << "NVIDIA GeForce RTX 3080 Ti"
+                                         << "";
+        QTest::newRow("4090 laptop unknown") << "NVIDIA GeForce RTX 4090 Laptop GPU"
+                                             << "";
+        QTest::newRow("mi250 (not X) unknown") << "AMD Instinct MI250"
+                                               << "";
+        QTest::newRow("a100 without variant unknown") << "NVIDIA A100"
+                                                      << "";
     }
 
     void lookupDistinguishesVariants()
@@ -128,10 +148,11 @@ private Q_SLOTS:
     {
         GpuDatabase db;
         QString error;
-        QVERIFY(!db.load(QByteArrayLiteral("{\"gpus\":[{\"key\":\"x\",\"name\":\"X\",\"source\":\"s\",\"aliases\":[\"x\"],"
-                                           "\"sm_count\":1,\"boost_clock_mhz\":1000,\"bandwidth_gbs\":100,"
-                                           "\"peak_tflops\":{\"fp32\":1,\"tf32\":1,\"fp16\":2,\"bf16\":2}}]}"),
-                         &error));
+        QVERIFY(!db.load(
+            QByteArrayLiteral("{\"gpus\":[{\"key\":\"x\",\"name\":\"X\",\"source\":\"s\",\"aliases\":[\"x\"],"
+                              "\"sm_count\":1,\"boost_clock_mhz\":1000,\"bandwidth_gbs\":100,"
+                              "\"peak_tflops\":{\"fp32\":1,\"tf32\":1,\"fp16\":2,\"bf16\":2}}]}"),
+            &error));
         QVERIFY2(error.contains(QStringLiteral("gpus[0].peak_tflops.fp8")), qPrintable(error));
         QVERIFY(!db.load(QByteArrayLiteral("{not json"), &error));
         QVERIFY(error.contains(QStringLiteral("not valid JSON")));

@@ -89,10 +89,11 @@ private Q_SLOTS:
         QCOMPARE(r.activity, QStringLiteral("cpu"));
         QCOMPARE(r.kernels.first().opType, QStringLiteral("matmul"));
         const auto types = opTypes(r);
-        for (const char *t : {"matmul", "layernorm", "activation", "elementwise"})
+        for (const char *t : { "matmul", "layernorm", "activation", "elementwise" })
             QVERIFY2(types.contains(QLatin1String(t)), t);
         // torch < 2 has no SDPA: the example's explicit form must show a softmax; torch 2 shows attention.
-        QVERIFY(types.contains(QStringLiteral("softmax")) || types.contains(QStringLiteral("flash_attention")));
+        QVERIFY(
+            types.contains(QStringLiteral("softmax")) || types.contains(QStringLiteral("flash_attention")));
     }
 
     void llama()
@@ -101,7 +102,7 @@ private Q_SLOTS:
         checkRanking(r);
         QCOMPARE(r.kernels.first().opType, QStringLiteral("matmul"));
         const auto types = opTypes(r);
-        for (const char *t : {"matmul", "rmsnorm", "rotary_embedding", "fused_mlp"})
+        for (const char *t : { "matmul", "rmsnorm", "rotary_embedding", "fused_mlp" })
             QVERIFY2(types.contains(QLatin1String(t)), t);
     }
 
@@ -117,14 +118,14 @@ private Q_SLOTS:
                 continue;
             found = true;
             QVERIFY2(r.calls[i].functions.contains(QStringLiteral("apply_rotary_pos_emb")),
-                     qPrintable(r.calls[i].functions.join(QLatin1Char(','))));
+                qPrintable(r.calls[i].functions.join(QLatin1Char(','))));
             for (const auto &site : r.calls[i].callSites)
                 QVERIFY2(QString::fromStdString(site.value("module", "")).endsWith(QLatin1String("0"))
-                             || QString::fromStdString(site.value("module", "")).endsWith(QLatin1String("1")),
-                         site.dump().c_str());     // the attention modules "0" and "1", not "<model>"
+                        || QString::fromStdString(site.value("module", "")).endsWith(QLatin1String("1")),
+                    site.dump().c_str()); // the attention modules "0" and "1", not "<model>"
         }
         QVERIFY2(found, "no rotary_embedding row");
-        for (int i = 0; i < r.kernels.size(); ++i)   // and no cat of the rotary left over as a copy
+        for (int i = 0; i < r.kernels.size(); ++i) // and no cat of the rotary left over as a copy
             if (r.kernels[i].atenOp == QLatin1String("aten::cat"))
                 QCOMPARE(r.kernels[i].opType, QStringLiteral("rotary_embedding"));
     }
@@ -135,7 +136,7 @@ private Q_SLOTS:
         checkRanking(r);
         QCOMPARE(r.kernels.first().opType, QStringLiteral("matmul"));
         const auto types = opTypes(r);
-        for (const char *t : {"matmul", "layernorm", "softmax", "cross_entropy", "activation"})
+        for (const char *t : { "matmul", "layernorm", "softmax", "cross_entropy", "activation" })
             QVERIFY2(types.contains(QLatin1String(t)), t);
     }
 
@@ -150,7 +151,8 @@ private Q_SLOTS:
     void amdahlAgainstAGpuRoof()
     {
         // A CPU-timed profile ranked against an H100's roof: every roofed kernel obeys Amdahl's law.
-        const DeviceInfo h100 = GpuDatabase::toDevice(*GpuDatabase::builtin().byKey(QStringLiteral("h100-sxm")));
+        const DeviceInfo h100
+            = GpuDatabase::toDevice(*GpuDatabase::builtin().byKey(QStringLiteral("h100-sxm")));
         ProfileReport r = profile(fixture(QStringLiteral("tiny_mlp.py")), DeviceInfo());
         checkRanking(r);
         QVERIFY(r.modelPath.endsWith(QStringLiteral("tiny_mlp.py")));
@@ -173,10 +175,12 @@ private Q_SLOTS:
         bool found = false;
         for (int i = 0; i < g.kernels.size(); ++i) {
             if (g.kernels[i].atenOp == QLatin1String("aten::addmm") && g.calls[i].shapes.size() >= 3
-                && g.calls[i].shapes[2] == std::vector<int64_t>{256, 1024}) {
+                && g.calls[i].shapes[2] == std::vector<int64_t> { 256, 1024 }) {
                 QCOMPARE(g.kernels[i].flops, 2.0 * 64 * 256 * 1024);
                 QCOMPARE(g.kernels[i].bytes, (64.0 * 256 + 256.0 * 1024 + 64.0 * 1024) * 4);
-                const double expect = std::max(2.0 * 64 * 256 * 1024 / 66.9e12, (64.0 * 256 + 256.0 * 1024 + 64.0 * 1024) * 4 / 3350e9) * 1e6;
+                const double expect = std::max(2.0 * 64 * 256 * 1024 / 66.9e12,
+                                          (64.0 * 256 + 256.0 * 1024 + 64.0 * 1024) * 4 / 3350e9)
+                    * 1e6;
                 QVERIFY(qAbs(g.kernels[i].floorUs - expect) < 1e-9);
                 found = true;
             }
@@ -189,12 +193,14 @@ private Q_SLOTS:
     {
         // A bf16 model's RMSNorm upcasts (x.float().pow(2).mean()): its aten ops see fp32, but the
         // module, which is what a kernel replaces, gets bf16. A Linear's mm keeps its own dtype.
-        const nlohmann::json raw = {
-            {"dtype", "bf16"}, {"model", "m"},
-            {"kernels", {{{"name", "elementwise_kernel"}, {"aten_op", "aten::pow"}, {"module", "RMSNorm"},
-                          {"dtypes", {"fp32"}}, {"shapes", {{8, 64}}}, {"time_us", 10.0}, {"calls", 1}},
-                         {{"name", "gemm"}, {"aten_op", "aten::mm"}, {"module", "Linear"},
-                          {"dtypes", {"fp32", "fp32"}}, {"shapes", {{8, 64}, {64, 64}}}, {"time_us", 20.0}, {"calls", 1}}}}};
+        const nlohmann::json raw = { { "dtype", "bf16" }, { "model", "m" },
+            { "kernels",
+                { { { "name", "elementwise_kernel" }, { "aten_op", "aten::pow" }, { "module", "RMSNorm" },
+                      { "dtypes", { "fp32" } }, { "shapes", { { 8, 64 } } }, { "time_us", 10.0 },
+                      { "calls", 1 } },
+                    { { "name", "gemm" }, { "aten_op", "aten::mm" }, { "module", "Linear" },
+                        { "dtypes", { "fp32", "fp32" } }, { "shapes", { { 8, 64 }, { 64, 64 } } },
+                        { "time_us", 20.0 }, { "calls", 1 } } } } };
         ProfileReport r;
         QString error;
         QVERIFY2(ProfileReport::fromWorker(raw, DeviceInfo(), &r, &error), qPrintable(error));
@@ -213,10 +219,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("expect");
-        QTest::newRow("syntax error") << "bad_syntax.py" << "bad_syntax.py:4: syntax error";
-        QTest::newRow("raises on import") << "raises_on_import.py" << "refuses to load";
-        QTest::newRow("no get_model") << "no_get_model.py" << "does not define get_model()";
-        QTest::newRow("forward raises") << "forward_raises.py" << "shape mismatch in Broken.forward";
+        QTest::newRow("syntax error") << "bad_syntax.py"
+                                      << "bad_syntax.py:4: syntax error";
+        QTest::newRow("raises on import") << "raises_on_import.py"
+                                          << "refuses to load";
+        QTest::newRow("no get_model") << "no_get_model.py"
+                                      << "does not define get_model()";
+        QTest::newRow("forward raises") << "forward_raises.py"
+                                        << "shape mismatch in Broken.forward";
     }
 
     void badModelFiles()
@@ -232,15 +242,16 @@ private Q_SLOTS:
         marker.close();
         QProcess cli;
         cli.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
-                  {QStringLiteral("profile"), QStringLiteral("--model"), fixture(file), QStringLiteral("--out"), out,
-                   QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"), python()});
+            { QStringLiteral("profile"), QStringLiteral("--model"), fixture(file), QStringLiteral("--out"),
+                out, QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--python"),
+                python() });
         QVERIFY(cli.waitForFinished(120000));
         const QString err = QString::fromUtf8(cli.readAllStandardError());
         QCOMPARE(cli.exitCode(), 1);
         QVERIFY2(err.contains(expect), qPrintable(err));
         QVERIFY2(err.contains(QStringLiteral("Traceback")), qPrintable(err)); // the Python traceback is shown
         QCOMPARE(QDir(out).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden),
-                 QStringList{QStringLiteral("keep.txt")});
+            QStringList { QStringLiteral("keep.txt") });
     }
 
     void modelThatNeverFinishesTimesOut()
@@ -249,10 +260,10 @@ private Q_SLOTS:
         const QString out = tmp.filePath(QStringLiteral("run"));
         QProcess cli;
         cli.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
-                  {QStringLiteral("profile"), QStringLiteral("--model"), fixture(QStringLiteral("hangs.py")),
-                   QStringLiteral("--out"), out, QStringLiteral("--device"), QStringLiteral("cpu"),
-                   QStringLiteral("--python"), python(), QStringLiteral("--timeout"), QStringLiteral("4"),
-                   QStringLiteral("--warmup"), QStringLiteral("0")});
+            { QStringLiteral("profile"), QStringLiteral("--model"), fixture(QStringLiteral("hangs.py")),
+                QStringLiteral("--out"), out, QStringLiteral("--device"), QStringLiteral("cpu"),
+                QStringLiteral("--python"), python(), QStringLiteral("--timeout"), QStringLiteral("4"),
+                QStringLiteral("--warmup"), QStringLiteral("0") });
         QVERIFY(cli.waitForFinished(120000));
         const QString err = QString::fromUtf8(cli.readAllStandardError());
         QCOMPARE(cli.exitCode(), 1);
@@ -266,9 +277,9 @@ private Q_SLOTS:
         const QString out = tmp.filePath(QStringLiteral("run"));
         QProcess cli;
         cli.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
-                  {QStringLiteral("profile"), QStringLiteral("--model"), fixture(QStringLiteral("tiny_mlp.py")),
-                   QStringLiteral("--out"), out, QStringLiteral("--device"), QStringLiteral("cpu"),
-                   QStringLiteral("--python"), python(), QStringLiteral("--iterations"), QStringLiteral("1")});
+            { QStringLiteral("profile"), QStringLiteral("--model"), fixture(QStringLiteral("tiny_mlp.py")),
+                QStringLiteral("--out"), out, QStringLiteral("--device"), QStringLiteral("cpu"),
+                QStringLiteral("--python"), python(), QStringLiteral("--iterations"), QStringLiteral("1") });
         QVERIFY(cli.waitForFinished(120000));
         const QString stdoutText = QString::fromUtf8(cli.readAllStandardOutput());
         QVERIFY2(cli.exitCode() == 0, qPrintable(QString::fromUtf8(cli.readAllStandardError())));
@@ -298,15 +309,16 @@ private Q_SLOTS:
         QVERIFY(matmulRows >= 1);
         // nn.Sequential(Linear, GELU, Linear): the Linears are modules "0" and "2".
         QVERIFY2(modules.contains(QStringLiteral("0")) && modules.contains(QStringLiteral("2")),
-                 qPrintable(QStringList(modules.values()).join(QLatin1Char(','))));
+            qPrintable(QStringList(modules.values()).join(QLatin1Char(','))));
         // A second profile into the same run is refused before any work.
         QProcess again;
         again.start(qEnvironmentVariable("AUTOKERNEL_CLI"),
-                    {QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral("gpt2"),
-                     QStringLiteral("--out"), out, QStringLiteral("--python"), python()});
+            { QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral("gpt2"),
+                QStringLiteral("--out"), out, QStringLiteral("--python"), python() });
         QVERIFY(again.waitForFinished(60000));
         QCOMPARE(again.exitCode(), 2);
-        QVERIFY(QString::fromUtf8(again.readAllStandardError()).contains(QStringLiteral("already holds a run")));
+        QVERIFY(
+            QString::fromUtf8(again.readAllStandardError()).contains(QStringLiteral("already holds a run")));
     }
 };
 

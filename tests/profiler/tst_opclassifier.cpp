@@ -5,7 +5,8 @@ using namespace ak;
 
 namespace {
 
-OpCall call(const QString &kernel, const QString &aten, const QStringList &stack = {}, const QString &module = {})
+OpCall call(
+    const QString &kernel, const QString &aten, const QStringList &stack = {}, const QString &module = {})
 {
     OpCall c;
     c.kernelName = kernel;
@@ -25,51 +26,53 @@ private Q_SLOTS:
     {
         QTest::addColumn<OpCall>("c");
         QTest::addColumn<QString>("type");
-        QTest::newRow("cuBLAS nvjet under addmm")
-            << call("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTN", "aten::addmm", {"aten::linear"}) << "matmul";
-        QTest::newRow("cuDNN sdpa") << call("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3",
-                                            "aten::_scaled_dot_product_cudnn_attention",
-                                            {"aten::scaled_dot_product_attention"})
+        QTest::newRow("cuBLAS nvjet under addmm") << call("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTN",
+            "aten::addmm", { "aten::linear" }) << "matmul";
+        QTest::newRow("cuDNN sdpa") << call(
+            "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3",
+            "aten::_scaled_dot_product_cudnn_attention", { "aten::scaled_dot_product_attention" })
                                     << "flash_attention";
-        QTest::newRow("sdpa math path bmm is attention")
-            << call("aten::bmm", "aten::bmm", {"aten::matmul", "aten::_scaled_dot_product_attention_math",
-                                               "aten::scaled_dot_product_attention"})
-            << "flash_attention";
-        QTest::newRow("bias copy inside addmm belongs to the GEMM")
-            << call("void at::native::elementwise_kernel<128, 2>(copy)", "aten::copy_", {"aten::addmm", "aten::linear"})
-            << "matmul";
-        QTest::newRow("log_softmax inside cross entropy")
-            << call("cunn_SoftMaxForward", "aten::_log_softmax", {"aten::log_softmax", "aten::cross_entropy_loss"})
-            << "cross_entropy";
-        QTest::newRow("plain softmax") << call("cunn_SoftMaxForward", "aten::_softmax", {"aten::softmax"}) << "softmax";
-        QTest::newRow("layernorm") << call("vectorized_layer_norm_kernel", "aten::native_layer_norm", {"aten::layer_norm"})
-                                   << "layernorm";
-        QTest::newRow("unfused rmsnorm pow") << call("elementwise_kernel(pow)", "aten::pow", {}, "RMSNorm") << "rmsnorm";
-        QTest::newRow("unfused rotary mul") << call("elementwise_kernel(mul)", "aten::mul", {}, "Rotary")
-                                            << "rotary_embedding";
+        QTest::newRow("sdpa math path bmm is attention") << call("aten::bmm", "aten::bmm",
+            { "aten::matmul", "aten::_scaled_dot_product_attention_math",
+                "aten::scaled_dot_product_attention" }) << "flash_attention";
+        QTest::newRow("bias copy inside addmm belongs to the GEMM") << call(
+            "void at::native::elementwise_kernel<128, 2>(copy)", "aten::copy_",
+            { "aten::addmm", "aten::linear" }) << "matmul";
+        QTest::newRow("log_softmax inside cross entropy") << call(
+            "cunn_SoftMaxForward", "aten::_log_softmax", { "aten::log_softmax", "aten::cross_entropy_loss" })
+                                                          << "cross_entropy";
+        QTest::newRow("plain softmax")
+            << call("cunn_SoftMaxForward", "aten::_softmax", { "aten::softmax" }) << "softmax";
+        QTest::newRow("layernorm") << call("vectorized_layer_norm_kernel", "aten::native_layer_norm",
+            { "aten::layer_norm" }) << "layernorm";
+        QTest::newRow("unfused rmsnorm pow")
+            << call("elementwise_kernel(pow)", "aten::pow", {}, "RMSNorm") << "rmsnorm";
+        QTest::newRow("unfused rotary mul")
+            << call("elementwise_kernel(mul)", "aten::mul", {}, "Rotary") << "rotary_embedding";
         QTest::newRow("swiglu silu") << call("silu_kernel", "aten::silu", {}, "SwiGLU") << "fused_mlp";
         {
             // transformers' Llama: rotary is a function called inside the attention module.
             OpCall cat = call("CatArrayBatchedCopy", "aten::cat", {}, "LlamaAttention");
-            cat.functions = {QStringLiteral("rotate_half"), QStringLiteral("apply_rotary_pos_emb"), QStringLiteral("forward")};
+            cat.functions = { QStringLiteral("rotate_half"), QStringLiteral("apply_rotary_pos_emb"),
+                QStringLiteral("forward") };
             QTest::newRow("rotary as a function (rotate_half)") << cat << "rotary_embedding";
             OpCall mul = call("elementwise_kernel(mul)", "aten::mul", {}, "LlamaAttention");
-            mul.functions = {QStringLiteral("apply_rotary_pos_emb"), QStringLiteral("forward")};
+            mul.functions = { QStringLiteral("apply_rotary_pos_emb"), QStringLiteral("forward") };
             QTest::newRow("rotary as a function (apply_rotary_pos_emb)") << mul << "rotary_embedding";
             OpCall copy = call("elementwise_kernel(copy)", "aten::copy_", {}, "LlamaAttention");
-            copy.functions = {QStringLiteral("repeat_kv"), QStringLiteral("forward")};
+            copy.functions = { QStringLiteral("repeat_kv"), QStringLiteral("forward") };
             QTest::newRow("other attention copies stay copies") << copy << "copy";
         }
-        QTest::newRow("swiglu's matmul stays matmul") << call("nvjet_sm90_x", "aten::mm", {"aten::linear"}, "Linear")
-                                                      << "matmul";
+        QTest::newRow("swiglu's matmul stays matmul")
+            << call("nvjet_sm90_x", "aten::mm", { "aten::linear" }, "Linear") << "matmul";
         QTest::newRow("gelu") << call("GeluCUDAKernelImpl", "aten::gelu", {}, "MLP") << "activation";
         QTest::newRow("relu on cpu") << call("aten::clamp_min", "aten::clamp_min") << "activation";
         QTest::newRow("sum") << call("reduce_kernel<512, 1>", "aten::sum") << "reduce";
-        QTest::newRow("residual add") << call("vectorized_elementwise_kernel", "aten::add", {}, "Block")
-                                      << "elementwise";
+        QTest::newRow("residual add")
+            << call("vectorized_elementwise_kernel", "aten::add", {}, "Block") << "elementwise";
         QTest::newRow("name fallback: nvjet with no op") << call("nvjet_sm90_tst_128x256", "") << "matmul";
-        QTest::newRow("name fallback: flash") << call("flash_fwd_kernel<Flash_fwd_kernel_traits>", "")
-                                              << "flash_attention";
+        QTest::newRow("name fallback: flash")
+            << call("flash_fwd_kernel<Flash_fwd_kernel_traits>", "") << "flash_attention";
         QTest::newRow("honest unknown") << call("some_custom_kernel_v2", "") << "unknown";
         QTest::newRow("unknown aten op, unknown name") << call("my_ext_kernel", "myext::op") << "unknown";
     }

@@ -10,12 +10,18 @@ class FakeLoopControl : public ak::LoopControl
     Q_OBJECT
 public:
     explicit FakeLoopControl(Capabilities caps, QObject *parent = nullptr)
-        : LoopControl(parent), m_caps(caps) {}
+        : LoopControl(parent)
+        , m_caps(caps)
+    { }
 
     Capabilities capabilities() const override { return m_caps; }
     State state() const override { return m_state; }
     QString description() const override { return QStringLiteral("fake loop"); }
-    void setState(State s) { m_state = s; Q_EMIT stateChanged(s); }
+    void setState(State s)
+    {
+        m_state = s;
+        Q_EMIT stateChanged(s);
+    }
 
     void start() override
     {

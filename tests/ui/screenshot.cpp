@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     // A verified run (the fixture or a real one) gets the Model dock wide open.
     if (QFile::exists(runDir + QStringLiteral("/verification.json"))) {
         if (auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock")))
-            w.resizeDocks({dock}, {620}, Qt::Horizontal);
+            w.resizeDocks({ dock }, { 620 }, Qt::Horizontal);
     }
     QObject::connect(&w, &ak::MainWindow::runLoadFailed, &app, [&] { save(); });
     QObject::connect(&w, &ak::MainWindow::runLoaded, &app, [&] {
@@ -61,20 +61,21 @@ int main(int argc, char **argv)
         // --model: the layernorm with three keeps, and the table scrolled to its In model column.
         const int kernelRow = runDir == args.at(2) ? 0 : kernels->model()->rowCount() - 1;
         kernels->selectionModel()->setCurrentIndex(kernels->model()->index(kernelRow, 0),
-                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         if (kernelRow != 0)
             kernels->scrollTo(kernels->model()->index(kernelRow, ak::KernelTableModel::InModelColumn));
         QTableView *commits = w.workspace()->commitView();
         // Newest kept commit of that kernel, if any, else the newest.
         int row = 0;
         for (int r = 0; r < commits->model()->rowCount(); ++r) {
-            if (commits->model()->index(r, 0).data(ak::ExperimentModel::StatusRole).toInt() == int(ak::ExperimentStatus::Kept)) {
+            if (commits->model()->index(r, 0).data(ak::ExperimentModel::StatusRole).toInt()
+                == int(ak::ExperimentStatus::Kept)) {
                 row = r;
                 break;
             }
         }
-        commits->selectionModel()->setCurrentIndex(commits->model()->index(row, 0),
-                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        commits->selectionModel()->setCurrentIndex(
+            commits->model()->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         save();
     });
     w.openRun(runDir);

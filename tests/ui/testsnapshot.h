@@ -15,7 +15,7 @@ inline KernelRecord kernel(int rank, const QString &name, const QString &op, dou
     k.opType = op;
     k.folder = QStringLiteral("kernels/%1-%2").arg(rank, 2, 10, QLatin1Char('0')).arg(op);
     k.dtype = QStringLiteral("bf16");
-    k.shapes = {QStringLiteral("[4096, 4096]")};
+    k.shapes = { QStringLiteral("[4096, 4096]") };
     k.timeUs = timeUs;
     k.share = share;
     k.calls = 4;
@@ -25,7 +25,8 @@ inline KernelRecord kernel(int rank, const QString &name, const QString &op, dou
     return k;
 }
 
-inline Experiment experiment(int id, const QString &kernel, ExperimentStatus status, double speedup, double pct)
+inline Experiment experiment(
+    int id, const QString &kernel, ExperimentStatus status, double speedup, double pct)
 {
     Experiment e;
     e.id = id;
@@ -56,22 +57,23 @@ inline std::shared_ptr<RunSnapshot> makeRun(const QString &dir, bool withExperim
     s->device.name = QStringLiteral("NVIDIA H200");
     s->device.vendor = QStringLiteral("nvidia");
     s->device.smCount = 132;
-    s->kernels = {kernel(1, QStringLiteral("nvjet_tst_128x256"), QStringLiteral("matmul"), 1200.0, 0.55),
-                  kernel(2, QStringLiteral("softmax_warp_forward"), QStringLiteral("softmax"), 600.0, 0.275),
-                  kernel(3, QStringLiteral("vectorized_layer_norm"), QStringLiteral("layernorm"), 80.0, 0.0367)};
+    s->kernels = { kernel(1, QStringLiteral("nvjet_tst_128x256"), QStringLiteral("matmul"), 1200.0, 0.55),
+        kernel(2, QStringLiteral("softmax_warp_forward"), QStringLiteral("softmax"), 600.0, 0.275),
+        kernel(3, QStringLiteral("vectorized_layer_norm"), QStringLiteral("layernorm"), 80.0, 0.0367) };
     for (int i = 0; i < s->kernels.size(); ++i)
         s->kernelIndex.insert(s->kernels[i].folder.mid(8), i);
     if (withExperiments) {
         const QString mm = QStringLiteral("01-matmul");
-        s->experiments = {experiment(1, mm, ExperimentStatus::Baseline, 1.0, 40.0),
-                          experiment(2, mm, ExperimentStatus::Reverted, 0.9, 36.0),
-                          experiment(3, mm, ExperimentStatus::Kept, 1.3, 52.0),
-                          experiment(4, mm, ExperimentStatus::Failed, 0, 0),
-                          experiment(5, mm, ExperimentStatus::Kept, 1.5, 60.0),
-                          experiment(6, QStringLiteral("02-softmax"), ExperimentStatus::Pending, 1.1, 20.0)};
+        s->experiments = { experiment(1, mm, ExperimentStatus::Baseline, 1.0, 40.0),
+            experiment(2, mm, ExperimentStatus::Reverted, 0.9, 36.0),
+            experiment(3, mm, ExperimentStatus::Kept, 1.3, 52.0),
+            experiment(4, mm, ExperimentStatus::Failed, 0, 0),
+            experiment(5, mm, ExperimentStatus::Kept, 1.5, 60.0),
+            experiment(6, QStringLiteral("02-softmax"), ExperimentStatus::Pending, 1.1, 20.0) };
         for (int i = 0; i < s->experiments.size(); ++i)
             s->experimentIndex.insert(s->experiments[i].id, i);
-        s->kernels[0].headExperiment = 5; // as the loader sets it: the newest keep (pending ones are not heads)
+        s->kernels[0].headExperiment
+            = 5; // as the loader sets it: the newest keep (pending ones are not heads)
     }
     return s;
 }

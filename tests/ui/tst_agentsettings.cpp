@@ -70,7 +70,8 @@ bool writeFile(const QString &path, const QByteArray &data)
 // The starter CPU softmax with ROW_CHUNK = n (1: the slow baseline an LLM edit improves on).
 QByteArray chunk(int n)
 {
-    QByteArray s = readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/agent/python/harness/starters/cpu/softmax.py"));
+    QByteArray s
+        = readFile(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/agent/python/harness/starters/cpu/softmax.py"));
     s.replace(QByteArray("ROW_CHUNK = 64\n"), QByteArray("ROW_CHUNK = " + QByteArray::number(n) + '\n'));
     return s;
 }
@@ -79,7 +80,9 @@ bool ownerOnly(const QString &file)
 {
     const QFileDevice::Permissions p = QFileInfo(file).permissions();
     return p.testFlag(QFileDevice::ReadOwner)
-           && !(p & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ReadOther | QFileDevice::WriteOther));
+        && !(p
+            & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ReadOther
+                | QFileDevice::WriteOther));
 }
 
 AgentSettings llmSettings(const QString &key)
@@ -92,7 +95,7 @@ AgentSettings llmSettings(const QString &key)
     s.agent.apiKeyEnv = QStringLiteral("OPENAI_API_KEY");
     s.keySource = AgentSettings::KeySource::Stored;
     s.apiKey = key;
-    s.devices = {QStringLiteral("cuda:0"), QStringLiteral("cuda:1")};
+    s.devices = { QStringLiteral("cuda:0"), QStringLiteral("cuda:1") };
     s.python = python();
     return s;
 }
@@ -121,7 +124,8 @@ private Q_SLOTS:
     {
         // The default settings file is the test location, not the user's configuration.
         const QString file = QSettings().fileName();
-        QVERIFY2(file.contains(QLatin1String("qttest")) && file.contains(QLatin1String("AutoKernelTest")), qPrintable(file));
+        QVERIFY2(file.contains(QLatin1String("qttest")) && file.contains(QLatin1String("AutoKernelTest")),
+            qPrintable(file));
     }
     void init() { forgetSaved(); }
     void cleanup() { forgetSaved(); }
@@ -145,34 +149,77 @@ private Q_SLOTS:
             d.modelEdit()->setText(QStringLiteral("gpt-4.1"));
         };
         const QVector<Case> cases = {
-            {"llm without model", [](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Llm); },
-             QStringLiteral("model"), QStringLiteral("Model: "), QStringLiteral("model name")},
-            {"base URL ftp", [&](AgentSettingsDialog &d) { llm(d); d.baseUrlEdit()->setText(QStringLiteral("ftp://example.com/v1")); },
-             QStringLiteral("baseUrl"), QStringLiteral("Base URL: "), QStringLiteral("http://")},
-            {"base URL without scheme", [&](AgentSettingsDialog &d) { llm(d); d.baseUrlEdit()->setText(QStringLiteral("localhost:8000/v1")); },
-             QStringLiteral("baseUrl"), QStringLiteral("Base URL: "), QStringLiteral("localhost:8000/v1")},
-            {"key variable empty", [&](AgentSettingsDialog &d) { llm(d); d.keyEnvEdit()->clear(); },
-             QStringLiteral("apiKeyEnv"), QStringLiteral("API key variable: "), QStringLiteral("OPENAI_API_KEY")},
-            {"key pasted as variable", [&](AgentSettingsDialog &d) { llm(d); d.keyEnvEdit()->setText(QStringLiteral("sk-abc-123")); },
-             QStringLiteral("apiKeyEnv"), QStringLiteral("API key variable: "), QStringLiteral("not the key")},
-            {"stored key empty", [&](AgentSettingsDialog &d) { llm(d); d.keyStored()->setChecked(true); },
-             QStringLiteral("apiKey"), QStringLiteral("API key: "), QStringLiteral("enter the key")},
-            {"command empty", [](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Command); },
-             QStringLiteral("command"), QStringLiteral("Command: "), QStringLiteral("{prompt}")},
-            {"command quote", [](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Command); d.commandEdit()->setText(QStringLiteral("mytool '{prompt}")); },
-             QStringLiteral("command"), QStringLiteral("Command: "), QStringLiteral("unclosed")},
-            {"replay empty", [](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Replay); },
-             QStringLiteral("replayRun"), QStringLiteral("Replay run: "), QStringLiteral("run directory")},
-            {"replay without run.json", [&](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Replay); d.replayEdit()->setText(notARun.path()); },
-             QStringLiteral("replayRun"), QStringLiteral("Replay run: "), QStringLiteral("has no run.json")},
-            {"replay missing", [&](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Replay); d.replayEdit()->setText(notARun.filePath(QStringLiteral("nope"))); },
-             QStringLiteral("replayRun"), QStringLiteral("Replay run: "), QStringLiteral("not a directory")},
-            {"device gpu", [](AgentSettingsDialog &d) { d.devicesEdit()->setText(QStringLiteral("gpu")); },
-             QStringLiteral("devices"), QStringLiteral("Devices: "), QStringLiteral("\"gpu\"")},
-            {"device twice", [](AgentSettingsDialog &d) { d.devicesEdit()->setText(QStringLiteral("cuda:0, cuda:0")); },
-             QStringLiteral("devices"), QStringLiteral("Devices: "), QStringLiteral("twice")},
-            {"python missing", [](AgentSettingsDialog &d) { d.pythonEdit()->setText(QStringLiteral("/nonexistent/python3")); },
-             QStringLiteral("python"), QStringLiteral("Python: "), QStringLiteral("/nonexistent/python3")},
+            { "llm without model", [](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Llm); },
+                QStringLiteral("model"), QStringLiteral("Model: "), QStringLiteral("model name") },
+            { "base URL ftp",
+                [&](AgentSettingsDialog &d) {
+                    llm(d);
+                    d.baseUrlEdit()->setText(QStringLiteral("ftp://example.com/v1"));
+                },
+                QStringLiteral("baseUrl"), QStringLiteral("Base URL: "), QStringLiteral("http://") },
+            { "base URL without scheme",
+                [&](AgentSettingsDialog &d) {
+                    llm(d);
+                    d.baseUrlEdit()->setText(QStringLiteral("localhost:8000/v1"));
+                },
+                QStringLiteral("baseUrl"), QStringLiteral("Base URL: "),
+                QStringLiteral("localhost:8000/v1") },
+            { "key variable empty",
+                [&](AgentSettingsDialog &d) {
+                    llm(d);
+                    d.keyEnvEdit()->clear();
+                },
+                QStringLiteral("apiKeyEnv"), QStringLiteral("API key variable: "),
+                QStringLiteral("OPENAI_API_KEY") },
+            { "key pasted as variable",
+                [&](AgentSettingsDialog &d) {
+                    llm(d);
+                    d.keyEnvEdit()->setText(QStringLiteral("sk-abc-123"));
+                },
+                QStringLiteral("apiKeyEnv"), QStringLiteral("API key variable: "),
+                QStringLiteral("not the key") },
+            { "stored key empty",
+                [&](AgentSettingsDialog &d) {
+                    llm(d);
+                    d.keyStored()->setChecked(true);
+                },
+                QStringLiteral("apiKey"), QStringLiteral("API key: "), QStringLiteral("enter the key") },
+            { "command empty", [](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Command); },
+                QStringLiteral("command"), QStringLiteral("Command: "), QStringLiteral("{prompt}") },
+            { "command quote",
+                [](AgentSettingsDialog &d) {
+                    d.setKind(AgentConfig::Kind::Command);
+                    d.commandEdit()->setText(QStringLiteral("mytool '{prompt}"));
+                },
+                QStringLiteral("command"), QStringLiteral("Command: "), QStringLiteral("unclosed") },
+            { "replay empty", [](AgentSettingsDialog &d) { d.setKind(AgentConfig::Kind::Replay); },
+                QStringLiteral("replayRun"), QStringLiteral("Replay run: "),
+                QStringLiteral("run directory") },
+            { "replay without run.json",
+                [&](AgentSettingsDialog &d) {
+                    d.setKind(AgentConfig::Kind::Replay);
+                    d.replayEdit()->setText(notARun.path());
+                },
+                QStringLiteral("replayRun"), QStringLiteral("Replay run: "),
+                QStringLiteral("has no run.json") },
+            { "replay missing",
+                [&](AgentSettingsDialog &d) {
+                    d.setKind(AgentConfig::Kind::Replay);
+                    d.replayEdit()->setText(notARun.filePath(QStringLiteral("nope")));
+                },
+                QStringLiteral("replayRun"), QStringLiteral("Replay run: "),
+                QStringLiteral("not a directory") },
+            { "device gpu", [](AgentSettingsDialog &d) { d.devicesEdit()->setText(QStringLiteral("gpu")); },
+                QStringLiteral("devices"), QStringLiteral("Devices: "), QStringLiteral("\"gpu\"") },
+            { "device twice",
+                [](AgentSettingsDialog &d) { d.devicesEdit()->setText(QStringLiteral("cuda:0, cuda:0")); },
+                QStringLiteral("devices"), QStringLiteral("Devices: "), QStringLiteral("twice") },
+            { "python missing",
+                [](AgentSettingsDialog &d) {
+                    d.pythonEdit()->setText(QStringLiteral("/nonexistent/python3"));
+                },
+                QStringLiteral("python"), QStringLiteral("Python: "),
+                QStringLiteral("/nonexistent/python3") },
         };
         for (const Case &c : cases) {
             AgentSettingsDialog d;
@@ -180,10 +227,15 @@ private Q_SLOTS:
             c.fill(d);
             d.buttons()->button(QDialogButtonBox::Ok)->click();
             QVERIFY2(d.result() != QDialog::Accepted, c.name);
-            QVERIFY2(d.errorText().startsWith(c.label), qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(c.name), d.errorText())));
-            QVERIFY2(d.errorText().contains(c.mentions), qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(c.name), d.errorText())));
+            QVERIFY2(d.errorText().startsWith(c.label),
+                qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(c.name), d.errorText())));
+            QVERIFY2(d.errorText().contains(c.mentions),
+                qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(c.name), d.errorText())));
             QVERIFY2(d.focusWidget() && d.focusWidget()->objectName() == c.field,
-                     qPrintable(QStringLiteral("%1: focus on %2").arg(QLatin1String(c.name), d.focusWidget() ? d.focusWidget()->objectName() : QStringLiteral("nothing"))));
+                qPrintable(
+                    QStringLiteral("%1: focus on %2")
+                        .arg(QLatin1String(c.name),
+                            d.focusWidget() ? d.focusWidget()->objectName() : QStringLiteral("nothing"))));
             QSettings store;
             QVERIFY2(!AgentSettings::isSaved(store), c.name);
             // The same check without the dialog.
@@ -219,9 +271,9 @@ private Q_SLOTS:
         QStringList devices;
         QString why;
         QVERIFY(AgentSettings::parseDevices(QStringLiteral(" cuda:0,cuda:1 "), &devices, &why));
-        QCOMPARE(devices, (QStringList{QStringLiteral("cuda:0"), QStringLiteral("cuda:1")}));
+        QCOMPARE(devices, (QStringList { QStringLiteral("cuda:0"), QStringLiteral("cuda:1") }));
         QVERIFY(AgentSettings::parseDevices(QStringLiteral("cpu"), &devices, &why));
-        QCOMPARE(devices, QStringList{QStringLiteral("cpu")});
+        QCOMPARE(devices, QStringList { QStringLiteral("cpu") });
         QVERIFY(AgentSettings::parseDevices(QString(), &devices, &why));
         QVERIFY(devices.isEmpty());
     }
@@ -303,7 +355,7 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString runDir = tmp.path();
         QVERIFY(writeFile(QDir(runDir).filePath(QStringLiteral("run.json")),
-                          R"({"model": "m", "agent": {"kind": "tune", "model": "other", "max_tokens": 1234, "request_timeout_sec": 77}})"));
+            R"({"model": "m", "agent": {"kind": "tune", "model": "other", "max_tokens": 1234, "request_timeout_sec": 77}})"));
         QSettings store(tmp.filePath(QStringLiteral("settings.conf")), QSettings::IniFormat);
 
         // Nothing saved: what Start did before, run.json's agent on the default device.
@@ -323,7 +375,7 @@ private Q_SLOTS:
         QCOMPARE(o.agent.llmProtocol, QStringLiteral("openai"));
         QCOMPARE(o.agent.model, QStringLiteral("Qwen/Qwen2.5-Coder-32B-Instruct"));
         QCOMPARE(o.agent.baseUrl, QStringLiteral("http://localhost:8000/v1"));
-        QCOMPARE(o.devices, (QStringList{QStringLiteral("cuda:0"), QStringLiteral("cuda:1")}));
+        QCOMPARE(o.devices, (QStringList { QStringLiteral("cuda:0"), QStringLiteral("cuda:1") }));
         QCOMPARE(o.python, python());
         QCOMPARE(o.agentInputs.apiKey, key);
         // run.json's request limits stay underneath.
@@ -334,7 +386,9 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(createAgent(o.agent, o.agentInputs, &error), qPrintable(error));
         QVERIFY(!o.agent.toJson().contains(key.toLatin1()));
-        QVERIFY(!QString::fromStdString(RunConfig::stripSecrets(nlohmann::json::parse(o.agent.toJson().toStdString())).dump()).contains(key));
+        QVERIFY(!QString::fromStdString(
+            RunConfig::stripSecrets(nlohmann::json::parse(o.agent.toJson().toStdString())).dump())
+                     .contains(key));
 
         // Key from the environment: only the variable's name travels.
         AgentSettings env = llmSettings(QString());
@@ -349,13 +403,13 @@ private Q_SLOTS:
         AgentSettings command = llmSettings(key);
         command.agent.kind = AgentConfig::Kind::Command;
         command.agent.commandTemplate = QStringLiteral("mytool {prompt} {dir}");
-        command.devices = {QStringLiteral("cpu")};
+        command.devices = { QStringLiteral("cpu") };
         command.python.clear();
         command.save(store);
         const LoopOptions c = AgentSettings::loopOptions(runDir, store);
         QCOMPARE(c.agent.kind, AgentConfig::Kind::Command);
         QCOMPARE(c.agent.commandTemplate, QStringLiteral("mytool {prompt} {dir}"));
-        QCOMPARE(c.devices, QStringList{QStringLiteral("cpu")});
+        QCOMPARE(c.devices, QStringList { QStringLiteral("cpu") });
         QVERIFY(c.python.isEmpty());
         QVERIFY(c.agentInputs.apiKey.isEmpty());
 
@@ -368,9 +422,11 @@ private Q_SLOTS:
     {
         {
             AgentSettingsDialog d;
-            d.prefill(R"({"agent": {"kind": "command", "command": "mytool --prompt-file {prompt} --workdir {dir}"}})");
+            d.prefill(
+                R"({"agent": {"kind": "command", "command": "mytool --prompt-file {prompt} --workdir {dir}"}})");
             QCOMPARE(d.kindBox()->currentData().toString(), QStringLiteral("command"));
-            QCOMPARE(d.commandEdit()->text(), QStringLiteral("mytool --prompt-file {prompt} --workdir {dir}"));
+            QCOMPARE(
+                d.commandEdit()->text(), QStringLiteral("mytool --prompt-file {prompt} --workdir {dir}"));
             QVERIFY2(d.sourceText().contains(QStringLiteral("run.json")), qPrintable(d.sourceText()));
             QVERIFY(!d.buttons()->button(QDialogButtonBox::Reset)->isEnabled()); // nothing to forget
         }
@@ -417,7 +473,7 @@ private Q_SLOTS:
             QCOMPARE(saved.agent.baseUrl, QStringLiteral("http://127.0.0.1:11434/v1"));
             QCOMPARE(saved.agent.model, QStringLiteral("qwen2.5-coder"));
             QCOMPARE(saved.apiKey, key);
-            QCOMPARE(saved.devices, QStringList{QStringLiteral("cuda:1")});
+            QCOMPARE(saved.devices, QStringList { QStringLiteral("cuda:1") });
             QVERIFY(ownerOnly(store.fileName()));
         }
         {
@@ -466,16 +522,19 @@ private Q_SLOTS:
 
         // The server answers: the verdict and what it said about itself, off the GUI thread (the
         // loopback server answers from this thread's event loop while the probe waits).
-        server.enqueue(raw(200, R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":131072}]})"));
+        server.enqueue(raw(200,
+            R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":131072}]})"));
         server.enqueue(ScriptedReply::reply(QStringLiteral("OK")));
         button->click();
         QVERIFY(!button->isEnabled());
         QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 15000);
-        QVERIFY2(result->text().startsWith(QStringLiteral("ok: qwen-coder answered")), qPrintable(result->text()));
+        QVERIFY2(
+            result->text().startsWith(QStringLiteral("ok: qwen-coder answered")), qPrintable(result->text()));
         QVERIFY2(result->text().contains(QStringLiteral("131072")), qPrintable(result->text()));
         const auto requests = server.requests();
         QVERIFY(requests.size() >= 2);
-        QCOMPARE(requests.first().headers.value("authorization"), "Bearer " + key.toUtf8()); // the stored key, in memory
+        QCOMPARE(requests.first().headers.value("authorization"),
+            "Bearer " + key.toUtf8()); // the stored key, in memory
 
         // A refused key: named, and the key itself never shown.
         server.enqueue(raw(401, R"({"error":{"message":"bad key"}})"));
@@ -513,8 +572,9 @@ private Q_SLOTS:
         d->buttons()->button(QDialogButtonBox::Ok)->click();
         QTRY_VERIFY(!d); // closed and deleted
         const QString log = w.logView()->toPlainText();
-        QVERIFY2(log.contains(QStringLiteral("Loop ▸ Start will use llm agent (openai, gpt-4.1 at the public endpoint, key stored in your settings) on cpu")),
-                 qPrintable(log));
+        QVERIFY2(log.contains(QStringLiteral("Loop ▸ Start will use llm agent (openai, gpt-4.1 at the public "
+                                             "endpoint, key stored in your settings) on cpu")),
+            qPrintable(log));
         QVERIFY(!log.contains(key));
         QVERIFY(w.agentAction()->toolTip().contains(QStringLiteral("gpt-4.1")));
         QVERIFY(!w.agentAction()->toolTip().contains(key));
@@ -525,7 +585,8 @@ private Q_SLOTS:
         QCOMPARE(d->modelEdit()->text(), QStringLiteral("gpt-4.1"));
         d->buttons()->button(QDialogButtonBox::Reset)->click();
         QTRY_VERIFY(!d);
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("Loop ▸ Start will use each run's own agent")));
+        QVERIFY(w.logView()->toPlainText().contains(
+            QStringLiteral("Loop ▸ Start will use each run's own agent")));
         QSettings store;
         QVERIFY(!AgentSettings::isSaved(store));
     }
@@ -540,10 +601,9 @@ private Q_SLOTS:
         const QString dir = tmp.filePath(QStringLiteral("run"));
         const QString kernel = QStringLiteral("01-softmax");
         {
-            const nlohmann::json config = {{"model", "ui-e2e"},
-                                           {"python", python().toStdString()},
-                                           {"activity", "cpu"},
-                                           {"move_on", {{"max_consecutive_reverts", 0}, {"speedup_over_baseline", 0}}}};
+            const nlohmann::json config
+                = { { "model", "ui-e2e" }, { "python", python().toStdString() }, { "activity", "cpu" },
+                      { "move_on", { { "max_consecutive_reverts", 0 }, { "speedup_over_baseline", 0 } } } };
             QString error;
             std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
             QVERIFY2(store, qPrintable(error));
@@ -558,8 +618,9 @@ private Q_SLOTS:
         }
         LoopbackLlmServer server;
         QVERIFY(server.start());
-        server.enqueue(ScriptedReply::reply(QStringLiteral("DESCRIPTION: ROW_CHUNK 1 -> 256\n\n```python\n%1```\n")
-                                                .arg(QString::fromUtf8(chunk(256)))));
+        server.enqueue(
+            ScriptedReply::reply(QStringLiteral("DESCRIPTION: ROW_CHUNK 1 -> 256\n\n```python\n%1```\n")
+                                     .arg(QString::fromUtf8(chunk(256)))));
 
         const QByteArray key = randomKey();
         {
@@ -571,7 +632,7 @@ private Q_SLOTS:
             s.agent.apiKeyEnv = QStringLiteral("AK_UI_TEST_UNSET_KEY");
             s.keySource = AgentSettings::KeySource::Stored;
             s.apiKey = QString::fromLatin1(key);
-            s.devices = {QStringLiteral("cpu")};
+            s.devices = { QStringLiteral("cpu") };
             s.python = python();
             QVERIFY2(s.check().isEmpty(), qPrintable(s.check().message));
             QSettings store;
@@ -588,7 +649,8 @@ private Q_SLOTS:
             options.quickBench = true;
             options.benchTimeLimitSec = 120;
             made = new LocalLoop(options, parent);
-            QObject::connect(made, &LocalLoop::finished, [&endReason](const QString &why) { endReason = why; });
+            QObject::connect(
+                made, &LocalLoop::finished, [&endReason](const QString &why) { endReason = why; });
             return made;
         });
         QVERIFY(openAndWait(w, dir));

@@ -4,8 +4,8 @@
 
 #include <QAction>
 #include <QPlainTextEdit>
-#include <QSettings>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTextBlock>
 
@@ -46,8 +46,10 @@ private Q_SLOTS:
         DiffView view;
         view.resize(900, 400);
         view.show();
-        const QString oldText = QStringLiteral("import triton\nBLOCK = 64\n\ndef kernel_fn(x):\n    return x\n");
-        const QString newText = QStringLiteral("import triton\nimport torch\nBLOCK = 128\nWARPS = 4\n\ndef kernel_fn(x):\n    return x\n");
+        const QString oldText
+            = QStringLiteral("import triton\nBLOCK = 64\n\ndef kernel_fn(x):\n    return x\n");
+        const QString newText = QStringLiteral(
+            "import triton\nimport torch\nBLOCK = 128\nWARPS = 4\n\ndef kernel_fn(x):\n    return x\n");
         view.showDiff(ak::TextDiff::compute(oldText, newText), QStringLiteral("old"), QStringLiteral("new"));
         QVERIFY(view.isShowingDiff());
         const int left = view.editor(0)->document()->blockCount();
@@ -135,11 +137,12 @@ private Q_SLOTS:
             right << view.editor(1)->gutterText(i);
         }
         // Rows: a | b removed | c | x, y added | d; padding rows show no number.
-        QCOMPARE(left, (QStringList{"1", "2", "3", "", "", "4"}));
-        QCOMPARE(right, (QStringList{"1", "", "2", "3", "4", "5"}));
+        QCOMPARE(left, (QStringList { "1", "2", "3", "", "", "4" }));
+        QCOMPARE(right, (QStringList { "1", "", "2", "3", "4", "5" }));
         for (int s = 0; s < 2; ++s) {
             QVERIFY(view.editor(s)->gutterWidth() > 0);
-            QVERIFY(view.editor(s)->viewport()->geometry().left() >= view.editor(s)->gutterWidth()); // text clear of the gutter
+            QVERIFY(view.editor(s)->viewport()->geometry().left()
+                >= view.editor(s)->gutterWidth()); // text clear of the gutter
         }
     }
 
@@ -167,15 +170,17 @@ private Q_SLOTS:
             texts << l.text;
             kinds << l.kind;
         }
-        QCOMPARE(texts, (QStringList{"a", "b = 1", "c = 1", "b = 2", "c = 2", "d", "new", "e"}));
-        QCOMPARE(kinds, (QVector<K>{K::Equal, K::Removed, K::Removed, K::Added, K::Added, K::Equal, K::Added, K::Equal}));
+        QCOMPARE(texts, (QStringList { "a", "b = 1", "c = 1", "b = 2", "c = 2", "d", "new", "e" }));
+        QCOMPARE(kinds,
+            (QVector<K> {
+                K::Equal, K::Removed, K::Removed, K::Added, K::Added, K::Equal, K::Added, K::Equal }));
         QCOMPARE(view.editor(1)->toPlainText(), texts.join(QLatin1Char('\n')));
         QCOMPARE(view.firstChangedRow(), 1);
         // Two gutter columns: old and new numbers; a removed line has no new one and vice versa.
         QStringList gutter;
         for (int i = 0; i < lines.size(); ++i)
             gutter << view.editor(1)->gutterText(i);
-        QCOMPARE(gutter, (QStringList{"1 1", "2 ", "3 ", " 2", " 3", "4 4", " 5", "5 6"}));
+        QCOMPARE(gutter, (QStringList { "1 1", "2 ", "3 ", " 2", " 3", "4 4", " 5", "5 6" }));
         // -/+ backgrounds on the removed and added lines only; "64 -> 128"-style highlights kept.
         QTextBlock b = view.editor(1)->document()->firstBlock();
         for (const ak::DiffLine &l : lines) {
@@ -215,11 +220,12 @@ private Q_SLOTS:
             return t;
         };
         // 3 lines of context around each change, the rest one row per stretch.
-        QCOMPARE(texts(), (QStringList{"⋯ 146 unchanged lines", "x147 = 147", "x148 = 148", "x149 = 149", "changed = 150",
-                                       "x151 = 151", "x152 = 152", "x153 = 153", "⋯ 93 unchanged lines",
-                                       "x247 = 247", "x248 = 248", "x249 = 249", "changed = 250", "x251 = 251",
-                                       "x252 = 252", "x253 = 253", "⋯ 47 unchanged lines"}));
-        QCOMPARE(view.editor(0)->gutterText(0), QString());   // a separator has no number
+        QCOMPARE(texts(),
+            (QStringList { "⋯ 146 unchanged lines", "x147 = 147", "x148 = 148", "x149 = 149", "changed = 150",
+                "x151 = 151", "x152 = 152", "x153 = 153", "⋯ 93 unchanged lines", "x247 = 247", "x248 = 248",
+                "x249 = 249", "changed = 250", "x251 = 251", "x252 = 252", "x253 = 253",
+                "⋯ 47 unchanged lines" }));
+        QCOMPARE(view.editor(0)->gutterText(0), QString()); // a separator has no number
         QCOMPARE(view.editor(0)->gutterText(1), QStringLiteral("147"));
         QCOMPARE(view.editor(1)->gutterText(9), QStringLiteral("247"));
         // A click on the middle separator shows its 93 lines, numbered; the others stay folded.
@@ -248,7 +254,8 @@ private Q_SLOTS:
         QCOMPARE(view.displayedRows().size(), 300);
         // An identical text is not folded (nothing would be left to read).
         view.setFolding(true);
-        view.showDiff(ak::TextDiff::compute(oldLines.join('\n'), oldLines.join('\n')), QStringLiteral("a"), QStringLiteral("a"));
+        view.showDiff(ak::TextDiff::compute(oldLines.join('\n'), oldLines.join('\n')), QStringLiteral("a"),
+            QStringLiteral("a"));
         QCOMPARE(view.displayedRows().size(), 300);
     }
 
@@ -256,14 +263,17 @@ private Q_SLOTS:
     {
         DiffView view;
         QSignalSpy shown(&view, &DiffView::diffShown);
-        view.showTexts(QStringLiteral("a\n"), QStringLiteral("b\n"), QStringLiteral("o"), QStringLiteral("first"));
-        view.showTexts(QStringLiteral("a\n"), QStringLiteral("a\nc\n"), QStringLiteral("o"), QStringLiteral("second"));
+        view.showTexts(
+            QStringLiteral("a\n"), QStringLiteral("b\n"), QStringLiteral("o"), QStringLiteral("first"));
+        view.showTexts(
+            QStringLiteral("a\n"), QStringLiteral("a\nc\n"), QStringLiteral("o"), QStringLiteral("second"));
         QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 5000);
         QTest::qWait(100); // a stale first result must not arrive afterwards
         QCOMPARE(shown.count(), 1);
         QCOMPARE(view.editor(1)->toPlainText(), QStringLiteral("a\nc"));
         // A message supersedes a computation still running.
-        view.showTexts(QStringLiteral("x\n"), QStringLiteral("y\n"), QStringLiteral("o"), QStringLiteral("n"));
+        view.showTexts(
+            QStringLiteral("x\n"), QStringLiteral("y\n"), QStringLiteral("o"), QStringLiteral("n"));
         view.showMessage(QStringLiteral("Nothing"), QString());
         QTest::qWait(200);
         QVERIFY(!view.isShowingDiff());

@@ -41,7 +41,7 @@ KernelRecord kernel(int rank, const QString &op)
 bool makeRun(const QString &dir)
 {
     QString error;
-    auto store = RunStore::create(dir, nlohmann::json{{"model", "tiny.py"}}, &error);
+    auto store = RunStore::create(dir, nlohmann::json { { "model", "tiny.py" } }, &error);
     if (!store || store->addKernel(kernel(1, QStringLiteral("matmul")), "BASE_MM = 1\n", &error).id == 0
         || store->addKernel(kernel(2, QStringLiteral("softmax")), "BASE_SM = 1\n", &error).id == 0) {
         qWarning("%s", qPrintable(error));
@@ -71,7 +71,8 @@ void selectKernel(MainWindow &w, const QString &key)
     for (int r = 0; r < view->model()->rowCount(); ++r) {
         const QModelIndex idx = view->model()->index(r, 0);
         if (idx.data(KernelTableModel::KeyRole).toString() == key) {
-            view->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            view->selectionModel()->setCurrentIndex(
+                idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             return;
         }
     }
@@ -92,8 +93,9 @@ private Q_SLOTS:
         QVERIFY(openAndWait(w, tmp.path()));
         auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
         QVERIFY2(control, "an open run is steered through its directory by default");
-        QCOMPARE(control->capabilities(), LoopControl::CanSteerKernels | LoopControl::CanRevert | LoopControl::CanReview
-                                               | LoopControl::CanEditRules | LoopControl::CanSetReviewMode);
+        QCOMPARE(control->capabilities(),
+            LoopControl::CanSteerKernels | LoopControl::CanRevert | LoopControl::CanReview
+                | LoopControl::CanEditRules | LoopControl::CanSetReviewMode);
         QTRY_VERIFY(control->isWriterKnown());
         QCOMPARE(control->writerPid(), 0);
 
@@ -173,7 +175,7 @@ private Q_SLOTS:
         QTRY_VERIFY(qobject_cast<DirectoryControl *>(w.steering()->loopControl())->isWriterKnown());
         QVERIFY(!w.steering()->start()->isEnabled());
         QVERIFY2(w.steering()->start()->toolTip().contains(QStringLiteral("no in-process loop")),
-                 qPrintable(w.steering()->start()->toolTip()));
+            qPrintable(w.steering()->start()->toolTip()));
     }
 
     void startAttachesTheFactoryLoopAndStopHandsBack()
@@ -185,7 +187,8 @@ private Q_SLOTS:
         QString madeFor;
         w.setLoopFactory([&made, &madeFor](const QString &runDir, QObject *parent) -> LoopControl * {
             madeFor = runDir;
-            made = new FakeLoopControl(LoopControl::CanStartStop | LoopControl::CanPause | LoopControl::CanSteerKernels, parent);
+            made = new FakeLoopControl(
+                LoopControl::CanStartStop | LoopControl::CanPause | LoopControl::CanSteerKernels, parent);
             return made;
         });
         QVERIFY(openAndWait(w, tmp.path()));
@@ -194,7 +197,7 @@ private Q_SLOTS:
         QVERIFY(made);
         QCOMPARE(madeFor, QDir(tmp.path()).absolutePath());
         QCOMPARE(w.steering()->loopControl(), made.data());
-        QCOMPARE(made->calls, QStringList{QStringLiteral("start")});
+        QCOMPARE(made->calls, QStringList { QStringLiteral("start") });
         made->setState(LoopControl::State::Running);
         QVERIFY(w.steering()->stop()->isEnabled());
         QVERIFY(w.steering()->pause()->isEnabled());
@@ -217,8 +220,9 @@ private Q_SLOTS:
         w.setLoopFactory([](const QString &, QObject *parent) -> LoopControl * {
             auto *loop = new FakeLoopControl(LoopControl::CanStartStop, parent);
             // What LocalLoop::start does when it cannot take the run: report and stay Stopped.
-            QObject::connect(loop, &FakeLoopControl::startCalled, loop,
-                             [loop] { Q_EMIT loop->actionFailed(QStringLiteral("start"), QStringLiteral("run is locked")); });
+            QObject::connect(loop, &FakeLoopControl::startCalled, loop, [loop] {
+                Q_EMIT loop->actionFailed(QStringLiteral("start"), QStringLiteral("run is locked"));
+            });
             return loop;
         });
         QVERIFY(openAndWait(w, tmp.path()));

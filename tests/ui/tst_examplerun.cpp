@@ -50,12 +50,13 @@ private Q_SLOTS:
     void bundledExamplesAreListed()
     {
         const QStringList names = ExampleRun::names();
-        for (const char *n : {"gpt2", "llama", "bert", "cnn"})
+        for (const char *n : { "gpt2", "llama", "bert", "cnn" })
             QVERIFY2(names.contains(QLatin1String(n)), qPrintable(names.join(QLatin1Char(' '))));
         ExampleRun::Options o;
         o.name = QStringLiteral("gpt2");
         QCOMPARE(ExampleRun::runDirFor(o, QStringLiteral("cpu")),
-                 QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/examples/gpt2-cpu"));
+            QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation)
+                + QStringLiteral("/examples/gpt2-cpu"));
         MainWindow w;
         auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("ExampleMenu"));
         QVERIFY(menu);
@@ -81,7 +82,8 @@ private Q_SLOTS:
         QVERIFY(!w.isCreatingExample());
         QVERIFY(QFileInfo::exists(dir + QStringLiteral("/profile.json")));
         QStringList kernels;
-        QDirIterator it(dir + QStringLiteral("/kernels"), {QStringLiteral("kernel.py")}, QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(dir + QStringLiteral("/kernels"), { QStringLiteral("kernel.py") }, QDir::Files,
+            QDirIterator::Subdirectories);
         while (it.hasNext())
             kernels << it.next();
         QVERIFY2(!kernels.isEmpty() && kernels.size() <= 5, qPrintable(kernels.join(QLatin1Char(' '))));
@@ -91,7 +93,7 @@ private Q_SLOTS:
         QVERIFY(log.contains(QStringLiteral("example gpt2: created")));
         // Created in a hidden folder and renamed into place: nothing else is left next to it.
         QCOMPARE(QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
-                 QStringList{QStringLiteral("gpt2-cpu")});
+            QStringList { QStringLiteral("gpt2-cpu") });
 
         // The second time the run exists and opens directly, without profiling.
         MainWindow again;
@@ -113,10 +115,12 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
         QVERIFY(!w.isShowingRun());
         QVERIFY(w.noRunState()->title().contains(QStringLiteral("Could not prepare the gpt2 example run")));
-        QVERIFY2(w.noRunState()->body().contains(QStringLiteral("No Python with PyTorch")), qPrintable(w.noRunState()->body()));
+        QVERIFY2(w.noRunState()->body().contains(QStringLiteral("No Python with PyTorch")),
+            qPrintable(w.noRunState()->body()));
         QVERIFY(w.noRunState()->body().contains(QStringLiteral("/nonexistent/python3")));
         QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("No Python with PyTorch")));
-        QCOMPARE(QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+        QCOMPARE(QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+            QStringList());
     }
 
     void unknownExampleIsRefused()
@@ -147,8 +151,11 @@ private Q_SLOTS:
         w->openExample(options(base.path()));
         QTRY_VERIFY_WITH_TIMEOUT(w->logView()->toPlainText().contains(QStringLiteral("profiling:")), 60000);
         delete w;
-        const auto entries = [&base] { return QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot); };
-        QTRY_VERIFY_WITH_TIMEOUT(entries().isEmpty() || entries() == QStringList{QStringLiteral("gpt2-cpu")}, 30000);
+        const auto entries = [&base] {
+            return QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(
+            entries().isEmpty() || entries() == QStringList { QStringLiteral("gpt2-cpu") }, 30000);
         if (!entries().isEmpty())
             QVERIFY(QFileInfo::exists(base.filePath(QStringLiteral("gpt2-cpu/profile.json"))));
         QThreadPool::globalInstance()->waitForDone(30000);

@@ -58,11 +58,15 @@ private Q_SLOTS:
         ExperimentModel model;
         model.resetRows(rows);
         const QString llm = model.index(2, ExperimentModel::AgentColumn).data(Qt::ToolTipRole).toString();
-        QVERIFY2(llm.contains(QStringLiteral("12,345 tokens in, 678 out")) || llm.contains(QStringLiteral("12345 tokens in, 678 out")),
-                 qPrintable(llm));
+        QVERIFY2(llm.contains(QStringLiteral("12,345 tokens in, 678 out"))
+                || llm.contains(QStringLiteral("12345 tokens in, 678 out")),
+            qPrintable(llm));
         QVERIFY2(llm.contains(QStringLiteral("$0.0421")), qPrintable(llm));
         // An agent without a model costs nothing and says nothing about tokens.
-        QVERIFY(!model.index(1, ExperimentModel::AgentColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("tokens")));
+        QVERIFY(!model.index(1, ExperimentModel::AgentColumn)
+                     .data(Qt::ToolTipRole)
+                     .toString()
+                     .contains(QStringLiteral("tokens")));
     }
 
     void chartRowsAndColumns()

@@ -42,7 +42,7 @@ private Q_SLOTS:
         QCOMPARE(share.data(KernelTableModel::SortRole).toDouble(), 0.275);
         QCOMPARE(share.data(KernelTableModel::TotalCostRole).toDouble(), 1.0);
         QCOMPARE(model.index(0, KernelTableModel::KernelColumn).data(KernelTableModel::KeyRole).toString(),
-                 QStringLiteral("01-matmul"));
+            QStringLiteral("01-matmul"));
     }
 
     void bestOfKeptExperiments()
@@ -50,14 +50,21 @@ private Q_SLOTS:
         KernelTableModel model;
         model.resetRows(KernelTableModel::rowsFrom(*ak::test::makeRun(QStringLiteral("/r"))));
         // Kernel 1: kept 1.3x and 1.5x, a reverted 0.9x and a failure; the baseline is not counted.
-        QCOMPARE(model.index(0, KernelTableModel::BestSpeedupColumn).data().toString(), QStringLiteral("1.50×"));
-        QCOMPARE(model.index(0, KernelTableModel::RoofColumn).data(KernelTableModel::SortRole).toDouble(), 60.0);
-        QCOMPARE(model.index(0, KernelTableModel::ExperimentsColumn).data(KernelTableModel::SortRole).toInt(), 4);
+        QCOMPARE(
+            model.index(0, KernelTableModel::BestSpeedupColumn).data().toString(), QStringLiteral("1.50×"));
+        QCOMPARE(
+            model.index(0, KernelTableModel::RoofColumn).data(KernelTableModel::SortRole).toDouble(), 60.0);
+        QCOMPARE(
+            model.index(0, KernelTableModel::ExperimentsColumn).data(KernelTableModel::SortRole).toInt(), 4);
         QCOMPARE(model.rowAt(0).kept, 2);
         // Kernel 2: only a pending experiment: nothing kept, nothing measured shown as a dash, no bar.
         QCOMPARE(model.index(1, KernelTableModel::BestSpeedupColumn).data().toString(), QStringLiteral("—"));
-        QVERIFY(!model.index(1, KernelTableModel::RoofColumn).data(KernelTableModel::TotalCostRole).isValid());
-        QVERIFY(model.index(1, KernelTableModel::ExperimentsColumn).data().toString().contains(QStringLiteral("1 to review")));
+        QVERIFY(
+            !model.index(1, KernelTableModel::RoofColumn).data(KernelTableModel::TotalCostRole).isValid());
+        QVERIFY(model.index(1, KernelTableModel::ExperimentsColumn)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("1 to review")));
     }
 
     void headersHaveTooltipsAndInitialOrder()
@@ -65,12 +72,15 @@ private Q_SLOTS:
         KernelTableModel model;
         for (int c = 0; c < KernelTableModel::ColumnCount; ++c) {
             QVERIFY(!model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
-            QVERIFY2(!model.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty(), qPrintable(QString::number(c)));
+            QVERIFY2(!model.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty(),
+                qPrintable(QString::number(c)));
         }
-        QCOMPARE(model.headerData(KernelTableModel::ShareColumn, Qt::Horizontal, Qt::InitialSortOrderRole).value<Qt::SortOrder>(),
-                 Qt::DescendingOrder);
-        QCOMPARE(model.headerData(KernelTableModel::RankColumn, Qt::Horizontal, Qt::InitialSortOrderRole).value<Qt::SortOrder>(),
-                 Qt::AscendingOrder);
+        QCOMPARE(model.headerData(KernelTableModel::ShareColumn, Qt::Horizontal, Qt::InitialSortOrderRole)
+                     .value<Qt::SortOrder>(),
+            Qt::DescendingOrder);
+        QCOMPARE(model.headerData(KernelTableModel::RankColumn, Qt::Horizontal, Qt::InitialSortOrderRole)
+                     .value<Qt::SortOrder>(),
+            Qt::AscendingOrder);
     }
 
     void liveUpdateEmitsDataChangedNotReset()

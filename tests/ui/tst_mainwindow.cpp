@@ -11,9 +11,9 @@
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
 
+#include <QElapsedTimer>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QElapsedTimer>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -36,7 +36,8 @@ void selectKernel(MainWindow &w, const QString &key)
     for (int r = 0; r < view->model()->rowCount(); ++r) {
         const QModelIndex idx = view->model()->index(r, 0);
         if (idx.data(ak::KernelTableModel::KeyRole).toString() == key) {
-            view->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            view->selectionModel()->setCurrentIndex(
+                idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             return;
         }
     }
@@ -57,8 +58,9 @@ private Q_SLOTS:
         QTRY_VERIFY(w.deviceStatus()->isDetected());
         // No GPU on a test machine is a normal result; either way the label names what was found.
         const QString text = w.deviceStatus()->text();
-        QVERIFY2(text.contains(QStringLiteral("GPU")) || text.contains(QStringLiteral("NVIDIA")) || text.contains(QStringLiteral("AMD")),
-                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("GPU")) || text.contains(QStringLiteral("NVIDIA"))
+                || text.contains(QStringLiteral("AMD")),
+            qPrintable(text));
         QCOMPARE(w.statusBar()->findChildren<ak::DeviceStatus *>().size(), 1);
     }
 
@@ -68,7 +70,8 @@ private Q_SLOTS:
         QVERIFY(!w.isShowingRun());
         QVERIFY(w.noRunState()->title().contains(QStringLiteral("No run open")));
         QVERIFY(w.noRunState()->body().contains(QStringLiteral("File ▸ Open")));
-        QVERIFY(w.noRunState()->body().contains(QStringLiteral("autokernel-cli profile --model gpt2 --out RUN_DIR")));
+        QVERIFY(w.noRunState()->body().contains(
+            QStringLiteral("autokernel-cli profile --model gpt2 --out RUN_DIR")));
     }
 
     void runWithoutExperiments()
@@ -94,14 +97,15 @@ private Q_SLOTS:
         auto *label = w.findChild<QLabel *>(QStringLiteral("SandboxLabel"));
         QVERIFY(label);
         w.showSnapshot(s);
-        QVERIFY(label->isHidden());                 // recorded before the judge had a sandbox
+        QVERIFY(label->isHidden()); // recorded before the judge had a sandbox
         s = ak::test::makeRun(QStringLiteral("/runs/sandboxed"), true);
         s->experiments.last().metrics.sandbox = QStringLiteral("bubblewrap");
         w.showSnapshot(s);
         QVERIFY(!label->isHidden());
         QCOMPARE(label->text(), QStringLiteral("Sandbox: bubblewrap"));
         s = ak::test::makeRun(QStringLiteral("/runs/sandboxed"), true);
-        s->experiments.last().metrics.sandbox = QStringLiteral("process (bubblewrap (bwrap) is not installed)");
+        s->experiments.last().metrics.sandbox
+            = QStringLiteral("process (bubblewrap (bwrap) is not installed)");
         w.showSnapshot(s);
         QVERIFY(label->text().contains(QStringLiteral("No sandbox")));
         QVERIFY(label->toolTip().contains(QStringLiteral("bwrap) is not installed")));
@@ -157,9 +161,9 @@ private Q_SLOTS:
         // A loop writing 25 changes a second for 1.2 s: the table follows while the stream lasts
         // (a restarting debounce showed nothing until it stopped), one load at a time, coalesced.
         MainWindow w;
-        std::atomic<int> inFlight{0};
-        std::atomic<int> maxInFlight{0};
-        std::atomic<int> loads{0};
+        std::atomic<int> inFlight { 0 };
+        std::atomic<int> maxInFlight { 0 };
+        std::atomic<int> loads { 0 };
         w.setLoader([&](const QString &dir, QString *) -> ak::RunSnapshotPtr {
             const int now = ++inFlight;
             maxInFlight = std::max(maxInFlight.load(), now);
@@ -186,7 +190,8 @@ private Q_SLOTS:
         QTest::qWait(400);
         QCOMPARE(loads.load(), settled);
         QCOMPARE(maxInFlight.load(), 1);
-        QVERIFY2(settled <= 1 + 1200 / 250 + 3, qPrintable(QString::number(settled))); // coalesced, not 30 loads
+        QVERIFY2(
+            settled <= 1 + 1200 / 250 + 3, qPrintable(QString::number(settled))); // coalesced, not 30 loads
     }
 
     void actionsFollowTheSelectedExperimentAcrossReloads()
@@ -194,7 +199,7 @@ private Q_SLOTS:
         // Accept on a pending experiment; the loop applies it; the next reload shows it kept: Accept and
         // Reject must turn off then, not only when another row is selected (issue #14).
         MainWindow w;
-        std::atomic<bool> accepted{false};
+        std::atomic<bool> accepted { false };
         w.setLoader([&accepted](const QString &dir, QString *) -> ak::RunSnapshotPtr {
             auto s = ak::test::makeRun(dir);
             if (accepted)
@@ -207,8 +212,8 @@ private Q_SLOTS:
         selectKernel(w, QStringLiteral("02-softmax"));
         QTableView *commits = w.workspace()->commitView();
         QCOMPARE(commits->model()->rowCount(), 1);
-        commits->selectionModel()->setCurrentIndex(commits->model()->index(0, 0),
-                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        commits->selectionModel()->setCurrentIndex(
+            commits->model()->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QVERIFY(w.steering()->accept()->isEnabled());
         QVERIFY(w.steering()->reject()->isEnabled());
         accepted = true;
@@ -271,7 +276,8 @@ private Q_SLOTS:
         w.showSnapshot(s);
         selectKernel(w, QStringLiteral("01-matmul"));
         auto next = std::make_shared<ak::RunSnapshot>(*s);
-        next->experiments.append(ak::test::experiment(7, QStringLiteral("01-matmul"), ak::ExperimentStatus::Kept, 1.8, 71.0));
+        next->experiments.append(
+            ak::test::experiment(7, QStringLiteral("01-matmul"), ak::ExperimentStatus::Kept, 1.8, 71.0));
         next->experimentIndex.insert(7, int(next->experiments.size()) - 1);
         QSignalSpy resets(w.workspace()->kernelModel(), &QAbstractItemModel::modelReset);
         w.showSnapshot(next);
@@ -288,19 +294,23 @@ private Q_SLOTS:
         QStringList reads;
         w.setBlobReader([&reads](const QString &, const QString &commit, const QString &path, QString *) {
             reads << path;
-            return commit.endsWith(QLatin1Char('5')) ? QByteArray("BLOCK = 128\nWARPS = 8\n") : QByteArray("BLOCK = 64\n");
+            return commit.endsWith(QLatin1Char('5')) ? QByteArray("BLOCK = 128\nWARPS = 8\n")
+                                                     : QByteArray("BLOCK = 64\n");
         });
         w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/c")));
         QTableView *commits = w.workspace()->commitView();
-        const int row = w.workspace()->experimentProxy()->mapFromSource(
-                                                               w.workspace()->experimentModel()->index(w.workspace()->experimentModel()->rowOfId(5), 0))
+        const int row = w.workspace()
+                            ->experimentProxy()
+                            ->mapFromSource(w.workspace()->experimentModel()->index(
+                                w.workspace()->experimentModel()->rowOfId(5), 0))
                             .row();
         QSignalSpy shown(w.workspace()->diffView(), &ak::DiffView::diffShown);
-        commits->selectionModel()->setCurrentIndex(commits->model()->index(row, 0),
-                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        commits->selectionModel()->setCurrentIndex(
+            commits->model()->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 5000);
         QVERIFY(reads.contains(QStringLiteral("kernels/01-matmul/kernel.py")));
-        QCOMPARE(w.workspace()->diffView()->editor(1)->toPlainText(), QStringLiteral("BLOCK = 128\nWARPS = 8"));
+        QCOMPARE(
+            w.workspace()->diffView()->editor(1)->toPlainText(), QStringLiteral("BLOCK = 128\nWARPS = 8"));
         QCOMPARE(w.workspace()->diffView()->editor(0)->document()->blockCount(), 2); // padded
     }
 };

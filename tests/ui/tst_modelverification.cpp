@@ -32,7 +32,8 @@ std::shared_ptr<ak::RunSnapshot> verifiedRun(bool withCompile = true)
     auto s = ak::test::makeRun(QStringLiteral("/r"));
     s->kernels.append(ak::test::kernel(4, QStringLiteral("gelu_kernel"), QStringLiteral("gelu"), 40.0, 0.02));
     QStringList warnings;
-    s->verification = ModelVerification::parse(bytes(ak::test::verificationDict(withCompile)), QStringLiteral("verification.json"), &warnings);
+    s->verification = ModelVerification::parse(
+        bytes(ak::test::verificationDict(withCompile)), QStringLiteral("verification.json"), &warnings);
     return s;
 }
 
@@ -51,11 +52,12 @@ private Q_SLOTS:
     void parsesEveryField()
     {
         QStringList warnings;
-        const auto v = ModelVerification::parse(bytes(ak::test::verificationDict(true)), QStringLiteral("verification.json"), &warnings);
+        const auto v = ModelVerification::parse(
+            bytes(ak::test::verificationDict(true)), QStringLiteral("verification.json"), &warnings);
         QVERIFY(v);
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
         QCOMPARE(v->kernels.size(), 4);
-        QCOMPARE(v->finalSet, QStringList{QStringLiteral("01-matmul")});
+        QCOMPARE(v->finalSet, QStringList { QStringLiteral("01-matmul") });
         QCOMPARE(v->eager.medianUs, 15230.0);
         QVERIFY(v->compileOurs.measured);
         QCOMPARE(v->compileOurs.speedupVsCompile, 11890.0 / 11580.0);
@@ -63,7 +65,7 @@ private Q_SLOTS:
         QCOMPARE(v->compileOursSeconds, 51.7);
         QCOMPARE(v->modelSpeedup, 15230.0 / 14420.0);
         QVERIFY(v->parityOk);
-        QCOMPARE(v->seeds, (QVector<qint64>{11, 22, 33}));
+        QCOMPARE(v->seeds, (QVector<qint64> { 11, 22, 33 }));
         QCOMPARE(v->deviceName, QStringLiteral("NVIDIA H200"));
         QCOMPARE(v->triton, QStringLiteral("3.1.0"));
         QCOMPARE(v->when, QDateTime(QDate(2025, 6, 3), QTime(9, 14, 27), Qt::UTC));
@@ -76,13 +78,15 @@ private Q_SLOTS:
         const ak::KernelVerification *gelu = v->kernel(QStringLiteral("04-gelu"));
         QVERIFY(gelu && gelu->parityChecked && !gelu->parityOk);
         QCOMPARE(gelu->parityError, 37.5);
-        QCOMPARE(gelu->sites, (QStringList{QStringLiteral("transformer.h.0.attn"), QStringLiteral("transformer.h.1.attn")}));
+        QCOMPARE(gelu->sites,
+            (QStringList { QStringLiteral("transformer.h.0.attn"), QStringLiteral("transformer.h.1.attn") }));
     }
 
     void torchWithoutCompileHasNoCompileTimings()
     {
         QStringList warnings;
-        const auto v = ModelVerification::parse(bytes(ak::test::verificationDict(false)), QStringLiteral("verification.json"), &warnings);
+        const auto v = ModelVerification::parse(
+            bytes(ak::test::verificationDict(false)), QStringLiteral("verification.json"), &warnings);
         QVERIFY(v);
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
         QVERIFY(!v->compile.measured && !v->compileOurs.measured);
@@ -96,11 +100,12 @@ private Q_SLOTS:
     {
         nlohmann::json d = ak::test::verificationDict(true);
         d["kernels"][1]["effect_pct"] = "a lot";
-        d["seeds"] = {11, "x"};
+        d["seeds"] = { 11, "x" };
         QStringList warnings;
         auto v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
         QVERIFY(v); // one odd field does not hide the rest
-        QVERIFY(warnings.contains(QStringLiteral("verification.json: \"kernels[1].effect_pct\" is not a number")));
+        QVERIFY(warnings.contains(
+            QStringLiteral("verification.json: \"kernels[1].effect_pct\" is not a number")));
         QVERIFY(std::isnan(v->kernel(QStringLiteral("02-softmax"))->effectPct));
         QCOMPARE(v->kernel(QStringLiteral("01-matmul"))->effectPct, 4.2);
         QCOMPARE(warnings.size(), 2);
@@ -111,11 +116,13 @@ private Q_SLOTS:
         warnings.clear();
         v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
         QVERIFY(!v); // no eager timing: nothing to compare with
-        QVERIFY2(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("\"timings.eager.median_us\" is missing")),
-                 qPrintable(warnings.join(QLatin1Char('\n'))));
+        QVERIFY2(warnings.join(QLatin1Char('\n'))
+                     .contains(QStringLiteral("\"timings.eager.median_us\" is missing")),
+            qPrintable(warnings.join(QLatin1Char('\n'))));
 
         warnings.clear();
-        QVERIFY(!ModelVerification::parse("{\"format\": \"something else\"}", QStringLiteral("verification.json"), &warnings));
+        QVERIFY(!ModelVerification::parse(
+            "{\"format\": \"something else\"}", QStringLiteral("verification.json"), &warnings));
         QVERIFY(warnings.value(0).contains(QStringLiteral("\"format\"")));
         warnings.clear();
         QVERIFY(!ModelVerification::parse("{not json", QStringLiteral("verification.json"), &warnings));
@@ -141,8 +148,10 @@ private Q_SLOTS:
         QVERIFY2(run, qPrintable(error)); // the run still loads
         QVERIFY(!run->verification);
         QCOMPARE(run->kernels.size(), 6);
-        QVERIFY2(run->warnings.join(QLatin1Char('\n')).contains(QStringLiteral("verification.json: \"timings.eager+ours.median_us\" is not a number")),
-                 qPrintable(run->warnings.join(QLatin1Char('\n'))));
+        QVERIFY2(run->warnings.join(QLatin1Char('\n'))
+                     .contains(QStringLiteral(
+                         "verification.json: \"timings.eager+ours.median_us\" is not a number")),
+            qPrintable(run->warnings.join(QLatin1Char('\n'))));
 
         QVERIFY(QFile::remove(dir.filePath(QStringLiteral("verification.json"))));
         run = ak::RunLoader::load(dir.path(), &error);
@@ -152,9 +161,11 @@ private Q_SLOTS:
     void projectionFromKeptSpeedups()
     {
         // Half the time 2x faster saves a quarter; slower or unmeasured kernels do not count.
-        QCOMPARE(ak::Amdahl::projectedFromSpeedups({{0.5, 2.0}, {0.25, 0.8}, {0.1, std::nan("")}}), 1.0 / 0.75);
+        QCOMPARE(ak::Amdahl::projectedFromSpeedups({ { 0.5, 2.0 }, { 0.25, 0.8 }, { 0.1, std::nan("") } }),
+            1.0 / 0.75);
         QCOMPARE(ak::Amdahl::projectedFromSpeedups({}), 1.0);
-        QCOMPARE(ak::Amdahl::projectedFromSpeedups({{0.2, 1.25}, {0.3, 1.5}}), 1.0 / (1.0 - 0.2 * 0.2 - 0.3 / 3.0));
+        QCOMPARE(ak::Amdahl::projectedFromSpeedups({ { 0.2, 1.25 }, { 0.3, 1.5 } }),
+            1.0 / (1.0 - 0.2 * 0.2 - 0.3 / 3.0));
     }
 
     void tableInModelColumn()
@@ -163,8 +174,11 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         auto s = verifiedRun();
         model.resetRows(KernelTableModel::rowsFrom(*s));
-        QCOMPARE(model.headerData(KernelTableModel::InModelColumn, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("In model"));
-        auto cell = [&](int row, int role) { return model.index(row, KernelTableModel::InModelColumn).data(role); };
+        QCOMPARE(
+            model.headerData(KernelTableModel::InModelColumn, Qt::Horizontal, Qt::DisplayRole).toString(),
+            QStringLiteral("In model"));
+        auto cell
+            = [&](int row, int role) { return model.index(row, KernelTableModel::InModelColumn).data(role); };
         QCOMPARE(cell(0, Qt::DisplayRole).toString(), QStringLiteral("+4.2 % ✓"));
         QCOMPARE(cell(0, KernelTableModel::SortRole).toDouble(), 4.2);
         QCOMPARE(cell(1, Qt::DisplayRole).toString(), QStringLiteral("−1.3 % left out"));
@@ -194,7 +208,8 @@ private Q_SLOTS:
         auto keyAt = [&](int row) { return proxy.index(row, 0).data(KernelTableModel::KeyRole).toString(); };
         QCOMPARE(keyAt(0), QStringLiteral("01-matmul"));
         QCOMPARE(keyAt(1), QStringLiteral("02-softmax"));
-        QVERIFY(keyAt(2) == QStringLiteral("03-layernorm") || keyAt(2) == QStringLiteral("04-gelu")); // both NaN
+        QVERIFY(
+            keyAt(2) == QStringLiteral("03-layernorm") || keyAt(2) == QStringLiteral("04-gelu")); // both NaN
         proxy.sort(KernelTableModel::InModelColumn, Qt::AscendingOrder);
         QCOMPARE(keyAt(2), QStringLiteral("02-softmax"));
         QCOMPARE(keyAt(3), QStringLiteral("01-matmul"));

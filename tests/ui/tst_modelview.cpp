@@ -40,14 +40,16 @@ namespace {
 ak::RunSnapshotPtr verifiedRun(bool withCompile)
 {
     auto s = ak::test::makeRun(QStringLiteral("/r"));
-    s->verification = ak::ModelVerification::parse(QByteArray::fromStdString(ak::test::verificationDict(withCompile).dump()),
-                                                   QStringLiteral("verification.json"), nullptr);
+    s->verification = ak::ModelVerification::parse(
+        QByteArray::fromStdString(ak::test::verificationDict(withCompile).dump()),
+        QStringLiteral("verification.json"), nullptr);
     return s;
 }
 
 // A verify that does what ModelVerifier::verify does with its worker, on a real WorkerClient whose
 // op sleeps: onWorker around a blocking request, "cancelled" when cancel() ended it.
-VerifyOutcome sleepingVerify(const VerifyOptions &options, const ak::WorkerClient::ProgressFn &progress, int delayMs)
+VerifyOutcome sleepingVerify(
+    const VerifyOptions &options, const ak::WorkerClient::ProgressFn &progress, int delayMs)
 {
     QThread::msleep(delayMs); // loading the run, finding Python: a cancel may come before the worker exists
     ak::WorkerClient worker;
@@ -56,7 +58,8 @@ VerifyOutcome sleepingVerify(const VerifyOptions &options, const ak::WorkerClien
     env.insert(QStringLiteral("AK_WORKER_TEST"), QStringLiteral("1"));
     worker.setEnvironment(env);
     options.onWorker(&worker);
-    const ak::WorkerReply reply = worker.request(QStringLiteral("debug.sleep"), {{"seconds", 60}}, 120000, progress);
+    const ak::WorkerReply reply
+        = worker.request(QStringLiteral("debug.sleep"), { { "seconds", 60 } }, 120000, progress);
     options.onWorker(nullptr);
     VerifyOutcome out;
     out.cancelled = reply.status == ak::WorkerReply::Status::Cancelled;
@@ -75,10 +78,12 @@ private Q_SLOTS:
         auto s = ak::test::makeRun(QStringLiteral("/r"));
         // 02-softmax kept nothing, but its baseline starter already runs at 2x PyTorch: verify plugs
         // that head, so the projection counts it; a pending experiment is never a head.
-        s->experiments.append(ak::test::experiment(7, QStringLiteral("02-softmax"), ak::ExperimentStatus::Baseline, 2.0, 30.0));
+        s->experiments.append(
+            ak::test::experiment(7, QStringLiteral("02-softmax"), ak::ExperimentStatus::Baseline, 2.0, 30.0));
         s->experimentIndex.insert(7, int(s->experiments.size()) - 1);
         s->kernels[1].headExperiment = 7;
-        QCOMPARE(ModelView::projectedSpeedup(*s), 1.0 / (1.0 - 0.55 * (1.0 - 1.0 / 1.5) - 0.275 * (1.0 - 1.0 / 2.0)));
+        QCOMPARE(ModelView::projectedSpeedup(*s),
+            1.0 / (1.0 - 0.55 * (1.0 - 1.0 / 1.5) - 0.275 * (1.0 - 1.0 / 2.0)));
     }
 
     void showsTheNumbers()
@@ -97,19 +102,23 @@ private Q_SLOTS:
         QCOMPARE(view.timingLabel(3, 2)->text(), QStringLiteral("1.03×")); // compile + ours vs compile
         QVERIFY(view.timingLabel(1, 2)->text().isEmpty());
         QVERIFY(view.compileLabel()->text().contains(QStringLiteral("48.2 s")));
-        QVERIFY2(view.compileLabel()->text().contains(QStringLiteral("With torch.compile: compile the model after apply()")),
-                 qPrintable(view.compileLabel()->text()));
+        QVERIFY2(view.compileLabel()->text().contains(
+                     QStringLiteral("With torch.compile: compile the model after apply()")),
+            qPrintable(view.compileLabel()->text()));
         QVERIFY(view.parityLabel()->text().startsWith(QStringLiteral("Parity: ok")));
         QVERIFY(view.parityLabel()->text().contains(QStringLiteral("seeds 11, 22, 33")));
         const QString env = view.environmentLabel()->text();
-        QVERIFY2(env.contains(QStringLiteral("NVIDIA H200")) && env.contains(QStringLiteral("torch 2.5.1+cu124"))
-                     && env.contains(QStringLiteral("Triton 3.1.0")) && env.contains(QStringLiteral("took 1 min 37 s")),
-                 qPrintable(env));
+        QVERIFY2(env.contains(QStringLiteral("NVIDIA H200"))
+                && env.contains(QStringLiteral("torch 2.5.1+cu124"))
+                && env.contains(QStringLiteral("Triton 3.1.0"))
+                && env.contains(QStringLiteral("took 1 min 37 s")),
+            qPrintable(env));
 
         // Only timed kernels have a bar, largest win on top (Qt Charts' last category).
         ak::ModelEffectChart *chart = view.effectChart();
         QVERIFY(chart->isShowingChart());
-        QCOMPARE(chart->categories(), (QStringList{QStringLiteral("02-softmax  −1.3 %"), QStringLiteral("01-matmul  +4.2 %")}));
+        QCOMPARE(chart->categories(),
+            (QStringList { QStringLiteral("02-softmax  −1.3 %"), QStringLiteral("01-matmul  +4.2 %") }));
         QCOMPARE(chart->finalSetBars()->at(1), 4.2);
         QCOMPARE(chart->finalSetBars()->at(0), 0.0);
         QCOMPARE(chart->leftOutBars()->at(0), -1.3);
@@ -128,7 +137,8 @@ private Q_SLOTS:
         ModelView view;
         view.setSnapshot(verifiedRun(false));
         QCOMPARE(view.timingLabel(2, 0)->text(), QStringLiteral("not measured"));
-        QVERIFY(view.timingLabel(3, 0)->toolTip().contains(QStringLiteral("torch 1.13.1 has no torch.compile")));
+        QVERIFY(
+            view.timingLabel(3, 0)->toolTip().contains(QStringLiteral("torch 1.13.1 has no torch.compile")));
         QVERIFY(view.timingLabel(3, 2)->text().isEmpty());
         QVERIFY(view.compileLabel()->text().contains(QStringLiteral("not measured")));
         QVERIFY(view.environmentLabel()->text().contains(QStringLiteral("no Triton")));
@@ -142,7 +152,8 @@ private Q_SLOTS:
         QVERIFY(!view.verify()); // no run
         view.setSnapshot(ak::test::makeRun(QStringLiteral("/r")));
         QVERIFY(!view.isShowingVerification());
-        QCOMPARE(view.emptyState()->title(), QStringLiteral("Not verified yet — Verify measures the kernels inside the model"));
+        QCOMPARE(view.emptyState()->title(),
+            QStringLiteral("Not verified yet — Verify measures the kernels inside the model"));
         QVERIFY(view.verifyAction()->isEnabled());
         QVERIFY(!view.exportAction()->isEnabled());
         QVERIFY(!view.exportTo(QStringLiteral("/tmp/nowhere")));
@@ -159,7 +170,7 @@ private Q_SLOTS:
     {
         ModelView view;
         view.setSnapshot(ak::test::makeRun(QStringLiteral("/r")));
-        std::atomic<bool> onGuiThread{true};
+        std::atomic<bool> onGuiThread { true };
         QString runDir;
         QThread *gui = QThread::currentThread();
         view.jobs()->setVerifyWork([&](const VerifyOptions &o, const ak::WorkerClient::ProgressFn &progress) {
@@ -171,7 +182,7 @@ private Q_SLOTS:
             QThread::msleep(50);
             VerifyOutcome out;
             out.ok = true;
-            out.verification = {{"model_speedup", 1.056}};
+            out.verification = { { "model_speedup", 1.056 } };
             out.recorded = QStringLiteral("committed");
             return out;
         });
@@ -265,12 +276,14 @@ private Q_SLOTS:
         f.write("import time\n\ndef get_model():\n    time.sleep(120)\n\ndef get_inputs():\n    return []\n");
         f.close();
         const QString runDir = dir.filePath(QStringLiteral("run"));
-        const QString python = qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+        const QString python
+            = qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
         QString error;
         {
-            auto store = ak::RunStore::create(runDir, {{"model", "sleepy"}, {"model_path", model.toStdString()},
-                                                       {"python", python.toStdString()}, {"activity", "cpu"}, {"dtype", "fp32"}},
-                                              &error);
+            auto store = ak::RunStore::create(runDir,
+                { { "model", "sleepy" }, { "model_path", model.toStdString() },
+                    { "python", python.toStdString() }, { "activity", "cpu" }, { "dtype", "fp32" } },
+                &error);
             QVERIFY2(store, qPrintable(error));
             ak::KernelRecord k;
             k.rank = 1;
@@ -278,10 +291,13 @@ private Q_SLOTS:
             k.folder = QStringLiteral("kernels/01-softmax");
             k.share = 1;
             QVERIFY2(store->addKernel(k, "KERNEL_TYPE = \"softmax\"\n", &error).id != 0, qPrintable(error));
-            QVERIFY2(store->writeProfile({{"kernels", {{{"folder", "kernels/01-softmax"},
-                                                        {"call_sites", {{{"module", ""}, {"function", "softmax"}}}}}}}},
-                                         &error),
-                     qPrintable(error));
+            QVERIFY2(
+                store->writeProfile(
+                    { { "kernels",
+                        { { { "folder", "kernels/01-softmax" },
+                            { "call_sites", { { { "module", "" }, { "function", "softmax" } } } } } } } },
+                    &error),
+                qPrintable(error));
         }
         const ak::RunSnapshotPtr before = ak::RunLoader::load(runDir, &error);
         QVERIFY2(before, qPrintable(error));
@@ -295,7 +311,8 @@ private Q_SLOTS:
         QCOMPARE(progress.at(0).at(0).toString(), QStringLiteral("running the original model"));
         view.cancelVerify();
         QTRY_VERIFY_WITH_TIMEOUT(!view.jobs()->isVerifying(), 20000);
-        QVERIFY2(view.statusLabel()->text().contains(QStringLiteral("cancelled")), qPrintable(view.statusLabel()->text()));
+        QVERIFY2(view.statusLabel()->text().contains(QStringLiteral("cancelled")),
+            qPrintable(view.statusLabel()->text()));
         QVERIFY(!QFile::exists(runDir + QStringLiteral("/verification.json")));
         QCOMPARE(ak::RunLoader::load(runDir)->bestCommit, before->bestCommit);
     }
@@ -320,7 +337,8 @@ private Q_SLOTS:
         QTRY_COMPARE(info.count(), 1);
         QCOMPARE(seen.runDir, QStringLiteral("/r"));
         QCOMPARE(seen.outDir, QStringLiteral("/tmp/dist"));
-        QVERIFY(info.at(0).at(0).toString().contains(QStringLiteral("/tmp/dist/autokernel_kernels with 1 kernel(s)")));
+        QVERIFY(info.at(0).at(0).toString().contains(
+            QStringLiteral("/tmp/dist/autokernel_kernels with 1 kernel(s)")));
         QVERIFY(view.exportAction()->isEnabled());
 
         view.jobs()->setExportWork([](const ak::ExportOptions &) {
@@ -356,8 +374,10 @@ private Q_SLOTS:
         QCOMPARE(w.modelView()->measuredLabel()->text(), QStringLiteral("1.03×"));
         QCOMPARE(w.modelView()->projectedLabel()->text(), QStringLiteral("1.04×"));
         ak::KernelTableModel *table = w.workspace()->kernelModel();
-        QCOMPARE(table->index(5, ak::KernelTableModel::InModelColumn).data().toString(), QStringLiteral("+0.8 % ✓"));
-        QCOMPARE(table->index(0, ak::KernelTableModel::InModelColumn).data().toString(), QStringLiteral("−2.4 % left out"));
+        QCOMPARE(table->index(5, ak::KernelTableModel::InModelColumn).data().toString(),
+            QStringLiteral("+0.8 % ✓"));
+        QCOMPARE(table->index(0, ak::KernelTableModel::InModelColumn).data().toString(),
+            QStringLiteral("−2.4 % left out"));
 
         // A finished verify reloads the run; its error reaches the log.
         w.modelView()->jobs()->setVerifyWork([](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
@@ -374,7 +394,8 @@ private Q_SLOTS:
             return out;
         });
         w.modelView()->verifyAction()->trigger();
-        QTRY_VERIFY(w.logView()->toPlainText().contains(QStringLiteral("error: verify %1: no usable Python").arg(dir.path())));
+        QTRY_VERIFY(w.logView()->toPlainText().contains(
+            QStringLiteral("error: verify %1: no usable Python").arg(dir.path())));
     }
 
     void verifiesWhenTheWindowsLoopEndsOnItsOwn()
@@ -390,13 +411,14 @@ private Q_SLOTS:
             loop = new FakeLoopControl(ak::LoopControl::CanStartStop, parent);
             return loop;
         });
-        std::atomic<int> verifies{0};
-        w.modelView()->jobs()->setVerifyWork([&verifies](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
-            ++verifies;
-            VerifyOutcome out;
-            out.error = QStringLiteral("fake verify");
-            return out;
-        });
+        std::atomic<int> verifies { 0 };
+        w.modelView()->jobs()->setVerifyWork(
+            [&verifies](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
+                ++verifies;
+                VerifyOutcome out;
+                out.error = QStringLiteral("fake verify");
+                return out;
+            });
         QAction *atEnd = w.modelView()->verifyAtEndAction();
         auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("ModelMenu"));
         QVERIFY(menu && menu->actions().contains(atEnd));
@@ -413,7 +435,7 @@ private Q_SLOTS:
             if (userStops)
                 loop->setState(ak::LoopControl::State::Stopping);
             loop->setState(ak::LoopControl::State::Stopped);
-            QTRY_VERIFY(!loop);                     // handed back to the run directory
+            QTRY_VERIFY(!loop); // handed back to the run directory
             QTRY_VERIFY(!w.modelView()->jobs()->isVerifying());
         };
         atEnd->setChecked(false);
@@ -424,8 +446,9 @@ private Q_SLOTS:
         QCOMPARE(verifies.load(), 0);
         runOnce(false);
         QCOMPARE(verifies.load(), 1);
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("the loop ended: verifying the kept kernels")));
-        atEnd->setChecked(false);                   // remembered in QSettings: leave it off
+        QVERIFY(w.logView()->toPlainText().contains(
+            QStringLiteral("the loop ended: verifying the kept kernels")));
+        atEnd->setChecked(false); // remembered in QSettings: leave it off
     }
 };
 

@@ -33,8 +33,10 @@ namespace {
 bool makeRun(const QString &dir)
 {
     QString error;
-    auto store = RunStore::create(dir, nlohmann::json{{"model", "tiny.py"}, {"move_on", {{"max_consecutive_reverts", 7}, {"roof_pct", 80}}}},
-                                  &error);
+    auto store = RunStore::create(dir,
+        nlohmann::json {
+            { "model", "tiny.py" }, { "move_on", { { "max_consecutive_reverts", 7 }, { "roof_pct", 80 } } } },
+        &error);
     KernelRecord k;
     k.rank = 1;
     k.name = QStringLiteral("matmul");
@@ -80,9 +82,11 @@ private Q_SLOTS:
         QTRY_VERIFY(control->isWriterKnown());
 
         // The status bar shows the rules.
-        QVERIFY2(w.moveOnRulesLabel()->text().contains(QStringLiteral("7 reverts")), qPrintable(w.moveOnRulesLabel()->text()));
+        QVERIFY2(w.moveOnRulesLabel()->text().contains(QStringLiteral("7 reverts")),
+            qPrintable(w.moveOnRulesLabel()->text()));
         QVERIFY(w.moveOnRulesLabel()->text().contains(QStringLiteral("80% roof")));
-        QVERIFY(w.moveOnRulesLabel()->toolTip().contains(QStringLiteral("7 reverts in a row, 80% of roof, 2x over baseline, 2 h per kernel")));
+        QVERIFY(w.moveOnRulesLabel()->toolTip().contains(
+            QStringLiteral("7 reverts in a row, 80% of roof, 2x over baseline, 2 h per kernel")));
 
         QVERIFY(w.moveOnRulesAction()->isEnabled());
         w.moveOnRulesAction()->trigger();
@@ -125,7 +129,8 @@ private Q_SLOTS:
         QVERIFY(dialog);
         QCOMPARE(dialog->revertsBox()->value(), 3);
         QCOMPARE(dialog->speedupBox()->value(), 0.0);
-        QVERIFY2(dialog->currentText().contains(QStringLiteral("Changed once")), qPrintable(dialog->currentText()));
+        QVERIFY2(dialog->currentText().contains(QStringLiteral("Changed once")),
+            qPrintable(dialog->currentText()));
         dialog->reject();
         QTRY_VERIFY(!dialog);
     }
@@ -198,7 +203,9 @@ private Q_SLOTS:
         QVERIFY(dialog->revertsBox()->isReadOnly());
         QVERIFY(!dialog->buttons()->button(QDialogButtonBox::Ok)->isVisible());
         QCOMPARE(dialog->revertsBox()->value(), 7); // still shows the rules
-        QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("readOnly"))->text().contains(QStringLiteral("not supported by fake loop")));
+        QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("readOnly"))
+                    ->text()
+                    .contains(QStringLiteral("not supported by fake loop")));
         dialog->reject();
         QTRY_VERIFY(!dialog);
         w.setLoopControl(nullptr);
@@ -220,7 +227,9 @@ private Q_SLOTS:
         MoveOnRulesDialog dialog;
         dialog.setRun(run);
         QCOMPARE(dialog.rules(), MoveOnRules()); // malformed: the defaults the loop uses
-        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("runJsonWarning"))->text().contains(QStringLiteral("roof_pct")));
+        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("runJsonWarning"))
+                    ->text()
+                    .contains(QStringLiteral("roof_pct")));
 
         RunLoader::setRunJson(run, R"({"move_on": {"hours_per_kernel": 0}})", nullptr);
         for (int i = 0; i < 7; ++i) {

@@ -26,7 +26,7 @@ private Q_SLOTS:
         ak::ReportExport *report = w.reportExport();
         QAction *action = w.findChild<QAction *>(QStringLiteral("ExportReportAction"));
         QVERIFY(action && action == report->action());
-        QVERIFY(!action->isEnabled());                       // no run yet
+        QVERIFY(!action->isEnabled()); // no run yet
         QVERIFY(!report->exportTo(dir.filePath(QStringLiteral("none.html"))));
 
         QSignalSpy loaded(&w, &ak::MainWindow::runLoaded);
@@ -37,7 +37,7 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("share"))));
         QSignalSpy finished(report, &ak::ReportExport::finished);
         QVERIFY(report->exportTo(out));
-        QVERIFY(!action->isEnabled());                       // one at a time
+        QVERIFY(!action->isEnabled()); // one at a time
         QVERIFY(!report->exportTo(out));
         QTRY_COMPARE(finished.count(), 1);
         QVERIFY(finished.first().at(0).toBool());
@@ -53,7 +53,8 @@ private Q_SLOTS:
         QVERIFY(report->exportTo(QStringLiteral("/proc/report.html")));
         QTRY_COMPARE(finished.count(), 2);
         QVERIFY(!finished.last().at(0).toBool());
-        QVERIFY2(w.logView()->toPlainText().contains(QStringLiteral("report: ")), qPrintable(w.logView()->toPlainText()));
+        QVERIFY2(w.logView()->toPlainText().contains(QStringLiteral("report: ")),
+            qPrintable(w.logView()->toPlainText()));
         QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("/proc/report.html")));
     }
 };

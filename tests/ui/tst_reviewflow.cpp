@@ -27,20 +27,26 @@ private Q_SLOTS:
         actions.setLoopControl(&loop);
         QCOMPARE(actions.revert()->text(), QStringLiteral("Restore This Version"));
         auto run = test::makeRun(QStringLiteral("/r"));
-        const struct { int index; bool restorable; } cases[] = {{0, true},    // baseline
-                                                                 {1, false},   // reverted
-                                                                 {3, false},   // failed
-                                                                 {4, true},    // kept
-                                                                 {5, false}};  // pending
+        const struct
+        {
+            int index;
+            bool restorable;
+        } cases[] = { { 0, true }, // baseline
+            { 1, false }, // reverted
+            { 3, false }, // failed
+            { 4, true }, // kept
+            { 5, false } }; // pending
         for (const auto &c : cases) {
             actions.setExperiment(run->experiments[c.index]);
-            QVERIFY2(actions.revert()->isEnabled() == c.restorable, qPrintable(statusName(run->experiments[c.index].status)));
+            QVERIFY2(actions.revert()->isEnabled() == c.restorable,
+                qPrintable(statusName(run->experiments[c.index].status)));
         }
         Experiment rejected = run->experiments[5];
         rejected.status = ExperimentStatus::Rejected;
         actions.setExperiment(rejected);
         QVERIFY(actions.revert()->isEnabled());
-        QVERIFY2(actions.revert()->toolTip().contains(QStringLiteral("recorded as a new experiment")), qPrintable(actions.revert()->toolTip()));
+        QVERIFY2(actions.revert()->toolTip().contains(QStringLiteral("recorded as a new experiment")),
+            qPrintable(actions.revert()->toolTip()));
         actions.revert()->trigger();
         QCOMPARE(loop.calls.last(), QStringLiteral("revert 02-softmax 6"));
 
@@ -53,8 +59,9 @@ private Q_SLOTS:
 
     void nextPendingWalksAndWraps()
     {
-        auto run = test::makeRun(QStringLiteral("/r"));   // 6: pending on 02-softmax
-        Experiment more = test::experiment(7, QStringLiteral("01-matmul"), ExperimentStatus::Pending, 1.2, 48);
+        auto run = test::makeRun(QStringLiteral("/r")); // 6: pending on 02-softmax
+        Experiment more
+            = test::experiment(7, QStringLiteral("01-matmul"), ExperimentStatus::Pending, 1.2, 48);
         run->experiments.append(more);
         run->experimentIndex.insert(7, run->experiments.size() - 1);
         SteeringActions actions;
@@ -67,20 +74,20 @@ private Q_SLOTS:
 
         const auto selected = [&ws] {
             return qMakePair(ws.kernelView()->currentIndex().data(KernelTableModel::KeyRole).toString(),
-                             ws.commitView()->currentIndex().data(ExperimentModel::IdRole).toInt());
+                ws.commitView()->currentIndex().data(ExperimentModel::IdRole).toInt());
         };
         ws.nextPendingAction()->trigger();
         QCOMPARE(selected(), qMakePair(QStringLiteral("02-softmax"), 6));
         ws.nextPendingAction()->trigger();
         QCOMPARE(selected(), qMakePair(QStringLiteral("01-matmul"), 7));
-        ws.nextPendingAction()->trigger();                // wraps
+        ws.nextPendingAction()->trigger(); // wraps
         QCOMPARE(selected(), qMakePair(QStringLiteral("02-softmax"), 6));
 
         // A search that hides the pending experiment's kernel does not hide the experiment.
         auto *search = ws.findChild<QLineEdit *>();
         QVERIFY(search);
         search->setText(QStringLiteral("layernorm"));
-        ws.kernelProxy()->applySearchNow();                // not the 300 ms debounce
+        ws.kernelProxy()->applySearchNow(); // not the 300 ms debounce
         QCOMPARE(ws.kernelProxy()->rowCount(), 1);
         QVERIFY(ws.selectExperiment(7));
         QCOMPARE(selected(), qMakePair(QStringLiteral("01-matmul"), 7));
@@ -90,10 +97,11 @@ private Q_SLOTS:
         ws.pendingOnlyAction()->setChecked(true);
         QCOMPARE(ws.experimentProxy()->rowCount(), 2);
         for (int r = 0; r < 2; ++r)
-            QCOMPARE(ws.experimentProxy()->index(r, 0).data(ExperimentModel::StatusRole).toInt(), int(ExperimentStatus::Pending));
+            QCOMPARE(ws.experimentProxy()->index(r, 0).data(ExperimentModel::StatusRole).toInt(),
+                int(ExperimentStatus::Pending));
         ws.pendingOnlyAction()->setChecked(false);
-        QCOMPARE(ws.experimentProxy()->rowCount(), 6);     // the selected 01-matmul: experiments 1-5 and 7
-        run = test::makeRun(QStringLiteral("/r"), false);  // nothing pending
+        QCOMPARE(ws.experimentProxy()->rowCount(), 6); // the selected 01-matmul: experiments 1-5 and 7
+        run = test::makeRun(QStringLiteral("/r"), false); // nothing pending
         ws.setSnapshot(run);
         QVERIFY(!ws.nextPendingAction()->isEnabled());
     }

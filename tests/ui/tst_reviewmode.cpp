@@ -28,7 +28,7 @@ namespace {
 bool makeRun(const QString &dir, bool pending = false)
 {
     QString error;
-    auto store = RunStore::create(dir, nlohmann::json{{"model", "tiny.py"}}, &error);
+    auto store = RunStore::create(dir, nlohmann::json { { "model", "tiny.py" } }, &error);
     KernelRecord k;
     k.rank = 1;
     k.name = QStringLiteral("matmul");
@@ -37,8 +37,8 @@ bool makeRun(const QString &dir, bool pending = false)
         return false;
     }
     if (pending) {
-        const Experiment e = store->beginExperiment(QStringLiteral("01-matmul"), "BASE = 2\n", QStringLiteral("test"),
-                                                    QStringLiteral("try"), &error);
+        const Experiment e = store->beginExperiment(
+            QStringLiteral("01-matmul"), "BASE = 2\n", QStringLiteral("test"), QStringLiteral("try"), &error);
         if (!store->setReviewMode(true, &error) || e.id == 0
             || !store->finishExperiment(e.id, ExperimentStatus::Kept, Metrics(), QString(), &error)) {
             qWarning("%s", qPrintable(error));
@@ -115,7 +115,8 @@ private Q_SLOTS:
         QVERIFY(openAndWait(w, tmp.path()));
         QVERIFY(w.reviewModeAction()->isChecked());
         QVERIFY(!w.reviewModeLabel()->isHidden());
-        QVERIFY2(w.reviewModeLabel()->text().contains(QStringLiteral("1 waiting for you")), qPrintable(w.reviewModeLabel()->text()));
+        QVERIFY2(w.reviewModeLabel()->text().contains(QStringLiteral("1 waiting for you")),
+            qPrintable(w.reviewModeLabel()->text()));
     }
 
     void queuedWhileAnotherProcessWrites()
@@ -161,7 +162,7 @@ private Q_SLOTS:
         w.setLoopControl(&fake);
         QVERIFY(!w.reviewModeAction()->isEnabled());
         QVERIFY2(w.reviewModeAction()->toolTip().contains(QStringLiteral("not supported by fake loop")),
-                 qPrintable(w.reviewModeAction()->toolTip()));
+            qPrintable(w.reviewModeAction()->toolTip()));
         w.setLoopControl(nullptr);
 
         SteeringActions actions; // no loop attached

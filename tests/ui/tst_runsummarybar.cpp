@@ -32,7 +32,8 @@ private Q_SLOTS:
             run->experiments[i].started = t0.addSecs(60 * i - 30);
             run->experiments[i].finished = t0.addSecs(60 * i);
         }
-        Experiment running = test::experiment(7, QStringLiteral("02-softmax"), ExperimentStatus::Running, 1, 1);
+        Experiment running
+            = test::experiment(7, QStringLiteral("02-softmax"), ExperimentStatus::Running, 1, 1);
         running.finished = QDateTime();
         run->experiments.append(running);
         run->experimentIndex.insert(7, run->experiments.size() - 1);
@@ -40,12 +41,15 @@ private Q_SLOTS:
         RunSummaryBar bar;
         bar.setSnapshot(*run);
         QCOMPARE(bar.countsLabel()->text(),
-                 QStringLiteral("6 experiments: 2 kept · 1 pending · 1 reverted · 1 failed · 0 rejected · 1 running"));
-        QVERIFY2(bar.modelLabel()->text().contains(formatRatio(run->projectedSpeedup()) + QStringLiteral(" projected · not verified")),
-                 qPrintable(bar.modelLabel()->text()));
+            QStringLiteral(
+                "6 experiments: 2 kept · 1 pending · 1 reverted · 1 failed · 0 rejected · 1 running"));
+        QVERIFY2(bar.modelLabel()->text().contains(
+                     formatRatio(run->projectedSpeedup()) + QStringLiteral(" projected · not verified")),
+            qPrintable(bar.modelLabel()->text()));
         QCOMPARE(bar.loopLabel()->text(), QStringLiteral("No loop running"));
         bar.setLoop(QStringLiteral("in this window"));
-        QCOMPARE(bar.loopLabel()->text(), QStringLiteral("Loop running in this window · on 02-softmax · 60 experiments/h"));
+        QCOMPARE(bar.loopLabel()->text(),
+            QStringLiteral("Loop running in this window · on 02-softmax · 60 experiments/h"));
     }
 
     void windowSaysWhereTheLoopRuns()
@@ -63,14 +67,16 @@ private Q_SLOTS:
         w.openRun(dir.path());
         QTRY_COMPARE(loaded.count(), 1);
         RunSummaryBar *bar = w.workspace()->summaryBar();
-        QVERIFY2(bar->modelLabel()->text().contains(QStringLiteral("<b>1.03×</b> measured")), qPrintable(bar->modelLabel()->text()));
+        QVERIFY2(bar->modelLabel()->text().contains(QStringLiteral("<b>1.03×</b> measured")),
+            qPrintable(bar->modelLabel()->text()));
         QVERIFY(bar->countsLabel()->text().startsWith(QStringLiteral("7 experiments: 7 kept")));
         QCOMPARE(bar->loopLabel()->text(), QStringLiteral("No loop running"));
         QTRY_VERIFY(w.steering()->start()->isEnabled());
         w.steering()->start()->trigger();
         QVERIFY(loop);
         loop->setState(LoopControl::State::Running);
-        QVERIFY2(bar->loopLabel()->text().startsWith(QStringLiteral("Loop running in this window")), qPrintable(bar->loopLabel()->text()));
+        QVERIFY2(bar->loopLabel()->text().startsWith(QStringLiteral("Loop running in this window")),
+            qPrintable(bar->loopLabel()->text()));
         loop->setState(LoopControl::State::Stopped);
         QTRY_COMPARE(bar->loopLabel()->text(), QStringLiteral("No loop running"));
     }

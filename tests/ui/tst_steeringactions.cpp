@@ -25,7 +25,7 @@ private Q_SLOTS:
     void followsStateAndSelection()
     {
         FakeLoopControl loop(LoopControl::CanStartStop | LoopControl::CanPause | LoopControl::CanSteerKernels
-                             | LoopControl::CanRevert | LoopControl::CanReview);
+            | LoopControl::CanRevert | LoopControl::CanReview);
         SteeringActions actions;
         actions.setLoopControl(&loop);
         QVERIFY(actions.start()->isEnabled());
@@ -58,9 +58,10 @@ private Q_SLOTS:
         QVERIFY(actions.accept()->isEnabled());
         actions.accept()->trigger();
         actions.reject()->trigger();
-        QCOMPARE(loop.calls, (QStringList{QStringLiteral("pin 02-softmax"), QStringLiteral("skip 02-softmax"),
-                                          QStringLiteral("unpin 02-softmax"), QStringLiteral("revert 01-matmul 5"),
-                                          QStringLiteral("accept 6"), QStringLiteral("reject 6")}));
+        QCOMPARE(loop.calls,
+            (QStringList { QStringLiteral("pin 02-softmax"), QStringLiteral("skip 02-softmax"),
+                QStringLiteral("unpin 02-softmax"), QStringLiteral("revert 01-matmul 5"),
+                QStringLiteral("accept 6"), QStringLiteral("reject 6") }));
     }
 
     void missingCapabilityIsExplained()

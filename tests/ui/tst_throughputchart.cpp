@@ -20,34 +20,41 @@ class ThroughputChartTest : public QObject
 private Q_SLOTS:
     void ticksRangeColoursAndSelection()
     {
-        auto run = test::makeRun(QStringLiteral("/runs/x"));   // 01-matmul: baseline 40 %, reverted 36, kept 52, failed, kept 60
+        auto run = test::makeRun(
+            QStringLiteral("/runs/x")); // 01-matmul: baseline 40 %, reverted 36, kept 52, failed, kept 60
         ThroughputChartModel model;
         ThroughputChart chart(&model);
         model.setKernel(run->kernels[0], QStringLiteral("01-matmul"), run->experiments);
         QVERIFY(chart.isShowingChart());
-        QCOMPARE(model.rowCount(), 4);                         // the failed one has no point
+        QCOMPARE(model.rowCount(), 4); // the failed one has no point
 
         QCOMPARE(chart.xAxis()->tickType(), QValueAxis::TicksDynamic);
         QCOMPARE(chart.xAxis()->tickAnchor(), 0.0);
         const double step = chart.xAxis()->tickInterval();
         QVERIFY2(step >= 1 && step == std::floor(step), qPrintable(QString::number(step)));
-        QVERIFY2(chart.yAxis()->min() > 0, qPrintable(QString::number(chart.yAxis()->min())));   // not from zero
-        QVERIFY(chart.yAxis()->min() <= 36 && chart.yAxis()->max() >= 100);                    // the roof is in view
+        QVERIFY2(
+            chart.yAxis()->min() > 0, qPrintable(QString::number(chart.yAxis()->min()))); // not from zero
+        QVERIFY(chart.yAxis()->min() <= 36 && chart.yAxis()->max() >= 100); // the roof is in view
 
-        const ExperimentStatus expected[] = {ExperimentStatus::Baseline, ExperimentStatus::Reverted, ExperimentStatus::Kept,
-                                             ExperimentStatus::Kept};
+        const ExperimentStatus expected[] = { ExperimentStatus::Baseline, ExperimentStatus::Reverted,
+            ExperimentStatus::Kept, ExperimentStatus::Kept };
         for (int i = 0; i < 4; ++i)
-            QCOMPARE(chart.attemptsSeries()->pointConfiguration(i).value(QXYSeries::PointConfiguration::Color).value<QColor>(),
-                     ThroughputChart::outcomeColor(expected[i]));
-        QVERIFY(ThroughputChart::outcomeColor(ExperimentStatus::Kept) != ThroughputChart::outcomeColor(ExperimentStatus::Reverted));
+            QCOMPARE(chart.attemptsSeries()
+                         ->pointConfiguration(i)
+                         .value(QXYSeries::PointConfiguration::Color)
+                         .value<QColor>(),
+                ThroughputChart::outcomeColor(expected[i]));
+        QVERIFY(ThroughputChart::outcomeColor(ExperimentStatus::Kept)
+            != ThroughputChart::outcomeColor(ExperimentStatus::Reverted));
 
         chart.setSelectedExperiment(3);
         QCOMPARE(chart.selectedSeries()->count(), 1);
         QCOMPARE(chart.selectedSeries()->at(0), QPointF(3, 52));
-        chart.setSelectedExperiment(4);                         // failed: nothing to ring
+        chart.setSelectedExperiment(4); // failed: nothing to ring
         QCOMPARE(chart.selectedSeries()->count(), 0);
         chart.setSelectedExperiment(5);
-        model.setKernel(run->kernels[0], QStringLiteral("01-matmul"), run->experiments);   // a reload keeps the ring
+        model.setKernel(
+            run->kernels[0], QStringLiteral("01-matmul"), run->experiments); // a reload keeps the ring
         QCOMPARE(chart.selectedSeries()->count(), 1);
         QCOMPARE(chart.selectedSeries()->at(0), QPointF(5, 60));
 
@@ -70,7 +77,7 @@ private Q_SLOTS:
         const auto roofMarkers = chart.chart()->legend()->markers(chart.chart()->series().at(0));
         QVERIFY(!roofMarkers.isEmpty());
         QVERIFY(!roofMarkers.first()->isVisible());
-        QVERIFY(chart.yAxis()->max() >= 1.5 && chart.yAxis()->max() < 3);   // fitted to 0.9–1.5, not to a roof
+        QVERIFY(chart.yAxis()->max() >= 1.5 && chart.yAxis()->max() < 3); // fitted to 0.9–1.5, not to a roof
     }
 };
 

@@ -36,14 +36,14 @@ private Q_SLOTS:
         dialog.setRun(*run);
         QCOMPARE(dialog.kernelList()->count(), 6);
         const VerifyOptions defaults = dialog.options();
-        QVERIFY(defaults.kernels.isEmpty());              // all checked: every kernel
+        QVERIFY(defaults.kernels.isEmpty()); // all checked: every kernel
         QCOMPARE(defaults.seeds, VerifyOptions().seeds);
         QVERIFY(defaults.compile);
         QCOMPARE(defaults.runDir, run->runDir);
 
         for (int i = 0; i < dialog.kernelList()->count(); ++i)
             dialog.kernelList()->item(i)->setCheckState(Qt::Unchecked);
-        dialog.accept();                                  // nothing to verify: refused, stays open
+        dialog.accept(); // nothing to verify: refused, stays open
         QCOMPARE(dialog.result(), int(QDialog::Rejected));
         QVERIFY(dialog.errorText().contains(QStringLiteral("at least one kernel")));
         dialog.kernelList()->item(2)->setCheckState(Qt::Checked);
@@ -54,7 +54,7 @@ private Q_SLOTS:
         dialog.compileBox()->setChecked(false);
         dialog.allowChangedBox()->setChecked(true);
         const VerifyOptions o = dialog.options();
-        QCOMPARE(o.kernels, (QStringList{QStringLiteral("03-matmul"), QStringLiteral("06-layernorm")}));
+        QCOMPARE(o.kernels, (QStringList { QStringLiteral("03-matmul"), QStringLiteral("06-layernorm") }));
         QCOMPARE(o.device, QStringLiteral("cpu"));
         QCOMPARE(o.seeds, 2);
         QCOMPARE(o.rounds, 5);
@@ -62,7 +62,7 @@ private Q_SLOTS:
         QVERIFY(o.allowChangedModel);
         dialog.accept();
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
-        VerifyOptionsDialog again;                        // seeds, rounds, compile remembered
+        VerifyOptionsDialog again; // seeds, rounds, compile remembered
         QCOMPARE(again.seedsBox()->value(), 2);
         QCOMPARE(again.roundsBox()->value(), 5);
         QVERIFY(!again.compileBox()->isChecked());
@@ -72,7 +72,7 @@ private Q_SLOTS:
         ModelView view;
         view.setSnapshot(run);
         VerifyOptions got;
-        std::atomic<bool> ran{false};
+        std::atomic<bool> ran { false };
         view.jobs()->setVerifyWork([&](const VerifyOptions &options, const WorkerClient::ProgressFn &) {
             got = options;
             ran = true;

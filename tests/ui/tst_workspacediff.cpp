@@ -19,7 +19,8 @@ void select(QTableView *view, int role, const QVariant &value)
     for (int r = 0; r < view->model()->rowCount(); ++r) {
         const QModelIndex idx = view->model()->index(r, 0);
         if (idx.data(role) == value) {
-            view->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            view->selectionModel()->setCurrentIndex(
+                idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             return;
         }
     }
@@ -56,7 +57,9 @@ private Q_SLOTS:
         if (current.isValid()) {
             // The list's current row moved to one of this kernel's commits: the diff is that one's.
             const int id = current.data(ak::ExperimentModel::IdRole).toInt();
-            QTRY_VERIFY_WITH_TIMEOUT(diff->isShowingDiff() && diff->title(1).contains(QStringLiteral("experiment %1").arg(id)), 5000);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                diff->isShowingDiff() && diff->title(1).contains(QStringLiteral("experiment %1").arg(id)),
+                5000);
         } else {
             QVERIFY(!diff->isShowingDiff());
             QVERIFY(diff->emptyState()->title().contains(QStringLiteral("No commit selected")));
@@ -67,7 +70,8 @@ private Q_SLOTS:
         select(kernels, ak::KernelTableModel::KeyRole, QStringLiteral("01-matmul"));
         const int before = shown.count();
         select(commits, ak::ExperimentModel::IdRole, 5);
-        QTRY_VERIFY_WITH_TIMEOUT(shown.count() > before || diff->title(1).contains(QStringLiteral("experiment 5")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            shown.count() > before || diff->title(1).contains(QStringLiteral("experiment 5")), 5000);
         QVERIFY(diff->title(1).contains(QStringLiteral("experiment 5")));
     }
 };
