@@ -117,8 +117,8 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         return row.key;
     if (role == StateRole)
         return int(k.state);
-    if (role == Qt::DisplayRole) {
-        switch (column) {
+    if (role == Qt::DisplayRole || role == SortRole) {
+        switch (column) { // text and identity columns show and sort by the same value
         case RankColumn:
             return k.rank;
         case KernelColumn:
@@ -129,12 +129,18 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
             return k.shapes.join(QStringLiteral(", "));
         case DtypeColumn:
             return k.dtype;
+        case CallsColumn:
+            return k.calls;
+        default:
+            break;
+        }
+    }
+    if (role == Qt::DisplayRole) {
+        switch (column) {
         case TimeColumn:
             return formatMicros(k.timeUs);
         case ShareColumn:
             return formatPercent(k.share);
-        case CallsColumn:
-            return k.calls;
         case HeadroomColumn:
             return headroomText(k.maxSpeedup);
         case ModelGainColumn:
@@ -158,22 +164,10 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         }
     } else if (role == SortRole) {
         switch (column) {
-        case RankColumn:
-            return k.rank;
-        case KernelColumn:
-            return k.name;
-        case OpColumn:
-            return k.opType;
-        case ShapesColumn:
-            return k.shapes.join(QStringLiteral(", "));
-        case DtypeColumn:
-            return k.dtype;
         case TimeColumn:
             return k.timeUs;
         case ShareColumn:
             return k.share;
-        case CallsColumn:
-            return k.calls;
         case HeadroomColumn:
             return k.maxSpeedup;
         case ModelGainColumn:
