@@ -116,6 +116,8 @@ AgentResult LlmAgent::propose(const AgentContext &context)
     request.user = userPrompt(context);
     LlmClient client(stopFlag());
     const LlmResponse response = client.send(request);
+    if (response.switchedToMaxCompletionTokens)
+        m_request.maxCompletionTokens = true; // the next proposals ask in the server's terms at once
 
     AgentUsage usage;
     usage.tokensIn = response.tokensIn;

@@ -90,8 +90,10 @@ bool LlmClient::sleepMs(int ms) const
     return !(m_stop && m_stop->load());
 }
 
-LlmResponse LlmClient::send(const LlmRequest &request)
+LlmResponse LlmClient::send(const LlmRequest &original)
 {
+    LlmRequest request = original;
+    bool switched = false;
     LlmResponse last;
     qint64 tokensIn = 0;
     qint64 tokensOut = 0;
@@ -105,6 +107,15 @@ LlmResponse LlmClient::send(const LlmRequest &request)
         last.tokensIn = tokensIn;
         last.tokensOut = tokensOut;
         last.attempts = i;
+        // "Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead." (OpenAI's
+        // reasoning models): the same limit under the other name, sent again at once, not a retry.
+        if (!last.ok && last.httpStatus == 400 && !switched && !request.maxCompletionTokens
+            && request.protocol == LlmRequest::Protocol::OpenAi
+            && last.error.contains(QLatin1String("max_completion_tokens"))) {
+            request.maxCompletionTokens = switched = true;
+            --i;
+            continue;
+        }
         if (last.ok || !last.retryable || i == attempts)
             break;
         const qint64 backoff
@@ -121,6 +132,7 @@ LlmResponse LlmClient::send(const LlmRequest &request)
     if (!last.ok && last.attempts > 1 && last.errorKind != AgentError::Kind::Cancelled)
         last.error += QStringLiteral(" (after %1 attempts)").arg(last.attempts);
     last.error = redact(last.error, request.apiKey);
+    last.switchedToMaxCompletionTokens = switched;
     return last;
 }
 

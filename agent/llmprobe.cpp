@@ -111,6 +111,9 @@ LlmCheck LlmProbe::check(const LlmRequest &request)
     QElapsedTimer clock;
     clock.start();
     const LlmResponse r = LlmClient().send(small);
+    if (r.switchedToMaxCompletionTokens)
+        out.findings << QStringLiteral(
+            "the model takes max_completion_tokens, not max_tokens: the agent switches by itself");
     if (r.ok) {
         out.ok = true;
         out.verdict = QStringLiteral("ok: %1 answered in %2 s (%3 tokens in, %4 out)")

@@ -153,7 +153,8 @@ QByteArray LlmProtocol::body(const LlmRequest &request)
 {
     json j;
     j["model"] = utf8(request.model);
-    j["max_tokens"] = request.maxTokens;
+    const bool completion = request.maxCompletionTokens && request.protocol == LlmRequest::Protocol::OpenAi;
+    j[completion ? "max_completion_tokens" : "max_tokens"] = request.maxTokens;
     if (request.temperature >= 0)
         j["temperature"] = request.temperature;
     j["stream"] = request.stream;

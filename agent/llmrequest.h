@@ -18,6 +18,9 @@ struct LlmRequest
     QString system;
     QString user;
     int maxTokens = 16384;
+    // OpenAI's reasoning models refuse "max_tokens" and want "max_completion_tokens" (same meaning);
+    // LlmClient switches by itself on the server's 400 that says so.
+    bool maxCompletionTokens = false;
     double temperature = -1; // < 0: the server's default
     bool stream = true;
     int totalTimeoutMs = 600000; // per attempt, from sending to the last byte
@@ -39,6 +42,7 @@ struct LlmResponse
     AgentError::Kind errorKind = AgentError::Kind::Network;
     QString error; // one line, redacted
     bool retryable = false;
+    bool switchedToMaxCompletionTokens = false; // the server asked for it: later requests should send it
 
     // True when the model stopped because it hit max_tokens (a cut-off kernel.py).
     bool truncated() const

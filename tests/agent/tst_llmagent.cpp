@@ -316,6 +316,34 @@ private Q_SLOTS:
         QCOMPARE(m_server->requests().size(), 1);
     }
 
+    void maxCompletionTokensWhenTheModelAsksForIt()
+    {
+        // OpenAI's reasoning models refuse max_tokens with a 400 naming the other parameter: the
+        // client asks again at once under that name, and the agent keeps using it.
+        ScriptedReply refused;
+        refused.kind = ScriptedReply::Kind::Raw;
+        refused.status = 400;
+        // Plain literals: moc reads an apostrophe inside a raw string as a character literal.
+        refused.raw
+            = "{\"error\":{\"message\":\"Unsupported parameter: \x27max_tokens\x27 is not supported with "
+              "this model. Use \x27max_completion_tokens\x27 instead.\",\"type\":\"invalid_request_error\","
+              "\"param\":\"max_tokens\",\"code\":\"unsupported_parameter\"}}";
+        m_server->enqueue(refused);
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        auto a = agent(QStringLiteral("openai"), false, 1); // one attempt: the switch is not a retry
+        const AgentResult first = a->propose(context());
+        QVERIFY2(first.ok(), qPrintable(first.ok() ? QString() : first.error().reason));
+        QVERIFY(a->propose(context()).ok());
+        const auto requests = m_server->requests();
+        QCOMPARE(requests.size(), 3);
+        QVERIFY(requests[0].body.contains("\"max_tokens\""));
+        for (int i : { 1, 2 }) {
+            QVERIFY2(requests[i].body.contains("\"max_completion_tokens\""), requests[i].body.constData());
+            QVERIFY(!requests[i].body.contains("\"max_tokens\""));
+        }
+    }
+
     void redirectToAnotherHostDoesNotCarryTheKey()
     {
         // 127.0.0.1 redirects to localhost: another origin. The key must not follow.
