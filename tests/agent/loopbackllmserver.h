@@ -43,6 +43,14 @@ struct ScriptedReply
         r.status = status;
         return r;
     }
+    // `body` byte for byte with `status`: a server's own error shape.
+    static ScriptedReply rawReply(int status, const QByteArray &body)
+    {
+        ScriptedReply r { Kind::Raw, QString() };
+        r.status = status;
+        r.raw = body;
+        return r;
+    }
 };
 
 struct RecordedRequest

@@ -320,15 +320,12 @@ private Q_SLOTS:
     {
         // OpenAI's reasoning models refuse max_tokens with a 400 naming the other parameter: the
         // client asks again at once under that name, and the agent keeps using it.
-        ScriptedReply refused;
-        refused.kind = ScriptedReply::Kind::Raw;
-        refused.status = 400;
         // Plain literals: moc reads an apostrophe inside a raw string as a character literal.
-        refused.raw
+        const QByteArray refused
             = "{\"error\":{\"message\":\"Unsupported parameter: \x27max_tokens\x27 is not supported with "
               "this model. Use \x27max_completion_tokens\x27 instead.\",\"type\":\"invalid_request_error\","
               "\"param\":\"max_tokens\",\"code\":\"unsupported_parameter\"}}";
-        m_server->enqueue(refused);
+        m_server->enqueue(ScriptedReply::rawReply(400, refused));
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         auto a = agent(QStringLiteral("openai"), false, 1); // one attempt: the switch is not a retry

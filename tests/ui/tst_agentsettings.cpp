@@ -499,13 +499,6 @@ private Q_SLOTS:
     // Loop ▸ Agent… in the window: the choice is logged without the key.
     void testConnectionUsesTheFieldsAndNamesTheCause()
     {
-        auto raw = [](int status, const QByteArray &body) {
-            ScriptedReply r;
-            r.kind = ScriptedReply::Kind::Raw;
-            r.status = status;
-            r.raw = body;
-            return r;
-        };
         LoopbackLlmServer server;
         QVERIFY(server.start());
         const QString key = QString::fromLatin1(randomKey());
@@ -522,7 +515,7 @@ private Q_SLOTS:
 
         // The server answers: the verdict and what it said about itself, off the GUI thread (the
         // loopback server answers from this thread's event loop while the probe waits).
-        server.enqueue(raw(200,
+        server.enqueue(ScriptedReply::rawReply(200,
             R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":131072}]})"));
         server.enqueue(ScriptedReply::reply(QStringLiteral("OK")));
         button->click();
@@ -537,8 +530,8 @@ private Q_SLOTS:
             "Bearer " + key.toUtf8()); // the stored key, in memory
 
         // A refused key: named, and the key itself never shown.
-        server.enqueue(raw(401, R"({"error":{"message":"bad key"}})"));
-        server.enqueue(raw(404, "{}"));
+        server.enqueue(ScriptedReply::rawReply(401, R"({"error":{"message":"bad key"}})"));
+        server.enqueue(ScriptedReply::rawReply(404, "{}"));
         server.enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided: ") + key));
         button->click();
         QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 15000);
