@@ -104,7 +104,9 @@ for spec in json.loads(sys.argv[2]):
     print("RESULT " + json.dumps({"path": spec["kernel_path"], "quick": spec.get("quick", False),
           "status": r.get("status"), "failure": (r.get("failure") or "")[:300], "bench_seconds": r.get("bench_seconds"),
           "wall": time.time() - t, "stages": [(s["name"], s["seconds"]) for s in r.get("stages", [])],
-          "latency_us": r.get("latency_us"), "noise_pct": r.get("noise_pct")}), flush=True)
+          "latency_us": r.get("latency_us"), "noise_pct": r.get("noise_pct"),
+          "reps": (r.get("timing") or {}).get("reps"), "calls_per_round": (r.get("timing") or {}).get("calls_per_round")}),
+          flush=True)
 '''
 
 

@@ -374,13 +374,18 @@ def _plant_seed(seed, cwd):
 
 
 def _warm_cuda():
-    """The CUDA context and Triton's driver, while the judge writes the source and maps the arena:
-    the judge's own code, before the candidate's exists (a failure shows when the kernel runs)."""
+    """The CUDA context, Triton's driver and a first Triton launch (warmup.py): the judge's own code,
+    before the candidate's exists (a failure shows when the kernel runs). A spare runner does this
+    between benches (remote.Candidate), a fresh one while the judge writes the source."""
     try:
         import torch
         torch.cuda.init()
+        torch.empty(1, device="cuda")       # the context itself is made on first use
         from triton.runtime import driver
         driver.active.utils
+        from . import warmup
+        warmup.run()
+        torch.cuda.reset_peak_memory_stats()
     except Exception:  # noqa: BLE001
         pass
 

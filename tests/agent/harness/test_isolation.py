@@ -187,6 +187,54 @@ class TritonSeed(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class SpareRunner(unittest.TestCase):
+    """The next candidate's process is forked once the last one is dead and adopted by the next
+    bench (on by default for CUDA only; forced on here to test it on the CPU)."""
+
+    def setUp(self):
+        self.saved = remote.SPARE_DEVICES
+        remote.SPARE_DEVICES = ("cpu",)
+        remote.shutdown()
+
+    def tearDown(self):
+        remote.SPARE_DEVICES = self.saved
+        remote.shutdown()
+
+    def test_spare_is_forked_after_the_kernel_is_dead_and_adopted_next(self):
+        r = run(os.path.join(CHEATERS, "escape_daemon.py"))
+        self.assertEqual(r["status"], "ok", r["failure"])
+        sb, (cwd, _, ns_pid) = remote._spares["cpu"]
+        # Nothing of the kernel lives beside the spare: the sandbox holds its init, the zygote, the spare.
+        members = set(sb.members())
+        self.assertEqual(len(members - {sb.init_pid, sb.leader}), 1, members)
+        self.assertTrue(os.path.isdir(cwd))
+        forks = []
+        fork = remote._fork
+        remote._fork = lambda *a: forks.append(1) or fork(*a)
+        try:
+            r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
+        finally:
+            remote._fork = fork
+        self.assertEqual(r["status"], "ok", r["failure"])
+        self.assertEqual(len(forks), 1)          # only the next spare: the bench adopted the last one
+        self.assertFalse(os.path.isdir(cwd))    # the adopted spare's files went with its bench
+        self.assertNotEqual(remote._spares["cpu"][1][2], ns_pid)
+
+    def test_a_dead_spare_is_replaced_not_blamed_on_the_kernel(self):
+        run(os.path.join(STARTERS, "cpu", "softmax.py"))
+        sb, (_, conn, _) = remote._spares["cpu"]
+        conn.close()                             # as if the spare had died
+        r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
+        self.assertEqual(r["status"], "ok", r["failure"])
+
+    def test_a_kernel_cannot_poison_the_spare(self):
+        r = run(os.path.join(CHEATERS, "poison_next.py"))
+        self.assertEqual(r["status"], "ok", r["failure"])
+        r = run(os.path.join(CHEATERS, "zeros.py"))
+        self.assertEqual(r["status"], "incorrect")
+        self.assertIn("outside tolerance", r["failure"])
+
+
 class Sandbox(unittest.TestCase):
     def test_isolation_is_reported(self):
         r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
