@@ -11,7 +11,6 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QMutexLocker>
 #include <QThread>
 
 #include <algorithm>
@@ -19,10 +18,8 @@
 
 namespace ak {
 
-namespace {
-
 // Stops the overhead clock while an agent or the harness runs.
-class OverheadClock
+class ExperimentLoop::OverheadClock
 {
 public:
     OverheadClock() { m_timer.start(); }
@@ -40,74 +37,11 @@ private:
     double m_ms = 0;
 };
 
+namespace {
+
 QString speedText(double x)
 {
     return std::isnan(x) ? QStringLiteral("—") : QString::number(x, 'f', 2) + QLatin1Char('x');
-}
-
-ExperimentStatus statusOf(const BenchResult &r)
-{
-    switch (r.status) {
-    case BenchStatus::Timeout:
-        return ExperimentStatus::Timeout;
-    case BenchStatus::Crash:
-        return ExperimentStatus::Crashed;
-    default:
-        return ExperimentStatus::Failed;
-    }
-}
-
-QString failureOf(const BenchResult &r)
-{
-    QString why = r.failure.isEmpty() ? BenchResult::statusName(r.status) : r.failure;
-    if (r.status == BenchStatus::Error && !r.traceback.isEmpty()) {
-        // The last traceback line names the exception; the whole traceback is in the harness log.
-        const QStringList lines = r.traceback.trimmed().split(QLatin1Char('\n'));
-        if (!lines.isEmpty() && !why.contains(lines.last().trimmed()))
-            why += QStringLiteral(" (") + lines.last().trimmed() + QLatin1Char(')');
-    }
-    // A kernel writes its own failure text: it is committed, logged and put in the next prompt.
-    return secrets::redact(why.simplified());
-}
-
-// A speedup this many times the best any kernel of the same op type reached in the run (baselines
-// included) is held for a person, as is anything the judge flagged. Without such a history, a
-// speedup over PyTorch above kSuspiciousSpeedup is held. The absolute figure alone would hold every
-// step of an op whose starter already beats an unfused eager reference by more than that (llama's
-// rmsnorm on the H200: a 12.9x baseline, and every later improvement left pending overnight).
-constexpr double kSuspiciousOverHistory = 3.0;
-constexpr double kSuspiciousSpeedup = 10.0;
-
-QString suspicion(const BenchResult &bench, const RunSnapshot &run, const QString &kernel)
-{
-    QStringList why = bench.flags;
-    const KernelRecord *k = run.kernel(kernel);
-    double best = std::nan("");
-    for (const Experiment &e : run.experiments) {
-        const KernelRecord *other = run.kernel(e.kernel);
-        const bool measured = e.status == ExperimentStatus::Kept || e.status == ExperimentStatus::Baseline
-            || e.status == ExperimentStatus::Pending;
-        if (other && k && other->opType == k->opType && measured && Metrics::has(e.metrics.speedup)
-            && !(e.metrics.speedup <= best))
-            best = e.metrics.speedup;
-    }
-    const double s = bench.metrics.speedup;
-    const QString op = k ? k->opType : QStringLiteral("?");
-    if (Metrics::has(best) && Metrics::has(s) && s > 2.0 && s > kSuspiciousOverHistory * best)
-        why << QStringLiteral(
-            "%1x over PyTorch is more than %2x the best any %3 kernel reached in this run (%4x)")
-                   .arg(s, 0, 'f', 2)
-                   .arg(kSuspiciousOverHistory, 0, 'g', 3)
-                   .arg(op)
-                   .arg(best, 0, 'f', 2);
-    else if (!Metrics::has(best) && Metrics::has(s) && s > kSuspiciousSpeedup)
-        why << QStringLiteral(
-            "speedup %1x over the PyTorch reference is above %2x, and no %3 kernel in this run "
-            "was measured before it: verify by hand")
-                   .arg(s, 0, 'f', 1)
-                   .arg(kSuspiciousSpeedup, 0, 'g', 3)
-                   .arg(op);
-    return secrets::redact(why.join(QStringLiteral("; ")));
 }
 
 } // namespace
@@ -181,50 +115,20 @@ ExperimentLoop::Step ExperimentLoop::step()
         return Step::Stopped;
     }
     OverheadClock clock;
-    QString kernel;
-    RunSnapshot run;
-    MoveOnRules rules;
-    {
-        QMutexLocker lock(&m_session->mutex());
-        RunStore &store = m_session->store();
-        QStringList errors;
-        store.applyRequests(&errors);
-        for (const QString &e : errors)
-            message(QStringLiteral("request not applied: ") + e);
-        QString rulesError;
-        rules = Orchestrator::rulesOf(store.state(), &rulesError);
-        if (!rulesError.isEmpty() && rulesError != m_rulesWarning)
-            message(m_rulesWarning = rulesError);
-        const Orchestrator::Choice choice = Orchestrator::next(
-            store.state(), rules, m_config.maxKernels, m_session->claimed(), QDateTime::currentDateTimeUtc());
-        for (const auto &[name, decision] : choice.retire) {
-            QString error;
-            if (store.markDone(name, decision.explanation, &error))
-                message(QStringLiteral("%1: moving on (%2)").arg(name, decision.explanation));
-            else
-                message(QStringLiteral("%1: cannot mark done: %2").arg(name, error));
-        }
-        if (choice.kernel.isEmpty())
-            return Step::NothingLeft;
-        kernel = choice.kernel;
-        m_session->claimed().insert(kernel);
-        run = store.state(); // implicitly shared: a cheap copy
-    }
+    Claim c;
+    if (!claim(&c))
+        return Step::NothingLeft;
     struct Release
     {
         LoopSession *session;
         QString kernel;
-        ~Release()
-        {
-            QMutexLocker lock(&session->mutex());
-            session->claimed().remove(kernel);
-        }
-    } release { m_session, kernel };
+        ~Release() { session->lock().claimed().remove(kernel); }
+    } release { m_session, c.kernel };
 
-    if (Orchestrator::needsBaseline(run, kernel))
-        return measureBaseline(kernel, run);
+    if (Orchestrator::needsBaseline(c.run, c.kernel))
+        return measureBaseline(c.kernel, c.run);
 
-    AgentContext ctx = context(kernel, run, rules);
+    const AgentContext ctx = context(c.kernel, c.run, c.rules);
     if (ctx.kernelPy.isEmpty())
         return Step::Worked; // context() reported why; the kernel is skipped
     clock.pause();
@@ -239,50 +143,17 @@ ExperimentLoop::Step ExperimentLoop::step()
     draft.tokensIn = result.usage().tokensIn;
     draft.tokensOut = result.usage().tokensOut;
     draft.cost = result.usage().cost;
-    const QByteArray current = ctx.kernelPy.toUtf8();
-    if (!result.ok()) {
-        const AgentError &e = result.error();
-        switch (e.kind) {
-        case AgentError::Kind::Cancelled:
-            return Step::Stopped;
-        case AgentError::Kind::Exhausted: {
-            QMutexLocker lock(&m_session->mutex());
-            QString error;
-            if (!m_session->store().markDone(
-                    kernel, QStringLiteral("agent has nothing left: ") + e.reason, &error)) {
-                // Not marked, the kernel would be chosen (and the agent asked) again and again.
-                lock.unlock();
-                message(QStringLiteral("%1: cannot mark done: %2").arg(kernel, error));
-                return waitBeforeRetrying(error) ? Step::Worked : Step::Stopped;
-            }
-            message(QStringLiteral("%1: moving on (agent has nothing left: %2)").arg(kernel, e.reason));
-            return Step::Worked;
-        }
-        case AgentError::Kind::Config:
-            m_session->requestStop(QStringLiteral("agent cannot work: ") + e.reason, true);
-            return Step::Stopped;
-        default:
-            draft.description = QStringLiteral("agent error (%1)").arg(AgentError::kindName(e.kind));
-            const Experiment failed
-                = recordFailure(kernel, current, draft, e.reason, ExperimentStatus::Failed);
-            m_lastOverheadMs = clock.totalMs();
-            if (failed.id != 0)
-                finished(failed, e.reason);
-            return Step::Worked;
-        }
-    }
+    if (!result.ok())
+        return agentFailed(c.kernel, result.error(), ctx.kernelPy.toUtf8(), draft, clock);
 
     const AgentProposal &p = result.proposal();
     draft.description
         = p.description.isEmpty() ? QStringLiteral("(no description)") : secrets::redact(p.description);
     const QByteArray proposed = p.kernelPy.toUtf8();
-    const KernelStaticInfo info = checkKernelSource(proposed);
-    QString rejected = info.ok ? validateProposal(ctx.staticInfo, info) : info.error;
-    if (rejected.isEmpty() && proposed == current)
-        rejected = QStringLiteral("the proposal is identical to the current kernel.py");
+    const QString rejected = checkProposal(ctx, proposed);
     if (!rejected.isEmpty()) {
         const QString why = QStringLiteral("static check: ") + rejected;
-        const Experiment failed = recordFailure(kernel, proposed, draft, why, ExperimentStatus::Failed);
+        const Experiment failed = recordFailure(c.kernel, proposed, draft, why, ExperimentStatus::Failed);
         m_lastOverheadMs = clock.totalMs();
         if (failed.id != 0)
             finished(failed, why);
@@ -290,90 +161,141 @@ ExperimentLoop::Step ExperimentLoop::step()
     }
 
     Experiment e;
-    QString error;
-    {
-        QMutexLocker lock(&m_session->mutex());
-        e = m_session->store().beginExperiment(kernel, proposed, draft, &error);
+    Step ended = Step::Worked;
+    if (!begin(c.kernel, proposed, draft, &e, &ended))
+        return ended;
+    clock.pause();
+    const BenchResult bench = benchCandidate(c.kernel, proposed);
+    clock.resume();
+    const bool stopped = m_session->stopRequested();
+    const BenchVerdict verdict = BenchVerdict::of(bench, c.run, c.kernel, stopped);
+    if (verdict.environmentError) {
+        if (++m_environmentErrors >= 3)
+            m_session->requestStop(
+                QStringLiteral("the harness failed 3 times in a row: ") + BenchVerdict::failureOf(bench),
+                true);
+    } else if (!(stopped && bench.status != BenchStatus::Ok)) {
+        m_environmentErrors = 0;
     }
-    if (e.id == 0) {
-        message(QStringLiteral("%1: proposal dropped: %2").arg(kernel, error));
-        if (writeRefused(kernel, error))
-            return Step::Stopped;
+    return record(e, verdict, bench, clock);
+}
+
+bool ExperimentLoop::claim(Claim *out)
+{
+    LockedStore store = m_session->lock();
+    QStringList errors;
+    store->applyRequests(&errors);
+    for (const QString &e : errors)
+        message(QStringLiteral("request not applied: ") + e);
+    QString rulesError;
+    out->rules = Orchestrator::rulesOf(store->state(), &rulesError);
+    if (!rulesError.isEmpty() && rulesError != m_rulesWarning)
+        message(m_rulesWarning = rulesError);
+    const Orchestrator::Choice choice = Orchestrator::next(
+        store->state(), out->rules, m_config.maxKernels, store.claimed(), QDateTime::currentDateTimeUtc());
+    for (const auto &[name, decision] : choice.retire) {
+        QString error;
+        if (store->markDone(name, decision.explanation, &error))
+            message(QStringLiteral("%1: moving on (%2)").arg(name, decision.explanation));
+        else
+            message(QStringLiteral("%1: cannot mark done: %2").arg(name, error));
+    }
+    if (choice.kernel.isEmpty())
+        return false;
+    out->kernel = choice.kernel;
+    store.claimed().insert(out->kernel);
+    out->run = store->state(); // implicitly shared: a cheap copy
+    return true;
+}
+
+ExperimentLoop::Step ExperimentLoop::agentFailed(const QString &kernel, const AgentError &e,
+    const QByteArray &current, Experiment draft, OverheadClock &clock)
+{
+    switch (e.kind) {
+    case AgentError::Kind::Cancelled:
+        return Step::Stopped;
+    case AgentError::Kind::Exhausted: {
+        LockedStore store = m_session->lock();
+        QString error;
+        if (!store->markDone(kernel, QStringLiteral("agent has nothing left: ") + e.reason, &error)) {
+            // Not marked, the kernel would be chosen (and the agent asked) again and again.
+            store.unlock();
+            message(QStringLiteral("%1: cannot mark done: %2").arg(kernel, error));
+            return waitBeforeRetrying(error) ? Step::Worked : Step::Stopped;
+        }
+        message(QStringLiteral("%1: moving on (agent has nothing left: %2)").arg(kernel, e.reason));
         return Step::Worked;
     }
+    case AgentError::Kind::Config:
+        m_session->requestStop(QStringLiteral("agent cannot work: ") + e.reason, true);
+        return Step::Stopped;
+    default:
+        draft.description = QStringLiteral("agent error (%1)").arg(AgentError::kindName(e.kind));
+        const Experiment failed = recordFailure(kernel, current, draft, e.reason, ExperimentStatus::Failed);
+        m_lastOverheadMs = clock.totalMs();
+        if (failed.id != 0)
+            finished(failed, e.reason);
+        return Step::Worked;
+    }
+}
+
+QString ExperimentLoop::checkProposal(const AgentContext &ctx, const QByteArray &proposed)
+{
+    const KernelStaticInfo info = checkKernelSource(proposed);
+    QString rejected = info.ok ? validateProposal(ctx.staticInfo, info) : info.error;
+    if (rejected.isEmpty() && proposed == ctx.kernelPy.toUtf8())
+        rejected = QStringLiteral("the proposal is identical to the current kernel.py");
+    return rejected;
+}
+
+bool ExperimentLoop::begin(
+    const QString &kernel, const QByteArray &proposed, const Experiment &draft, Experiment *out, Step *ended)
+{
+    QString error;
+    *out = m_session->lock()->beginExperiment(kernel, proposed, draft, &error);
+    if (out->id != 0)
+        return true;
+    message(QStringLiteral("%1: proposal dropped: %2").arg(kernel, error));
+    *ended = writeRefused(kernel, error) ? Step::Stopped : Step::Worked;
+    return false;
+}
+
+BenchResult ExperimentLoop::benchCandidate(const QString &kernel, const QByteArray &proposed)
+{
+    QString error;
     const QString path = writeCandidate(kernel, proposed, &error);
     BenchResult bench;
     if (path.isEmpty()) {
         bench.failure = error;
         bench.environmentError = true;
-    } else {
-        clock.pause();
-        bench = m_bench(request(path));
-        clock.resume();
-        noteSandbox(bench);
+        return bench;
     }
+    bench = m_bench(request(path));
+    noteSandbox(bench);
+    return bench;
+}
 
-    ExperimentStatus status = ExperimentStatus::Kept;
-    QString verdict;
-    const Experiment *head = run.experiment(run.kernel(kernel)->headExperiment);
-    const Experiment *base = Orchestrator::baseline(run, kernel);
-    if (m_session->stopRequested() && bench.status != BenchStatus::Ok) {
-        status = ExperimentStatus::Crashed;
-        verdict = QStringLiteral("interrupted: the loop was stopped during the benchmark");
-    } else if (bench.environmentError) {
-        status = ExperimentStatus::Failed;
-        verdict = QStringLiteral("harness problem (not the kernel): ") + failureOf(bench);
-        if (++m_environmentErrors >= 3)
-            m_session->requestStop(
-                QStringLiteral("the harness failed 3 times in a row: ") + failureOf(bench), true);
-    } else if (bench.status != BenchStatus::Ok || !bench.correct) {
-        m_environmentErrors = 0;
-        status = statusOf(bench);
-        verdict = failureOf(bench);
-    } else {
-        m_environmentErrors = 0;
-        double old = head ? head->metrics.latencyUs : std::nan("");
-        if (!Metrics::has(old) && base)
-            old = base->metrics.latencyUs;
-        const double noise = std::max(Metrics::has(bench.metrics.noisePct) ? bench.metrics.noisePct : 0.0,
-            head && Metrics::has(head->metrics.noisePct) ? head->metrics.noisePct : 0.0);
-        const double gain = improvementPct(old, bench.metrics.latencyUs);
-        if (Metrics::has(old) && !shouldKeep(old, bench.metrics.latencyUs, noise)) {
-            status = ExperimentStatus::Reverted;
-            verdict = QStringLiteral(
-                "%1% %2 than the best (%3 -> %4 us); a keep needs > %5% faster and > noise %6%")
-                          .arg(std::abs(gain), 0, 'f', 1)
-                          .arg(gain < 0 ? QStringLiteral("slower") : QStringLiteral("faster"))
-                          .arg(old, 0, 'f', 2)
-                          .arg(bench.metrics.latencyUs, 0, 'f', 2)
-                          .arg(kKeepMinImprovementPct, 0, 'g', 3)
-                          .arg(noise, 0, 'f', 1);
-        }
-        if (status == ExperimentStatus::Kept) {
-            const QString why = suspicion(bench, run, kernel);
-            if (!why.isEmpty()) {
-                status = ExperimentStatus::Pending; // accept or reject it; the head stays where it is
-                verdict = QStringLiteral("held for review: ") + why;
-            }
-        }
-    }
+ExperimentLoop::Step ExperimentLoop::record(
+    Experiment e, const BenchVerdict &verdict, const BenchResult &bench, OverheadClock &clock)
+{
     // The result is measured: it is worth waiting for (a full disk freed, say) rather than losing.
+    QString error;
     for (;;) {
         {
-            QMutexLocker lock(&m_session->mutex());
-            if (m_session->store().finishExperiment(e.id, status, bench.metrics, verdict, &error)) {
-                e = *m_session->store().state().experiment(e.id);
+            LockedStore store = m_session->lock();
+            if (store->finishExperiment(e.id, verdict.status, bench.metrics, verdict.text, &error)) {
+                e = *store->state().experiment(e.id);
                 break;
             }
         }
         message(
-            QStringLiteral("%1: experiment %2 could not be recorded: %3").arg(kernel).arg(e.id).arg(error));
+            QStringLiteral("%1: experiment %2 could not be recorded: %3").arg(e.kernel).arg(e.id).arg(error));
         if (!waitBeforeRetrying(error))
             return Step::Stopped; // on the next open the run store repairs it as crash
     }
     m_writeDelayMs = 0;
     m_lastOverheadMs = clock.totalMs();
-    finished(e, verdict);
+    finished(e, verdict.text);
     return Step::Worked;
 }
 
@@ -382,10 +304,7 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     const Experiment *b = Orchestrator::baseline(run, kernel);
     QByteArray py;
     QString error;
-    {
-        QMutexLocker lock(&m_session->mutex());
-        py = m_session->store().kernelSource(kernel, &error);
-    }
+    py = m_session->lock()->kernelSource(kernel, &error);
     const QString path = py.isEmpty() ? QString() : writeCandidate(kernel, py, &error);
     if (path.isEmpty()) {
         m_session->requestStop(
@@ -398,21 +317,21 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     if (m_session->stopRequested())
         return Step::Stopped;
     if (bench.environmentError) {
-        m_session->requestStop(QStringLiteral("the harness cannot run: ") + failureOf(bench), true);
+        m_session->requestStop(
+            QStringLiteral("the harness cannot run: ") + BenchVerdict::failureOf(bench), true);
         return Step::Stopped;
     }
-    QMutexLocker lock(&m_session->mutex());
-    RunStore &store = m_session->store();
+    LockedStore store = m_session->lock();
     const bool correct = bench.status == BenchStatus::Ok && bench.correct;
-    const QString failure = correct ? QString() : failureOf(bench);
-    if (!store.finishExperiment(b->id, ExperimentStatus::Baseline, bench.metrics, failure, &error)) {
-        lock.unlock();
+    const QString failure = correct ? QString() : BenchVerdict::failureOf(bench);
+    if (!store->finishExperiment(b->id, ExperimentStatus::Baseline, bench.metrics, failure, &error)) {
+        store.unlock();
         return waitBeforeRetrying(error) ? Step::Worked : Step::Stopped; // measured again next step
     }
     m_writeDelayMs = 0;
     if (!correct) {
         // A baseline that fails its own harness cannot be improved on; a person can unskip it later.
-        store.skip(kernel, QStringLiteral("baseline fails the harness: ") + failure, &error);
+        store->skip(kernel, QStringLiteral("baseline fails the harness: ") + failure, &error);
         message(QStringLiteral("%1: skipped, the baseline fails the harness: %2").arg(kernel, failure));
     } else {
         message(QStringLiteral("%1: baseline %2 us (%3 vs PyTorch)")
@@ -434,10 +353,9 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
     ctx.device = m_config.device;
     if (const Experiment *head = run.experiment(k->headExperiment))
         ctx.best = head->metrics;
-    QMutexLocker lock(&m_session->mutex());
-    RunStore &store = m_session->store();
+    LockedStore store = m_session->lock();
     QString error;
-    ctx.kernelPy = QString::fromUtf8(store.kernelSource(kernel, &error));
+    ctx.kernelPy = QString::fromUtf8(store->kernelSource(kernel, &error));
     for (const Experiment &e : run.experiments) {
         if (e.kernel != kernel)
             continue;
@@ -445,16 +363,16 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
         auto it = m_proposedText.find(e.id);
         if (it == m_proposedText.end() && !e.commit.isEmpty())
             it = m_proposedText.insert(
-                e.id, QString::fromUtf8(store.repo().readBlob(e.commit, RunStore::kernelPath(kernel))));
+                e.id, QString::fromUtf8(store->repo().readBlob(e.commit, RunStore::kernelPath(kernel))));
         if (it != m_proposedText.end() && !it->isEmpty())
             ctx.historyKernelPy.insert(e.id, *it);
     }
     if (ctx.kernelPy.isEmpty()) {
-        store.skip(kernel, QStringLiteral("kernel.py cannot be read: ") + error);
+        store->skip(kernel, QStringLiteral("kernel.py cannot be read: ") + error);
         message(QStringLiteral("%1: skipped, kernel.py cannot be read: %2").arg(kernel, error));
         return ctx;
     }
-    lock.unlock();
+    store.unlock();
     ctx.staticInfo = checkKernelSource(ctx.kernelPy.toUtf8());
     ctx.systemPrompt = m_prompts.systemPrompt(m_config.device, *k, rules, &error);
     return ctx;
@@ -465,18 +383,17 @@ Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray
 {
     // Still a commit: the diff of a rejected proposal (or the unchanged file, for an agent error)
     // stays reviewable, and the failure counts toward the consecutive-reverts rule.
-    QMutexLocker lock(&m_session->mutex());
-    RunStore &store = m_session->store();
+    LockedStore store = m_session->lock();
     QString error;
-    Experiment e = store.beginExperiment(kernel, kernelPy, draft, &error);
+    Experiment e = store->beginExperiment(kernel, kernelPy, draft, &error);
     if (e.id == 0
-        || !store.finishExperiment(e.id, status, Metrics(), secrets::redact(reason.simplified()), &error)) {
-        lock.unlock();
+        || !store->finishExperiment(e.id, status, Metrics(), secrets::redact(reason.simplified()), &error)) {
+        store.unlock();
         message(QStringLiteral("%1: failure could not be recorded: %2").arg(kernel, error));
         writeRefused(kernel, error); // waits before the next step asks the agent again
         return Experiment();
     }
-    return *store.state().experiment(e.id);
+    return *store->state().experiment(e.id);
 }
 
 bool ExperimentLoop::writeRefused(const QString &kernel, const QString &error)
@@ -484,8 +401,8 @@ bool ExperimentLoop::writeRefused(const QString &kernel, const QString &error)
     {
         // Pinned meanwhile (by a request another device's loop applied): the proposal is simply
         // not wanted, and the orchestrator passes the kernel from now on.
-        QMutexLocker lock(&m_session->mutex());
-        const KernelRecord *k = m_session->store().state().kernel(kernel);
+        LockedStore store = m_session->lock();
+        const KernelRecord *k = store->state().kernel(kernel);
         if (k && k->state == KernelState::Pinned)
             return false;
     }
@@ -518,11 +435,8 @@ void ExperimentLoop::finished(const Experiment &e, const QString &verdict)
     const bool failed = e.status == ExperimentStatus::Failed || e.status == ExperimentStatus::Crashed
         || e.status == ExperimentStatus::Timeout;
     double best = std::nan("");
-    {
-        QMutexLocker lock(&m_session->mutex());
-        best = Orchestrator::progress(m_session->store().state(), e.kernel, QDateTime::currentDateTimeUtc())
-                   .bestSpeedup;
-    }
+    best = Orchestrator::progress(m_session->lock()->state(), e.kernel, QDateTime::currentDateTimeUtc())
+               .bestSpeedup;
     const LoopStats totals = m_session->stats();
     const QString line
         = QStringLiteral("#%1 %2 %3 %4 | best %5 vs baseline | %6 kept / %7 | %8 exp/h")

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "agent.h"
+#include "benchverdict.h"
 #include "harnessclient.h"
 #include "loopsession.h"
 #include "moveonrules.h"
 #include "promptbuilder.h"
+#include "runsnapshot.h"
 
 #include <QHash>
 #include <QTemporaryDir>
@@ -45,8 +47,33 @@ public:
     double lastOverheadMs() const { return m_lastOverheadMs; }
 
 private:
+    class OverheadClock;
+    // What a step works on: the kernel this loop claimed and the run as it was when claimed.
+    struct Claim
+    {
+        QString kernel;
+        RunSnapshot run;
+        MoveOnRules rules;
+    };
+
+    // The named steps of step(), in order. Each returns what the step it ends should return, or
+    // nothing to go on.
+    // Applies queued requests, retires kernels the rules let go, claims the next kernel.
+    bool claim(Claim *out);
     Step measureBaseline(const QString &kernel, const RunSnapshot &run);
     AgentContext context(const QString &kernel, const RunSnapshot &run, const MoveOnRules &rules);
+    // An agent that produced nothing: stop, retire the kernel, or record a failed experiment.
+    Step agentFailed(const QString &kernel, const AgentError &error, const QByteArray &current,
+        Experiment draft, OverheadClock &clock);
+    // The static check of a proposal: empty, or why it never reaches the harness.
+    static QString checkProposal(const AgentContext &ctx, const QByteArray &proposed);
+    // Commits the proposal as a running experiment; false (after waiting, if asked) when refused.
+    bool begin(const QString &kernel, const QByteArray &proposed, const Experiment &draft, Experiment *out,
+        Step *ended);
+    BenchResult benchCandidate(const QString &kernel, const QByteArray &proposed);
+    // Writes the verdict into the experiment, waiting while the store refuses: the result is measured.
+    Step record(Experiment e, const BenchVerdict &verdict, const BenchResult &bench, OverheadClock &clock);
+
     // Records a proposal that never reaches the harness (agent error, static check) as failed.
     Experiment recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
         const QString &reason, ExperimentStatus status);

@@ -1,7 +1,6 @@
 #include "localloop.h"
 
-#include "cpudevice.h"
-#include "devicedetector.h"
+#include "deviceloop.h"
 #include "experimentloop.h"
 #include "loopsession.h"
 #include "pythonlocator.h"
@@ -9,44 +8,29 @@
 #include "runloader.h"
 #include "runsteering.h"
 #include "runstore.h"
-#include "workerclient.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QMutex>
-#include <QProcessEnvironment>
 #include <QThread>
+
+#include <atomic>
+#include <vector>
 
 namespace ak {
 
 struct LocalLoop::Private
 {
     std::unique_ptr<LoopSession> session;
+    std::vector<std::unique_ptr<DeviceLoop>> devices; // one per thread, alive until the last ends
     QVector<QThread *> threads;
     int running = 0;
-    QMutex registryMutex;
-    QVector<Agent *> agents; // alive while their thread runs; for stop()
-    QVector<WorkerClient *> workers;
     QString endReason;
     bool failed = false;
-    bool nothingLeft = false; // a loop ended because it found no kernel to work on (registryMutex)
+    std::atomic<bool> nothingLeft { false }; // a loop ended because it found no kernel to work on
     LoopStats lastStats; // totals of the last invocation, kept after it ends
     AgentConfig agent;
     QString python;
 };
-
-namespace {
-
-// "cuda:1" -> 1; "cuda" -> -1 (whatever the environment selects).
-int cudaIndex(const QString &device)
-{
-    const int colon = int(device.indexOf(QLatin1Char(':')));
-    bool ok = false;
-    const int index = colon < 0 ? -1 : device.mid(colon + 1).toInt(&ok);
-    return ok ? index : -1;
-}
-
-} // namespace
 
 LocalLoop::LocalLoop(const LoopOptions &options, QObject *parent)
     : LoopControl(parent)
@@ -135,53 +119,22 @@ void LocalLoop::start()
     d->running = int(devices.size());
     setState(State::Running);
     for (const QString &device : devices) {
-        QThread *thread = QThread::create([this, device, config, inputs, runDevice] {
-            WorkerClient worker;
-            worker.setPython(d->python);
-            const int index = cudaIndex(device);
-            if (index >= 0) {
-                QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-                env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString::number(index));
-                worker.setEnvironment(env);
-            }
-            ExperimentLoopConfig cfg;
-            cfg.label = device;
-            cfg.benchDevice
-                = device.startsWith(QLatin1String("cuda")) ? QStringLiteral("cuda") : QStringLiteral("cpu");
-            cfg.maxKernels = m_options.maxKernels;
-            cfg.quickBench = m_options.quickBench;
-            cfg.benchTimeLimitSec = m_options.benchTimeLimitSec;
-            if (cfg.benchDevice == QLatin1String("cpu")) {
-                cfg.device = cpuDevice();
-            } else {
-                cfg.device = DeviceDetector::detect(std::max(0, index));
-                if (!cfg.device.available)
-                    cfg.device = runDevice; // no vendor library here: trust what profiling found
-            }
-            QString error;
-            std::unique_ptr<Agent> agent = createAgent(config, inputs, &error);
-            if (!agent) {
-                d->session->requestStop(QStringLiteral("agent: ") + error, true);
-            } else {
-                {
-                    QMutexLocker lock(&d->registryMutex);
-                    d->agents << agent.get();
-                    d->workers << &worker;
-                }
-                HarnessClient harness(&worker);
-                ExperimentLoop loop(
-                    d->session.get(), agent.get(),
-                    [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
-                const ExperimentLoop::Step last = loop.run();
-                QMutexLocker lock(&d->registryMutex);
-                // Not the end reason yet: with several devices, the other loops may still be working
-                // on the kernels they hold (and then end on the budget or a stop instead).
-                if (last == ExperimentLoop::Step::NothingLeft)
-                    d->nothingLeft = true;
-                d->agents.removeAll(agent.get());
-                d->workers.removeAll(&worker);
-            }
-            worker.stop();
+        DeviceLoop::Setup setup;
+        setup.device = device;
+        setup.python = d->python;
+        setup.agent = config;
+        setup.inputs = inputs;
+        setup.runDevice = runDevice;
+        setup.maxKernels = m_options.maxKernels;
+        setup.quickBench = m_options.quickBench;
+        setup.benchTimeLimitSec = m_options.benchTimeLimitSec;
+        d->devices.push_back(std::make_unique<DeviceLoop>(d->session.get(), setup));
+        DeviceLoop *loop = d->devices.back().get();
+        QThread *thread = QThread::create([this, loop] {
+            // Not the end reason yet: with several devices, the other loops may still be working on
+            // the kernels they hold (and then end on the budget or a stop instead).
+            if (loop->run() == ExperimentLoop::Step::NothingLeft)
+                d->nothingLeft = true;
         });
         connect(thread, &QThread::finished, this, [this, thread] {
             thread->deleteLater();
@@ -195,6 +148,7 @@ void LocalLoop::start()
             d->lastStats = d->session->stats();
             if (d->endReason.isEmpty())
                 d->endReason = QStringLiteral("stopped");
+            d->devices.clear();
             d->session.reset(); // closes the store: the run's lock is released
             setState(State::Stopped);
             Q_EMIT finished(d->endReason);
@@ -225,13 +179,8 @@ void LocalLoop::stop()
     if (!d->session || m_state == State::Stopped)
         return;
     d->session->requestStop(QStringLiteral("stopped by the user"));
-    {
-        QMutexLocker lock(&d->registryMutex);
-        for (Agent *a : d->agents)
-            a->requestStop();
-        for (WorkerClient *w : d->workers)
-            w->cancel();
-    }
+    for (const auto &loop : d->devices)
+        loop->stop();
     setState(State::Stopping);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lockedstore.h"
 #include "runstore.h"
 
 #include <QDeadlineTimer>
@@ -30,18 +31,15 @@ struct LoopStats
 };
 
 // What the device loops of one invocation share: the run's single writer (RunStore, not thread-safe,
-// so every use holds mutex()), which kernel each loop has claimed, the pause / stop switches and the
-// budget. A loop holds the mutex only for run-store work, never while an agent or the harness runs.
+// so reachable only through lock()), which kernel each loop has claimed, the pause / stop switches
+// and the budget.
 class LoopSession
 {
 public:
     explicit LoopSession(std::unique_ptr<RunStore> store);
 
-    QMutex &mutex() { return m_mutex; }
-    RunStore &store() { return *m_store; } // hold mutex()
-
-    // Claims are taken and dropped with mutex() held.
-    QSet<QString> &claimed() { return m_claimed; }
+    // The store and the claims, under the session's lock for as long as the handle lives.
+    LockedStore lock() { return LockedStore(&m_mutex, m_store.get(), &m_claimed); }
 
     void setBudget(double seconds, int maxExperiments);
     // True when the budget (time or experiment count) is spent; sets the end reason once.

@@ -171,6 +171,7 @@ struct Rig
     ScriptedAgent agent;
     ScriptedBench bench;
     std::unique_ptr<LoopSession> session;
+    RunStore *storePtr = nullptr; // owned by session
     std::unique_ptr<ExperimentLoop> loop;
     QStringList messages;
     QString error;
@@ -216,6 +217,7 @@ struct Rig
 
     void attach(std::unique_ptr<RunStore> store)
     {
+        storePtr = store.get();
         session = std::make_unique<LoopSession>(std::move(store));
         session->onMessage = [this](const QString &line) { messages << line; };
         ExperimentLoopConfig cfg;
@@ -227,8 +229,10 @@ struct Rig
     }
 
     ExperimentLoop::Step step() { return loop->step(); }
-    RunStore &store() { return session->store(); }
-    const RunSnapshot &state() { return session->store().state(); }
+    // The tests look between steps, on the loop's own thread: no other thread uses the store then,
+    // so the rig keeps a pointer of its own rather than taking the session's lock for each look.
+    RunStore &store() { return *storePtr; }
+    const RunSnapshot &state() { return storePtr->state(); }
     const KernelRecord &kernel(const QString &name) { return *state().kernel(name); }
     const Experiment &last() { return state().experiments.last(); }
     const Experiment &experiment(int id) { return *state().experiment(id); }

@@ -305,7 +305,7 @@ private Q_SLOTS:
         QCOMPARE(s.loop->run(), ExperimentLoop::Step::NothingLeft);
         for (const QString &k : { kA, kB, kC })
             QCOMPARE(s.kernel(k).state, KernelState::Done);
-        QVERIFY(s.session->claimed().isEmpty());
+        QVERIFY(s.session->lock().claimed().isEmpty());
     }
 };
 

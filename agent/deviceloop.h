@@ -1,0 +1,58 @@
+#pragma once
+
+#include "agentconfig.h"
+#include "agentfactory.h"
+#include "deviceinfo.h"
+#include "experimentloop.h"
+
+#include <QMutex>
+#include <QProcessEnvironment>
+#include <QString>
+
+namespace ak {
+
+class Agent;
+class LoopSession;
+class WorkerClient;
+
+// One device's part of a local loop, run on a thread of its own: a worker process pinned to the
+// device (CUDA_VISIBLE_DEVICES), the device's facts for % of roof and the prompt, an agent of its
+// own, and an ExperimentLoop until it ends. stop() may be called from any thread: it cancels the
+// agent's request and the worker's bench in flight, so the loop reaches its boundary at once.
+class DeviceLoop
+{
+public:
+    struct Setup
+    {
+        QString device; // "cpu", "cuda", "cuda:1"
+        QString python;
+        AgentConfig agent;
+        AgentInputs inputs;
+        DeviceInfo runDevice; // what profiling found: used when no vendor library answers here
+        int maxKernels = 0;
+        bool quickBench = false;
+        int benchTimeLimitSec = 0;
+    };
+
+    DeviceLoop(LoopSession *session, Setup setup);
+
+    // The loop's configuration for a device name ("cuda:1" -> the harness's "cuda", label "cuda:1");
+    // device facts are detected here (NVML and the rest are loaded at run time).
+    static ExperimentLoopConfig configFor(const Setup &setup);
+    // The worker's environment for a device name: "cuda:N" pins the worker to GPU N.
+    static QProcessEnvironment environmentFor(const QString &device);
+
+    // Runs on the calling thread until the loop ends; returns its last step. An agent that cannot be
+    // made stops the whole session (a failure), since every device would fail the same way.
+    ExperimentLoop::Step run();
+    void stop();
+
+private:
+    LoopSession *m_session;
+    Setup m_setup;
+    QMutex m_mutex; // guards the two pointers below, alive only while run() is in its loop
+    Agent *m_agent = nullptr;
+    WorkerClient *m_worker = nullptr;
+};
+
+} // namespace ak
