@@ -69,7 +69,8 @@ def _spawn(device, role, worker_dir):
         return sb
     if sb is not None:
         sb.stop()
-    sb = sandbox.Sandbox(device, "zygote" if role == "candidate" else "serve", worker_dir)
+    sb = sandbox.Sandbox(device, "zygote" if role in CANDIDATE_ROLES else "serve", worker_dir)
+    sb.role = role
     _sandboxes[key] = sb
     try:
         sb.spawn()
@@ -92,7 +93,8 @@ def _sandbox(device, role, worker_dir):
 
 def prestart(device, worker_dir):
     """Starts whichever runner is missing, without waiting: both import torch at the same time."""
-    for role in ("candidate", "reference"):
+    roles = ("candidate", "reference") + (("candidate-b",) if device in SPARE_DEVICES else ())
+    for role in roles:
         try:
             _spawn(device, role, worker_dir)
         except Exception:  # noqa: BLE001 - reported when the runner is needed
@@ -105,21 +107,58 @@ def reference(device, worker_dir, deadline):
 
 
 class Candidate:
-    """A fresh process for one kernel, forked inside the candidate sandbox.
+    """A fresh process for one kernel, forked inside a candidate sandbox.
 
-    On CUDA the next candidate's process is forked as soon as this one and everything it started
-    are dead (finish): a spare that makes its CUDA context and Triton's first launch while the loop
-    records and the judge prepares the next bench. It never coexists with a candidate, so nothing
-    of one kernel reaches it; it runs only the judge's code until the next bench adopts it."""
+    On CUDA the next candidate's process (a spare) makes its CUDA context and Triton's first launch
+    before its bench, so that no bench waits for them. With bubblewrap there are two candidate
+    sandboxes, each its own PID namespace and file tree: the spare is forked in the one this kernel
+    does not run in, as this bench starts, and warms while the kernel is checked; the judge waits for
+    it (settle_spare) before the timing starts, so it never takes the GPU from a timed round. Without
+    bubblewrap (one PID namespace for everything) the spare is forked only once this kernel and all
+    it started are dead (finish). Either way nothing of one kernel reaches the next one's process: it
+    runs only the judge's code until the next bench adopts it."""
 
     def __init__(self, device, worker_dir, deadline):
-        self.sb = _sandbox(device, "candidate", worker_dir)
         self.device, self.worker_dir = device, worker_dir
-        adopted = _adopt_spare(device, self.sb, deadline)
+        adopted = _adopt_spare(device, deadline)
         if adopted is None:
+            self.sb = _sandbox(device, "candidate", worker_dir)
             adopted = _fork(self.sb, deadline)
+        else:
+            self.sb, adopted = adopted
         self.cwd, judge_end, self.ns_pid = adopted
         self.runner = Runner(judge_end, "the kernel's process", deadline, self._exit_text)
+        self._fork_spare_beside()
+
+    def _fork_spare_beside(self):
+        """The next bench's process, in the other candidate sandbox, if that one is up (it starts with
+        the first bench and imports torch beside it; until it is ready, finish forks the spare)."""
+        if self.device not in SPARE_DEVICES or self.sb.kind != "bubblewrap":
+            return
+        other = "candidate-b" if self.sb.role == "candidate" else "candidate"
+        try:
+            osb = _spawn(self.device, other, self.worker_dir)
+            if osb.leader is None and not osb.wait_ready(0):
+                return
+            osb.ready()
+            _spares[self.device] = (osb, _fork(osb, Deadline(30)))
+        except (RunnerFailure, RuntimeError, OSError):
+            _sandboxes.pop((self.device, other), None)      # started again for a later bench
+
+    def settle_spare(self, deadline):
+        """Waits until the spare is warm (or drops it): the timing must not share the GPU with it."""
+        entry = _spares.get(self.device)
+        if entry is None or entry[0] is self.sb:
+            return
+        owner, (cwd, conn, _) = entry
+        try:
+            if Runner(conn, "the spare kernel process", deadline).request({"op": "ping"}, cap=30).get("ok"):
+                return
+        except RunnerFailure:
+            pass
+        _spares.pop(self.device, None)
+        conn.close()
+        owner.wipe(cwd)
 
     def _exit_text(self):
         tail = self.output_tail(1500)
@@ -147,7 +186,7 @@ class Candidate:
             self.sb.stop()
         else:
             self.sb.wipe(self.cwd)
-            if self.device in SPARE_DEVICES:
+            if self.device in SPARE_DEVICES and self.device not in _spares:
                 try:
                     _spares[self.device] = (self.sb, _fork(self.sb, Deadline(30)))
                 except RunnerFailure:
@@ -155,9 +194,10 @@ class Candidate:
         return note
 
 
-# Where a spare pays for itself: a CUDA context and Triton's first launch (~0.5 s); on the CPU a
+# Where a spare pays for itself: a CUDA context and Triton's first launch (~0.9 s); on the CPU a
 # fork costs milliseconds. AUTOKERNEL_SPARE_RUNNER=0 turns it off (a side-by-side measurement).
 SPARE_DEVICES = () if os.environ.get("AUTOKERNEL_SPARE_RUNNER") == "0" else ("cuda",)
+CANDIDATE_ROLES = ("candidate", "candidate-b")
 _spares = {}                    # device -> (Sandbox, (cwd, connection, namespace pid))
 
 
@@ -179,17 +219,17 @@ def _fork(sb, deadline):
     return cwd, judge_end, int(reply["pid"])
 
 
-def _adopt_spare(device, sb, deadline):
-    """The spare forked after the previous bench, if it belongs to this sandbox and answers (its
-    warm-up done); None otherwise, its files wiped (its process dies with the next bench's)."""
+def _adopt_spare(device, deadline):
+    """(its sandbox, its fork) of the spare, if its sandbox is up and it answers (its warm-up done);
+    None otherwise, its files wiped (its process dies with the next bench of its sandbox)."""
     entry = _spares.pop(device, None)
     if entry is None:
         return None
     owner, (cwd, conn, ns_pid) = entry
-    if owner is sb and sb.alive():
+    if owner.alive() and _sandboxes.get((device, owner.role)) is owner:
         try:
             if Runner(conn, "the spare kernel process", deadline).request({"op": "ping"}, cap=30).get("ok"):
-                return cwd, conn, ns_pid
+                return owner, (cwd, conn, ns_pid)
         except RunnerFailure:
             pass
     conn.close()

@@ -348,6 +348,13 @@ class Sandbox:
         self.hello = hello
         return hello
 
+    def wait_ready(self, timeout):
+        """True once the runner's hello has come (ready() then returns without waiting)."""
+        if self.leader is not None:
+            return True
+        import select
+        return bool(select.select([self.conn.fileno()], [], [], timeout)[0])
+
     @staticmethod
     def _child_pid(fd, timeout):
         import select

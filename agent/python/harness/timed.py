@@ -122,6 +122,7 @@ class _Gpu:
 def measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick, seed,
             deadline, progress=lambda m, f: None):
     """Returns (timing dict, checks) where checks is a list of (description, inputs, output)."""
+    candidate.settle_spare(deadline)    # the next bench's process is warm before a round is timed
     threads = torch.get_num_threads()
     torch.set_num_threads(1)            # the judge's own copies must not leave threads spinning
     reference_sb.freeze()

@@ -188,8 +188,9 @@ class TritonSeed(unittest.TestCase):
 
 
 class SpareRunner(unittest.TestCase):
-    """The next candidate's process is forked once the last one is dead and adopted by the next
-    bench (on by default for CUDA only; forced on here to test it on the CPU)."""
+    """The next candidate's process is forked ahead of its bench and adopted by it (on by default
+    for CUDA only; forced on here to test it on the CPU): beside the kernel, in the other candidate
+    sandbox, where bubblewrap gives two; after the kernel is dead otherwise."""
 
     def setUp(self):
         self.saved = remote.SPARE_DEVICES
@@ -200,32 +201,77 @@ class SpareRunner(unittest.TestCase):
         remote.SPARE_DEVICES = self.saved
         remote.shutdown()
 
-    def test_spare_is_forked_after_the_kernel_is_dead_and_adopted_next(self):
-        r = run(os.path.join(CHEATERS, "escape_daemon.py"))
-        self.assertEqual(r["status"], "ok", r["failure"])
-        sb, (cwd, _, ns_pid) = remote._spares["cpu"]
-        # Nothing of the kernel lives beside the spare: the sandbox holds its init, the zygote, the spare.
-        members = set(sb.members())
-        self.assertEqual(len(members - {sb.init_pid, sb.leader}), 1, members)
-        self.assertTrue(os.path.isdir(cwd))
+    def _both_sandboxes_up(self):
+        from harness.bench import WORKER_DIR
+        sbs = [remote._sandbox("cpu", role, WORKER_DIR) for role in remote.CANDIDATE_ROLES]
+        if any(sb.kind != "bubblewrap" for sb in sbs):
+            self.skipTest("bubblewrap does not run here: one PID namespace for every candidate")
+        return sbs
+
+    def test_spare_is_forked_beside_the_kernel_in_the_other_sandbox(self):
+        self._both_sandboxes_up()
         forks = []
         fork = remote._fork
-        remote._fork = lambda *a: forks.append(1) or fork(*a)
+        remote._fork = lambda sb, d: forks.append(sb.role) or fork(sb, d)
         try:
+            r = run(os.path.join(CHEATERS, "escape_daemon.py"))
+            self.assertEqual(r["status"], "ok", r["failure"])
+            kernel_role, spare_role = forks         # the kernel's own process, then the spare
+            self.assertNotEqual(kernel_role, spare_role)
+            sb, (cwd, _, ns_pid) = remote._spares["cpu"]
+            self.assertEqual(sb.role, spare_role)
+            # The daemon lived in the other PID namespace and died with its kernel; the spare's
+            # sandbox holds its init, its zygote and the spare.
+            members = set(sb.members())
+            self.assertEqual(len(members - {sb.init_pid, sb.leader}), 1, members)
+            kernel_sb = remote._sandboxes[("cpu", kernel_role)]
+            self.assertEqual(set(kernel_sb.members()), {kernel_sb.init_pid, kernel_sb.leader})
             r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         finally:
             remote._fork = fork
         self.assertEqual(r["status"], "ok", r["failure"])
-        self.assertEqual(len(forks), 1)          # only the next spare: the bench adopted the last one
-        self.assertFalse(os.path.isdir(cwd))    # the adopted spare's files went with its bench
+        self.assertEqual(forks[2:], [kernel_role])  # adopted the spare, forked the next one beside it
+        self.assertFalse(os.path.isdir(cwd))        # the adopted spare's files went with its bench
+        self.assertNotEqual(remote._spares["cpu"][1][2], ns_pid)
+
+    def test_one_sandbox_forks_the_spare_after_the_kernel_is_dead(self):
+        beside = remote.Candidate._fork_spare_beside
+        remote.Candidate._fork_spare_beside = lambda self: None
+        try:
+            r = run(os.path.join(CHEATERS, "escape_daemon.py"))
+            self.assertEqual(r["status"], "ok", r["failure"])
+            sb, (cwd, _, ns_pid) = remote._spares["cpu"]
+            self.assertEqual(sb.role, "candidate")
+            # Nothing of the kernel lives beside the spare: the sandbox holds its init, the zygote, the spare.
+            members = set(sb.members()) - {sb.init_pid}
+            self.assertEqual(len(members - {sb.leader}), 1, members)
+            r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
+        finally:
+            remote.Candidate._fork_spare_beside = beside
+        self.assertEqual(r["status"], "ok", r["failure"])
+        self.assertFalse(os.path.isdir(cwd))
         self.assertNotEqual(remote._spares["cpu"][1][2], ns_pid)
 
     def test_a_dead_spare_is_replaced_not_blamed_on_the_kernel(self):
+        self._both_sandboxes_up()
         run(os.path.join(STARTERS, "cpu", "softmax.py"))
         sb, (_, conn, _) = remote._spares["cpu"]
         conn.close()                             # as if the spare had died
         r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         self.assertEqual(r["status"], "ok", r["failure"])
+        self.assertIn("cpu", remote._spares)
+
+    def test_the_spare_is_warm_before_the_timing_starts(self):
+        self._both_sandboxes_up()
+        settled = []
+        settle = remote.Candidate.settle_spare
+        remote.Candidate.settle_spare = lambda c, d: settled.append("cpu" in remote._spares) or settle(c, d)
+        try:
+            r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
+        finally:
+            remote.Candidate.settle_spare = settle
+        self.assertEqual(r["status"], "ok", r["failure"])
+        self.assertEqual(settled, [True])       # the timing waited on a spare that already existed
 
     def test_a_kernel_cannot_poison_the_spare(self):
         r = run(os.path.join(CHEATERS, "poison_next.py"))
