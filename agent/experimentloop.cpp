@@ -1,4 +1,5 @@
 #include "experimentloop.h"
+#include "agentlog.h"
 
 #include "gitrepo.h"
 #include "keeprule.h"
@@ -295,6 +296,8 @@ ExperimentLoop::Step ExperimentLoop::record(
     }
     m_writeDelayMs = 0;
     m_lastOverheadMs = clock.totalMs();
+    qCDebug(lcAgent) << e.kernel << "experiment" << e.id << statusName(e.status) << "bench" << bench.seconds
+                     << "s, loop overhead" << m_lastOverheadMs << "ms";
     finished(e, verdict.text);
     return Step::Worked;
 }

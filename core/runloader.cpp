@@ -1,4 +1,5 @@
 #include "runloader.h"
+#include "corelog.h"
 
 #include "gitrepo.h"
 #include "jsonfield.h"
@@ -6,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 
@@ -167,6 +169,8 @@ RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
                                             : QStringLiteral("%1: no such directory").arg(dir);
         return nullptr;
     }
+    QElapsedTimer clock;
+    clock.start();
     auto s = std::make_shared<RunSnapshot>();
     s->runDir = d.absolutePath();
 
@@ -197,6 +201,8 @@ RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
     // One ref lookup, not a history walk.
     if (auto repo = GitRepo::open(dir, nullptr))
         s->bestCommit = repo->resolveRef(QStringLiteral("refs/heads/best"));
+    qCDebug(lcCore) << "loaded" << s->runDir << s->kernels.size() << "kernels," << s->experiments.size()
+                    << "experiments in" << clock.elapsed() << "ms";
     return s;
 }
 

@@ -1,4 +1,5 @@
 #include "runwatcher.h"
+#include "corelog.h"
 
 #include "experimentlog.h"
 
@@ -85,6 +86,7 @@ void RunWatcher::rewatch()
 
 void RunWatcher::onPossibleChange()
 {
+    qCDebug(lcCore) << "possible change in" << m_dir;
     if (!m_debounce->isActive())
         m_debounce->start();
 }

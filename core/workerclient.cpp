@@ -1,4 +1,5 @@
 #include "workerclient.h"
+#include "corelog.h"
 
 #include "jsonfield.h"
 #include "secrets.h"
@@ -227,6 +228,7 @@ void WorkerClient::launch()
     m_stderrTail.clear();
     ++m_starts;
     armTimer();
+    qCDebug(lcCore) << "starting worker" << m_process->program() << m_process->arguments();
     m_process->start();
 }
 
@@ -296,6 +298,7 @@ void WorkerClient::retire(const QString &reason, bool drain)
             m_stderrTail = m_stderrTail.right(kStderrTailBytes);
     }
     m_retired.push_back(p);
+    qCDebug(lcCore) << "worker retired:" << reason;
     Q_EMIT workerExited(reason);
     armTimer();
 }

@@ -1,4 +1,5 @@
 #include "devicedetector.h"
+#include "profilerlog.h"
 
 #include "cudadriverbackend.h"
 #include "gpudatabase.h"
@@ -26,6 +27,8 @@ DeviceInfo DeviceDetector::detect(int index, QStringList *log)
         else if (log)
             *log << QStringLiteral("rocm-smi: ") + why;
     }
+    qCDebug(lcProfiler) << "device" << index << "answered by"
+                        << (sources.isEmpty() ? QStringList { "none" } : sources);
     if (sources.isEmpty()) {
         DeviceInfo none;
         none.note = QStringLiteral("no GPU found: NVML, the CUDA driver and ROCm SMI are not available");

@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "uilog.h"
 
 #include "agentsettingsdialog.h"
 #include "backgroundjob.h"
@@ -25,6 +26,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -75,8 +77,10 @@ MainWindow::MainWindow(QWidget *parent)
     , m_rulesLabel(new QLabel(this))
     , m_reviewLabel(new QLabel(this))
 {
-    setWindowTitle(QStringLiteral("AutoKernel Studio"));
+    setWindowTitle(tr("AutoKernel Studio"));
     setObjectName(QStringLiteral("MainWindow"));
+    m_noRun->setObjectName(QStringLiteral("NoRunState"));
+    m_runDevice->setObjectName(QStringLiteral("RunDeviceLabel"));
     m_workspace->setBlobReader(&readBlobFromRun);
     connect(m_workspace, &RunWorkspace::message, this,
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
@@ -85,12 +89,12 @@ MainWindow::MainWindow(QWidget *parent)
     m_central->addWidget(m_workspace);
     setCentralWidget(m_central);
 
-    auto *logDock = new QDockWidget(QStringLiteral("Log"), this);
+    auto *logDock = new QDockWidget(tr("Log"), this);
     logDock->setObjectName(QStringLiteral("LogDock"));
     logDock->setWidget(m_log);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
 
-    auto *modelDock = new QDockWidget(QStringLiteral("Model"), this);
+    auto *modelDock = new QDockWidget(tr("Model"), this);
     modelDock->setObjectName(QStringLiteral("ModelDock"));
     modelDock->setWidget(m_modelView);
     addDockWidget(Qt::RightDockWidgetArea, modelDock);
@@ -108,7 +112,7 @@ MainWindow::MainWindow(QWidget *parent)
     });
 
     createMenus();
-    m_noRun->setMessage(QStringLiteral("No run open"), noRunHint());
+    m_noRun->setMessage(tr("No run open"), noRunHint());
     m_noRun->setAction(m_openAction);
 
     connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
@@ -147,7 +151,7 @@ MainWindow::MainWindow(QWidget *parent)
         return d;
     });
     connect(m_deviceStatus, &DeviceStatus::detected, this, [this](const DeviceInfo &d) {
-        m_log->appendMessage(LogView::Level::Info, QStringLiteral("this machine: %1").arg(d.summary()));
+        m_log->appendMessage(LogView::Level::Info, tr("this machine: %1").arg(d.summary()));
     });
 
     m_reloadTimer.setSingleShot(true);
@@ -162,32 +166,32 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createMenus()
 {
-    QMenu *file = menuBar()->addMenu(QStringLiteral("&File"));
-    m_openAction = file->addAction(QStringLiteral("&Open Run…"), this, &MainWindow::openDialog);
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    m_openAction = file->addAction(tr("&Open Run…"), this, &MainWindow::openDialog);
     m_openAction->setShortcut(QKeySequence::Open);
-    m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
-    m_reloadAction = file->addAction(QStringLiteral("Re&load"), this, &MainWindow::reload);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_reloadAction = file->addAction(tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
     m_reloadAction->setEnabled(false);
     file->addAction(m_report->action());
     file->addSeparator();
-    QAction *quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     rebuildRecentMenu();
 
-    auto *toolbar = addToolBar(QStringLiteral("Steering"));
+    auto *toolbar = addToolBar(tr("Steering"));
     toolbar->setObjectName(QStringLiteral("SteeringToolBar"));
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     toolbar->addActions(m_steering->loopActions());
     toolbar->addSeparator();
     toolbar->addActions(m_steering->selectionActions());
 
-    QMenu *view = menuBar()->addMenu(QStringLiteral("&View"));
+    QMenu *view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
     view->addAction(toolbar->toggleViewAction());
 
-    QMenu *loop = menuBar()->addMenu(QStringLiteral("&Loop"));
+    QMenu *loop = menuBar()->addMenu(tr("&Loop"));
     loop->addActions(m_steering->loopActions());
     loop->addSeparator();
     loop->addActions(m_steering->selectionActions());
@@ -195,14 +199,15 @@ void MainWindow::createMenus()
     loop->addAction(m_workspace->pendingOnlyAction());
     loop->addSeparator();
     loop->addAction(m_steering->reviewMode());
-    m_rulesAction = loop->addAction(QStringLiteral("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);
+    m_rulesAction = loop->addAction(tr("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);
+    m_rulesAction->setObjectName(QStringLiteral("MoveOnRulesAction"));
     m_rulesAction->setEnabled(false);
-    m_rulesAction->setToolTip(QStringLiteral("Move-on Rules — open a run first"));
-    m_agentAction = loop->addAction(QStringLiteral("&Agent…"), this, &MainWindow::editAgent);
+    m_rulesAction->setToolTip(tr("Move-on Rules — open a run first"));
+    m_agentAction = loop->addAction(tr("&Agent…"), this, &MainWindow::editAgent);
     m_agentAction->setObjectName(QStringLiteral("AgentAction"));
     updateAgentTip();
 
-    QMenu *model = menuBar()->addMenu(QStringLiteral("&Model"));
+    QMenu *model = menuBar()->addMenu(tr("&Model"));
     model->setObjectName(QStringLiteral("ModelMenu"));
     model->setToolTipsVisible(true);
     model->addAction(m_modelView->verifyAction());
@@ -212,8 +217,8 @@ void MainWindow::createMenus()
     model->addSeparator();
     model->addAction(m_modelView->exportAction());
 
-    QMenu *help = menuBar()->addMenu(QStringLiteral("&Help"));
-    QMenu *examples = help->addMenu(QStringLiteral("Open &Example Run"));
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QMenu *examples = help->addMenu(tr("Open &Example Run"));
     examples->setObjectName(QStringLiteral("ExampleMenu"));
     examples->setToolTipsVisible(true);
     for (const QString &name : ExampleRun::names()) {
@@ -223,7 +228,7 @@ void MainWindow::createMenus()
                           .arg(name));
     }
     help->addSeparator();
-    help->addAction(QStringLiteral("&About AutoKernel Studio"), this, &MainWindow::showAbout);
+    help->addAction(tr("&About AutoKernel Studio"), this, &MainWindow::showAbout);
 }
 
 bool MainWindow::isShowingRun() const
@@ -267,7 +272,7 @@ void MainWindow::attachControl(LoopControl *control)
         connect(
             control, &LoopControl::actionFailed, this, [this](const QString &action, const QString &error) {
                 m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(action, error));
-                statusBar()->showMessage(QStringLiteral("%1 failed: %2").arg(action, error), 10000);
+                statusBar()->showMessage(tr("%1 failed: %2").arg(action, error), 10000);
             });
         connect(control, &LoopControl::actionFinished, this,
             [this](const QString &action, const QString &detail) {
@@ -302,7 +307,7 @@ void MainWindow::openExample(const ExampleRun::Options &options)
     const QString name = options.name;
     if (!ExampleRun::names().contains(name)) {
         ExampleRun::Result unknown;
-        unknown.error = QStringLiteral("There is no bundled example called '%1'; the examples are: %2.")
+        unknown.error = tr("There is no bundled example called '%1'; the examples are: %2.")
                             .arg(name, ExampleRun::names().join(QStringLiteral(", ")));
         exampleFinished(name, unknown, m_opens);
         return;
@@ -318,16 +323,16 @@ void MainWindow::openExample(const ExampleRun::Options &options)
                 m_example = nullptr;
             exampleFinished(name, r, opens);
         });
-    exampleProgress(name, QStringLiteral("looking for its run"));
+    exampleProgress(name, tr("looking for its run"));
     m_example->start();
 }
 
 void MainWindow::exampleProgress(const QString &name, const QString &message)
 {
-    m_log->appendMessage(LogView::Level::Info, QStringLiteral("example %1: %2").arg(name, message));
-    statusBar()->showMessage(QStringLiteral("Example %1: %2…").arg(name, message));
+    m_log->appendMessage(LogView::Level::Info, tr("example %1: %2").arg(name, message));
+    statusBar()->showMessage(tr("Example %1: %2…").arg(name, message));
     if (!isShowingRun())
-        m_noRun->setMessage(QStringLiteral("Preparing the %1 example run").arg(name),
+        m_noRun->setMessage(tr("Preparing the %1 example run").arg(name),
             QStringLiteral("%1…\n\nThe first time, the model is profiled on this machine (usually under "
                            "a minute); afterwards the example opens at once.")
                 .arg(message));
@@ -336,24 +341,23 @@ void MainWindow::exampleProgress(const QString &name, const QString &message)
 void MainWindow::exampleFinished(const QString &name, const ExampleRun::Result &r, quint64 opensAtStart)
 {
     if (!r.ok) {
-        m_log->appendMessage(LogView::Level::Error, QStringLiteral("example %1: %2").arg(name, r.error));
+        m_log->appendMessage(LogView::Level::Error, tr("example %1: %2").arg(name, r.error));
         if (!r.details.isEmpty())
             m_log->appendMessage(LogView::Level::Error, r.details);
         statusBar()->showMessage(r.error.section(QLatin1Char('\n'), 0, 0), 15000);
         if (!isShowingRun())
-            m_noRun->setMessage(QStringLiteral("Could not prepare the %1 example run").arg(name),
+            m_noRun->setMessage(tr("Could not prepare the %1 example run").arg(name),
                 QStringLiteral("%1%2\n\n%3")
-                    .arg(r.error,
-                        r.details.isEmpty() ? QString() : QStringLiteral("\n(the log has the details)"),
+                    .arg(r.error, r.details.isEmpty() ? QString() : tr("\n(the log has the details)"),
                         noRunHint()));
         Q_EMIT exampleFailed(name, r.error);
         return;
     }
     m_log->appendMessage(LogView::Level::Info,
-        QStringLiteral("example %1: %2 %3")
+        tr("example %1: %2 %3")
             .arg(name, r.created ? QStringLiteral("created") : QStringLiteral("found"), r.runDir));
     if (opensAtStart != m_opens) { // the user opened another run meanwhile: do not take it away
-        statusBar()->showMessage(QStringLiteral("Example %1 is ready: %2").arg(name, r.runDir), 10000);
+        statusBar()->showMessage(tr("Example %1 is ready: %2").arg(name, r.runDir), 10000);
         return;
     }
     openRun(r.runDir);
@@ -388,8 +392,8 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
     else
         m_reloadAgain = false; // another run: what changed in the old one no longer matters
     if (!isReload) {
-        m_log->appendMessage(LogView::Level::Info, QStringLiteral("opening %1").arg(dir));
-        statusBar()->showMessage(QStringLiteral("Loading %1…").arg(dir));
+        m_log->appendMessage(LogView::Level::Info, tr("opening %1").arg(dir));
+        statusBar()->showMessage(tr("Loading %1…").arg(dir));
     }
     runInBackground(
         this,
@@ -397,7 +401,7 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
             QString error;
             RunSnapshotPtr snapshot = loader(dir, &error);
             if (!snapshot && error.isEmpty())
-                error = QStringLiteral("not a run directory");
+                error = tr("not a run directory");
             return std::make_pair(snapshot, error);
         },
         [this, generation, dir, isReload](const std::pair<RunSnapshotPtr, QString> &result) {
@@ -413,10 +417,9 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
             const auto &[snapshot, error] = result;
             if (!snapshot) {
                 m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(dir, error));
-                statusBar()->showMessage(QStringLiteral("Could not open %1: %2").arg(dir, error), 10000);
+                statusBar()->showMessage(tr("Could not open %1: %2").arg(dir, error), 10000);
                 if (!isShowingRun())
-                    m_noRun->setMessage(
-                        QStringLiteral("Could not open %1").arg(QDir::toNativeSeparators(dir)),
+                    m_noRun->setMessage(tr("Could not open %1").arg(QDir::toNativeSeparators(dir)),
                         QStringLiteral("%1\n\n%2").arg(error, noRunHint()));
                 Q_EMIT runLoadFailed(dir, error);
                 return;
@@ -426,13 +429,17 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
             if (!isReload) {
                 addRecent(dir);
                 watch(dir);
-                statusBar()->showMessage(QStringLiteral("Opened %1: %2 kernels, %3 experiments")
+                statusBar()->showMessage(tr("Opened %1: %2 kernels, %3 experiments")
                                              .arg(dir)
                                              .arg(snapshot->kernels.size())
                                              .arg(snapshot->experiments.size()),
                     5000);
             }
+            QElapsedTimer shown;
+            shown.start();
             showSnapshot(snapshot);
+            qCDebug(lcUi) << (isReload ? "reloaded" : "opened") << dir << "shown in" << shown.elapsed()
+                          << "ms on the GUI thread";
             if (isReload)
                 m_loops->refresh(); // a loop may have started or stopped in another process
             Q_EMIT runLoaded(dir);
@@ -462,10 +469,9 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_central->setCurrentWidget(m_workspace);
     m_reloadAction->setEnabled(true);
     const QString name = QFileInfo(snapshot->runDir).fileName();
-    setWindowTitle(QStringLiteral("%1 — AutoKernel Studio").arg(name.isEmpty() ? snapshot->runDir : name));
+    setWindowTitle(tr("%1 — AutoKernel Studio").arg(name.isEmpty() ? snapshot->runDir : name));
     const DeviceInfo &d = snapshot->device;
-    m_runDevice->setText(QStringLiteral("Run device: %1")
-                             .arg(d.name.isEmpty() ? QStringLiteral("not recorded") : d.summary()));
+    m_runDevice->setText(tr("Run device: %1").arg(d.name.isEmpty() ? tr("not recorded") : d.summary()));
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
     m_runDevice->show();
     showRules(*snapshot, sameRun);
@@ -487,8 +493,8 @@ void MainWindow::showReviewMode(const RunSnapshot &snapshot)
     }
     const auto pending = std::count_if(snapshot.experiments.cbegin(), snapshot.experiments.cend(),
         [](const Experiment &e) { return e.status == ExperimentStatus::Pending; });
-    m_reviewLabel->setText(pending == 0 ? QStringLiteral("Review mode")
-                                        : QStringLiteral("Review mode: %1 waiting for you").arg(pending));
+    m_reviewLabel->setText(
+        pending == 0 ? tr("Review mode") : tr("Review mode: %1 waiting for you").arg(pending));
     m_reviewLabel->setToolTip(
         QStringLiteral("Review mode is on: a would-be keep is recorded as pending and waits until "
                        "you accept or reject it (select it in the commit list).\n"
@@ -503,27 +509,26 @@ void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)
     const bool ok = why.isEmpty();
     auto part = [](bool on, const QString &text, const QString &off) { return on ? text : off; };
     const QString compact = QStringList{
-        part(rules.maxConsecutiveReverts > 0, QStringLiteral("%1 revert%2").arg(rules.maxConsecutiveReverts).arg(rules.maxConsecutiveReverts == 1 ? QString() : QStringLiteral("s")), QStringLiteral("no revert limit")),
-        part(rules.roofPct > 0, QStringLiteral("%1% roof").arg(rules.roofPct, 0, 'g', 4), QStringLiteral("no roof goal")),
-        part(rules.speedupOverBaseline > 0, QStringLiteral("%1x").arg(rules.speedupOverBaseline, 0, 'g', 4), QStringLiteral("no speedup goal")),
-        part(rules.hoursPerKernel > 0, QStringLiteral("%1 h").arg(rules.hoursPerKernel, 0, 'g', 4), QStringLiteral("no time limit")),
+        part(rules.maxConsecutiveReverts > 0, tr("%1 revert%2").arg(rules.maxConsecutiveReverts).arg(rules.maxConsecutiveReverts == 1 ? QString() : QStringLiteral("s")), tr("no revert limit")),
+        part(rules.roofPct > 0, tr("%1% roof").arg(rules.roofPct, 0, 'g', 4), tr("no roof goal")),
+        part(rules.speedupOverBaseline > 0, QStringLiteral("%1x").arg(rules.speedupOverBaseline, 0, 'g', 4), tr("no speedup goal")),
+        part(rules.hoursPerKernel > 0, tr("%1 h").arg(rules.hoursPerKernel, 0, 'g', 4), tr("no time limit")),
     }.join(QStringLiteral(" · "));
-    m_rulesLabel->setText(QStringLiteral("<a href=\"rules\">Move on: %1%2</a>")
+    m_rulesLabel->setText(tr("<a href=\"rules\">Move on: %1%2</a>")
                               .arg(compact.toHtmlEscaped(), ok ? QString() : QStringLiteral(" (!)")));
-    QString tip = QStringLiteral("Move-on rules (run.json \"move_on\"): %1.").arg(rules.summary());
+    QString tip = tr("Move-on rules (run.json \"move_on\"): %1.").arg(rules.summary());
     if (!ok)
-        tip += QStringLiteral("\n%1; the loop uses the defaults.").arg(why);
+        tip += tr("\n%1; the loop uses the defaults.").arg(why);
     if (!snapshot.moveOnChanges.isEmpty()) {
         const MoveOnChange &c = snapshot.moveOnChanges.constLast();
-        tip += QStringLiteral("\nLast changed %1 by %2.")
-                   .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), c.by);
+        tip += tr("\nLast changed %1 by %2.")
+                   .arg(c.time.toLocalTime().toString(tr("yyyy-MM-dd HH:mm:ss")), c.by);
     }
-    tip += QStringLiteral("\nClick to see or change them (Loop ▸ Move-on Rules…).");
+    tip += tr("\nClick to see or change them (Loop ▸ Move-on Rules…).");
     m_rulesLabel->setToolTip(tip);
     m_rulesLabel->show();
     m_rulesAction->setEnabled(true);
-    m_rulesAction->setToolTip(
-        QStringLiteral("See or change when the loop leaves a kernel: %1").arg(rules.summary()));
+    m_rulesAction->setToolTip(tr("See or change when the loop leaves a kernel: %1").arg(rules.summary()));
 
     // Changes made since the last look (by this window, the CLI, another window) go to the log.
     const int changes = int(snapshot.moveOnChanges.size());
@@ -531,7 +536,7 @@ void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)
         for (int i = std::min(m_rulesChangesSeen, changes); i < changes; ++i) {
             const MoveOnChange &c = snapshot.moveOnChanges.at(i);
             m_log->appendMessage(LogView::Level::Info,
-                QStringLiteral("move-on rules changed %1 by %2: %3")
+                tr("move-on rules changed %1 by %2: %3")
                     .arg(ExperimentLog::timeText(c.time), c.by, c.rules.summary()));
         }
     }
@@ -558,18 +563,17 @@ void MainWindow::editMoveOnRules()
     dialog->setRun(*run);
     const bool editable = m_attached && m_attached->capabilities().testFlag(LoopControl::CanEditRules);
     dialog->setEditable(editable,
-        m_attached ? QStringLiteral("not supported by %1").arg(m_attached->description())
+        m_attached ? tr("not supported by %1").arg(m_attached->description())
                    : SteeringActions::noLoopReason());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const MoveOnRules rules = dialog->rules();
         if (!m_attached) {
-            m_log->appendMessage(LogView::Level::Error,
-                QStringLiteral("setMoveOnRules: %1").arg(SteeringActions::noLoopReason()));
+            m_log->appendMessage(
+                LogView::Level::Error, tr("setMoveOnRules: %1").arg(SteeringActions::noLoopReason()));
             return;
         }
         m_log->appendMessage(LogView::Level::Info,
-            QStringLiteral("setting the move-on rules through %1: %2")
-                .arg(m_attached->description(), rules.summary()));
+            tr("setting the move-on rules through %1: %2").arg(m_attached->description(), rules.summary()));
         m_attached->setMoveOnRules(rules);
     });
     m_rulesDialog = dialog;
@@ -586,7 +590,7 @@ void MainWindow::updateAgentTip()
     QSettings store;
     AgentSettings saved;
     m_agentAction->setToolTip(AgentSettings::load(store, &saved)
-            ? QStringLiteral("What Loop ▸ Start runs: %1").arg(saved.summary())
+            ? tr("What Loop ▸ Start runs: %1").arg(saved.summary())
             : QStringLiteral("What Loop ▸ Start runs: each run's own agent (run.json; tune when it "
                              "has none) on its default device. Choose an LLM, a command, a replay, "
                              "devices or Python here."));
@@ -605,16 +609,14 @@ void MainWindow::editAgent()
     dialog->prefill(run ? run->runJson : QByteArray());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         // The summary names the key's variable or says it is stored; it never holds the key.
-        const QString what = dialog->forgotten()
-            ? QStringLiteral("each run's own agent (run.json) on its default device")
-            : dialog->settings().summary();
+        const QString what = dialog->forgotten() ? tr("each run's own agent (run.json) on its default device")
+                                                 : dialog->settings().summary();
         const bool running = m_loops->loop() && m_loops->loop()->state() != LoopControl::State::Stopped;
         m_log->appendMessage(LogView::Level::Info,
-            QStringLiteral("Loop ▸ Start will use %1%2")
+            tr("Loop ▸ Start will use %1%2")
                 .arg(what,
-                    running ? QStringLiteral(" (from the next Start; the running loop keeps its agent)")
-                            : QString()));
-        statusBar()->showMessage(QStringLiteral("Agent: %1").arg(what), 5000);
+                    running ? tr(" (from the next Start; the running loop keeps its agent)") : QString()));
+        statusBar()->showMessage(tr("Agent: %1").arg(what), 5000);
         updateAgentTip();
     });
     m_agentDialog = dialog;
@@ -623,8 +625,7 @@ void MainWindow::editAgent()
 
 void MainWindow::openDialog()
 {
-    const QString dir
-        = QFileDialog::getExistingDirectory(this, QStringLiteral("Open Run Directory"), m_runDir);
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Run Directory"), m_runDir);
     if (!dir.isEmpty())
         openRun(dir);
 }
@@ -649,7 +650,7 @@ void MainWindow::rebuildRecentMenu()
         m_recentMenu->addAction(QDir::toNativeSeparators(dir), this, [this, dir] { openRun(dir); });
     if (!recent.isEmpty()) {
         m_recentMenu->addSeparator();
-        m_recentMenu->addAction(QStringLiteral("Clear List"), this, [this] {
+        m_recentMenu->addAction(tr("Clear List"), this, [this] {
             QSettings().remove(recentKey());
             rebuildRecentMenu();
         });
@@ -659,7 +660,7 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::showAbout()
 {
-    QMessageBox::about(this, QStringLiteral("About AutoKernel Studio"),
+    QMessageBox::about(this, tr("About AutoKernel Studio"),
         QStringLiteral("<h3>AutoKernel Studio %1</h3>"
                        "<p>Profiles a PyTorch model, ranks its GPU kernels by Amdahl's law and "
                        "optimises them in an autonomous loop; every attempt is a git commit in the "
@@ -698,9 +699,9 @@ void MainWindow::updateLoopSummary()
     QString where;
     const LoopControl *own = m_loops->loop();
     if (own && own->state() != LoopControl::State::Stopped)
-        where = QStringLiteral("in this window");
+        where = tr("in this window");
     else if (const DirectoryControl *dir = m_loops->directoryControl(); dir && dir->writerPid() != 0)
-        where = QStringLiteral("in another process (pid %1)").arg(dir->writerPid());
+        where = tr("in another process (pid %1)").arg(dir->writerPid());
     m_workspace->summaryBar()->setLoop(where);
 }
 

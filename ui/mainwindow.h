@@ -68,28 +68,11 @@ public:
 
     QString runDir() const { return m_runDir; }
     bool isShowingRun() const;
-    RunWorkspace *workspace() const { return m_workspace; }
-    EmptyState *noRunState() const { return m_noRun; }
-    DeviceStatus *deviceStatus() const { return m_deviceStatus; }
-    SteeringActions *steering() const { return m_steering; }
-    LogView *logView() const { return m_log; }
-    // The "Model" dock: verification of the shown run, Verify and Export (also in the Model menu).
-    ModelView *modelView() const { return m_modelView; }
-    ReportExport *reportExport() const { return m_report; }
-    QLabel *runDeviceLabel() const { return m_runDevice; }
-    // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
-    // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
-    QAction *moveOnRulesAction() const { return m_rulesAction; }
     MoveOnRulesDialog *moveOnRulesDialog() const; // the open one, or nullptr
-    QLabel *moveOnRulesLabel() const { return m_rulesLabel; }
     // Loop ▸ Review Mode (SteeringActions::reviewMode): checked while the shown run is in review mode.
     // The status bar's review label is shown then too, with how many experiments wait for a person.
     QAction *reviewModeAction() const;
-    QLabel *reviewModeLabel() const { return m_reviewLabel; }
     void editMoveOnRules();
-    // Loop ▸ Agent…: the agent, devices and Python that Loop ▸ Start uses (AgentSettingsDialog, saved
-    // in the user's settings store), prefilled from the saved choice or the shown run's run.json.
-    QAction *agentAction() const { return m_agentAction; }
     AgentSettingsDialog *agentSettingsDialog() const; // the open one, or nullptr
     void editAgent();
 
@@ -145,8 +128,12 @@ private:
     QLabel *m_rulesLabel;
     QLabel *m_reviewLabel;
     SandboxStatus *m_sandbox;
+    // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
+    // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
     QAction *m_rulesAction = nullptr;
     QPointer<MoveOnRulesDialog> m_rulesDialog;
+    // Loop ▸ Agent…: the agent, devices and Python that Loop ▸ Start uses (AgentSettingsDialog, saved
+    // in the user's settings store), prefilled from the saved choice or the shown run's run.json.
     QAction *m_agentAction = nullptr;
     QPointer<AgentSettingsDialog> m_agentDialog;
     int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log

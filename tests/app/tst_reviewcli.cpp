@@ -3,12 +3,12 @@
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
@@ -16,34 +16,6 @@
 using namespace ak;
 
 namespace {
-
-struct Result
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Result cli(const QStringList &args)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("AUTOKERNEL_CLI"), args);
-    if (!p.waitForFinished(30000)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
-
-bool makeRun(const QString &dir)
-{
-    QString error;
-    auto store = RunStore::create(dir, nlohmann::json { { "model", "tiny.py" } }, &error);
-    if (!store)
-        qWarning("%s", qPrintable(error));
-    return bool(store);
-}
 
 bool reviewModeOnDisk(const QString &dir)
 {
@@ -71,10 +43,10 @@ private Q_SLOTS:
 
     void helpListsReview()
     {
-        const Result r = cli({ QStringLiteral("--help") });
+        const test::CliResult r = test::runCli({ QStringLiteral("--help") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("review ")));
-        const Result h = cli({ QStringLiteral("review"), QStringLiteral("--help") });
+        const test::CliResult h = test::runCli({ QStringLiteral("review"), QStringLiteral("--help") });
         QCOMPARE(h.exitCode, 0);
         QVERIFY(h.out.contains(QStringLiteral("RUN_DIR [on|off]")));
     }
@@ -82,24 +54,25 @@ private Q_SLOTS:
     void switchesOnAndOff()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
-        Result r = cli({ QStringLiteral("review"), tmp.path() });
+        QVERIFY(test::makeRun(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
+        test::CliResult r = test::runCli({ QStringLiteral("review"), tmp.path() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("review mode: off")), qPrintable(r.out));
 
-        r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
+        r = test::runCli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("review mode: on")), qPrintable(r.out));
         QVERIFY(reviewModeOnDisk(tmp.path()));
         QVERIFY(!QFileInfo::exists(RunLock::lockPath(tmp.path()))); // the writer was closed again
         const int lines = logLines(tmp.path());
-        r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("ON") }); // already on: nothing logged
+        r = test::runCli(
+            { QStringLiteral("review"), tmp.path(), QStringLiteral("ON") }); // already on: nothing logged
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(logLines(tmp.path()), lines);
-        r = cli({ QStringLiteral("review"), tmp.path() });
+        r = test::runCli({ QStringLiteral("review"), tmp.path() });
         QVERIFY2(r.out.contains(QStringLiteral("review mode: on")), qPrintable(r.out));
 
-        r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("off") });
+        r = test::runCli({ QStringLiteral("review"), tmp.path(), QStringLiteral("off") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("review mode: off")), qPrintable(r.out));
         QVERIFY(!reviewModeOnDisk(tmp.path()));
@@ -108,12 +81,13 @@ private Q_SLOTS:
     void queuesWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
         QString error;
         {
             auto writer = std::make_unique<RunLock>(tmp.path()); // the loop's process
             QVERIFY2(writer->acquire(&error), qPrintable(error));
-            const Result r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
+            const test::CliResult r
+                = test::runCli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             QVERIFY2(r.out.contains(QStringLiteral("queued for the writer")), qPrintable(r.out));
             QCOMPARE(QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files).size(), 1);
@@ -141,9 +115,9 @@ private Q_SLOTS:
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
         const int lines = logLines(tmp.path());
-        const Result r = cli(QStringList { QStringLiteral("review"), tmp.path() } + args);
+        const test::CliResult r = test::runCli(QStringList { QStringLiteral("review"), tmp.path() } + args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QCOMPARE(logLines(tmp.path()), lines);
@@ -153,12 +127,12 @@ private Q_SLOTS:
     void notARunExit2()
     {
         QTemporaryDir tmp;
-        Result r = cli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
+        test::CliResult r = test::runCli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
         QCOMPARE(r.exitCode, 2);
-        r = cli({ QStringLiteral("review"), tmp.path() });
+        r = test::runCli({ QStringLiteral("review"), tmp.path() });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("not a run directory")), qPrintable(r.err));
-        QCOMPARE(cli({ QStringLiteral("review") }).exitCode, 2);
+        QCOMPARE(test::runCli({ QStringLiteral("review") }).exitCode, 2);
     }
 };
 

@@ -5,11 +5,11 @@
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
@@ -17,35 +17,6 @@
 using namespace ak;
 
 namespace {
-
-struct Result
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Result cli(const QStringList &args)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("AUTOKERNEL_CLI"), args);
-    if (!p.waitForFinished(30000)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
-
-bool makeRun(const QString &dir)
-{
-    QString error;
-    auto store = RunStore::create(
-        dir, nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, &error);
-    if (!store)
-        qWarning("%s", qPrintable(error));
-    return bool(store);
-}
 
 MoveOnRules rulesOnDisk(const QString &dir)
 {
@@ -70,10 +41,10 @@ private Q_SLOTS:
 
     void helpListsRules()
     {
-        const Result r = cli({ QStringLiteral("--help") });
+        const test::CliResult r = test::runCli({ QStringLiteral("--help") });
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("rules ")));
-        const Result h = cli({ QStringLiteral("rules"), QStringLiteral("--help") });
+        const test::CliResult h = test::runCli({ QStringLiteral("rules"), QStringLiteral("--help") });
         QCOMPARE(h.exitCode, 0);
         QVERIFY(h.out.contains(QStringLiteral("--speedup-over-baseline")));
         QVERIFY(h.out.contains(QStringLiteral("0 switches a rule off")));
@@ -82,13 +53,15 @@ private Q_SLOTS:
     void printsTheRules()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
-        const Result r = cli({ QStringLiteral("rules"), tmp.path() });
+        QVERIFY(test::makeRun(tmp.path(),
+            nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
+        const test::CliResult r = test::runCli({ QStringLiteral("rules"), tmp.path() });
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("roof_pct +80\\n"))), qPrintable(r.out));
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("max_consecutive_reverts +5\\n"))),
             qPrintable(r.out));
-        const Result j = cli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--json") });
+        const test::CliResult j
+            = test::runCli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--json") });
         QCOMPARE(j.exitCode, 0);
         MoveOnRules parsed;
         QString why;
@@ -100,9 +73,10 @@ private Q_SLOTS:
     void setsTheGivenRulesDirectly()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
-        const Result r
-            = cli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--max-consecutive-reverts"),
+        QVERIFY(test::makeRun(tmp.path(),
+            nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
+        const test::CliResult r
+            = test::runCli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--max-consecutive-reverts"),
                 QStringLiteral("7"), QStringLiteral("--speedup-over-baseline=0"),
                 QStringLiteral("--hours-per-kernel"), QStringLiteral("1.5") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -122,7 +96,7 @@ private Q_SLOTS:
             qPrintable(s->moveOnChanges.first().by));
         QVERIFY(!QFileInfo::exists(RunLock::lockPath(tmp.path()))); // the writer was closed again
 
-        const Result again = cli({ QStringLiteral("rules"), tmp.path() });
+        const test::CliResult again = test::runCli({ QStringLiteral("rules"), tmp.path() });
         QCOMPARE(again.exitCode, 0);
         QVERIFY2(again.out.contains(QStringLiteral("Last changed")), qPrintable(again.out));
     }
@@ -130,12 +104,13 @@ private Q_SLOTS:
     void queuesWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(),
+            nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
         QString error;
         {
             auto writer = std::make_unique<RunLock>(tmp.path()); // the loop's process
             QVERIFY2(writer->acquire(&error), qPrintable(error));
-            const Result r = cli(
+            const test::CliResult r = test::runCli(
                 { QStringLiteral("rules"), tmp.path(), QStringLiteral("--roof-pct"), QStringLiteral("70") });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             QVERIFY2(r.out.contains(QStringLiteral("queued for the writer")), qPrintable(r.out));
@@ -174,12 +149,13 @@ private Q_SLOTS:
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(),
+            nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
         const QByteArray before = [&] {
             QFile f(QDir(tmp.path()).filePath(QStringLiteral("run.json")));
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
         }();
-        const Result r = cli(QStringList { QStringLiteral("rules"), tmp.path() } + args);
+        const test::CliResult r = test::runCli(QStringList { QStringLiteral("rules"), tmp.path() } + args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QFile f(QDir(tmp.path()).filePath(QStringLiteral("run.json")));
@@ -190,10 +166,10 @@ private Q_SLOTS:
     void notARunExit2()
     {
         QTemporaryDir tmp;
-        const Result r = cli({ QStringLiteral("rules"), tmp.path() });
+        const test::CliResult r = test::runCli({ QStringLiteral("rules"), tmp.path() });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("not a run directory")), qPrintable(r.err));
-        QCOMPARE(cli({ QStringLiteral("rules") }).exitCode, 2);
+        QCOMPARE(test::runCli({ QStringLiteral("rules") }).exitCode, 2);
     }
 };
 

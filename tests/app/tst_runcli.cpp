@@ -3,6 +3,7 @@
 #include "experiment.h"
 #include "gitrepo.h"
 #include "runloader.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QDir>
@@ -46,43 +47,28 @@ class RunCliTest : public QObject
     QTemporaryDir m_dir;
     QString m_profiled; // a run made in initTestCase, for the argument checks
 
-    static QString cli() { return qEnvironmentVariable("AUTOKERNEL_CLI"); }
-    static QString python()
-    {
-        return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
-    }
+    using Result = test::CliResult;
+    static QString cli() { return test::cliPath(); }
+    static QString python() { return test::testPython(); }
 
-    struct Result
-    {
-        int exitCode = -1;
-        QString out;
-        QString err;
-        double seconds = 0;
-    };
-
-    void prepare(QProcess &p, const QStringList &args)
+    // The CLI's environment here: this suite's own cache directory.
+    QProcessEnvironment environment() const
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_CACHE_HOME"), m_dir.filePath(QStringLiteral("cache")));
-        p.setProcessEnvironment(env);
+        return env;
+    }
+
+    void prepare(QProcess &p, const QStringList &args)
+    {
+        p.setProcessEnvironment(environment());
         p.setProgram(cli());
         p.setArguments(args);
     }
 
     Result cliRun(const QStringList &args, int timeoutMs = 120000)
     {
-        QProcess p;
-        prepare(p, args);
-        QElapsedTimer clock;
-        clock.start();
-        p.start();
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-        }
-        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()),
-            clock.elapsed() / 1000.0 };
+        return test::runCli(args, timeoutMs, environment());
     }
 
     // `autokernel-cli profile --model cnn --device cpu --top 2` into a new run directory.

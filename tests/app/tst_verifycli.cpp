@@ -4,6 +4,7 @@
 #include "gitrepo.h"
 #include "runloader.h"
 #include "runstore.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <nlohmann/json.hpp>
@@ -78,32 +79,16 @@ class VerifyCliTest : public QObject
     QString m_run;
     QString m_softmax, m_layernorm, m_matmul, m_otherMatmul; // kernel folders by op type (ranks vary)
 
-    static QString cli() { return qEnvironmentVariable("AUTOKERNEL_CLI"); }
-    static QString python()
-    {
-        return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
-    }
+    using Result = test::CliResult;
+    static QString cli() { return test::cliPath(); }
+    static QString python() { return test::testPython(); }
 
-    struct Result
-    {
-        int exitCode = -1;
-        QString out;
-        QString err;
-    };
-
+    // The CLI (or `program`) with this suite's own cache directory.
     Result run(const QString &program, const QStringList &args, int timeoutMs = 300000)
     {
-        QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_CACHE_HOME"), m_dir.filePath(QStringLiteral("cache")));
-        p.setProcessEnvironment(env);
-        p.start(program, args);
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-        }
-        return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
+        return test::runProgram(program, args, timeoutMs, env);
     }
 
     Result cli(const QStringList &args) { return run(cli(), args); }

@@ -5,6 +5,7 @@
 #include "runlock.h"
 #include "runsteering.h"
 #include "runstore.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QDir>
@@ -16,23 +17,10 @@ using nlohmann::json;
 
 namespace {
 
-// A run with one kernel, "01-matmul", closed again (nobody writes it).
-bool makeRun(const QString &dir)
-{
-    QString error;
-    auto store
-        = RunStore::create(dir, json { { "model", "tiny.py" }, { "settings", json::object() } }, &error);
-    KernelRecord k;
-    k.rank = 1;
-    k.name = QStringLiteral("matmul");
-    k.opType = QStringLiteral("matmul");
-    k.share = 0.5;
-    if (!store || store->addKernel(k, "BASE = 1\n", &error).id == 0) {
-        qWarning("%s", qPrintable(error));
-        return false;
-    }
-    return true;
-}
+// A run with one kernel, "01-matmul".
+const json kRunJson { { "model", "tiny.py" }, { "settings", json::object() } };
+const std::vector<test::TestKernel> kKernels { test::testKernel(
+    1, QStringLiteral("matmul"), "BASE = 1\n", QStringLiteral("matmul"), 0.5) };
 
 QStringList queued(const QString &dir)
 {
@@ -56,7 +44,7 @@ private Q_SLOTS:
     void appliesWhenNobodyWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         const auto pin = SteerRequest::kernelAction(SteerRequest::Action::Pin, kKernel)
                              .withReason(QStringLiteral("fast enough"));
         const RunSteering::Outcome o = RunSteering::steer(tmp.path(), pin);
@@ -74,7 +62,7 @@ private Q_SLOTS:
     void refusedRequestSaysWhy()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         const RunSteering::Outcome o = RunSteering::steer(
             tmp.path(), SteerRequest::kernelAction(SteerRequest::Action::Revert, kKernel, 999));
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Refused);
@@ -86,7 +74,7 @@ private Q_SLOTS:
     void revertSaysWhatItCreated()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         const int baseline = RunLoader::load(tmp.path())->experiments.constFirst().id;
         QString error;
         {
@@ -105,7 +93,7 @@ private Q_SLOTS:
     void queuesWhileAnotherWriterHoldsTheRun()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         QString error;
         auto writer = RunStore::open(tmp.path(), &error); // the loop, as far as steer() can tell
         QVERIFY2(writer, qPrintable(error));
@@ -133,7 +121,7 @@ private Q_SLOTS:
     void queuesForOurOwnLoopWithoutTheLock()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         const RunSteering::Outcome o
             = RunSteering::steer(tmp.path(), SteerRequest::review(true), RunSteering::Writer::ThisProcess);
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Queued);
@@ -145,7 +133,7 @@ private Q_SLOTS:
     void reviewModeAlreadySoChangesNothing()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         const QByteArray log = readFile(QDir(tmp.path()).filePath(QStringLiteral("experiments.jsonl")));
         const RunSteering::Outcome o = RunSteering::steer(tmp.path(), SteerRequest::review(false));
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Applied);

@@ -5,6 +5,7 @@
 #include "runconfig.h"
 #include "runloader.h"
 #include "runstore.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,9 @@ using nlohmann::json;
 using ordered = nlohmann::ordered_json;
 
 namespace {
+
+// A run with one kernel, review mode off.
+const json kRunJson { { "model", "tiny.py" }, { "settings", { { "review_mode", false } } } };
 
 QByteArray readFile(const QString &path)
 {
@@ -55,22 +59,6 @@ MoveOnRules someRules()
     return r;
 }
 
-// A run with one kernel, closed again.
-bool makeRun(const QString &dir,
-    const json &config = json { { "model", "tiny.py" }, { "settings", { { "review_mode", false } } } })
-{
-    QString error;
-    auto store = RunStore::create(dir, config, &error);
-    KernelRecord k;
-    k.rank = 1;
-    k.name = QStringLiteral("matmul");
-    if (!store || store->addKernel(k, "BASE = 1\n", &error).id == 0) {
-        qWarning("%s", qPrintable(error));
-        return false;
-    }
-    return true;
-}
-
 } // namespace
 
 class RunStoreRulesTest : public QObject
@@ -80,7 +68,7 @@ private Q_SLOTS:
     void setRewritesRunJsonLogsAndCommits()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         const QString runJsonPath = tmp.filePath(QStringLiteral("run.json"));
         // A run.json edited by hand: keys out of order, a secret someone pasted in.
         const QByteArray handEdited
@@ -163,7 +151,7 @@ private Q_SLOTS:
     void defaultAuthorNamesThisProcess()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         QString error;
         auto store = RunStore::open(tmp.path(), &error);
         QVERIFY2(store, qPrintable(error));
@@ -198,7 +186,7 @@ private Q_SLOTS:
         QFETCH(double, speedup);
         QFETCH(QString, field);
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         QString error;
         auto store = RunStore::open(tmp.path(), &error);
         QVERIFY2(store, qPrintable(error));
@@ -219,7 +207,7 @@ private Q_SLOTS:
     void queuedRequestIsAppliedByTheWriter()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         QString error;
         auto store = RunStore::open(tmp.path(), &error); // the loop's process
         QVERIFY2(store, qPrintable(error));
@@ -258,7 +246,7 @@ private Q_SLOTS:
     void changeInterruptedBeforeRunJsonIsRepaired()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         const QString runJsonPath = tmp.filePath(QStringLiteral("run.json"));
         const QByteArray before = readFile(runJsonPath);
         QString error;
@@ -304,7 +292,7 @@ private Q_SLOTS:
     void laterHandEditOfRunJsonWins()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         QString error;
         {
             auto store = RunStore::open(tmp.path(), &error);
@@ -337,7 +325,8 @@ private Q_SLOTS:
     void oldAndOddLogsStillLoad()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path(), json { { "model", "old" }, { "move_on", { { "roof_pct", 80 } } } }));
+        QVERIFY(
+            test::makeRun(tmp.path(), json { { "model", "old" }, { "move_on", { { "roof_pct", 80 } } } }));
         const QString log = tmp.filePath(ExperimentLog::fileName());
         QFile f(log);
         QVERIFY(f.open(QIODevice::Append));

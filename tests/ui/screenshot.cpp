@@ -57,14 +57,14 @@ int main(int argc, char **argv)
     }
     QObject::connect(&w, &ak::MainWindow::runLoadFailed, &app, [&] { save(); });
     QObject::connect(&w, &ak::MainWindow::runLoaded, &app, [&] {
-        QTableView *kernels = w.workspace()->kernelView();
+        QTableView *kernels = w.findChild<QTableView *>(QStringLiteral("KernelView"));
         // --model: the layernorm with three keeps, and the table scrolled to its In model column.
         const int kernelRow = runDir == args.at(2) ? 0 : kernels->model()->rowCount() - 1;
         kernels->selectionModel()->setCurrentIndex(kernels->model()->index(kernelRow, 0),
             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         if (kernelRow != 0)
             kernels->scrollTo(kernels->model()->index(kernelRow, ak::KernelTableModel::InModelColumn));
-        QTableView *commits = w.workspace()->commitView();
+        QTableView *commits = w.findChild<QTableView *>(QStringLiteral("CommitView"));
         // Newest kept commit of that kernel, if any, else the newest.
         int row = 0;
         for (int r = 0; r < commits->model()->rowCount(); ++r) {

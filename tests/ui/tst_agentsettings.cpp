@@ -18,6 +18,7 @@
 #include "secretscan.h"
 #include "steeringactions.h"
 #include "testregistry.h"
+#include "windowfixture.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -104,13 +105,6 @@ void forgetSaved()
 {
     QSettings store;
     AgentSettings::forget(store);
-}
-
-bool openAndWait(MainWindow &w, const QString &dir)
-{
-    QSignalSpy loaded(&w, &MainWindow::runLoaded);
-    w.openRun(dir);
-    return loaded.wait(10000) || loaded.count() > 0;
 }
 
 } // namespace
@@ -550,10 +544,12 @@ private Q_SLOTS:
     void windowAction()
     {
         MainWindow w;
-        QVERIFY(w.agentAction());
-        QVERIFY(w.agentAction()->isEnabled()); // no run needed: the choice is the user's
-        QVERIFY(w.agentAction()->toolTip().contains(QStringLiteral("run's own agent")));
-        w.agentAction()->trigger();
+        QVERIFY(test::named<QAction>(&w, "AgentAction"));
+        QVERIFY(
+            test::named<QAction>(&w, "AgentAction")->isEnabled()); // no run needed: the choice is the user's
+        QVERIFY(
+            test::named<QAction>(&w, "AgentAction")->toolTip().contains(QStringLiteral("run's own agent")));
+        test::named<QAction>(&w, "AgentAction")->trigger();
         QPointer<AgentSettingsDialog> d = w.agentSettingsDialog();
         QVERIFY(d);
         const QString key = QString::fromLatin1(randomKey());
@@ -564,22 +560,23 @@ private Q_SLOTS:
         d->devicesEdit()->setText(QStringLiteral("cpu"));
         d->buttons()->button(QDialogButtonBox::Ok)->click();
         QTRY_VERIFY(!d); // closed and deleted
-        const QString log = w.logView()->toPlainText();
+        const QString log = test::named<LogView>(&w, "LogView")->toPlainText();
         QVERIFY2(log.contains(QStringLiteral("Loop ▸ Start will use llm agent (openai, gpt-4.1 at the public "
                                              "endpoint, key stored in your settings) on cpu")),
             qPrintable(log));
         QVERIFY(!log.contains(key));
-        QVERIFY(w.agentAction()->toolTip().contains(QStringLiteral("gpt-4.1")));
-        QVERIFY(!w.agentAction()->toolTip().contains(key));
+        QVERIFY(test::named<QAction>(&w, "AgentAction")->toolTip().contains(QStringLiteral("gpt-4.1")));
+        QVERIFY(!test::named<QAction>(&w, "AgentAction")->toolTip().contains(key));
         // A second open shows the saved choice; "Use the Run's Agent" goes back.
-        w.agentAction()->trigger();
+        test::named<QAction>(&w, "AgentAction")->trigger();
         d = w.agentSettingsDialog();
         QVERIFY(d);
         QCOMPARE(d->modelEdit()->text(), QStringLiteral("gpt-4.1"));
         d->buttons()->button(QDialogButtonBox::Reset)->click();
         QTRY_VERIFY(!d);
-        QVERIFY(w.logView()->toPlainText().contains(
-            QStringLiteral("Loop ▸ Start will use each run's own agent")));
+        QVERIFY(test::named<LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("Loop ▸ Start will use each run's own agent")));
         QSettings store;
         QVERIFY(!AgentSettings::isSaved(store));
     }
@@ -646,14 +643,16 @@ private Q_SLOTS:
                 made, &LocalLoop::finished, [&endReason](const QString &why) { endReason = why; });
             return made;
         });
-        QVERIFY(openAndWait(w, dir));
-        QTRY_VERIFY2(w.steering()->start()->isEnabled(), qPrintable(w.steering()->start()->toolTip()));
-        w.steering()->start()->trigger();
+        QVERIFY(test::openAndWait(w, dir));
+        QTRY_VERIFY2(test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled(),
+            qPrintable(test::named<SteeringActions>(&w, "SteeringActions")->start()->toolTip()));
+        test::named<SteeringActions>(&w, "SteeringActions")->start()->trigger();
         QVERIFY(made);
         QVERIFY2(made->description().contains(QStringLiteral("llm agent")), qPrintable(made->description()));
         QTRY_VERIFY_WITH_TIMEOUT(!endReason.isEmpty(), 180000);
-        QTRY_VERIFY(qobject_cast<DirectoryControl *>(w.steering()->loopControl()));
-        const QString log = w.logView()->toPlainText();
+        QTRY_VERIFY(qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl()));
+        const QString log = test::named<LogView>(&w, "LogView")->toPlainText();
         QCOMPARE(endReason, QStringLiteral("1 experiments done"));
 
         // The stored key reached the server.

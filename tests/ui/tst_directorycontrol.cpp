@@ -11,7 +11,9 @@
 #include "runlock.h"
 #include "runstore.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
+#include "windowfixture.h"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -27,28 +29,11 @@ using namespace ak;
 
 namespace {
 
-KernelRecord kernel(int rank, const QString &op)
-{
-    KernelRecord k;
-    k.rank = rank;
-    k.name = op;
-    k.opType = op;
-    k.share = 0.5 / rank;
-    return k;
-}
-
-// A run with "01-matmul" and "02-softmax", closed again (no writer).
-bool makeRun(const QString &dir)
-{
-    QString error;
-    auto store = RunStore::create(dir, nlohmann::json { { "model", "tiny.py" } }, &error);
-    if (!store || store->addKernel(kernel(1, QStringLiteral("matmul")), "BASE_MM = 1\n", &error).id == 0
-        || store->addKernel(kernel(2, QStringLiteral("softmax")), "BASE_SM = 1\n", &error).id == 0) {
-        qWarning("%s", qPrintable(error));
-        return false;
-    }
-    return true;
-}
+// A run with "01-matmul" and "02-softmax".
+const nlohmann::json kRunJson { { "model", "tiny.py" } };
+const std::vector<test::TestKernel> kKernels { test::testKernel(1, QStringLiteral("matmul"), "BASE_MM = 1\n",
+                                                   QStringLiteral("matmul"), 0.5),
+    test::testKernel(2, QStringLiteral("softmax"), "BASE_SM = 1\n", QStringLiteral("softmax"), 0.25) };
 
 KernelState stateOnDisk(const QString &dir, const QString &name)
 {
@@ -58,16 +43,9 @@ KernelState stateOnDisk(const QString &dir, const QString &name)
     return k ? k->state : KernelState::Waiting;
 }
 
-bool openAndWait(MainWindow &w, const QString &dir)
-{
-    QSignalSpy loaded(&w, &MainWindow::runLoaded);
-    w.openRun(dir);
-    return loaded.wait(10000) || loaded.count() > 0;
-}
-
 void selectKernel(MainWindow &w, const QString &key)
 {
-    QTableView *view = w.workspace()->kernelView();
+    QTableView *view = test::named<QTableView>(&w, "KernelView");
     for (int r = 0; r < view->model()->rowCount(); ++r) {
         const QModelIndex idx = view->model()->index(r, 0);
         if (idx.data(KernelTableModel::KeyRole).toString() == key) {
@@ -88,10 +66,11 @@ private Q_SLOTS:
     void pinFromTheWindowIsWrittenToTheRun()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
-        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl());
         QVERIFY2(control, "an open run is steered through its directory by default");
         QCOMPARE(control->capabilities(),
             LoopControl::CanSteerKernels | LoopControl::CanRevert | LoopControl::CanReview
@@ -100,51 +79,59 @@ private Q_SLOTS:
         QCOMPARE(control->writerPid(), 0);
 
         selectKernel(w, QStringLiteral("01-matmul"));
-        QVERIFY2(w.steering()->pin()->isEnabled(), qPrintable(w.steering()->pin()->toolTip()));
-        QVERIFY(w.steering()->pin()->toolTip().contains(QStringLiteral("lock its current best")));
+        QVERIFY2(test::named<SteeringActions>(&w, "SteeringActions")->pin()->isEnabled(),
+            qPrintable(test::named<SteeringActions>(&w, "SteeringActions")->pin()->toolTip()));
+        QVERIFY(test::named<SteeringActions>(&w, "SteeringActions")
+                    ->pin()
+                    ->toolTip()
+                    .contains(QStringLiteral("lock its current best")));
         QSignalSpy finished(control, &LoopControl::actionFinished);
         QSignalSpy failed(control, &LoopControl::actionFailed);
-        w.steering()->pin()->trigger();
+        test::named<SteeringActions>(&w, "SteeringActions")->pin()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 1, 10000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
         QCOMPARE(finished.first().at(0).toString(), QStringLiteral("pin"));
         QCOMPARE(stateOnDisk(tmp.path(), QStringLiteral("01-matmul")), KernelState::Pinned);
         QVERIFY(!QFileInfo::exists(RunLock::lockPath(tmp.path()))); // the store was closed again
         // The window re-reads the run and the action shows the kernel pinned.
-        QTRY_VERIFY_WITH_TIMEOUT(w.steering()->pin()->isChecked(), 10000);
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("01-matmul pinned")));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            test::named<SteeringActions>(&w, "SteeringActions")->pin()->isChecked(), 10000);
+        QVERIFY(
+            test::named<LogView>(&w, "LogView")->toPlainText().contains(QStringLiteral("01-matmul pinned")));
 
         // A second pin is refused by the store, and the refusal reaches the log.
         control->pin(QStringLiteral("01-matmul"));
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
         QVERIFY(failed.first().at(1).toString().contains(QStringLiteral("already pinned")));
-        QTRY_VERIFY(w.logView()->toPlainText().contains(QStringLiteral("already pinned")));
+        QTRY_VERIFY(
+            test::named<LogView>(&w, "LogView")->toPlainText().contains(QStringLiteral("already pinned")));
     }
 
     void requestIsQueuedWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         // The fake writer: the run's lock held here, as a loop in another process would hold it.
         auto writer = std::make_unique<RunLock>(tmp.path());
         QString error;
         QVERIFY2(writer->acquire(&error), qPrintable(error));
 
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
-        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl());
         QVERIFY(control);
         QTRY_COMPARE(control->writerPid(), QCoreApplication::applicationPid());
         selectKernel(w, QStringLiteral("02-softmax"));
         QSignalSpy finished(control, &LoopControl::actionFinished);
-        w.steering()->skip()->trigger();
+        test::named<SteeringActions>(&w, "SteeringActions")->skip()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
         QVERIFY(finished.first().at(1).toString().contains(QStringLiteral("queued for the writer")));
         const QStringList queued = QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files);
         QCOMPARE(queued.size(), 1);
         QCOMPARE(stateOnDisk(tmp.path(), QStringLiteral("02-softmax")), KernelState::Waiting);
         // Start is not offered while someone else writes the run (and never without a factory).
-        QVERIFY(!w.steering()->start()->isEnabled());
+        QVERIFY(!test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled());
 
         // The writer applies queued requests when it next opens the run.
         writer.reset();
@@ -169,19 +156,24 @@ private Q_SLOTS:
     void startNeedsAFactory()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
-        QTRY_VERIFY(qobject_cast<DirectoryControl *>(w.steering()->loopControl())->isWriterKnown());
-        QVERIFY(!w.steering()->start()->isEnabled());
-        QVERIFY2(w.steering()->start()->toolTip().contains(QStringLiteral("no in-process loop")),
-            qPrintable(w.steering()->start()->toolTip()));
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        QTRY_VERIFY(qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl())
+                        ->isWriterKnown());
+        QVERIFY(!test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled());
+        QVERIFY2(test::named<SteeringActions>(&w, "SteeringActions")
+                     ->start()
+                     ->toolTip()
+                     .contains(QStringLiteral("no in-process loop")),
+            qPrintable(test::named<SteeringActions>(&w, "SteeringActions")->start()->toolTip()));
     }
 
     void startAttachesTheFactoryLoopAndStopHandsBack()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         MainWindow w;
         QPointer<FakeLoopControl> made;
         QString madeFor;
@@ -191,31 +183,33 @@ private Q_SLOTS:
                 LoopControl::CanStartStop | LoopControl::CanPause | LoopControl::CanSteerKernels, parent);
             return made;
         });
-        QVERIFY(openAndWait(w, tmp.path()));
-        QTRY_VERIFY2(w.steering()->start()->isEnabled(), qPrintable(w.steering()->start()->toolTip()));
-        w.steering()->start()->trigger();
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        QTRY_VERIFY2(test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled(),
+            qPrintable(test::named<SteeringActions>(&w, "SteeringActions")->start()->toolTip()));
+        test::named<SteeringActions>(&w, "SteeringActions")->start()->trigger();
         QVERIFY(made);
         QCOMPARE(madeFor, QDir(tmp.path()).absolutePath());
-        QCOMPARE(w.steering()->loopControl(), made.data());
+        QCOMPARE(test::named<SteeringActions>(&w, "SteeringActions")->loopControl(), made.data());
         QCOMPARE(made->calls, QStringList { QStringLiteral("start") });
         made->setState(LoopControl::State::Running);
-        QVERIFY(w.steering()->stop()->isEnabled());
-        QVERIFY(w.steering()->pause()->isEnabled());
-        w.steering()->stop()->trigger();
+        QVERIFY(test::named<SteeringActions>(&w, "SteeringActions")->stop()->isEnabled());
+        QVERIFY(test::named<SteeringActions>(&w, "SteeringActions")->pause()->isEnabled());
+        test::named<SteeringActions>(&w, "SteeringActions")->stop()->trigger();
         QCOMPARE(made->calls.last(), QStringLiteral("stop"));
         made->setState(LoopControl::State::Stopping);
-        QCOMPARE(w.steering()->loopControl(), made.data());
+        QCOMPARE(test::named<SteeringActions>(&w, "SteeringActions")->loopControl(), made.data());
         made->setState(LoopControl::State::Stopped);
         // Stopped: the loop is dropped and the run directory steers again.
-        QTRY_VERIFY(qobject_cast<DirectoryControl *>(w.steering()->loopControl()));
+        QTRY_VERIFY(qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl()));
         QTRY_VERIFY(!made);
-        QTRY_VERIFY(w.steering()->start()->isEnabled());
+        QTRY_VERIFY(test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled());
     }
 
     void failedStartHandsBack()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
         MainWindow w;
         w.setLoopFactory([](const QString &, QObject *parent) -> LoopControl * {
             auto *loop = new FakeLoopControl(LoopControl::CanStartStop, parent);
@@ -225,11 +219,14 @@ private Q_SLOTS:
             });
             return loop;
         });
-        QVERIFY(openAndWait(w, tmp.path()));
-        QTRY_VERIFY(w.steering()->start()->isEnabled());
-        w.steering()->start()->trigger();
-        QTRY_VERIFY(qobject_cast<DirectoryControl *>(w.steering()->loopControl()));
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("start: run is locked")));
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        QTRY_VERIFY(test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled());
+        test::named<SteeringActions>(&w, "SteeringActions")->start()->trigger();
+        QTRY_VERIFY(qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl()));
+        QVERIFY(test::named<LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("start: run is locked")));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "logview.h"
 #include "mainwindow.h"
 #include "testregistry.h"
+#include "windowfixture.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -72,7 +73,9 @@ private Q_SLOTS:
         w.openExample(options(base.path()));
         // The GUI thread is free while the model is profiled: the window says what is happening.
         QVERIFY(w.isCreatingExample());
-        QVERIFY(w.noRunState()->title().contains(QStringLiteral("Preparing the gpt2 example run")));
+        QVERIFY(test::named<EmptyState>(&w, "NoRunState")
+                    ->title()
+                    .contains(QStringLiteral("Preparing the gpt2 example run")));
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 240000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
 
@@ -87,8 +90,8 @@ private Q_SLOTS:
         while (it.hasNext())
             kernels << it.next();
         QVERIFY2(!kernels.isEmpty() && kernels.size() <= 5, qPrintable(kernels.join(QLatin1Char(' '))));
-        QVERIFY(w.workspace()->kernelView()->model()->rowCount() > 0);
-        const QString log = w.logView()->toPlainText();
+        QVERIFY(test::named<QTableView>(&w, "KernelView")->model()->rowCount() > 0);
+        const QString log = test::named<LogView>(&w, "LogView")->toPlainText();
         QVERIFY2(log.contains(QStringLiteral("example gpt2: profiling:")), qPrintable(log));
         QVERIFY(log.contains(QStringLiteral("example gpt2: created")));
         // Created in a hidden folder and renamed into place: nothing else is left next to it.
@@ -101,7 +104,9 @@ private Q_SLOTS:
         again.openExample(options(base.path()));
         QTRY_COMPARE_WITH_TIMEOUT(loadedAgain.count(), 1, 10000);
         QCOMPARE(again.runDir(), dir);
-        QVERIFY(again.logView()->toPlainText().contains(QStringLiteral("example gpt2: found")));
+        QVERIFY(test::named<LogView>(&again, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("example gpt2: found")));
     }
 
     void missingPythonIsShownInTheWindow()
@@ -114,11 +119,19 @@ private Q_SLOTS:
         w.openExample(o);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
         QVERIFY(!w.isShowingRun());
-        QVERIFY(w.noRunState()->title().contains(QStringLiteral("Could not prepare the gpt2 example run")));
-        QVERIFY2(w.noRunState()->body().contains(QStringLiteral("No Python with PyTorch")),
-            qPrintable(w.noRunState()->body()));
-        QVERIFY(w.noRunState()->body().contains(QStringLiteral("/nonexistent/python3")));
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("No Python with PyTorch")));
+        QVERIFY(test::named<EmptyState>(&w, "NoRunState")
+                    ->title()
+                    .contains(QStringLiteral("Could not prepare the gpt2 example run")));
+        QVERIFY2(test::named<EmptyState>(&w, "NoRunState")
+                     ->body()
+                     .contains(QStringLiteral("No Python with PyTorch")),
+            qPrintable(test::named<EmptyState>(&w, "NoRunState")->body()));
+        QVERIFY(test::named<EmptyState>(&w, "NoRunState")
+                    ->body()
+                    .contains(QStringLiteral("/nonexistent/python3")));
+        QVERIFY(test::named<LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("No Python with PyTorch")));
         QCOMPARE(QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
             QStringList());
     }
@@ -149,7 +162,8 @@ private Q_SLOTS:
         QTemporaryDir base;
         auto *w = new MainWindow;
         w->openExample(options(base.path()));
-        QTRY_VERIFY_WITH_TIMEOUT(w->logView()->toPlainText().contains(QStringLiteral("profiling:")), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            test::named<LogView>(w, "LogView")->toPlainText().contains(QStringLiteral("profiling:")), 60000);
         delete w;
         const auto entries = [&base] {
             return QDir(base.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);

@@ -10,6 +10,7 @@
 #include "testsnapshot.h"
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
+#include "windowfixture.h"
 
 #include <QElapsedTimer>
 #include <QItemSelectionModel>
@@ -32,7 +33,7 @@ namespace {
 // Selects the kernel table row whose key is `key` (through the proxy).
 void selectKernel(MainWindow &w, const QString &key)
 {
-    QTableView *view = w.workspace()->kernelView();
+    QTableView *view = ak::test::named<QTableView>(&w, "KernelView");
     for (int r = 0; r < view->model()->rowCount(); ++r) {
         const QModelIndex idx = view->model()->index(r, 0);
         if (idx.data(ak::KernelTableModel::KeyRole).toString() == key) {
@@ -55,9 +56,9 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QTRY_VERIFY(w.deviceStatus()->isDetected());
+        QTRY_VERIFY(ak::test::named<ak::DeviceStatus>(&w, "DeviceStatus")->isDetected());
         // No GPU on a test machine is a normal result; either way the label names what was found.
-        const QString text = w.deviceStatus()->text();
+        const QString text = ak::test::named<ak::DeviceStatus>(&w, "DeviceStatus")->text();
         QVERIFY2(text.contains(QStringLiteral("GPU")) || text.contains(QStringLiteral("NVIDIA"))
                 || text.contains(QStringLiteral("AMD")),
             qPrintable(text));
@@ -68,10 +69,15 @@ private Q_SLOTS:
     {
         MainWindow w;
         QVERIFY(!w.isShowingRun());
-        QVERIFY(w.noRunState()->title().contains(QStringLiteral("No run open")));
-        QVERIFY(w.noRunState()->body().contains(QStringLiteral("File ▸ Open")));
-        QVERIFY(w.noRunState()->body().contains(
-            QStringLiteral("autokernel-cli profile --model gpt2 --out RUN_DIR")));
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "NoRunState")
+                    ->title()
+                    .contains(QStringLiteral("No run open")));
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "NoRunState")
+                    ->body()
+                    .contains(QStringLiteral("File ▸ Open")));
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "NoRunState")
+                    ->body()
+                    .contains(QStringLiteral("autokernel-cli profile --model gpt2 --out RUN_DIR")));
     }
 
     void runWithoutExperiments()
@@ -80,12 +86,15 @@ private Q_SLOTS:
         w.show();
         w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/fresh"), false));
         QVERIFY(w.isShowingRun());
-        QVERIFY(w.workspace()->isShowingKernels());
-        QCOMPARE(w.workspace()->kernelView()->model()->rowCount(), 3);
-        QVERIFY(!w.workspace()->isShowingCommits());
-        QVERIFY(w.workspace()->commitEmptyState()->title().contains(QStringLiteral("No experiments yet")));
-        QVERIFY(!w.workspace()->chart()->isShowingChart());
-        QVERIFY(w.runDeviceLabel()->text().contains(QStringLiteral("NVIDIA H200")));
+        QVERIFY(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->isShowingKernels());
+        QCOMPARE(ak::test::named<QTableView>(&w, "KernelView")->model()->rowCount(), 3);
+        QVERIFY(!ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->isShowingCommits());
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "CommitEmptyState")
+                    ->title()
+                    .contains(QStringLiteral("No experiments yet")));
+        QVERIFY(!ak::test::named<ak::ThroughputChart>(&w, "ThroughputChart")->isShowingChart());
+        QVERIFY(
+            ak::test::named<QLabel>(&w, "RunDeviceLabel")->text().contains(QStringLiteral("NVIDIA H200")));
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("fresh")));
     }
 
@@ -119,8 +128,10 @@ private Q_SLOTS:
         s->kernels.clear();
         s->kernelIndex.clear();
         w.showSnapshot(s);
-        QVERIFY(!w.workspace()->isShowingKernels());
-        QVERIFY(w.workspace()->kernelEmptyState()->body().contains(QStringLiteral("autokernel-cli profile")));
+        QVERIFY(!ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->isShowingKernels());
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "KernelEmptyState")
+                    ->body()
+                    .contains(QStringLiteral("autokernel-cli profile")));
     }
 
     void loadsOffTheGuiThread()
@@ -151,9 +162,15 @@ private Q_SLOTS:
         w.openRun(QStringLiteral("/runs/missing"));
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
         QVERIFY(!w.isShowingRun());
-        QVERIFY(w.noRunState()->title().contains(QStringLiteral("Could not open")));
-        QVERIFY(w.noRunState()->body().contains(QStringLiteral("run.json: no such file")));
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("run.json: no such file")));
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "NoRunState")
+                    ->title()
+                    .contains(QStringLiteral("Could not open")));
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "NoRunState")
+                    ->body()
+                    .contains(QStringLiteral("run.json: no such file")));
+        QVERIFY(ak::test::named<ak::LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("run.json: no such file")));
     }
 
     void aSteadyStreamOfChangesStillReloads()
@@ -210,17 +227,17 @@ private Q_SLOTS:
         w.openRun(QStringLiteral("/runs/review"));
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
         selectKernel(w, QStringLiteral("02-softmax"));
-        QTableView *commits = w.workspace()->commitView();
+        QTableView *commits = ak::test::named<QTableView>(&w, "CommitView");
         QCOMPARE(commits->model()->rowCount(), 1);
         commits->selectionModel()->setCurrentIndex(
             commits->model()->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        QVERIFY(w.steering()->accept()->isEnabled());
-        QVERIFY(w.steering()->reject()->isEnabled());
+        QVERIFY(ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->accept()->isEnabled());
+        QVERIFY(ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->reject()->isEnabled());
         accepted = true;
         w.reload();
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 5000);
-        QVERIFY(!w.steering()->accept()->isEnabled());
-        QVERIFY(!w.steering()->reject()->isEnabled());
+        QVERIFY(!ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->accept()->isEnabled());
+        QVERIFY(!ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->reject()->isEnabled());
     }
 
     void staleLoadIsDropped()
@@ -259,14 +276,17 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/b")));
-        QCOMPARE(w.workspace()->experimentProxy()->rowCount(), 6); // no selection: every commit
+        QCOMPARE(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->experimentProxy()->rowCount(),
+            6); // no selection: every commit
         selectKernel(w, QStringLiteral("01-matmul"));
-        QCOMPARE(w.workspace()->experimentProxy()->rowCount(), 5);
-        QVERIFY(w.workspace()->chart()->isShowingChart());
+        QCOMPARE(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->experimentProxy()->rowCount(), 5);
+        QVERIFY(ak::test::named<ak::ThroughputChart>(&w, "ThroughputChart")->isShowingChart());
         selectKernel(w, QStringLiteral("03-layernorm"));
-        QVERIFY(!w.workspace()->isShowingCommits());
-        QVERIFY(w.workspace()->commitEmptyState()->title().contains(QStringLiteral("03-layernorm")));
-        QVERIFY(!w.workspace()->chart()->isShowingChart());
+        QVERIFY(!ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->isShowingCommits());
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "CommitEmptyState")
+                    ->title()
+                    .contains(QStringLiteral("03-layernorm")));
+        QVERIFY(!ak::test::named<ak::ThroughputChart>(&w, "ThroughputChart")->isShowingChart());
     }
 
     void liveUpdateKeepsSelection()
@@ -279,12 +299,14 @@ private Q_SLOTS:
         next->experiments.append(
             ak::test::experiment(7, QStringLiteral("01-matmul"), ak::ExperimentStatus::Kept, 1.8, 71.0));
         next->experimentIndex.insert(7, int(next->experiments.size()) - 1);
-        QSignalSpy resets(w.workspace()->kernelModel(), &QAbstractItemModel::modelReset);
+        QSignalSpy resets(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->kernelModel(),
+            &QAbstractItemModel::modelReset);
         w.showSnapshot(next);
         QCOMPARE(resets.count(), 0);
-        QCOMPARE(w.workspace()->selectedKernel(), QStringLiteral("01-matmul"));
-        QCOMPARE(w.workspace()->experimentProxy()->rowCount(), 6);
-        QCOMPARE(w.workspace()->chartModel()->rowCount(), 5);
+        QCOMPARE(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->selectedKernel(),
+            QStringLiteral("01-matmul"));
+        QCOMPARE(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->experimentProxy()->rowCount(), 6);
+        QCOMPARE(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->chartModel()->rowCount(), 5);
     }
 
     void commitSelectionShowsDiff()
@@ -298,20 +320,25 @@ private Q_SLOTS:
                                                      : QByteArray("BLOCK = 64\n");
         });
         w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/c")));
-        QTableView *commits = w.workspace()->commitView();
-        const int row = w.workspace()
+        QTableView *commits = ak::test::named<QTableView>(&w, "CommitView");
+        const int row = ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")
                             ->experimentProxy()
-                            ->mapFromSource(w.workspace()->experimentModel()->index(
-                                w.workspace()->experimentModel()->rowOfId(5), 0))
+                            ->mapFromSource(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")
+                                                ->experimentModel()
+                                                ->index(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")
+                                                            ->experimentModel()
+                                                            ->rowOfId(5),
+                                                    0))
                             .row();
-        QSignalSpy shown(w.workspace()->diffView(), &ak::DiffView::diffShown);
+        QSignalSpy shown(ak::test::named<ak::DiffView>(&w, "DiffView"), &ak::DiffView::diffShown);
         commits->selectionModel()->setCurrentIndex(
             commits->model()->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 5000);
         QVERIFY(reads.contains(QStringLiteral("kernels/01-matmul/kernel.py")));
+        QCOMPARE(ak::test::named<ak::DiffView>(&w, "DiffView")->editor(1)->toPlainText(),
+            QStringLiteral("BLOCK = 128\nWARPS = 8"));
         QCOMPARE(
-            w.workspace()->diffView()->editor(1)->toPlainText(), QStringLiteral("BLOCK = 128\nWARPS = 8"));
-        QCOMPARE(w.workspace()->diffView()->editor(0)->document()->blockCount(), 2); // padded
+            ak::test::named<ak::DiffView>(&w, "DiffView")->editor(0)->document()->blockCount(), 2); // padded
     }
 };
 

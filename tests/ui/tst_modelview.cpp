@@ -14,6 +14,7 @@
 #include "steeringactions.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "windowfixture.h"
 
 #include <QBarSet>
 #include <QDockWidget>
@@ -359,43 +360,50 @@ private Q_SLOTS:
         QVERIFY2(ak::test::makeVerifiedRun(dir.path(), &error), qPrintable(error));
         ak::MainWindow w;
         auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock"));
-        QVERIFY(dock && dock->widget() == w.modelView());
+        QVERIFY(dock && dock->widget() == ak::test::named<ak::ModelView>(&w, "ModelView"));
         QCOMPARE(w.dockWidgetArea(dock), Qt::RightDockWidgetArea);
         auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("ModelMenu"));
         QVERIFY(menu);
-        QVERIFY(menu->actions().contains(w.modelView()->verifyAction()));
-        QVERIFY(menu->actions().contains(w.modelView()->exportAction()));
-        QVERIFY(!w.modelView()->verifyAction()->isEnabled()); // no run yet
+        QVERIFY(menu->actions().contains(ak::test::named<ak::ModelView>(&w, "ModelView")->verifyAction()));
+        QVERIFY(menu->actions().contains(ak::test::named<ak::ModelView>(&w, "ModelView")->exportAction()));
+        QVERIFY(!ak::test::named<ak::ModelView>(&w, "ModelView")->verifyAction()->isEnabled()); // no run yet
 
         QSignalSpy loaded(&w, &ak::MainWindow::runLoaded);
         w.openRun(dir.path());
         QTRY_COMPARE(loaded.count(), 1);
-        QVERIFY(w.modelView()->isShowingVerification());
-        QCOMPARE(w.modelView()->measuredLabel()->text(), QStringLiteral("1.03×"));
-        QCOMPARE(w.modelView()->projectedLabel()->text(), QStringLiteral("1.04×"));
-        ak::KernelTableModel *table = w.workspace()->kernelModel();
+        QVERIFY(ak::test::named<ak::ModelView>(&w, "ModelView")->isShowingVerification());
+        QCOMPARE(ak::test::named<ak::ModelView>(&w, "ModelView")->measuredLabel()->text(),
+            QStringLiteral("1.03×"));
+        QCOMPARE(ak::test::named<ak::ModelView>(&w, "ModelView")->projectedLabel()->text(),
+            QStringLiteral("1.04×"));
+        ak::KernelTableModel *table = ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->kernelModel();
         QCOMPARE(table->index(5, ak::KernelTableModel::InModelColumn).data().toString(),
             QStringLiteral("+0.8 % ✓"));
         QCOMPARE(table->index(0, ak::KernelTableModel::InModelColumn).data().toString(),
             QStringLiteral("−2.4 % left out"));
 
         // A finished verify reloads the run; its error reaches the log.
-        w.modelView()->jobs()->setVerifyWork([](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
-            VerifyOutcome out;
-            out.ok = true;
-            out.recorded = QStringLiteral("committed");
-            return out;
-        });
-        w.modelView()->verifyAction()->trigger();
+        ak::test::named<ak::ModelView>(&w, "ModelView")
+            ->jobs()
+            ->setVerifyWork([](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
+                VerifyOutcome out;
+                out.ok = true;
+                out.recorded = QStringLiteral("committed");
+                return out;
+            });
+        ak::test::named<ak::ModelView>(&w, "ModelView")->verifyAction()->trigger();
         QTRY_COMPARE(loaded.count(), 2);
-        w.modelView()->jobs()->setVerifyWork([](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
-            VerifyOutcome out;
-            out.error = QStringLiteral("no usable Python: none of the candidates can import torch");
-            return out;
-        });
-        w.modelView()->verifyAction()->trigger();
-        QTRY_VERIFY(w.logView()->toPlainText().contains(
-            QStringLiteral("error: verify %1: no usable Python").arg(dir.path())));
+        ak::test::named<ak::ModelView>(&w, "ModelView")
+            ->jobs()
+            ->setVerifyWork([](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
+                VerifyOutcome out;
+                out.error = QStringLiteral("no usable Python: none of the candidates can import torch");
+                return out;
+            });
+        ak::test::named<ak::ModelView>(&w, "ModelView")->verifyAction()->trigger();
+        QTRY_VERIFY(ak::test::named<ak::LogView>(&w, "LogView")
+                        ->toPlainText()
+                        .contains(QStringLiteral("error: verify %1: no usable Python").arg(dir.path())));
     }
 
     void verifiesWhenTheWindowsLoopEndsOnItsOwn()
@@ -412,14 +420,15 @@ private Q_SLOTS:
             return loop;
         });
         std::atomic<int> verifies { 0 };
-        w.modelView()->jobs()->setVerifyWork(
-            [&verifies](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
+        ak::test::named<ak::ModelView>(&w, "ModelView")
+            ->jobs()
+            ->setVerifyWork([&verifies](const VerifyOptions &, const ak::WorkerClient::ProgressFn &) {
                 ++verifies;
                 VerifyOutcome out;
                 out.error = QStringLiteral("fake verify");
                 return out;
             });
-        QAction *atEnd = w.modelView()->verifyAtEndAction();
+        QAction *atEnd = ak::test::named<ak::ModelView>(&w, "ModelView")->verifyAtEndAction();
         auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("ModelMenu"));
         QVERIFY(menu && menu->actions().contains(atEnd));
         QVERIFY(atEnd->isCheckable());
@@ -428,15 +437,16 @@ private Q_SLOTS:
         QTRY_COMPARE(loaded.count(), 1);
 
         const auto runOnce = [&](bool userStops) {
-            QTRY_VERIFY2(w.steering()->start()->isEnabled(), qPrintable(w.steering()->start()->toolTip()));
-            w.steering()->start()->trigger();
+            QTRY_VERIFY2(ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->start()->isEnabled(),
+                qPrintable(ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->start()->toolTip()));
+            ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->start()->trigger();
             QVERIFY(loop);
             loop->setState(ak::LoopControl::State::Running);
             if (userStops)
                 loop->setState(ak::LoopControl::State::Stopping);
             loop->setState(ak::LoopControl::State::Stopped);
             QTRY_VERIFY(!loop); // handed back to the run directory
-            QTRY_VERIFY(!w.modelView()->jobs()->isVerifying());
+            QTRY_VERIFY(!ak::test::named<ak::ModelView>(&w, "ModelView")->jobs()->isVerifying());
         };
         atEnd->setChecked(false);
         runOnce(false);
@@ -446,8 +456,9 @@ private Q_SLOTS:
         QCOMPARE(verifies.load(), 0);
         runOnce(false);
         QCOMPARE(verifies.load(), 1);
-        QVERIFY(w.logView()->toPlainText().contains(
-            QStringLiteral("the loop ended: verifying the kept kernels")));
+        QVERIFY(ak::test::named<ak::LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("the loop ended: verifying the kept kernels")));
         atEnd->setChecked(false); // remembered in QSettings: leave it off
     }
 };

@@ -11,7 +11,9 @@
 #include "runlock.h"
 #include "runstore.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
+#include "windowfixture.h"
 
 #include <QAction>
 #include <QDialogButtonBox>
@@ -29,23 +31,9 @@ using namespace ak;
 
 namespace {
 
-// A run whose run.json sets two of the four rules; closed again (no writer).
-bool makeRun(const QString &dir)
-{
-    QString error;
-    auto store = RunStore::create(dir,
-        nlohmann::json {
-            { "model", "tiny.py" }, { "move_on", { { "max_consecutive_reverts", 7 }, { "roof_pct", 80 } } } },
-        &error);
-    KernelRecord k;
-    k.rank = 1;
-    k.name = QStringLiteral("matmul");
-    if (!store || store->addKernel(k, "BASE = 1\n", &error).id == 0) {
-        qWarning("%s", qPrintable(error));
-        return false;
-    }
-    return true;
-}
+// A run whose run.json sets two of the four rules.
+const nlohmann::json kRunJson { { "model", "tiny.py" },
+    { "move_on", { { "max_consecutive_reverts", 7 }, { "roof_pct", 80 } } } };
 
 MoveOnRules rulesOnDisk(const QString &dir)
 {
@@ -54,13 +42,6 @@ MoveOnRules rulesOnDisk(const QString &dir)
     if (!f.open(QIODevice::ReadOnly) || !RunConfig::parse(f.readAll(), &c) || !c.moveOnWarning.isEmpty())
         qWarning("run.json unreadable");
     return c.moveOn;
-}
-
-bool openAndWait(MainWindow &w, const QString &dir)
-{
-    QSignalSpy loaded(&w, &MainWindow::runLoaded);
-    w.openRun(dir);
-    return loaded.wait(10000) || loaded.count() > 0;
 }
 
 } // namespace
@@ -72,24 +53,27 @@ private Q_SLOTS:
     void prefilledAndOkWritesRunJson()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         MainWindow w;
-        QVERIFY(!w.moveOnRulesAction()->isEnabled()); // no run yet
-        QVERIFY(openAndWait(w, tmp.path()));
-        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(!test::named<QAction>(&w, "MoveOnRulesAction")->isEnabled()); // no run yet
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl());
         QVERIFY(control);
         QVERIFY(control->capabilities().testFlag(LoopControl::CanEditRules));
         QTRY_VERIFY(control->isWriterKnown());
 
         // The status bar shows the rules.
-        QVERIFY2(w.moveOnRulesLabel()->text().contains(QStringLiteral("7 reverts")),
-            qPrintable(w.moveOnRulesLabel()->text()));
-        QVERIFY(w.moveOnRulesLabel()->text().contains(QStringLiteral("80% roof")));
-        QVERIFY(w.moveOnRulesLabel()->toolTip().contains(
-            QStringLiteral("7 reverts in a row, 80% of roof, 2x over baseline, 2 h per kernel")));
+        QVERIFY2(test::named<QLabel>(&w, "MoveOnRulesLabel")->text().contains(QStringLiteral("7 reverts")),
+            qPrintable(test::named<QLabel>(&w, "MoveOnRulesLabel")->text()));
+        QVERIFY(test::named<QLabel>(&w, "MoveOnRulesLabel")->text().contains(QStringLiteral("80% roof")));
+        QVERIFY(test::named<QLabel>(&w, "MoveOnRulesLabel")
+                    ->toolTip()
+                    .contains(
+                        QStringLiteral("7 reverts in a row, 80% of roof, 2x over baseline, 2 h per kernel")));
 
-        QVERIFY(w.moveOnRulesAction()->isEnabled());
-        w.moveOnRulesAction()->trigger();
+        QVERIFY(test::named<QAction>(&w, "MoveOnRulesAction")->isEnabled());
+        test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
         QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
         QVERIFY(dialog);
         QVERIFY(dialog->isVisible());
@@ -119,12 +103,19 @@ private Q_SLOTS:
         QCOMPARE(rulesOnDisk(tmp.path()), expected);
 
         // The window re-reads the run: the status bar, the log and the next dialog follow.
-        QTRY_VERIFY_WITH_TIMEOUT(w.moveOnRulesLabel()->text().contains(QStringLiteral("3 reverts")), 10000);
-        QVERIFY(w.moveOnRulesLabel()->text().contains(QStringLiteral("no speedup goal")));
-        QVERIFY(w.moveOnRulesLabel()->toolTip().contains(QStringLiteral("Last changed")));
-        QTRY_VERIFY(w.logView()->toPlainText().contains(QStringLiteral("move-on rules changed")));
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("move-on rules set: 3 reverts in a row")));
-        w.moveOnRulesAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            test::named<QLabel>(&w, "MoveOnRulesLabel")->text().contains(QStringLiteral("3 reverts")), 10000);
+        QVERIFY(
+            test::named<QLabel>(&w, "MoveOnRulesLabel")->text().contains(QStringLiteral("no speedup goal")));
+        QVERIFY(
+            test::named<QLabel>(&w, "MoveOnRulesLabel")->toolTip().contains(QStringLiteral("Last changed")));
+        QTRY_VERIFY(test::named<LogView>(&w, "LogView")
+                        ->toPlainText()
+                        .contains(QStringLiteral("move-on rules changed")));
+        QVERIFY(test::named<LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("move-on rules set: 3 reverts in a row")));
+        test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
         dialog = w.moveOnRulesDialog();
         QVERIFY(dialog);
         QCOMPARE(dialog->revertsBox()->value(), 3);
@@ -138,10 +129,10 @@ private Q_SLOTS:
     void badValueKeepsTheDialogOpen()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
-        w.moveOnRulesAction()->trigger();
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
         QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
         QVERIFY(dialog);
         dialog->roofBox()->setValue(0.5); // a fraction, not a percentage
@@ -161,16 +152,17 @@ private Q_SLOTS:
     void queuedWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         auto writer = std::make_unique<RunLock>(tmp.path());
         QString error;
         QVERIFY2(writer->acquire(&error), qPrintable(error));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
-        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl());
         QVERIFY(control);
         QSignalSpy finished(control, &LoopControl::actionFinished);
-        w.moveOnRulesAction()->trigger();
+        test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
         QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
         QVERIFY(dialog);
         dialog->roofBox()->setValue(65);
@@ -191,12 +183,12 @@ private Q_SLOTS:
     void readOnlyWhenTheControlCannotEditRules()
     {
         QTemporaryDir tmp;
-        QVERIFY(makeRun(tmp.path()));
+        QVERIFY(test::makeRun(tmp.path(), kRunJson));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
+        QVERIFY(test::openAndWait(w, tmp.path()));
         FakeLoopControl fake(LoopControl::CanStartStop | LoopControl::CanSteerKernels);
         w.setLoopControl(&fake);
-        w.moveOnRulesAction()->trigger();
+        test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
         QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
         QVERIFY(dialog);
         QVERIFY(!dialog->isEditable());

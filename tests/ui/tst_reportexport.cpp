@@ -3,6 +3,7 @@
 #include "modelfixture.h"
 #include "reportexport.h"
 #include "testregistry.h"
+#include "windowfixture.h"
 
 #include <QAction>
 #include <QFile>
@@ -23,7 +24,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(ak::test::makeVerifiedRun(dir.path(), &error), qPrintable(error));
         ak::MainWindow w;
-        ak::ReportExport *report = w.reportExport();
+        ak::ReportExport *report = ak::test::named<ak::ReportExport>(&w, "ReportExport");
         QAction *action = w.findChild<QAction *>(QStringLiteral("ExportReportAction"));
         QVERIFY(action && action == report->action());
         QVERIFY(!action->isEnabled()); // no run yet
@@ -48,14 +49,19 @@ private Q_SLOTS:
         QVERIFY(html.startsWith("<!DOCTYPE html>"));
         QVERIFY(html.contains("AutoKernel report: gpt2"));
         QVERIFY(html.contains("data-kernel=\"06-layernorm\""));
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("report written to %1").arg(out)));
+        QVERIFY(ak::test::named<ak::LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("report written to %1").arg(out)));
 
         QVERIFY(report->exportTo(QStringLiteral("/proc/report.html")));
         QTRY_COMPARE(finished.count(), 2);
         QVERIFY(!finished.last().at(0).toBool());
-        QVERIFY2(w.logView()->toPlainText().contains(QStringLiteral("report: ")),
-            qPrintable(w.logView()->toPlainText()));
-        QVERIFY(w.logView()->toPlainText().contains(QStringLiteral("/proc/report.html")));
+        QVERIFY2(
+            ak::test::named<ak::LogView>(&w, "LogView")->toPlainText().contains(QStringLiteral("report: ")),
+            qPrintable(ak::test::named<ak::LogView>(&w, "LogView")->toPlainText()));
+        QVERIFY(ak::test::named<ak::LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("/proc/report.html")));
     }
 };
 

@@ -6,6 +6,7 @@
 #include "steeringactions.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "windowfixture.h"
 
 #include <QAction>
 #include <QLineEdit>
@@ -73,8 +74,14 @@ private Q_SLOTS:
         QCOMPARE(ws.nextPendingAction()->shortcut(), QKeySequence(Qt::Key_N));
 
         const auto selected = [&ws] {
-            return qMakePair(ws.kernelView()->currentIndex().data(KernelTableModel::KeyRole).toString(),
-                ws.commitView()->currentIndex().data(ExperimentModel::IdRole).toInt());
+            return qMakePair(test::named<QTableView>(&ws, "KernelView")
+                                 ->currentIndex()
+                                 .data(KernelTableModel::KeyRole)
+                                 .toString(),
+                test::named<QTableView>(&ws, "CommitView")
+                    ->currentIndex()
+                    .data(ExperimentModel::IdRole)
+                    .toInt());
         };
         ws.nextPendingAction()->trigger();
         QCOMPARE(selected(), qMakePair(QStringLiteral("02-softmax"), 6));
@@ -84,8 +91,7 @@ private Q_SLOTS:
         QCOMPARE(selected(), qMakePair(QStringLiteral("02-softmax"), 6));
 
         // A search that hides the pending experiment's kernel does not hide the experiment.
-        auto *search = ws.findChild<QLineEdit *>();
-        QVERIFY(search);
+        auto *search = test::named<QLineEdit>(&ws, "KernelSearch");
         search->setText(QStringLiteral("layernorm"));
         ws.kernelProxy()->applySearchNow(); // not the 300 ms debounce
         QCOMPARE(ws.kernelProxy()->rowCount(), 1);

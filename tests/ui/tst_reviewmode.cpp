@@ -8,7 +8,9 @@
 #include "runlock.h"
 #include "runstore.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
+#include "windowfixture.h"
 
 #include <QAction>
 #include <QDir>
@@ -27,23 +29,22 @@ namespace {
 // A run with one kernel and, when `pending`, one experiment waiting for review; closed again.
 bool makeRun(const QString &dir, bool pending = false)
 {
+    if (!test::makeRun(dir))
+        return false;
+    if (!pending)
+        return true;
     QString error;
-    auto store = RunStore::create(dir, nlohmann::json { { "model", "tiny.py" } }, &error);
-    KernelRecord k;
-    k.rank = 1;
-    k.name = QStringLiteral("matmul");
-    if (!store || store->addKernel(k, "BASE = 1\n", &error).id == 0) {
+    auto store = RunStore::open(dir, &error);
+    if (!store) {
         qWarning("%s", qPrintable(error));
         return false;
     }
-    if (pending) {
-        const Experiment e = store->beginExperiment(
-            QStringLiteral("01-matmul"), "BASE = 2\n", QStringLiteral("test"), QStringLiteral("try"), &error);
-        if (!store->setReviewMode(true, &error) || e.id == 0
-            || !store->finishExperiment(e.id, ExperimentStatus::Kept, Metrics(), QString(), &error)) {
-            qWarning("%s", qPrintable(error));
-            return false;
-        }
+    const Experiment e = store->beginExperiment(
+        QStringLiteral("01-matmul"), "BASE = 2\n", QStringLiteral("test"), QStringLiteral("try"), &error);
+    if (!store->setReviewMode(true, &error) || e.id == 0
+        || !store->finishExperiment(e.id, ExperimentStatus::Kept, Metrics(), QString(), &error)) {
+        qWarning("%s", qPrintable(error));
+        return false;
     }
     return true;
 }
@@ -52,13 +53,6 @@ bool reviewModeOnDisk(const QString &dir)
 {
     const RunSnapshotPtr s = RunLoader::load(dir);
     return s && s->reviewMode;
-}
-
-bool openAndWait(MainWindow &w, const QString &dir)
-{
-    QSignalSpy loaded(&w, &MainWindow::runLoaded);
-    w.openRun(dir);
-    return loaded.wait(10000) || loaded.count() > 0;
 }
 
 } // namespace
@@ -72,18 +66,19 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
         MainWindow w;
-        QAction *review = w.reviewModeAction();
+        QAction *review = test::named<QAction>(&w, "ReviewModeAction");
         QVERIFY(review->isCheckable());
         QVERIFY(!review->isEnabled()); // no run yet
-        QVERIFY(openAndWait(w, tmp.path()));
-        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl());
         QVERIFY(control);
         QVERIFY(control->capabilities().testFlag(LoopControl::CanSetReviewMode));
         QTRY_VERIFY(control->isWriterKnown());
         QVERIFY2(review->isEnabled(), qPrintable(review->toolTip()));
         QVERIFY(!review->isChecked());
         QVERIFY(review->toolTip().contains(QStringLiteral("Switch review mode on")));
-        QVERIFY(w.reviewModeLabel()->isHidden());
+        QVERIFY(test::named<QLabel>(&w, "ReviewModeLabel")->isHidden());
 
         QSignalSpy finished(control, &LoopControl::actionFinished);
         QSignalSpy failed(control, &LoopControl::actionFailed);
@@ -95,15 +90,15 @@ private Q_SLOTS:
         QVERIFY(reviewModeOnDisk(tmp.path()));
 
         // After the reload the check and the status bar show the run's mode.
-        QTRY_VERIFY_WITH_TIMEOUT(!w.reviewModeLabel()->isHidden(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!test::named<QLabel>(&w, "ReviewModeLabel")->isHidden(), 10000);
         QVERIFY(review->isChecked());
-        QVERIFY(w.reviewModeLabel()->text().contains(QStringLiteral("Review mode")));
+        QVERIFY(test::named<QLabel>(&w, "ReviewModeLabel")->text().contains(QStringLiteral("Review mode")));
         QVERIFY(review->toolTip().contains(QStringLiteral("Review mode is on")));
 
         review->trigger(); // unchecks it
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 10000);
         QVERIFY(!reviewModeOnDisk(tmp.path()));
-        QTRY_VERIFY_WITH_TIMEOUT(w.reviewModeLabel()->isHidden(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(test::named<QLabel>(&w, "ReviewModeLabel")->isHidden(), 10000);
         QVERIFY(!review->isChecked());
     }
 
@@ -112,11 +107,12 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path(), true));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
-        QVERIFY(w.reviewModeAction()->isChecked());
-        QVERIFY(!w.reviewModeLabel()->isHidden());
-        QVERIFY2(w.reviewModeLabel()->text().contains(QStringLiteral("1 waiting for you")),
-            qPrintable(w.reviewModeLabel()->text()));
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        QVERIFY(test::named<QAction>(&w, "ReviewModeAction")->isChecked());
+        QVERIFY(!test::named<QLabel>(&w, "ReviewModeLabel")->isHidden());
+        QVERIFY2(
+            test::named<QLabel>(&w, "ReviewModeLabel")->text().contains(QStringLiteral("1 waiting for you")),
+            qPrintable(test::named<QLabel>(&w, "ReviewModeLabel")->text()));
     }
 
     void queuedWhileAnotherProcessWrites()
@@ -127,12 +123,13 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(writer->acquire(&error), qPrintable(error));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
-        auto *control = qobject_cast<DirectoryControl *>(w.steering()->loopControl());
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        auto *control = qobject_cast<DirectoryControl *>(
+            test::named<SteeringActions>(&w, "SteeringActions")->loopControl());
         QVERIFY(control);
         QSignalSpy finished(control, &LoopControl::actionFinished);
-        QVERIFY(w.reviewModeAction()->isEnabled());
-        w.reviewModeAction()->trigger();
+        QVERIFY(test::named<QAction>(&w, "ReviewModeAction")->isEnabled());
+        test::named<QAction>(&w, "ReviewModeAction")->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
         QVERIFY(finished.first().at(1).toString().contains(QStringLiteral("queued for the writer")));
         const QDir requests(RunStore::requestDir(tmp.path()));
@@ -157,12 +154,14 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(makeRun(tmp.path()));
         MainWindow w;
-        QVERIFY(openAndWait(w, tmp.path()));
+        QVERIFY(test::openAndWait(w, tmp.path()));
         FakeLoopControl fake(LoopControl::CanStartStop | LoopControl::CanSteerKernels);
         w.setLoopControl(&fake);
-        QVERIFY(!w.reviewModeAction()->isEnabled());
-        QVERIFY2(w.reviewModeAction()->toolTip().contains(QStringLiteral("not supported by fake loop")),
-            qPrintable(w.reviewModeAction()->toolTip()));
+        QVERIFY(!test::named<QAction>(&w, "ReviewModeAction")->isEnabled());
+        QVERIFY2(test::named<QAction>(&w, "ReviewModeAction")
+                     ->toolTip()
+                     .contains(QStringLiteral("not supported by fake loop")),
+            qPrintable(test::named<QAction>(&w, "ReviewModeAction")->toolTip()));
         w.setLoopControl(nullptr);
 
         SteeringActions actions; // no loop attached

@@ -7,6 +7,7 @@
 #include "steeringactions.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "windowfixture.h"
 
 #include <QAction>
 #include <QLabel>
@@ -66,13 +67,13 @@ private Q_SLOTS:
         QSignalSpy loaded(&w, &MainWindow::runLoaded);
         w.openRun(dir.path());
         QTRY_COMPARE(loaded.count(), 1);
-        RunSummaryBar *bar = w.workspace()->summaryBar();
+        RunSummaryBar *bar = test::named<RunWorkspace>(&w, "RunWorkspace")->summaryBar();
         QVERIFY2(bar->modelLabel()->text().contains(QStringLiteral("<b>1.03×</b> measured")),
             qPrintable(bar->modelLabel()->text()));
         QVERIFY(bar->countsLabel()->text().startsWith(QStringLiteral("7 experiments: 7 kept")));
         QCOMPARE(bar->loopLabel()->text(), QStringLiteral("No loop running"));
-        QTRY_VERIFY(w.steering()->start()->isEnabled());
-        w.steering()->start()->trigger();
+        QTRY_VERIFY(test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled());
+        test::named<SteeringActions>(&w, "SteeringActions")->start()->trigger();
         QVERIFY(loop);
         loop->setState(LoopControl::State::Running);
         QVERIFY2(bar->loopLabel()->text().startsWith(QStringLiteral("Loop running in this window")),

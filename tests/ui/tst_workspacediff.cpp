@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "windowfixture.h"
 
 #include <QItemSelectionModel>
 #include <QSignalSpy>
@@ -41,9 +42,9 @@ private Q_SLOTS:
             return QStringLiteral("BLOCK = %1\n").arg(commit.right(1)).toUtf8();
         });
         w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/k")));
-        ak::DiffView *diff = w.workspace()->diffView();
-        QTableView *kernels = w.workspace()->kernelView();
-        QTableView *commits = w.workspace()->commitView();
+        ak::DiffView *diff = ak::test::named<ak::DiffView>(&w, "DiffView");
+        QTableView *kernels = ak::test::named<QTableView>(&w, "KernelView");
+        QTableView *commits = ak::test::named<QTableView>(&w, "CommitView");
         select(kernels, ak::KernelTableModel::KeyRole, QStringLiteral("01-matmul"));
         QSignalSpy shown(diff, &ak::DiffView::diffShown);
         select(commits, ak::ExperimentModel::IdRole, 5);

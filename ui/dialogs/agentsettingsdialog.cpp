@@ -57,7 +57,7 @@ QWidget *withBrowse(QLineEdit *edit, QPushButton **button, QWidget *parent)
     auto *layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(edit, 1);
-    *button = new QPushButton(QStringLiteral("Browse…"), row);
+    *button = new QPushButton(QCoreApplication::translate("ak::AgentSettingsDialog", "Browse…"), row);
     layout->addWidget(*button);
     return row;
 }
@@ -72,25 +72,24 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     , m_protocol(new QComboBox(this))
     , m_baseUrl(lineEdit(QStringLiteral("baseUrl"), QString(), this))
     , m_model(lineEdit(QStringLiteral("model"),
-          QStringLiteral("e.g. gpt-4.1, claude-sonnet-4-5, Qwen/Qwen2.5-Coder-32B-Instruct"), this))
-    , m_keyFromEnv(new QRadioButton(QStringLiteral("From the environment variable"), this))
-    , m_keyStored(new QRadioButton(QStringLiteral("Stored in my settings"), this))
+          tr("e.g. gpt-4.1, claude-sonnet-4-5, Qwen/Qwen2.5-Coder-32B-Instruct"), this))
+    , m_keyFromEnv(new QRadioButton(tr("From the environment variable"), this))
+    , m_keyStored(new QRadioButton(tr("Stored in my settings"), this))
     , m_keyEnv(lineEdit(QStringLiteral("apiKeyEnv"), QStringLiteral("OPENAI_API_KEY"), this))
-    , m_key(lineEdit(QStringLiteral("apiKey"), QStringLiteral("the key itself"), this))
+    , m_key(lineEdit(QStringLiteral("apiKey"), tr("the key itself"), this))
     , m_keyEnvStatus(wrapped(QString(), this))
     , m_keyNote(wrapped(QString(), this))
-    , m_command(lineEdit(
-          QStringLiteral("command"), QStringLiteral("mytool --prompt-file {prompt} --workdir {dir}"), this))
-    , m_replay(
-          lineEdit(QStringLiteral("replayRun"), QStringLiteral("a run directory (holds run.json)"), this))
-    , m_devices(lineEdit(QStringLiteral("devices"),
-          QStringLiteral("default: cuda if the run was profiled on a GPU, else cpu"), this))
+    , m_command(
+          lineEdit(QStringLiteral("command"), tr("mytool --prompt-file {prompt} --workdir {dir}"), this))
+    , m_replay(lineEdit(QStringLiteral("replayRun"), tr("a run directory (holds run.json)"), this))
+    , m_devices(lineEdit(
+          QStringLiteral("devices"), tr("default: cuda if the run was profiled on a GPU, else cpu"), this))
     , m_python(lineEdit(QStringLiteral("python"), QStringLiteral("automatic"), this))
     , m_error(wrapped(QString(), this))
     , m_buttons(new QDialogButtonBox(
           QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::Reset, this))
 {
-    setWindowTitle(QStringLiteral("Agent"));
+    setWindowTitle(tr("Agent"));
     setObjectName(QStringLiteral("AgentSettingsDialog"));
 
     auto *intro = wrapped(
@@ -103,13 +102,13 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_source->setObjectName(QStringLiteral("source"));
 
     m_kind->setObjectName(QStringLiteral("kind"));
-    m_kind->addItem(QStringLiteral("tune — tries the kernel's tunable constants (offline, no LLM)"),
+    m_kind->addItem(tr("tune — tries the kernel's tunable constants (offline, no LLM)"),
         AgentConfig::kindName(AgentConfig::Kind::Tune));
-    m_kind->addItem(QStringLiteral("llm — a language model over HTTP (OpenAI-compatible or Anthropic)"),
+    m_kind->addItem(tr("llm — a language model over HTTP (OpenAI-compatible or Anthropic)"),
         AgentConfig::kindName(AgentConfig::Kind::Llm));
-    m_kind->addItem(QStringLiteral("command — your own program edits the kernel"),
-        AgentConfig::kindName(AgentConfig::Kind::Command));
-    m_kind->addItem(QStringLiteral("replay — the proposals of a recorded run, in order"),
+    m_kind->addItem(
+        tr("command — your own program edits the kernel"), AgentConfig::kindName(AgentConfig::Kind::Command));
+    m_kind->addItem(tr("replay — the proposals of a recorded run, in order"),
         AgentConfig::kindName(AgentConfig::Kind::Replay));
 
     // tune
@@ -117,26 +116,25 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_seed->setObjectName(QStringLiteral("seed"));
     m_seed->setRange(0, 1000000000);
     m_seed->setToolTip(
-        QStringLiteral("Seeds the random restarts of the search; the same seed proposes the same sequence."));
+        tr("Seeds the random restarts of the search; the same seed proposes the same sequence."));
     auto *tuneForm = new QFormLayout(tunePage);
     tuneForm->addRow(wrapped(
         QStringLiteral("Coordinate descent over the kernel's UPPER_CASE constants (block sizes, warps, "
                        "stages), with random restarts; never repeats a configuration."),
         tunePage));
-    tuneForm->addRow(QStringLiteral("Seed"), m_seed);
+    tuneForm->addRow(tr("Seed"), m_seed);
 
     // llm
     auto *llmPage = new QWidget(this);
     m_protocol->setObjectName(QStringLiteral("protocol"));
-    m_protocol->addItem(
-        QStringLiteral("openai — Chat Completions (OpenAI, vLLM, Ollama, llama.cpp, LM Studio)"),
+    m_protocol->addItem(tr("openai — Chat Completions (OpenAI, vLLM, Ollama, llama.cpp, LM Studio)"),
         QStringLiteral("openai"));
-    m_protocol->addItem(QStringLiteral("anthropic — Messages API"), QStringLiteral("anthropic"));
+    m_protocol->addItem(tr("anthropic — Messages API"), QStringLiteral("anthropic"));
     m_baseUrl->setToolTip(
         QStringLiteral("The server's base URL; empty for the protocol's public endpoint. Local servers: "
                        "vLLM http://localhost:8000/v1, Ollama http://localhost:11434/v1, llama.cpp "
                        "http://localhost:8080/v1, LM Studio http://localhost:1234/v1."));
-    m_model->setToolTip(QStringLiteral("The model name the server expects."));
+    m_model->setToolTip(tr("The model name the server expects."));
     m_keyEnv->setToolTip(
         QStringLiteral("The name of the variable, not the key. It is read from the environment AutoKernel "
                        "Studio was started in."));
@@ -159,20 +157,20 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     auto *keyGrid = new QFormLayout;
     keyGrid->addRow(m_keyFromEnv, m_keyEnv);
     keyGrid->addRow(m_keyStored, m_key);
-    auto *keyBox = new QGroupBox(QStringLiteral("API key"), llmPage);
+    auto *keyBox = new QGroupBox(tr("API key"), llmPage);
     auto *keyLayout = new QVBoxLayout(keyBox);
     keyLayout->addLayout(keyGrid);
     keyLayout->addWidget(m_keyEnvStatus);
     keyLayout->addWidget(m_keyNote);
     auto *llmForm = new QFormLayout(llmPage);
-    llmForm->addRow(QStringLiteral("Protocol"), m_protocol);
-    llmForm->addRow(QStringLiteral("Base URL"), m_baseUrl);
+    llmForm->addRow(tr("Protocol"), m_protocol);
+    llmForm->addRow(tr("Base URL"), m_baseUrl);
     auto *servers
         = wrapped(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
                                  ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
             llmPage);
     llmForm->addRow(servers);
-    llmForm->addRow(QStringLiteral("Model"), m_model);
+    llmForm->addRow(tr("Model"), m_model);
     llmForm->addRow(keyBox);
     llmForm->addRow(new LlmConnectionTest(
         [this] {
@@ -185,7 +183,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     // command
     auto *commandPage = new QWidget(this);
     auto *commandForm = new QFormLayout(commandPage);
-    commandForm->addRow(QStringLiteral("Command"), m_command);
+    commandForm->addRow(tr("Command"), m_command);
     auto *commandHelp = wrapped(
         QStringLiteral("Runs once per experiment in a scratch copy of the kernel's folder. "
                        "<b>{prompt}</b> is replaced by a file with the instructions and the kernel's "
@@ -202,7 +200,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     auto *replayPage = new QWidget(this);
     QPushButton *browseReplay = nullptr;
     auto *replayForm = new QFormLayout(replayPage);
-    replayForm->addRow(QStringLiteral("Recorded run"), withBrowse(m_replay, &browseReplay, replayPage));
+    replayForm->addRow(tr("Recorded run"), withBrowse(m_replay, &browseReplay, replayPage));
     replayForm->addRow(
         wrapped(QStringLiteral("Serves the proposals recorded in that run again, kernel by kernel and in "
                                "their order (to re-measure them on this machine)."),
@@ -220,10 +218,10 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_python->setToolTip(
         QStringLiteral("An interpreter with torch (and triton for GPU kernels). Empty: $AUTOKERNEL_PYTHON, "
                        "the run's own interpreter, then an active venv or conda, then python3 on PATH."));
-    auto *whereBox = new QGroupBox(QStringLiteral("Where it runs"), this);
+    auto *whereBox = new QGroupBox(tr("Where it runs"), this);
     auto *whereForm = new QFormLayout(whereBox);
-    whereForm->addRow(QStringLiteral("Devices"), m_devices);
-    whereForm->addRow(QStringLiteral("Python"), withBrowse(m_python, &browsePython, whereBox));
+    whereForm->addRow(tr("Devices"), m_devices);
+    whereForm->addRow(tr("Python"), withBrowse(m_python, &browsePython, whereBox));
 
     m_error->setObjectName(QStringLiteral("error"));
     QPalette p = m_error->palette();
@@ -232,13 +230,13 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_error->hide();
 
     QPushButton *reset = m_buttons->button(QDialogButtonBox::Reset);
-    reset->setText(QStringLiteral("Use the Run's Agent"));
+    reset->setText(tr("Use the Run's Agent"));
     reset->setToolTip(
         QStringLiteral("Forget the choice saved here (a stored key too): Loop ▸ Start uses each run's "
                        "run.json agent (tune when it has none) on the run's default device."));
 
     auto *form = new QFormLayout;
-    form->addRow(QStringLiteral("Agent"), m_kind);
+    form->addRow(tr("Agent"), m_kind);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addWidget(m_source);
@@ -259,14 +257,13 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     connect(m_buttons, &QDialogButtonBox::rejected, this, &AgentSettingsDialog::reject);
     connect(reset, &QPushButton::clicked, this, &AgentSettingsDialog::useRunAgent);
     connect(browseReplay, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, QStringLiteral("Recorded Run to Replay"), m_replay->text());
+        const QString dir
+            = QFileDialog::getExistingDirectory(this, tr("Recorded Run to Replay"), m_replay->text());
         if (!dir.isEmpty())
             m_replay->setText(QDir::toNativeSeparators(dir));
     });
     connect(browsePython, &QPushButton::clicked, this, [this] {
-        const QString file
-            = QFileDialog::getOpenFileName(this, QStringLiteral("Python Interpreter"), m_python->text());
+        const QString file = QFileDialog::getOpenFileName(this, tr("Python Interpreter"), m_python->text());
         if (!file.isEmpty())
             m_python->setText(QDir::toNativeSeparators(file));
     });
@@ -303,7 +300,7 @@ void AgentSettingsDialog::prefill(const QByteArray &runJson)
     if (!saved)
         s = AgentSettings::fromRunJson(runJson);
     setSettings(s);
-    m_source->setText(saved ? QStringLiteral("Shown: your saved choice; Loop ▸ Start uses it for every run.")
+    m_source->setText(saved ? tr("Shown: your saved choice; Loop ▸ Start uses it for every run.")
             : runJson.isEmpty()
             ? QStringLiteral("Nothing saved yet: Loop ▸ Start uses each run's own agent. "
                              "OK saves what is shown.")
@@ -430,7 +427,7 @@ void AgentSettingsDialog::protocolChanged()
     if (env.isEmpty() || env == AgentSettings::defaultKeyEnv(m_protocolShown))
         m_keyEnv->setText(AgentSettings::defaultKeyEnv(protocol));
     m_keyEnv->setPlaceholderText(AgentSettings::defaultKeyEnv(protocol));
-    m_baseUrl->setPlaceholderText(QStringLiteral("empty: %1").arg(defaultBaseUrl(protocol)));
+    m_baseUrl->setPlaceholderText(tr("empty: %1").arg(defaultBaseUrl(protocol)));
     m_protocolShown = protocol;
     updateKeyEnvStatus();
 }
@@ -456,12 +453,11 @@ void AgentSettingsDialog::updateKeyEnvStatus()
     const bool publicEndpoint = base.isEmpty() || host == QLatin1String("api.openai.com")
         || host == QLatin1String("api.anthropic.com");
     m_keyEnvStatus->setText(set
-            ? QStringLiteral("$%1 is set in this environment.").arg(env)
-            : QStringLiteral("$%1 is not set in the environment AutoKernel Studio was started in%2.")
+            ? tr("$%1 is set in this environment.").arg(env)
+            : tr("$%1 is not set in the environment AutoKernel Studio was started in%2.")
                   .arg(env,
-                      publicEndpoint
-                          ? QStringLiteral(": the public endpoint will refuse to start without a key")
-                          : QStringLiteral(" (fine for a local server that needs no key)")));
+                      publicEndpoint ? tr(": the public endpoint will refuse to start without a key")
+                                     : tr(" (fine for a local server that needs no key)")));
     m_keyEnvStatus->show();
     fitHeight();
 }

@@ -45,8 +45,8 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     : QDialog(parent)
     , m_reverts(new QSpinBox(this))
     , m_roof(doubleBox(QStringLiteral("roof_pct"), 100, 1, QStringLiteral(" %"), this))
-    , m_hours(doubleBox(QStringLiteral("hours_per_kernel"), 10000, 2, QStringLiteral(" h"), this))
-    , m_speedup(doubleBox(QStringLiteral("speedup_over_baseline"), 10000, 2, QStringLiteral(" x"), this))
+    , m_hours(doubleBox(QStringLiteral("hours_per_kernel"), 10000, 2, tr(" h"), this))
+    , m_speedup(doubleBox(QStringLiteral("speedup_over_baseline"), 10000, 2, tr(" x"), this))
     , m_current(wrapped(QString(), this))
     , m_warning(wrapped(QString(), this))
     , m_error(wrapped(QString(), this))
@@ -54,7 +54,7 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     , m_buttons(new QDialogButtonBox(
           QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this))
 {
-    setWindowTitle(QStringLiteral("Move-on Rules"));
+    setWindowTitle(tr("Move-on Rules"));
     setObjectName(QStringLiteral("MoveOnRulesDialog"));
     m_reverts->setObjectName(QStringLiteral("max_consecutive_reverts"));
     m_reverts->setRange(0, 1000000);
@@ -83,10 +83,10 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     intro->setTextFormat(Qt::RichText);
 
     auto *form = new QFormLayout;
-    form->addRow(QStringLiteral("Limit: reverts in a row"), m_reverts);
-    form->addRow(QStringLiteral("Goal: % of roof"), m_roof);
-    form->addRow(QStringLiteral("Goal: speedup over baseline"), m_speedup);
-    form->addRow(QStringLiteral("Limit: hours per kernel"), m_hours);
+    form->addRow(tr("Limit: reverts in a row"), m_reverts);
+    form->addRow(tr("Goal: % of roof"), m_roof);
+    form->addRow(tr("Goal: speedup over baseline"), m_speedup);
+    form->addRow(tr("Limit: hours per kernel"), m_hours);
 
     m_current->setObjectName(QStringLiteral("currentRules"));
     m_warning->setObjectName(QStringLiteral("runJsonWarning"));
@@ -114,7 +114,7 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     connect(m_buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
         [this] { setRules(MoveOnRules()); });
     m_buttons->button(QDialogButtonBox::RestoreDefaults)
-        ->setToolTip(QStringLiteral("5 reverts in a row, 90 % of roof, 2x over baseline, 2 h per kernel"));
+        ->setToolTip(tr("5 reverts in a row, 90 % of roof, 2x over baseline, 2 h per kernel"));
     setRules(MoveOnRules());
 }
 
@@ -124,29 +124,27 @@ void MoveOnRulesDialog::setRun(const RunSnapshot &run)
     const QString &why = run.config.moveOnWarning;
     const bool ok = why.isEmpty();
     setRules(rules);
-    m_warning->setText(ok
-            ? QString()
-            : QStringLiteral("%1. The loop uses the defaults shown; OK writes valid rules.").arg(why));
+    m_warning->setText(
+        ok ? QString() : tr("%1. The loop uses the defaults shown; OK writes valid rules.").arg(why));
     m_warning->setVisible(!ok);
 
     QStringList lines;
-    lines << QStringLiteral("<b>Now:</b> %1.").arg(rules.summary().toHtmlEscaped());
+    lines << tr("<b>Now:</b> %1.").arg(rules.summary().toHtmlEscaped());
     if (run.moveOnChanges.isEmpty()) {
-        lines << QStringLiteral("Never changed since the run was created.");
+        lines << tr("Never changed since the run was created.");
     } else {
         const int n = int(run.moveOnChanges.size());
-        lines << (n == 1 ? QStringLiteral("Changed once:")
-                         : QStringLiteral("Changed %1 times (latest first):").arg(n));
+        lines << (n == 1 ? tr("Changed once:") : tr("Changed %1 times (latest first):").arg(n));
         const int from = std::max(0, int(run.moveOnChanges.size()) - ShownChanges);
         for (int i = int(run.moveOnChanges.size()) - 1; i >= from; --i) {
             const MoveOnChange &c = run.moveOnChanges.at(i);
-            lines << QStringLiteral("&nbsp;&nbsp;%1 by %2: %3")
-                         .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+            lines << tr("&nbsp;&nbsp;%1 by %2: %3")
+                         .arg(c.time.toLocalTime().toString(tr("yyyy-MM-dd HH:mm:ss")),
                              (c.by.isEmpty() ? QStringLiteral("(unknown)") : c.by).toHtmlEscaped(),
                              c.rules.summary().toHtmlEscaped());
         }
         if (from > 0)
-            lines << QStringLiteral("&nbsp;&nbsp;… %1 earlier (experiments.jsonl has them all)").arg(from);
+            lines << tr("&nbsp;&nbsp;… %1 earlier (experiments.jsonl has them all)").arg(from);
     }
     m_current->setTextFormat(Qt::RichText);
     m_current->setText(lines.join(QStringLiteral("<br>")));
@@ -180,9 +178,8 @@ void MoveOnRulesDialog::setEditable(bool editable, const QString &whyNot)
         box->setReadOnly(!editable);
     m_buttons->button(QDialogButtonBox::Ok)->setVisible(editable);
     m_buttons->button(QDialogButtonBox::RestoreDefaults)->setVisible(editable);
-    m_buttons->button(QDialogButtonBox::Cancel)
-        ->setText(editable ? QStringLiteral("Cancel") : QStringLiteral("Close"));
-    m_readOnly->setText(editable ? QString() : QStringLiteral("Read only: %1.").arg(whyNot));
+    m_buttons->button(QDialogButtonBox::Cancel)->setText(editable ? tr("Cancel") : tr("Close"));
+    m_readOnly->setText(editable ? QString() : tr("Read only: %1.").arg(whyNot));
     m_readOnly->setVisible(!editable);
 }
 

@@ -26,24 +26,23 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
           QStringLiteral(
               "Also time torch.compile (max-autotune-no-cudagraphs), with and without the kernels"),
           this))
-    , m_allowChanged(
-          new QCheckBox(QStringLiteral("Verify even if the model file changed since profiling"), this))
+    , m_allowChanged(new QCheckBox(tr("Verify even if the model file changed since profiling"), this))
     , m_error(new QLabel(this))
 {
     setObjectName(QStringLiteral("VerifyOptionsDialog"));
-    setWindowTitle(QStringLiteral("Verify With Options"));
+    setWindowTitle(tr("Verify With Options"));
     m_kernels->setObjectName(QStringLiteral("VerifyKernels"));
-    m_device->addItem(QStringLiteral("The run's device"), QString());
+    m_device->addItem(tr("The run's device"), QString());
     m_device->addItem(QStringLiteral("cuda"), QStringLiteral("cuda"));
     m_device->addItem(QStringLiteral("cpu"), QStringLiteral("cpu"));
     const VerifyOptions defaults;
     QSettings settings;
     m_seeds->setRange(1, 20);
     m_seeds->setValue(settings.value(QStringLiteral("verify/seeds"), defaults.seeds).toInt());
-    m_seeds->setToolTip(QStringLiteral("Fresh seeded input draws: every output is compared on each"));
+    m_seeds->setToolTip(tr("Fresh seeded input draws: every output is compared on each"));
     m_rounds->setRange(3, 50);
     m_rounds->setValue(settings.value(QStringLiteral("verify/rounds"), defaults.rounds).toInt());
-    m_rounds->setToolTip(QStringLiteral("Alternating timing rounds per comparison; more rounds, less noise"));
+    m_rounds->setToolTip(tr("Alternating timing rounds per comparison; more rounds, less noise"));
     m_compile->setChecked(settings.value(QStringLiteral("verify/compile"), defaults.compile).toBool());
     m_compile->setToolTip(
         QStringLiteral("Compile takes minutes on a large model (75 s for the llama example on an H200); "
@@ -55,12 +54,12 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
     m_error->hide();
 
     auto *form = new QFormLayout;
-    form->addRow(QStringLiteral("Kernels:"), m_kernels);
-    form->addRow(QStringLiteral("Device:"), m_device);
-    form->addRow(QStringLiteral("Parity seeds:"), m_seeds);
-    form->addRow(QStringLiteral("Timing rounds:"), m_rounds);
+    form->addRow(tr("Kernels:"), m_kernels);
+    form->addRow(tr("Device:"), m_device);
+    form->addRow(tr("Parity seeds:"), m_seeds);
+    form->addRow(tr("Timing rounds:"), m_rounds);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(QStringLiteral("Verify"));
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Verify"));
     connect(buttons, &QDialogButtonBox::accepted, this, &VerifyOptionsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *layout = new QVBoxLayout(this);
@@ -76,9 +75,8 @@ void VerifyOptionsDialog::setRun(const RunSnapshot &run)
     m_runDir = run.runDir;
     m_kernels->clear();
     for (const KernelRecord &k : run.kernels) {
-        auto *item = new QListWidgetItem(QStringLiteral("%1 (%2 %% of the model)")
-                                             .arg(RunLoader::kernelName(k.folder))
-                                             .arg(100 * k.share, 0, 'f', 1),
+        auto *item = new QListWidgetItem(
+            tr("%1 (%2 %% of the model)").arg(RunLoader::kernelName(k.folder)).arg(100 * k.share, 0, 'f', 1),
             m_kernels);
         item->setData(Qt::UserRole, RunLoader::kernelName(k.folder));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
@@ -115,7 +113,7 @@ void VerifyOptionsDialog::accept()
     for (int i = 0; i < m_kernels->count(); ++i)
         anyChecked = anyChecked || m_kernels->item(i)->checkState() == Qt::Checked;
     if (!anyChecked) {
-        m_error->setText(QStringLiteral("Check at least one kernel to verify."));
+        m_error->setText(tr("Check at least one kernel to verify."));
         m_error->show();
         return;
     }

@@ -3,6 +3,7 @@
 #include "numberformat.h"
 
 #include <QColor>
+#include <QCoreApplication>
 
 namespace ak {
 
@@ -17,10 +18,10 @@ QString throughputText(const Metrics &m)
 {
     // The bound decides which rate matters; show that one first.
     if (m.bound == QLatin1String("memory") && Metrics::has(m.gbps))
-        return formatRate(m.gbps, QStringLiteral("GB/s"));
+        return formatRate(m.gbps, QCoreApplication::translate("ak::ExperimentModel", "GB/s"));
     if (Metrics::has(m.tflops))
-        return formatRate(m.tflops, QStringLiteral("TFLOP/s"));
-    return formatRate(m.gbps, QStringLiteral("GB/s"));
+        return formatRate(m.tflops, QCoreApplication::translate("ak::ExperimentModel", "TFLOP/s"));
+    return formatRate(m.gbps, QCoreApplication::translate("ak::ExperimentModel", "GB/s"));
 }
 
 QColor statusColor(ExperimentStatus s)
@@ -88,9 +89,8 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         case CommitColumn:
             return e.commit.left(8);
         case FinishedColumn:
-            return e.finished.isValid()
-                ? e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
-                : QString();
+            return e.finished.isValid() ? e.finished.toLocalTime().toString(tr("yyyy-MM-dd HH:mm:ss"))
+                                        : QString();
         }
         break;
     case SortRole:
@@ -140,29 +140,28 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
             QString tip = e.failure.isEmpty() ? statusName(e.status)
                                               : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
             if (!m.sandbox.isEmpty())
-                tip += QStringLiteral("\njudged in: %1").arg(m.sandbox);
+                tip += tr("\njudged in: %1").arg(m.sandbox);
             return tip;
         }
         case DescriptionColumn:
             return e.description;
         case CommitColumn:
-            return QStringLiteral("commit %1\nparent %2").arg(e.commit, e.parent);
+            return tr("commit %1\nparent %2").arg(e.commit, e.parent);
         case SpeedupColumn:
             return Metrics::has(m.refLatencyUs)
-                ? QStringLiteral("reference %1, noise %2")
+                ? tr("reference %1, noise %2")
                       .arg(formatMicros(m.refLatencyUs), formatPercentValue(m.noisePct))
                 : QVariant();
         case ThroughputColumn:
-            return QStringLiteral("%1, %2, %3-bound")
-                .arg(formatRate(m.tflops, QStringLiteral("TFLOP/s")),
-                    formatRate(m.gbps, QStringLiteral("GB/s")),
+            return tr("%1, %2, %3-bound")
+                .arg(formatRate(m.tflops, tr("TFLOP/s")), formatRate(m.gbps, tr("GB/s")),
                     m.bound.isEmpty() ? QStringLiteral("?") : m.bound);
         case AgentColumn: {
-            QString tip = QStringLiteral("proposed in %1 s, benchmarked in %2 s")
+            QString tip = tr("proposed in %1 s, benchmarked in %2 s")
                               .arg(e.agentSeconds, 0, 'f', 1)
                               .arg(e.benchSeconds, 0, 'f', 1);
             if (e.tokensIn > 0 || e.tokensOut > 0)
-                tip += QStringLiteral("\n%L1 tokens in, %L2 out").arg(e.tokensIn).arg(e.tokensOut);
+                tip += tr("\n%L1 tokens in, %L2 out").arg(e.tokensIn).arg(e.tokensOut);
             if (e.cost > 0)
                 tip += QStringLiteral(", $%1").arg(e.cost, 0, 'f', 4);
             return tip;
@@ -180,45 +179,45 @@ QVariant ExperimentModel::header(int column, int role) const
         case IdColumn:
             return QStringLiteral("#");
         case KernelColumn:
-            return QStringLiteral("Kernel");
+            return tr("Kernel");
         case StatusColumn:
-            return QStringLiteral("Status");
+            return tr("Status");
         case SpeedupColumn:
-            return QStringLiteral("Speedup");
+            return tr("Speedup");
         case RoofColumn:
-            return QStringLiteral("% of roof");
+            return tr("% of roof");
         case ThroughputColumn:
-            return QStringLiteral("Throughput");
+            return tr("Throughput");
         case LatencyColumn:
-            return QStringLiteral("Latency");
+            return tr("Latency");
         case AgentColumn:
-            return QStringLiteral("Agent");
+            return tr("Agent");
         case DescriptionColumn:
-            return QStringLiteral("Description");
+            return tr("Description");
         case CommitColumn:
-            return QStringLiteral("Commit");
+            return tr("Commit");
         case FinishedColumn:
-            return QStringLiteral("Finished");
+            return tr("Finished");
         }
     } else if (role == Qt::ToolTipRole) {
         switch (column) {
         case IdColumn:
-            return QStringLiteral("Experiment number, run-wide");
+            return tr("Experiment number, run-wide");
         case StatusColumn:
             return QStringLiteral(
                 "keep, revert, fail, crash, timeout, pending (waits for review), reject, baseline");
         case SpeedupColumn:
-            return QStringLiteral("Paired speedup over the PyTorch reference (median of alternating runs)");
+            return tr("Paired speedup over the PyTorch reference (median of alternating runs)");
         case RoofColumn:
-            return QStringLiteral("Percent of the roof that bounds this kernel on the device");
+            return tr("Percent of the roof that bounds this kernel on the device");
         case ThroughputColumn:
-            return QStringLiteral("Achieved rate of the bounding resource");
+            return tr("Achieved rate of the bounding resource");
         case LatencyColumn:
-            return QStringLiteral("Median latency per call");
+            return tr("Median latency per call");
         case AgentColumn:
-            return QStringLiteral("Who proposed the change: tune, llm:<model>, command, replay, user");
+            return tr("Who proposed the change: tune, llm:<model>, command, replay, user");
         case CommitColumn:
-            return QStringLiteral("Git commit of the experiment in the run directory");
+            return tr("Git commit of the experiment in the run directory");
         }
     } else if (role == Qt::InitialSortOrderRole) {
         if (column == SpeedupColumn || column == RoofColumn || column == ThroughputColumn)

@@ -2,6 +2,7 @@
 
 #include "numberformat.h"
 
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QHash>
 
@@ -62,13 +63,15 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
 QString inModelText(const KernelVerification &v)
 {
     if (v.inFinalSet)
-        return formatSignedPercent(v.effectPct) + QStringLiteral(" \u2713");
+        return formatSignedPercent(v.effectPct)
+            + QCoreApplication::translate("ak::KernelTableModel", " \u2713");
     if (v.parityChecked && !v.parityOk)
-        return QStringLiteral("parity \u2717");
+        return QCoreApplication::translate("ak::KernelTableModel", "parity \u2717");
     if (!v.plugged)
-        return QStringLiteral("not plugged");
-    return std::isnan(v.effectPct) ? QStringLiteral("left out")
-                                   : formatSignedPercent(v.effectPct) + QStringLiteral(" left out");
+        return QCoreApplication::translate("ak::KernelTableModel", "not plugged");
+    return std::isnan(v.effectPct)
+        ? QCoreApplication::translate("ak::KernelTableModel", "left out")
+        : formatSignedPercent(v.effectPct) + QCoreApplication::translate("ak::KernelTableModel", " left out");
 }
 
 namespace {
@@ -87,24 +90,31 @@ QString headroomText(double x)
 QString inModelTip(const KernelRow &row)
 {
     if (!row.inModel)
-        return QStringLiteral("Not verified: Model ▸ Verify measures the kept kernels inside the model");
+        return QCoreApplication::translate("ak::KernelTableModel",
+            "Not verified: Model ▸ Verify measures the kept kernels inside the model");
     const KernelVerification &v = *row.inModel;
     QStringList lines;
     if (v.inFinalSet)
-        lines << QStringLiteral("In the final set: saves %1 of the model's time (measured by leaving it out)")
+        lines << QCoreApplication::translate("ak::KernelTableModel",
+            "In the final set: saves %1 of the model's time (measured by leaving it out)")
                      .arg(formatPercentValue(v.effectPct));
     else
-        lines << (v.whyNot.isEmpty()
-                ? (row.modelNote.isEmpty() ? QStringLiteral("Left out of the final set") : row.modelNote)
-                : v.whyNot);
+        lines << (v.whyNot.isEmpty() ? (row.modelNote.isEmpty()
+                          ? QCoreApplication::translate("ak::KernelTableModel", "Left out of the final set")
+                          : row.modelNote)
+                                     : v.whyNot);
     if (v.parityChecked)
-        lines << QStringLiteral("Parity %1: %2 tolerances from the truth (eager %3)%4")
+        lines << QCoreApplication::translate(
+            "ak::KernelTableModel", "Parity %1: %2 tolerances from the truth (eager %3)%4")
                      .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("failed"),
                          std::isnan(v.parityError) ? notMeasured() : QString::number(v.parityError, 'g', 3),
                          std::isnan(v.eagerError) ? notMeasured() : QString::number(v.eagerError, 'g', 3),
-                         v.reused ? QStringLiteral(", from the previous verification") : QString());
+                         v.reused ? QCoreApplication::translate(
+                             "ak::KernelTableModel", ", from the previous verification")
+                                  : QString());
     if (!v.sites.isEmpty())
-        lines << QStringLiteral("Call sites: %1").arg(v.sites.join(QStringLiteral(", ")));
+        lines << QCoreApplication::translate("ak::KernelTableModel", "Call sites: %1")
+                     .arg(v.sites.join(QStringLiteral(", ")));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -153,12 +163,10 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
             return formatPercentValue(row.bestPctPeak);
         case ExperimentsColumn:
             if (row.experiments == 0)
-                return QStringLiteral("none yet");
-            return row.pending > 0 ? QStringLiteral("%1 (%2 kept, %3 to review)")
-                                         .arg(row.experiments)
-                                         .arg(row.kept)
-                                         .arg(row.pending)
-                                   : QStringLiteral("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
+                return tr("none yet");
+            return row.pending > 0
+                ? tr("%1 (%2 kept, %3 to review)").arg(row.experiments).arg(row.kept).arg(row.pending)
+                : tr("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
         case StateColumn:
             return kernelStateName(k.state);
         }
@@ -204,24 +212,23 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
     } else if (role == Qt::ToolTipRole) {
         switch (column) {
         case KernelColumn:
-            return QStringLiteral("%1\nlaunched by %2\nfolder %3")
+            return tr("%1\nlaunched by %2\nfolder %3")
                 .arg(k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
         case ShapesColumn:
             return k.shapes.join(QLatin1Char('\n'));
         case TimeColumn:
-            return QStringLiteral("%1 per iteration over %2 calls (%3 per call)")
+            return tr("%1 per iteration over %2 calls (%3 per call)")
                 .arg(formatMicros(k.timeUs))
                 .arg(k.calls)
                 .arg(formatMicros(k.calls > 0 ? k.timeUs / k.calls : k.timeUs));
         case HeadroomColumn:
-            return k.maxSpeedup > 0
-                ? QStringLiteral("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
-                : QStringLiteral("No roofline: the device's peak is unknown");
+            return k.maxSpeedup > 0 ? tr("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
+                                    : tr("No roofline: the device's peak is unknown");
         case InModelColumn:
             return inModelTip(row);
         case RoofColumn:
         case BestSpeedupColumn:
-            return row.kept == 0 ? QStringLiteral("No kept experiment for this kernel yet") : QVariant();
+            return row.kept == 0 ? tr("No kept experiment for this kernel yet") : QVariant();
         }
     }
     return {};
@@ -234,70 +241,70 @@ QVariant KernelTableModel::header(int column, int role) const
         case RankColumn:
             return QStringLiteral("#");
         case KernelColumn:
-            return QStringLiteral("Kernel");
+            return tr("Kernel");
         case OpColumn:
-            return QStringLiteral("Op");
+            return tr("Op");
         case ShapesColumn:
-            return QStringLiteral("Shapes");
+            return tr("Shapes");
         case DtypeColumn:
-            return QStringLiteral("Dtype");
+            return tr("Dtype");
         case TimeColumn:
-            return QStringLiteral("Time");
+            return tr("Time");
         case ShareColumn:
-            return QStringLiteral("Share");
+            return tr("Share");
         case CallsColumn:
-            return QStringLiteral("Calls");
+            return tr("Calls");
         case HeadroomColumn:
-            return QStringLiteral("Headroom");
+            return tr("Headroom");
         case ModelGainColumn:
-            return QStringLiteral("Model @90%");
+            return tr("Model @90%");
         case InModelColumn:
-            return QStringLiteral("In model");
+            return tr("In model");
         case BestSpeedupColumn:
-            return QStringLiteral("Best");
+            return tr("Best");
         case RoofColumn:
-            return QStringLiteral("% of roof");
+            return tr("% of roof");
         case ExperimentsColumn:
-            return QStringLiteral("Experiments");
+            return tr("Experiments");
         case StateColumn:
-            return QStringLiteral("State");
+            return tr("State");
         }
     } else if (role == Qt::ToolTipRole) {
         switch (column) {
         case RankColumn:
-            return QStringLiteral("Rank by share of the model's device time (1 = largest)");
+            return tr("Rank by share of the model's device time (1 = largest)");
         case KernelColumn:
-            return QStringLiteral("Kernel symbol as profiled");
+            return tr("Kernel symbol as profiled");
         case OpColumn:
-            return QStringLiteral("Operation type the harness knows how to check and benchmark");
+            return tr("Operation type the harness knows how to check and benchmark");
         case ShapesColumn:
-            return QStringLiteral("Input shapes as profiled");
+            return tr("Input shapes as profiled");
         case DtypeColumn:
-            return QStringLiteral("Element type; the roof is the device's peak for it");
+            return tr("Element type; the roof is the device's peak for it");
         case TimeColumn:
-            return QStringLiteral("Device time per model iteration, all calls together");
+            return tr("Device time per model iteration, all calls together");
         case ShareColumn:
-            return QStringLiteral("Fraction of the model's device time spent in this kernel");
+            return tr("Fraction of the model's device time spent in this kernel");
         case CallsColumn:
-            return QStringLiteral("Launches per model iteration");
+            return tr("Launches per model iteration");
         case HeadroomColumn:
             return QStringLiteral(
                 "Largest speedup the roofline allows: profiled time ÷ (calls × roofline floor)");
         case ModelGainColumn:
-            return QStringLiteral("Whole-model speedup (Amdahl) if this kernel reached 90% of its roof");
+            return tr("Whole-model speedup (Amdahl) if this kernel reached 90% of its roof");
         case InModelColumn:
             return QStringLiteral(
                 "Measured inside the model by Verify: % of the model's time the kernel saves "
                 "(leave one out); ✓ in the final set, left out, not plugged, or parity ✗");
         case BestSpeedupColumn:
-            return QStringLiteral("Best kept experiment, speedup over the PyTorch reference");
+            return tr("Best kept experiment, speedup over the PyTorch reference");
         case RoofColumn:
             return QStringLiteral(
                 "Best kept experiment, percent of the roof that bounds this kernel (compute or memory)");
         case ExperimentsColumn:
-            return QStringLiteral("Experiments run on this kernel (baseline not counted)");
+            return tr("Experiments run on this kernel (baseline not counted)");
         case StateColumn:
-            return QStringLiteral("Steering state: waiting, active, pinned, skipped or done");
+            return tr("Steering state: waiting, active, pinned, skipped or done");
         }
     } else if (role == Qt::InitialSortOrderRole) {
         // Costs and gains read best largest-first; names and rank smallest-first.

@@ -65,8 +65,7 @@ bool ThroughputChartModel::hasRoof() const
 
 QString ThroughputChartModel::yAxisTitle() const
 {
-    return m_metric == Metric::PercentOfRoof ? QStringLiteral("% of roof")
-                                             : QStringLiteral("speedup vs PyTorch");
+    return m_metric == Metric::PercentOfRoof ? tr("% of roof") : tr("speedup vs PyTorch");
 }
 
 int ThroughputChartModel::rowCount(const QModelIndex &parent) const
@@ -107,14 +106,13 @@ QVariant ThroughputChartModel::headerData(int section, Qt::Orientation orientati
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case ExperimentColumn:
-        return QStringLiteral("Experiment");
+        return tr("Experiment");
     case MeasuredColumn:
-        return QStringLiteral("Attempt");
+        return tr("Attempt");
     case BestColumn:
-        return QStringLiteral("Best kept");
+        return tr("Best kept");
     case RoofColumn:
-        return m_metric == Metric::PercentOfRoof ? QStringLiteral("Device roof")
-                                                 : QStringLiteral("Roofline limit");
+        return m_metric == Metric::PercentOfRoof ? tr("Device roof") : tr("Roofline limit");
     }
     return {};
 }

@@ -7,6 +7,7 @@ namespace ak {
 DeviceStatus::DeviceStatus(QWidget *parent)
     : QLabel(parent)
 {
+    setObjectName(QStringLiteral("DeviceStatus"));
     setTextInteractionFlags(Qt::TextSelectableByMouse);
 }
 
@@ -14,13 +15,13 @@ void DeviceStatus::startDetection(Detector detector)
 {
     const quint64 generation = ++m_generation;
     m_detected = false;
-    setText(QStringLiteral("This machine: detecting device…"));
+    setText(tr("This machine: detecting device…"));
     runInBackground(this, std::move(detector), [this, generation](const DeviceInfo &device) {
         if (generation != m_generation)
             return;
         m_device = device;
         m_detected = true;
-        setText(QStringLiteral("This machine: %1").arg(device.summary()));
+        setText(tr("This machine: %1").arg(device.summary()));
         setToolTip(tooltipFor(device));
         Q_EMIT detected(device);
     });
@@ -31,14 +32,14 @@ QString DeviceStatus::tooltipFor(const DeviceInfo &d)
     QStringList lines;
     lines << d.name;
     if (!d.detectedBy.isEmpty())
-        lines << QStringLiteral("detected by %1").arg(d.detectedBy);
+        lines << tr("detected by %1").arg(d.detectedBy);
     if (!d.computeCapability.isEmpty())
-        lines << QStringLiteral("compute capability %1").arg(d.computeCapability);
+        lines << tr("compute capability %1").arg(d.computeCapability);
     if (d.memoryGiB > 0)
-        lines << QStringLiteral("%1 GiB memory").arg(d.memoryGiB, 0, 'f', 0);
+        lines << tr("%1 GiB memory").arg(d.memoryGiB, 0, 'f', 0);
     for (int p = 0; p < int(Precision::Count); ++p)
         if (d.peakTflops[size_t(p)] > 0)
-            lines << QStringLiteral("%1 peak %2 TFLOP/s")
+            lines << tr("%1 peak %2 TFLOP/s")
                          .arg(precisionName(Precision(p)))
                          .arg(d.peakTflops[size_t(p)], 0, 'f', 1);
     if (!d.note.isEmpty())

@@ -58,13 +58,14 @@ DiffView::DiffView(QWidget *parent)
     , m_empty(new EmptyState(this))
     , m_diffPage(new QWidget(this))
 {
+    setObjectName(QStringLiteral("DiffView"));
     auto *grid = new QGridLayout(m_diffPage);
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setHorizontalSpacing(2);
     grid->setVerticalSpacing(2);
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     const auto theme = syntaxTheme(palette());
-    const auto python = syntaxRepository().definitionForName(QStringLiteral("Python"));
+    const auto python = syntaxRepository().definitionForName(tr("Python"));
     for (int s = 0; s < 2; ++s) {
         auto *title = new QLabel(m_diffPage);
         title->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -89,10 +90,9 @@ DiffView::DiffView(QWidget *parent)
     m_editors[0]->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     // Side-by-side or unified, a per-user preference like Qt Creator's diff editor switch.
-    m_unifiedAction = new QAction(QStringLiteral("Unified"), this);
+    m_unifiedAction = new QAction(tr("Unified"), this);
     m_unifiedAction->setCheckable(true);
-    m_unifiedAction->setToolTip(
-        QStringLiteral("One column: each change's removed lines, then its added lines"));
+    m_unifiedAction->setToolTip(tr("One column: each change's removed lines, then its added lines"));
     m_unifiedAction->setChecked(QSettings().value(QLatin1String(kUnifiedSettingsKey), false).toBool());
     connect(m_unifiedAction, &QAction::toggled, this, [this](bool unified) {
         QSettings().setValue(QLatin1String(kUnifiedSettingsKey), unified);
@@ -102,11 +102,10 @@ DiffView::DiffView(QWidget *parent)
         scrollToFirstChange();
     });
     // Long unchanged stretches folded to "N unchanged lines" rows; a click on one shows it.
-    m_foldAction = new QAction(QStringLiteral("Fold Unchanged"), this);
+    m_foldAction = new QAction(tr("Fold Unchanged"), this);
     m_foldAction->setCheckable(true);
     m_foldAction->setToolTip(
-        QStringLiteral("Show %1 unchanged lines around each change; click a folded row to show it")
-            .arg(kFoldContext));
+        tr("Show %1 unchanged lines around each change; click a folded row to show it").arg(kFoldContext));
     m_foldAction->setChecked(QSettings().value(QLatin1String(kFoldSettingsKey), true).toBool());
     connect(m_foldAction, &QAction::toggled, this, [this](bool fold) {
         QSettings().setValue(QLatin1String(kFoldSettingsKey), fold);
@@ -134,8 +133,8 @@ DiffView::DiffView(QWidget *parent)
     grid->addLayout(rightHeader, 0, 1);
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_diffPage);
-    showMessage(QStringLiteral("No commit selected"),
-        QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+    showMessage(tr("No commit selected"),
+        tr("Select an experiment in the commit list to see its change to kernel.py."));
 }
 
 DiffView::~DiffView() = default;
@@ -161,7 +160,7 @@ void DiffView::showTexts(
             if (generation != m_generation)
                 return; // superseded while computing
             if (!result.error.isEmpty())
-                showMessage(QStringLiteral("Cannot show this change"), result.error);
+                showMessage(tr("Cannot show this change"), result.error);
             else
                 showDiff(result, oldTitle, newTitle);
         });
@@ -197,7 +196,7 @@ void DiffView::showDiff(const TextDiffResult &diff, const QString &oldTitle, con
     m_expanded.clear();
     m_oldTitle = oldTitle;
     m_newTitle = diff.identical()
-        ? QStringLiteral("%1 (identical)").arg(newTitle)
+        ? tr("%1 (identical)").arg(newTitle)
         : QStringLiteral("%1 (+%2 −%3)").arg(newTitle).arg(diff.added).arg(diff.removed);
     render();
     m_stack->setCurrentWidget(m_diffPage);

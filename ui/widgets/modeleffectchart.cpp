@@ -24,8 +24,8 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     , m_view(new QChartView(this))
     , m_chart(new QChart)
     , m_series(new QHorizontalStackedBarSeries(this))
-    , m_final(new QBarSet(QStringLiteral("in the final set")))
-    , m_leftOut(new QBarSet(QStringLiteral("left out")))
+    , m_final(new QBarSet(tr("in the final set")))
+    , m_leftOut(new QBarSet(tr("left out")))
     , m_kernels(new QBarCategoryAxis(this))
     , m_effect(new QValueAxis(this))
 {
@@ -35,8 +35,8 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_series->append(m_leftOut);
     m_series->setBarWidth(0.7);
     m_chart->addSeries(m_series);
-    m_chart->setTitle(QStringLiteral("Each kernel inside the model: % of the model's time it saves"));
-    m_effect->setTitleText(QStringLiteral("% of the model's time saved (leave one out)"));
+    m_chart->setTitle(tr("Each kernel inside the model: % of the model's time it saves"));
+    m_effect->setTitleText(tr("% of the model's time saved (leave one out)"));
     m_effect->setLabelFormat(QStringLiteral("%.1f"));
     m_kernels->setTruncateLabels(false); // a narrow dock would otherwise turn every name into "..."
     m_chart->addAxis(m_kernels, Qt::AlignLeft);
@@ -48,8 +48,8 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_view->setChart(m_chart);
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumHeight(180);
-    m_empty->setMessage(QStringLiteral("No in-model effect measured"),
-        QStringLiteral("Only kernels that plug into the model and pass parity are timed inside it."));
+    m_empty->setMessage(tr("No in-model effect measured"),
+        tr("Only kernels that plug into the model and pass parity are timed inside it."));
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_view);
     m_stack->setCurrentWidget(m_empty);

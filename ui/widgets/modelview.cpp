@@ -8,6 +8,7 @@
 #include "verifyoptionsdialog.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QGridLayout>
@@ -54,8 +55,9 @@ QString seconds(double s)
 {
     if (std::isnan(s))
         return notMeasured();
-    return s >= 90 ? QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60)
-                   : QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+    return s >= 90
+        ? QCoreApplication::translate("ak::ModelView", "%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60)
+        : QCoreApplication::translate("ak::ModelView", "%1 s").arg(s, 0, 'f', 1);
 }
 
 QString tolerances(double x)
@@ -68,13 +70,13 @@ QString tolerances(double x)
 ModelView::ModelView(QWidget *parent)
     : QWidget(parent)
     , m_jobs(new ModelJobs(this))
-    , m_verifyAction(new QAction(QStringLiteral("&Verify"), this))
-    , m_cancelAction(new QAction(QStringLiteral("&Cancel Verify"), this))
-    , m_exportAction(new QAction(QStringLiteral("&Export…"), this))
-    , m_verifyAtEndAction(new QAction(QStringLiteral("Verify When the &Loop Ends"), this))
-    , m_verifyWithOptionsAction(new QAction(QStringLiteral("Verify With &Options…"), this))
+    , m_verifyAction(new QAction(tr("&Verify"), this))
+    , m_cancelAction(new QAction(tr("&Cancel Verify"), this))
+    , m_exportAction(new QAction(tr("&Export…"), this))
+    , m_verifyAtEndAction(new QAction(tr("Verify When the &Loop Ends"), this))
+    , m_verifyWithOptionsAction(new QAction(tr("Verify With &Options…"), this))
     , m_progress(new QProgressBar(this))
-    , m_status(wrapped(this, QStringLiteral("ModelStatus")))
+    , m_status(wrapped(this, tr("ModelStatus")))
     , m_stack(new QStackedWidget(this))
     , m_empty(new EmptyState(m_stack))
 {
@@ -84,7 +86,7 @@ ModelView::ModelView(QWidget *parent)
         QStringLiteral("Put the kept kernels into the model at their call sites: parity on every "
                        "output, in-model effect of each, the four timings (autokernel-cli verify)"));
     m_cancelAction->setObjectName(QStringLiteral("CancelVerifyAction"));
-    m_cancelAction->setToolTip(QStringLiteral("Stop the running verification; nothing is recorded"));
+    m_cancelAction->setToolTip(tr("Stop the running verification; nothing is recorded"));
     m_exportAction->setObjectName(QStringLiteral("ExportAction"));
     m_verifyAtEndAction->setObjectName(QStringLiteral("VerifyAtEndAction"));
     m_verifyAtEndAction->setCheckable(true);
@@ -123,22 +125,20 @@ ModelView::ModelView(QWidget *parent)
     auto *content = new QWidget;
     auto *column = new QVBoxLayout(content);
     auto *headline = new QGridLayout;
-    m_measured = bigNumber(content, QStringLiteral("MeasuredSpeedup"));
-    m_projected = bigNumber(content, QStringLiteral("ProjectedSpeedup"));
-    m_measured->setToolTip(
-        QStringLiteral("Measured: eager + the final set vs eager, one process, alternating rounds"));
+    m_measured = bigNumber(content, tr("MeasuredSpeedup"));
+    m_projected = bigNumber(content, tr("ProjectedSpeedup"));
+    m_measured->setToolTip(tr("Measured: eager + the final set vs eager, one process, alternating rounds"));
     m_projected->setToolTip(
         QStringLiteral("Projected (Amdahl): each kernel's share of the profile and its best kept "
                        "speedup in isolation; what the table promised"));
     headline->addWidget(m_measured, 0, 0);
     headline->addWidget(m_projected, 0, 1);
-    headline->addWidget(new QLabel(QStringLiteral("measured in the model"), content), 1, 0);
-    headline->addWidget(new QLabel(QStringLiteral("projected from the kernels"), content), 1, 1);
+    headline->addWidget(new QLabel(tr("measured in the model"), content), 1, 0);
+    headline->addWidget(new QLabel(tr("projected from the kernels"), content), 1, 1);
     column->addLayout(headline);
 
     m_timings = new QGridLayout;
-    const QStringList heads { QStringLiteral("per forward"), QStringLiteral("vs eager"),
-        QStringLiteral("vs compile") };
+    const QStringList heads { tr("per forward"), tr("vs eager"), tr("vs compile") };
     for (int c = 0; c < 3; ++c)
         m_timings->addWidget(
             new QLabel(QStringLiteral("<b>%1</b>").arg(heads[c]), content), 0, c + 1, Qt::AlignRight);
@@ -148,20 +148,19 @@ ModelView::ModelView(QWidget *parent)
             m_timings->addWidget(new QLabel(content), r + 1, c + 1, Qt::AlignRight);
     }
     column->addLayout(m_timings);
-    m_compileTime = wrapped(content, QStringLiteral("CompileSeconds"));
-    m_parity = wrapped(content, QStringLiteral("Parity"));
-    m_finalSet = wrapped(content, QStringLiteral("FinalSet"));
-    m_environment = wrapped(content, QStringLiteral("Environment"));
+    m_compileTime = wrapped(content, tr("CompileSeconds"));
+    m_parity = wrapped(content, tr("Parity"));
+    m_finalSet = wrapped(content, tr("FinalSet"));
+    m_environment = wrapped(content, tr("Environment"));
     for (QLabel *l : { m_compileTime, m_parity, m_finalSet, m_environment })
         column->addWidget(l);
     m_chart = new ModelEffectChart(content);
     m_chart->setMinimumHeight(220);
     column->addWidget(m_chart, 1);
-    column->addWidget(new QLabel(QStringLiteral("<b>Not in the final set</b>"), content));
+    column->addWidget(new QLabel(tr("<b>Not in the final set</b>"), content));
     m_leftOut = new QTableWidget(0, 3, content);
     m_leftOut->setObjectName(QStringLiteral("LeftOutTable"));
-    m_leftOut->setHorizontalHeaderLabels(
-        { QStringLiteral("Kernel"), QStringLiteral("In model"), QStringLiteral("Why") });
+    m_leftOut->setHorizontalHeaderLabels({ tr("Kernel"), tr("In model"), tr("Why") });
     m_leftOut->horizontalHeader()->setStretchLastSection(true);
     m_leftOut->verticalHeader()->hide();
     m_leftOut->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -209,12 +208,11 @@ void ModelView::setSnapshot(const RunSnapshotPtr &snapshot)
         setStatus(QString(), false); // an outcome of another run's job does not belong here
     m_snapshot = snapshot;
     if (!snapshot) {
-        m_empty->setMessage(QStringLiteral("No run open"),
-            QStringLiteral("Open a run to verify its kernels inside the model."));
+        m_empty->setMessage(tr("No run open"), tr("Open a run to verify its kernels inside the model."));
         m_empty->setAction(nullptr);
         m_stack->setCurrentWidget(m_empty);
     } else if (!snapshot->verification) {
-        m_empty->setMessage(QStringLiteral("Not verified yet — Verify measures the kernels inside the model"),
+        m_empty->setMessage(tr("Not verified yet — Verify measures the kernels inside the model"),
             QStringLiteral("It puts the kept kernels back into the model at their call sites, checks every "
                            "output on fresh seeded inputs, measures each kernel's effect in the model and "
                            "times eager and torch.compile with and without them. Only the kernels that "
@@ -237,9 +235,9 @@ void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerific
     showTimings(v);
     const bool anyCompile = !std::isnan(v.compileSeconds) || !std::isnan(v.compileOursSeconds);
     m_compileTime->setText(anyCompile
-            ? QStringLiteral("torch.compile time: %1 (original), %2 (with ours); not in the timings")
+            ? tr("torch.compile time: %1 (original), %2 (with ours); not in the timings")
                   .arg(seconds(v.compileSeconds), seconds(v.compileOursSeconds))
-            : QStringLiteral("torch.compile time: not measured"));
+            : tr("torch.compile time: not measured"));
     if (!v.compileAdvice.isEmpty())
         m_compileTime->setText(m_compileTime->text() + QStringLiteral("\n")
             + v.compileAdvice.left(1).toUpper() + v.compileAdvice.mid(1));
@@ -247,28 +245,27 @@ void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerific
     for (qint64 s : v.seeds)
         seeds << QString::number(s);
     m_parity->setText(
-        QStringLiteral("Parity: %1 — worst %2 tolerances from the truth (eager %3); seeds %4%5")
-            .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"), tolerances(v.parityError),
+        tr("Parity: %1 — worst %2 tolerances from the truth (eager %3); seeds %4%5")
+            .arg(v.parityOk ? QStringLiteral("ok") : tr("FAILED"), tolerances(v.parityError),
                 tolerances(v.eagerError), seeds.isEmpty() ? notMeasured() : seeds.join(QStringLiteral(", ")),
                 v.parityNote.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(v.parityNote)));
     m_parity->setStyleSheet(v.parityOk ? QString() : QStringLiteral("color: #c01c28;"));
     m_finalSet->setText(
-        QStringLiteral("Final set: %1 of %2 kernels%3")
+        tr("Final set: %1 of %2 kernels%3")
             .arg(v.finalSet.size())
             .arg(v.kernels.size())
             .arg(v.finalSet.isEmpty() ? QString()
                                       : QStringLiteral(" (%1)").arg(v.finalSet.join(QStringLiteral(", ")))));
     QStringList where { v.deviceName.isEmpty() ? v.device : v.deviceName, v.dtype,
-        QStringLiteral("torch %1").arg(v.torch.isEmpty() ? notMeasured() : v.torch),
-        v.triton.isEmpty() ? QStringLiteral("no Triton") : QStringLiteral("Triton %1").arg(v.triton) };
+        tr("torch %1").arg(v.torch.isEmpty() ? notMeasured() : v.torch),
+        v.triton.isEmpty() ? tr("no Triton") : tr("Triton %1").arg(v.triton) };
     if (!v.python.isEmpty())
-        where << QStringLiteral("Python %1").arg(v.python);
+        where << tr("Python %1").arg(v.python);
     where.removeAll(QString());
     m_environment->setText(
-        QStringLiteral("%1\nVerified %2, took %3")
+        tr("%1\nVerified %2, took %3")
             .arg(where.join(QStringLiteral(" · ")),
-                v.when.isValid() ? v.when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"))
-                                 : notMeasured(),
+                v.when.isValid() ? v.when.toLocalTime().toString(tr("yyyy-MM-dd HH:mm")) : notMeasured(),
                 seconds(v.seconds)));
     m_chart->setVerification(v);
     showLeftOut(v);
@@ -279,13 +276,12 @@ void ModelView::showTimings(const ModelVerification &v)
     const ModelTiming *timings[] = { &v.eager, &v.eagerOurs, &v.compile, &v.compileOurs };
     for (int r = 0; r < 4; ++r) {
         const ModelTiming &t = *timings[r];
-        const QString why = t.error.isEmpty()
-            ? QStringLiteral("not measured (torch.compile unavailable or switched off)")
-            : QStringLiteral("not measured: %1").arg(t.error);
-        timingLabel(r, 0)->setText(t.measured ? QStringLiteral("%1 ms").arg(t.medianUs / 1000.0, 0, 'f', 2)
-                                              : QStringLiteral("not measured"));
+        const QString why = t.error.isEmpty() ? tr("not measured (torch.compile unavailable or switched off)")
+                                              : tr("not measured: %1").arg(t.error);
+        timingLabel(r, 0)->setText(
+            t.measured ? tr("%1 ms").arg(t.medianUs / 1000.0, 0, 'f', 2) : tr("not measured"));
         timingLabel(r, 0)->setToolTip(
-            t.measured ? QStringLiteral("median %1 µs per forward").arg(t.medianUs, 0, 'f', 1) : why);
+            t.measured ? tr("median %1 µs per forward").arg(t.medianUs, 0, 'f', 1) : why);
         timingLabel(r, 1)->setText(t.measured ? formatRatio(t.speedupVsEager) : QString());
         timingLabel(r, 2)->setText(r == 3 && t.measured ? formatRatio(t.speedupVsCompile) : QString());
     }
@@ -338,7 +334,7 @@ bool ModelView::verify(VerifyOptions options)
     m_progress->setRange(0, 0); // busy until the worker says how far it is
     m_progress->show();
     setStatus(QStringLiteral("Verifying %1…").arg(QDir::toNativeSeparators(options.runDir)), false);
-    Q_EMIT info(QStringLiteral("verify %1: started").arg(options.runDir));
+    Q_EMIT info(tr("verify %1: started").arg(options.runDir));
     updateActions();
     return true;
 }
@@ -348,16 +344,14 @@ bool ModelView::loopEnded(const QString &runDir, bool onItsOwn)
     if (!m_verifyAtEndAction->isChecked() || !onItsOwn)
         return false;
     if (!m_snapshot || QDir(m_snapshot->runDir) != QDir(runDir)) {
-        Q_EMIT info(
-            QStringLiteral("verify %1: not started at the loop's end: another run is open").arg(runDir));
+        Q_EMIT info(tr("verify %1: not started at the loop's end: another run is open").arg(runDir));
         return false;
     }
     if (m_jobs->isVerifying()) {
-        Q_EMIT info(
-            QStringLiteral("verify %1: not started at the loop's end: a verify is running").arg(runDir));
+        Q_EMIT info(tr("verify %1: not started at the loop's end: a verify is running").arg(runDir));
         return false;
     }
-    Q_EMIT info(QStringLiteral("the loop ended: verifying the kept kernels inside the model"));
+    Q_EMIT info(tr("the loop ended: verifying the kept kernels inside the model"));
     return verify();
 }
 
@@ -366,7 +360,7 @@ void ModelView::cancelVerify()
     if (!m_jobs->isVerifying())
         return;
     m_jobs->cancelVerify();
-    setStatus(QStringLiteral("Cancelling the verification…"), false);
+    setStatus(tr("Cancelling the verification…"), false);
     updateActions();
 }
 
@@ -378,8 +372,8 @@ void ModelView::verifyProgress(const QString &message, double fraction)
         m_progress->setRange(0, 100);
         m_progress->setValue(int(std::lround(std::min(1.0, fraction) * 100)));
     }
-    m_progress->setFormat(QStringLiteral("%1 — %p%").arg(message));
-    setStatus(QStringLiteral("Verifying: %1").arg(message), false);
+    m_progress->setFormat(tr("%1 — %p%").arg(message));
+    setStatus(tr("Verifying: %1").arg(message), false);
 }
 
 void ModelView::verifyFinished(const VerifyOutcome &outcome)
@@ -389,19 +383,18 @@ void ModelView::verifyFinished(const VerifyOutcome &outcome)
     m_progress->hide();
     updateActions();
     if (outcome.cancelled) {
-        setStatus(QStringLiteral("Verification cancelled; nothing was recorded."), false);
-        Q_EMIT info(QStringLiteral("verify %1: cancelled, nothing recorded").arg(run));
+        setStatus(tr("Verification cancelled; nothing was recorded."), false);
+        Q_EMIT info(tr("verify %1: cancelled, nothing recorded").arg(run));
         return;
     }
     if (!outcome.ok) {
-        setStatus(QStringLiteral("Verify failed: %1").arg(outcome.error), true);
-        Q_EMIT failed(QStringLiteral("verify %1: %2").arg(run, outcome.error));
+        setStatus(tr("Verify failed: %1").arg(outcome.error), true);
+        Q_EMIT failed(tr("verify %1: %2").arg(run, outcome.error));
         return;
     }
     const double speedup = jsonfield::number(outcome.verification, "model_speedup", std::nan(""));
-    const QString text
-        = QStringLiteral("verify %1: model %2 (eager + the final set vs eager); verification.json %3")
-              .arg(run, formatRatio(speedup), outcome.recorded);
+    const QString text = tr("verify %1: model %2 (eager + the final set vs eager); verification.json %3")
+                             .arg(run, formatRatio(speedup), outcome.recorded);
     setStatus(QString(), false);
     Q_EMIT info(text);
     Q_EMIT verified(run);
@@ -435,11 +428,11 @@ void ModelView::exportFinished(const ExportOutcome &outcome)
 {
     updateActions();
     if (!outcome.ok) {
-        setStatus(QStringLiteral("Export failed: %1").arg(outcome.error), true);
-        Q_EMIT failed(QStringLiteral("export: %1").arg(outcome.error));
+        setStatus(tr("Export failed: %1").arg(outcome.error), true);
+        Q_EMIT failed(tr("export: %1").arg(outcome.error));
         return;
     }
-    setStatus(QStringLiteral("Exported %1 kernel(s) to %2")
+    setStatus(tr("Exported %1 kernel(s) to %2")
                   .arg(outcome.kernels)
                   .arg(QDir::toNativeSeparators(outcome.packageDir)),
         false);
@@ -468,8 +461,8 @@ void ModelView::updateActions()
     m_exportAction->setToolTip(canExport
             ? QStringLiteral("Write the verified final set as a Python package with apply(model) "
                              "and restore(model) (autokernel-cli export)")
-            : m_jobs->isExporting() ? QStringLiteral("An export is running")
-                                    : QStringLiteral("Export needs a verification: Verify first"));
+            : m_jobs->isExporting() ? tr("An export is running")
+                                    : tr("Export needs a verification: Verify first"));
 }
 
 } // namespace ak

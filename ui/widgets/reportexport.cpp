@@ -26,8 +26,9 @@ struct Outcome
 ReportExport::ReportExport(QWidget *parent)
     : QObject(parent)
     , m_parent(parent)
-    , m_action(new QAction(QStringLiteral("Export &Report…"), this))
+    , m_action(new QAction(tr("Export &Report…"), this))
 {
+    setObjectName(QStringLiteral("ReportExport"));
     m_action->setObjectName(QStringLiteral("ExportReportAction"));
     connect(m_action, &QAction::triggered, this, &ReportExport::chooseFile);
     updateAction();
@@ -45,8 +46,8 @@ void ReportExport::chooseFile()
         return;
     const QString suggested
         = QDir(m_runDir).filePath(QFileInfo(m_runDir).fileName() + QStringLiteral("-report.html"));
-    const QString file = QFileDialog::getSaveFileName(
-        m_parent, QStringLiteral("Export Report"), suggested, QStringLiteral("HTML (*.html)"));
+    const QString file
+        = QFileDialog::getSaveFileName(m_parent, tr("Export Report"), suggested, tr("HTML (*.html)"));
     if (!file.isEmpty())
         exportTo(file);
 }
@@ -72,10 +73,8 @@ bool ReportExport::exportTo(const QString &file)
             m_exporting = false;
             updateAction();
             Q_EMIT finished(o.ok,
-                o.ok ? QStringLiteral("report written to %1 (%2 ms)")
-                           .arg(QDir::toNativeSeparators(file))
-                           .arg(o.ms)
-                     : QStringLiteral("report: %1").arg(o.error));
+                o.ok ? tr("report written to %1 (%2 ms)").arg(QDir::toNativeSeparators(file)).arg(o.ms)
+                     : tr("report: %1").arg(o.error));
         });
     return true;
 }
@@ -83,8 +82,8 @@ bool ReportExport::exportTo(const QString &file)
 void ReportExport::updateAction()
 {
     m_action->setEnabled(!m_runDir.isEmpty() && !m_exporting);
-    m_action->setToolTip(m_runDir.isEmpty() ? QStringLiteral("Export Report — open a run first")
-            : m_exporting                   ? QStringLiteral("Export Report — writing the report…")
+    m_action->setToolTip(m_runDir.isEmpty() ? tr("Export Report — open a run first")
+            : m_exporting                   ? tr("Export Report — writing the report…")
                           : QStringLiteral("The run as one HTML file to share: summary, kernels, charts, the "
                                            "model's verification, kept diffs (autokernel-cli report)"));
 }

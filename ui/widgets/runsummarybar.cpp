@@ -39,22 +39,21 @@ void RunSummaryBar::setSnapshot(const RunSnapshot &run)
     const QString projectedText
         = std::isfinite(projected) && projected > 0 ? formatRatio(projected) : QStringLiteral("—");
     if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
-        m_model->setText(QStringLiteral("Model <b>%1</b> measured · %2 projected")
+        m_model->setText(tr("Model <b>%1</b> measured · %2 projected")
                              .arg(formatRatio(run.verification->modelSpeedup), projectedText));
-        m_model->setToolTip(
-            QStringLiteral(
-                "Measured by verify: eager + the final set (%1 kernel(s)) against eager, parity %2. "
-                "Projected: each kernel's share and its head's speedup (Amdahl).")
-                .arg(run.verification->finalSet.size())
-                .arg(run.verification->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED")));
+        m_model->setToolTip(QStringLiteral(
+            "Measured by verify: eager + the final set (%1 kernel(s)) against eager, parity %2. "
+            "Projected: each kernel's share and its head's speedup (Amdahl).")
+                                .arg(run.verification->finalSet.size())
+                                .arg(run.verification->parityOk ? QStringLiteral("ok") : tr("FAILED")));
     } else {
-        m_model->setText(QStringLiteral("Model %1 projected · not verified").arg(projectedText));
+        m_model->setText(tr("Model %1 projected · not verified").arg(projectedText));
         m_model->setToolTip(
             QStringLiteral("Projected: each kernel's share and its head's speedup (Amdahl). Model ▸ Verify "
                            "measures the kernels inside the model."));
     }
     const RunStats stats = RunStats::of(run);
-    m_counts->setText(QStringLiteral("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
+    m_counts->setText(tr("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
     m_currentKernel = stats.currentKernel.isEmpty() ? QString() : RunLoader::kernelName(stats.currentKernel);
     m_perHour = stats.perHour;
     showLoop();
@@ -69,14 +68,14 @@ void RunSummaryBar::setLoop(const QString &where)
 void RunSummaryBar::showLoop()
 {
     if (m_where.isEmpty()) {
-        m_loop->setText(QStringLiteral("No loop running"));
+        m_loop->setText(tr("No loop running"));
         return;
     }
-    QString text = QStringLiteral("Loop running %1").arg(m_where);
+    QString text = tr("Loop running %1").arg(m_where);
     if (!m_currentKernel.isEmpty())
-        text += QStringLiteral(" · on %1").arg(m_currentKernel);
+        text += tr(" · on %1").arg(m_currentKernel);
     if (std::isfinite(m_perHour))
-        text += QStringLiteral(" · %1 experiments/h").arg(std::lround(m_perHour));
+        text += tr(" · %1 experiments/h").arg(std::lround(m_perHour));
     m_loop->setText(text);
 }
 

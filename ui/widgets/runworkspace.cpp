@@ -71,6 +71,7 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     , m_top(new QSplitter(Qt::Horizontal, m_vertical))
     , m_bottom(new QSplitter(Qt::Horizontal, m_vertical))
 {
+    setObjectName(QStringLiteral("RunWorkspace"));
     m_kernelProxy->setSourceModel(m_kernelModel);
     m_experimentProxy->setSourceModel(m_experimentModel);
     m_experimentProxy->setSortRole(ExperimentModel::SortRole);
@@ -81,13 +82,16 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     auto *kernelLayout = new QVBoxLayout(kernelPanel);
     kernelLayout->setContentsMargins(0, 0, 0, 0);
     m_search = new QLineEdit(kernelPanel);
-    m_search->setPlaceholderText(QStringLiteral("Filter kernels by name, op, shape, dtype or state"));
+    m_search->setObjectName(QStringLiteral("KernelSearch"));
+    m_search->setPlaceholderText(tr("Filter kernels by name, op, shape, dtype or state"));
     m_search->setClearButtonEnabled(true);
     connect(m_search, &QLineEdit::textChanged, m_kernelProxy, &KernelFilterProxy::setSearchText);
     connect(m_search, &QLineEdit::returnPressed, m_kernelProxy, &KernelFilterProxy::applySearchNow);
     m_kernelStack = new QStackedWidget(kernelPanel);
     m_kernelEmpty = new EmptyState(m_kernelStack);
     m_kernelView = makeTable(m_kernelProxy, m_kernelStack);
+    m_kernelEmpty->setObjectName(QStringLiteral("KernelEmptyState"));
+    m_kernelView->setObjectName(QStringLiteral("KernelView"));
     auto *cost = new CostDelegate(KernelTableModel::SortRole, KernelTableModel::TotalCostRole, this);
     m_kernelView->setItemDelegateForColumn(KernelTableModel::ShareColumn, cost);
     m_kernelView->setItemDelegateForColumn(KernelTableModel::RoofColumn, cost);
@@ -106,6 +110,8 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_commitStack = new QStackedWidget(m_bottom);
     m_commitEmpty = new EmptyState(m_commitStack);
     m_commitView = makeTable(m_experimentProxy, m_commitStack);
+    m_commitEmpty->setObjectName(QStringLiteral("CommitEmptyState"));
+    m_commitView->setObjectName(QStringLiteral("CommitView"));
     m_commitView->setItemDelegateForColumn(ExperimentModel::RoofColumn,
         new CostDelegate(ExperimentModel::SortRole, ExperimentModel::TotalCostRole, this));
     m_commitView->sortByColumn(ExperimentModel::IdColumn, Qt::DescendingOrder); // newest first
@@ -115,12 +121,12 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
 
     m_diffView = new DiffView(m_bottom);
     m_summary = new RunSummaryBar(this);
-    m_nextPending = new QAction(QStringLiteral("&Next Pending"), this);
+    m_nextPending = new QAction(tr("&Next Pending"), this);
     m_nextPending->setObjectName(QStringLiteral("NextPendingAction"));
     m_nextPending->setShortcut(Qt::Key_N);
     m_nextPending->setEnabled(false);
     connect(m_nextPending, &QAction::triggered, this, &RunWorkspace::selectNextPending);
-    m_pendingOnly = new QAction(QStringLiteral("Show &Pending Only"), this);
+    m_pendingOnly = new QAction(tr("Show &Pending Only"), this);
     m_pendingOnly->setObjectName(QStringLiteral("PendingOnlyAction"));
     m_pendingOnly->setCheckable(true);
     m_pendingOnly->setToolTip(QStringLiteral(
@@ -145,7 +151,7 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
         &RunWorkspace::experimentSelectionChanged);
 
     m_blobReader = [](const QString &, const QString &, const QString &, QString *error) {
-        *error = QStringLiteral("no git reader configured");
+        *error = tr("no git reader configured");
         return QByteArray();
     };
     updateEmptyStates();
@@ -173,9 +179,8 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
     for (const Experiment &e : snapshot ? snapshot->experiments : QVector<Experiment>())
         anyPending = anyPending || e.status == ExperimentStatus::Pending;
     m_nextPending->setEnabled(anyPending);
-    m_nextPending->setToolTip(anyPending
-            ? QStringLiteral("Select the next experiment waiting for accept or reject (N)")
-            : QStringLiteral("Next Pending — no experiment waits for review"));
+    m_nextPending->setToolTip(anyPending ? tr("Select the next experiment waiting for accept or reject (N)")
+                                         : tr("Next Pending — no experiment waits for review"));
     const QVector<KernelRow> kernels
         = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
     const QVector<Experiment> experiments = snapshot ? snapshot->experiments : QVector<Experiment>();
@@ -188,8 +193,8 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
         m_kernelModel->resetRows(kernels);
         m_experimentModel->resetRows(experiments);
 
-        m_diffView->showMessage(QStringLiteral("No commit selected"),
-            QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+        m_diffView->showMessage(tr("No commit selected"),
+            tr("Select an experiment in the commit list to see its change to kernel.py."));
     }
     refreshKernelDependents();
     // The selected experiment's outcome may have changed (accepted, rejected, restored by the loop):
@@ -216,7 +221,7 @@ void RunWorkspace::updateEmptyStates()
 {
     const bool hasKernels = m_kernelModel->rowCount() > 0;
     if (!hasKernels) {
-        m_kernelEmpty->setMessage(QStringLiteral("This run has no profiled kernels"),
+        m_kernelEmpty->setMessage(tr("This run has no profiled kernels"),
             QStringLiteral("Profile a model into a run directory, then open it:\n"
                            "autokernel-cli profile --model gpt2 --out RUN_DIR"));
     }
@@ -225,12 +230,12 @@ void RunWorkspace::updateEmptyStates()
     const bool hasExperiments = m_experimentProxy->rowCount() > 0;
     if (!hasExperiments) {
         if (m_experimentModel->rowCount() == 0)
-            m_commitEmpty->setMessage(QStringLiteral("No experiments yet"),
+            m_commitEmpty->setMessage(tr("No experiments yet"),
                 QStringLiteral("Every attempt of the optimisation loop is a commit and appears here, "
                                "newest first. Start the loop (Loop ▸ Start) to create some."));
         else
-            m_commitEmpty->setMessage(QStringLiteral("No experiments on %1 yet").arg(m_selectedKernel),
-                QStringLiteral("Select another kernel, or clear the selection to list every commit."));
+            m_commitEmpty->setMessage(tr("No experiments on %1 yet").arg(m_selectedKernel),
+                tr("Select another kernel, or clear the selection to list every commit."));
     }
     m_commitStack->setCurrentWidget(hasExperiments ? static_cast<QWidget *>(m_commitView) : m_commitEmpty);
 }
@@ -259,13 +264,13 @@ void RunWorkspace::refreshKernelDependents()
     if (kernel) {
         m_steering->setKernel(m_selectedKernel, kernel->state);
         m_chartModel->setKernel(*kernel, m_selectedKernel, m_snapshot->experiments);
-        m_chart->setEmptyMessage(QStringLiteral("No measured experiment on %1 yet").arg(m_selectedKernel),
+        m_chart->setEmptyMessage(tr("No measured experiment on %1 yet").arg(m_selectedKernel),
             QStringLiteral("Each correct, benchmarked experiment adds a point: throughput as a "
                            "percentage of the device's roof, with the best kept so far as a line."));
     } else {
         m_steering->clearKernel();
         m_chartModel->clear();
-        m_chart->setEmptyMessage(QStringLiteral("No kernel selected"),
+        m_chart->setEmptyMessage(tr("No kernel selected"),
             QStringLiteral(
                 "Select a kernel in the table to chart its experiments against the device's peak."));
     }
@@ -282,8 +287,8 @@ void RunWorkspace::experimentSelectionChanged()
         // stay on screen as if it belonged to the new selection, nor arrive later if still loading.
         if (m_selectedExperiment != 0) {
             ++m_diffGeneration;
-            m_diffView->showMessage(QStringLiteral("No commit selected"),
-                QStringLiteral("Select an experiment in the commit list to see its change to kernel.py."));
+            m_diffView->showMessage(tr("No commit selected"),
+                tr("Select an experiment in the commit list to see its change to kernel.py."));
         }
         m_selectedExperiment = 0;
         m_steering->clearExperiment();
@@ -302,15 +307,15 @@ void RunWorkspace::loadDiff(const Experiment &e)
     if (!m_snapshot)
         return;
     if (e.commit.isEmpty()) {
-        m_diffView->showMessage(QStringLiteral("Experiment %1 has no commit yet").arg(e.id),
-            QStringLiteral("It is still running; its change appears when it is committed."));
+        m_diffView->showMessage(tr("Experiment %1 has no commit yet").arg(e.id),
+            tr("It is still running; its change appears when it is committed."));
         return;
     }
     const KernelRecord *kernel = m_snapshot->kernel(e.kernel);
     const QString folder = kernel ? kernel->folder : QStringLiteral("kernels/%1").arg(e.kernel);
     const QString path = QStringLiteral("%1/kernel.py").arg(folder);
     const quint64 generation = ++m_diffGeneration;
-    m_diffView->showMessage(QStringLiteral("Loading experiment %1…").arg(e.id), QString());
+    m_diffView->showMessage(tr("Loading experiment %1…").arg(e.id), QString());
     runInBackground(
         this,
         [reader = m_blobReader, dir = m_snapshot->runDir, e, path] {
@@ -318,13 +323,13 @@ void RunWorkspace::loadDiff(const Experiment &e)
             QString err;
             t.newText = QString::fromUtf8(reader(dir, e.commit, path, &err));
             if (!err.isEmpty()) {
-                t.error = QStringLiteral("%1 at %2: %3").arg(path, e.commit.left(8), err);
+                t.error = tr("%1 at %2: %3").arg(path, e.commit.left(8), err);
                 return t;
             }
             if (!e.parent.isEmpty()) {
                 t.oldText = QString::fromUtf8(reader(dir, e.parent, path, &err));
                 if (!err.isEmpty())
-                    t.error = QStringLiteral("%1 at %2: %3").arg(path, e.parent.left(8), err);
+                    t.error = tr("%1 at %2: %3").arg(path, e.parent.left(8), err);
             }
             return t;
         },
@@ -332,16 +337,15 @@ void RunWorkspace::loadDiff(const Experiment &e)
             if (generation != m_diffGeneration)
                 return;
             if (!t.error.isEmpty()) {
-                m_diffView->showMessage(
-                    QStringLiteral("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
-                Q_EMIT message(QStringLiteral("diff of experiment %1: %2").arg(e.id).arg(t.error));
+                m_diffView->showMessage(tr("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
+                Q_EMIT message(tr("diff of experiment %1: %2").arg(e.id).arg(t.error));
                 return;
             }
             const QString oldTitle = e.parent.isEmpty()
-                ? QStringLiteral("(no parent)")
+                ? tr("(no parent)")
                 : QStringLiteral("%1 @ %2").arg(path, e.parent.left(8));
-            m_diffView->showTexts(t.oldText, t.newText, oldTitle,
-                QStringLiteral("experiment %1 @ %2").arg(e.id).arg(e.commit.left(8)));
+            m_diffView->showTexts(
+                t.oldText, t.newText, oldTitle, tr("experiment %1 @ %2").arg(e.id).arg(e.commit.left(8)));
         });
 }
 

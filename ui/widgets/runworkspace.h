@@ -54,7 +54,6 @@ public:
     ExperimentModel *experimentModel() const { return m_experimentModel; }
     ExperimentFilterProxy *experimentProxy() const { return m_experimentProxy; }
     ThroughputChartModel *chartModel() const { return m_chartModel; }
-    QTableView *kernelView() const { return m_kernelView; }
     RunSummaryBar *summaryBar() const { return m_summary; }
     // Selects the experiment in the commit list (and its kernel in the table, clearing a search that
     // hides it); false when the run has no such experiment.
@@ -65,11 +64,6 @@ public:
     // Loop ▸ Show Pending Only: the commit list shows every kernel's pending experiments.
     QAction *pendingOnlyAction() const { return m_pendingOnly; }
     bool selectNextPending();
-    QTableView *commitView() const { return m_commitView; }
-    ThroughputChart *chart() const { return m_chart; }
-    DiffView *diffView() const { return m_diffView; }
-    EmptyState *kernelEmptyState() const { return m_kernelEmpty; }
-    EmptyState *commitEmptyState() const { return m_commitEmpty; }
     bool isShowingKernels() const;
     bool isShowingCommits() const;
     QString selectedKernel() const { return m_selectedKernel; }

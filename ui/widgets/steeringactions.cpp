@@ -6,17 +6,18 @@ namespace ak {
 
 SteeringActions::SteeringActions(QObject *parent)
     : QObject(parent)
-    , m_start(new QAction(QStringLiteral("Start"), this))
-    , m_pause(new QAction(QStringLiteral("Pause"), this))
-    , m_resume(new QAction(QStringLiteral("Resume"), this))
-    , m_stop(new QAction(QStringLiteral("Stop"), this))
-    , m_pin(new QAction(QStringLiteral("Pin"), this))
-    , m_skip(new QAction(QStringLiteral("Skip"), this))
-    , m_revert(new QAction(QStringLiteral("Restore This Version"), this))
-    , m_accept(new QAction(QStringLiteral("Accept"), this))
-    , m_reject(new QAction(QStringLiteral("Reject"), this))
-    , m_reviewMode(new QAction(QStringLiteral("Review Mode (keeps wait for approval)"), this))
+    , m_start(new QAction(tr("Start"), this))
+    , m_pause(new QAction(tr("Pause"), this))
+    , m_resume(new QAction(tr("Resume"), this))
+    , m_stop(new QAction(tr("Stop"), this))
+    , m_pin(new QAction(tr("Pin"), this))
+    , m_skip(new QAction(tr("Skip"), this))
+    , m_revert(new QAction(tr("Restore This Version"), this))
+    , m_accept(new QAction(tr("Accept"), this))
+    , m_reject(new QAction(tr("Reject"), this))
+    , m_reviewMode(new QAction(tr("Review Mode (keeps wait for approval)"), this))
 {
+    setObjectName(QStringLiteral("SteeringActions"));
     m_pin->setCheckable(true);
     // Single keys for the review pass (a line edit keeps its printable keys: typing a filter does not
     // trigger them). Restore has none: it rewrites a kernel's head.
@@ -82,7 +83,7 @@ SteeringActions::SteeringActions(QObject *parent)
 
 QString SteeringActions::noLoopReason()
 {
-    return QStringLiteral("No optimisation loop is attached: this window is only viewing the run");
+    return tr("No optimisation loop is attached: this window is only viewing the run");
 }
 
 QList<QAction *> SteeringActions::loopActions() const
@@ -170,7 +171,7 @@ void SteeringActions::update()
     }
     const LoopControl::Capabilities caps = m_control->capabilities();
     const LoopControl::State state = m_control->state();
-    const QString unsupported = QStringLiteral("not supported by %1").arg(m_control->description());
+    const QString unsupported = tr("not supported by %1").arg(m_control->description());
 
     auto loopAction = [&](QAction *a, LoopControl::Capability cap, bool stateOk, const QString &tip,
                           const QString &stateWhy) {
@@ -181,20 +182,19 @@ void SteeringActions::update()
     };
     if (!caps.testFlag(LoopControl::CanStartStop) && m_launch)
         enable(m_start, m_launchWhyNot.isEmpty(),
-            QStringLiteral("Start the optimisation loop on this run in this window"), m_launchWhyNot);
+            tr("Start the optimisation loop on this run in this window"), m_launchWhyNot);
     else
         loopAction(m_start, LoopControl::CanStartStop, state == LoopControl::State::Stopped,
-            QStringLiteral("Start the optimisation loop"), QStringLiteral("the loop is already running"));
+            tr("Start the optimisation loop"), tr("the loop is already running"));
     loopAction(m_pause, LoopControl::CanPause, state == LoopControl::State::Running,
-        QStringLiteral("Pause after the current experiment"), QStringLiteral("the loop is not running"));
+        tr("Pause after the current experiment"), tr("the loop is not running"));
     loopAction(m_resume, LoopControl::CanPause, state == LoopControl::State::Paused,
-        QStringLiteral("Resume the paused loop"), QStringLiteral("the loop is not paused"));
+        tr("Resume the paused loop"), tr("the loop is not paused"));
     loopAction(m_stop, LoopControl::CanStartStop,
         state == LoopControl::State::Running || state == LoopControl::State::Paused,
-        QStringLiteral("Stop the loop; recorded experiments stay"),
-        QStringLiteral("the loop is not running"));
+        tr("Stop the loop; recorded experiments stay"), tr("the loop is not running"));
 
-    const QString noKernel = QStringLiteral("select a kernel in the table");
+    const QString noKernel = tr("select a kernel in the table");
     if (!caps.testFlag(LoopControl::CanSteerKernels)) {
         enable(m_pin, false, QString(), unsupported);
         enable(m_skip, false, QString(), unsupported);
@@ -204,16 +204,15 @@ void SteeringActions::update()
     } else {
         const bool finished = m_kernelState == KernelState::Done || m_kernelState == KernelState::Skipped;
         enable(m_pin, !finished || pinned,
-            pinned
-                ? QStringLiteral("Unpin %1: the loop may work on it again").arg(*m_kernel)
-                : QStringLiteral("Pin %1: lock its current best; the loop does not touch it until unpinned")
-                      .arg(*m_kernel),
-            QStringLiteral("%1 is %2").arg(*m_kernel, kernelStateName(m_kernelState)));
-        enable(m_skip, !finished, QStringLiteral("Skip %1: the loop moves to the next kernel").arg(*m_kernel),
-            QStringLiteral("%1 is already %2").arg(*m_kernel, kernelStateName(m_kernelState)));
+            pinned ? tr("Unpin %1: the loop may work on it again").arg(*m_kernel)
+                   : tr("Pin %1: lock its current best; the loop does not touch it until unpinned")
+                         .arg(*m_kernel),
+            tr("%1 is %2").arg(*m_kernel, kernelStateName(m_kernelState)));
+        enable(m_skip, !finished, tr("Skip %1: the loop moves to the next kernel").arg(*m_kernel),
+            tr("%1 is already %2").arg(*m_kernel, kernelStateName(m_kernelState)));
     }
 
-    const QString noExperiment = QStringLiteral("select an experiment in the commit list");
+    const QString noExperiment = tr("select an experiment in the commit list");
     auto experimentAction
         = [&](QAction *a, LoopControl::Capability cap, ExperimentStatus needed, const QString &tip) {
               if (!caps.testFlag(cap))
@@ -222,7 +221,7 @@ void SteeringActions::update()
                   enable(a, false, tip, noExperiment);
               else
                   enable(a, m_experiment->status == needed, tip,
-                      QStringLiteral("experiment %1 is %2, not %3")
+                      tr("experiment %1 is %2, not %3")
                           .arg(m_experiment->id)
                           .arg(statusName(m_experiment->status), statusName(needed)));
           };
@@ -240,9 +239,9 @@ void SteeringActions::update()
     else
         experimentAction(m_revert, LoopControl::CanRevert, ExperimentStatus::Kept, restoreTip);
     experimentAction(m_accept, LoopControl::CanReview, ExperimentStatus::Pending,
-        QStringLiteral("Accept experiment %1: keep it").arg(id));
+        tr("Accept experiment %1: keep it").arg(id));
     experimentAction(m_reject, LoopControl::CanReview, ExperimentStatus::Pending,
-        QStringLiteral("Reject experiment %1: drop it").arg(id));
+        tr("Reject experiment %1: drop it").arg(id));
 
     const QString reviewTip = review
         ? QStringLiteral("Review mode is on: a would-be keep waits as pending until you accept or reject it. "
@@ -252,7 +251,7 @@ void SteeringActions::update()
     if (!caps.testFlag(LoopControl::CanSetReviewMode))
         enable(m_reviewMode, false, reviewTip, unsupported);
     else
-        enable(m_reviewMode, m_runReviewMode.has_value(), reviewTip, QStringLiteral("open a run first"));
+        enable(m_reviewMode, m_runReviewMode.has_value(), reviewTip, tr("open a run first"));
 }
 
 } // namespace ak

@@ -47,6 +47,7 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     , m_x(new QValueAxis(this))
     , m_y(new QValueAxis(this))
 {
+    setObjectName(QStringLiteral("ThroughputChart"));
     m_attempts->setName(QStringLiteral("attempts"));
     m_view->setToolTip(
         QStringLiteral("Each point an experiment, coloured by outcome: kept green, pending amber, reverted "
@@ -61,7 +62,7 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     QPen ring(QColor(0x1c, 0x71, 0xd8));
     ring.setWidthF(2.5);
     m_selected->setPen(ring);
-    m_best->setName(QStringLiteral("best kept"));
+    m_best->setName(tr("best kept"));
     QPen bestPen(QColor(0x1b, 0x7f, 0x3b));
     bestPen.setWidthF(2);
     m_best->setPen(bestPen);

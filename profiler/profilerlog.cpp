@@ -1,0 +1,3 @@
+#include "profilerlog.h"
+
+Q_LOGGING_CATEGORY(lcProfiler, "autokernel.profiler", QtInfoMsg)

@@ -1,0 +1,102 @@
+#pragma once
+
+// Fixtures the test suites share: small run directories and the CLI run as a child process. Inline,
+// so that a suite takes only what it uses; the window's own fixtures are in tests/ui/windowfixture.h.
+
+#include "kernelrecord.h"
+#include "runstore.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace ak::test {
+
+struct CliResult
+{
+    int exitCode = -1; // -1: it crashed or was killed at the time limit
+    QString out;
+    QString err;
+    double seconds = 0;
+};
+
+inline QString cliPath()
+{
+    return qEnvironmentVariable("AUTOKERNEL_CLI");
+}
+
+inline QString testPython()
+{
+    return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+}
+
+// Runs `program` to its end (killed after timeoutMs) and collects what it printed.
+inline CliResult runProgram(const QString &program, const QStringList &args, int timeoutMs = 30000,
+    const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    QElapsedTimer clock;
+    clock.start();
+    p.start(program, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()),
+        clock.elapsed() / 1000.0 };
+}
+
+inline CliResult runCli(const QStringList &args, int timeoutMs = 30000,
+    const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    return runProgram(cliPath(), args, timeoutMs, env);
+}
+
+struct TestKernel
+{
+    KernelRecord record;
+    QByteArray source;
+};
+
+// A kernel of rank `rank` named `name`, its op type `op` (none when empty), its share of the model
+// `share`, its kernel.py `source`.
+inline TestKernel testKernel(int rank, const QString &name, const QByteArray &source = "BASE = 1\n",
+    const QString &op = QString(), double share = 0)
+{
+    TestKernel k;
+    k.record.rank = rank;
+    k.record.name = name;
+    k.record.opType = op;
+    k.record.share = share;
+    k.source = source;
+    return k;
+}
+
+// A run made from `runJson` with `kernels`, closed again (nobody writes it); false, with the store's
+// error as a warning, when it cannot be made.
+inline bool makeRun(const QString &dir,
+    const nlohmann::json &runJson = nlohmann::json { { "model", "tiny.py" } },
+    const std::vector<TestKernel> &kernels = { testKernel(1, QStringLiteral("matmul")) })
+{
+    QString error;
+    auto store = RunStore::create(dir, runJson, &error);
+    bool ok = bool(store);
+    for (const TestKernel &k : kernels) {
+        if (!ok)
+            break;
+        ok = store->addKernel(k.record, k.source, &error).id != 0;
+    }
+    if (!ok)
+        qWarning("%s", qPrintable(error));
+    return ok;
+}
+
+} // namespace ak::test
