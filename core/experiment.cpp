@@ -102,4 +102,30 @@ bool parseStatus(const QString &text, ExperimentStatus *out)
     return false;
 }
 
+namespace {
+bool sameNumber(double a, double b)
+{
+    return a == b || (std::isnan(a) && std::isnan(b));
+}
+} // namespace
+
+bool operator==(const Metrics &a, const Metrics &b)
+{
+    return sameNumber(a.latencyUs, b.latencyUs) && sameNumber(a.refLatencyUs, b.refLatencyUs)
+        && sameNumber(a.speedup, b.speedup) && sameNumber(a.tflops, b.tflops) && sameNumber(a.gbps, b.gbps)
+        && sameNumber(a.pctPeak, b.pctPeak) && sameNumber(a.noisePct, b.noisePct)
+        && sameNumber(a.peakVramMb, b.peakVramMb) && a.bound == b.bound && a.sandbox == b.sandbox
+        && a.correct == b.correct;
+}
+
+bool operator==(const Experiment &a, const Experiment &b)
+{
+    return a.id == b.id && a.status == b.status && a.kernel == b.kernel && a.commit == b.commit
+        && a.parent == b.parent && a.agent == b.agent && a.description == b.description
+        && a.failure == b.failure && a.metrics == b.metrics && a.started == b.started
+        && a.finished == b.finished && sameNumber(a.agentSeconds, b.agentSeconds)
+        && sameNumber(a.benchSeconds, b.benchSeconds) && a.tokensIn == b.tokensIn
+        && a.tokensOut == b.tokensOut && sameNumber(a.cost, b.cost);
+}
+
 } // namespace ak

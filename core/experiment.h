@@ -51,6 +51,13 @@ struct Metrics
 
     static bool has(double v) { return !std::isnan(v); }
 };
+// Field by field, "not measured" (NaN) equal to itself: a live view compares a reloaded row with the
+// one it shows without formatting either.
+bool operator==(const Metrics &a, const Metrics &b);
+inline bool operator!=(const Metrics &a, const Metrics &b)
+{
+    return !(a == b);
+}
 
 // One experiment as recorded in experiments.jsonl.
 struct Experiment
@@ -73,6 +80,11 @@ struct Experiment
     qint64 tokensOut = 0;
     double cost = 0; // USD, from the user's price table
 };
+bool operator==(const Experiment &a, const Experiment &b);
+inline bool operator!=(const Experiment &a, const Experiment &b)
+{
+    return !(a == b);
+}
 
 } // namespace ak
 

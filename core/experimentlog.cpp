@@ -325,13 +325,14 @@ ExperimentLog::ReadResult ExperimentLog::read(const QString &path)
     return parse(f.readAll(), QFileInfo(path).fileName());
 }
 
-ExperimentLog::ReadResult ExperimentLog::parse(const QByteArray &data, const QString &displayName)
+ExperimentLog::ReadResult ExperimentLog::parse(
+    const QByteArray &data, const QString &displayName, int firstLine)
 {
     ReadResult r;
     const char *begin = data.constData();
     const char *end = begin + data.size();
     r.entries.reserve(int(data.size() / 400));
-    int lineNo = 0;
+    int lineNo = firstLine - 1;
     for (const char *p = begin; p < end;) {
         const char *nl = static_cast<const char *>(memchr(p, '\n', size_t(end - p)));
         ++lineNo;
@@ -362,6 +363,7 @@ ExperimentLog::ReadResult ExperimentLog::parse(const QByteArray &data, const QSt
         }
         p = nl + 1;
         r.completeBytes = p - begin;
+        r.completeLines = lineNo - firstLine + 1;
     }
     return r;
 }

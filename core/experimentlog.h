@@ -52,12 +52,14 @@ public:
         QVector<LogEntry> entries;
         QStringList errors; // "experiments.jsonl:12: <why>", one per bad line (the rest still loads)
         qint64 completeBytes = 0; // bytes up to and including the last newline
+        int completeLines = 0; // lines up to and including the last newline
         bool partialTail = false; // bytes after the last newline: a record being written, or torn by a kill
     };
 
     static QString fileName() { return QStringLiteral("experiments.jsonl"); }
     static ReadResult read(const QString &path);
-    static ReadResult parse(const QByteArray &data, const QString &displayName);
+    // `firstLine`: the line number of data's first line (data read from the middle of the file).
+    static ReadResult parse(const QByteArray &data, const QString &displayName, int firstLine = 1);
     // One line, newline included.
     static QByteArray encode(const LogEntry &entry);
     static bool append(const QString &path, const LogEntry &entry, QString *error = nullptr);

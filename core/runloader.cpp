@@ -176,10 +176,13 @@ RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
 
     QFile runJson(runJsonPath);
     QString why;
-    if (!runJson.open(QIODevice::ReadOnly))
+    if (!runJson.open(QIODevice::ReadOnly)) {
         s->warnings << QStringLiteral("run.json: %1").arg(runJson.errorString());
-    else if (!applyRunJson(*s, runJson.readAll(), &why))
-        s->warnings << why;
+    } else {
+        s->runJsonOnDisk = runJson.readAll();
+        if (!applyRunJson(*s, s->runJsonOnDisk, &why))
+            s->warnings << why;
+    }
 
     const ExperimentLog::ReadResult log = ExperimentLog::read(d.filePath(ExperimentLog::fileName()));
     s->warnings << log.errors;
@@ -187,23 +190,65 @@ RunSnapshotPtr RunLoader::load(const QString &dir, QString *error)
     for (const LogEntry &e : log.entries)
         apply(*s, e);
     finish(*s);
+    s->logBytes = log.completeBytes;
+    s->logLines = log.completeLines;
+    s->logWarnings = int(s->warnings.size());
+    readSideFiles(*s);
+    qCDebug(lcCore) << "loaded" << s->runDir << s->kernels.size() << "kernels," << s->experiments.size()
+                    << "experiments in" << clock.elapsed() << "ms";
+    return s;
+}
 
+RunSnapshotPtr RunLoader::reload(const RunSnapshotPtr &previous, QString *error)
+{
+    if (!previous || previous->runDir.isEmpty())
+        return nullptr;
+    const QDir d(previous->runDir);
+    QFile runJson(d.filePath(QStringLiteral("run.json")));
+    QFile log(d.filePath(ExperimentLog::fileName()));
+    // Only appended whole lines are trusted: the byte before them must still be the newline that
+    // ended the last line read.
+    const bool appendedOnly = previous->logBytes > 0 && runJson.open(QIODevice::ReadOnly)
+        && runJson.readAll() == previous->runJsonOnDisk && log.open(QIODevice::ReadOnly)
+        && log.size() >= previous->logBytes && log.seek(previous->logBytes - 1) && log.read(1) == "\n";
+    if (!appendedOnly)
+        return load(previous->runDir, error);
+    QElapsedTimer clock;
+    clock.start();
+    const ExperimentLog::ReadResult tail
+        = ExperimentLog::parse(log.readAll(), ExperimentLog::fileName(), previous->logLines + 1);
+    auto s = std::make_shared<RunSnapshot>(*previous);
+    s->warnings = previous->warnings.mid(0, previous->logWarnings);
+    s->warnings << tail.errors;
+    s->verification.reset();
+    for (const LogEntry &e : tail.entries)
+        apply(*s, e);
+    finish(*s);
+    s->logBytes += tail.completeBytes;
+    s->logLines += tail.completeLines;
+    s->logWarnings = int(s->warnings.size());
+    readSideFiles(*s);
+    qCDebug(lcCore) << "reloaded" << s->runDir << tail.entries.size() << "new log lines in" << clock.elapsed()
+                    << "ms";
+    return s;
+}
+
+void RunLoader::readSideFiles(RunSnapshot &s)
+{
+    const QDir d(s.runDir);
     // A verification that cannot be read is a warning, never a reason not to show the run.
     QFile verification(d.filePath(QStringLiteral("verification.json")));
     if (verification.exists()) {
         if (!verification.open(QIODevice::ReadOnly))
-            s->warnings << QStringLiteral("verification.json: %1").arg(verification.errorString());
+            s.warnings << QStringLiteral("verification.json: %1").arg(verification.errorString());
         else
-            s->verification = ModelVerification::parse(
-                verification.readAll(), QStringLiteral("verification.json"), &s->warnings);
+            s.verification = ModelVerification::parse(
+                verification.readAll(), QStringLiteral("verification.json"), &s.warnings);
     }
 
     // One ref lookup, not a history walk.
-    if (auto repo = GitRepo::open(dir, nullptr))
-        s->bestCommit = repo->resolveRef(QStringLiteral("refs/heads/best"));
-    qCDebug(lcCore) << "loaded" << s->runDir << s->kernels.size() << "kernels," << s->experiments.size()
-                    << "experiments in" << clock.elapsed() << "ms";
-    return s;
+    auto repo = GitRepo::open(s.runDir, nullptr);
+    s.bestCommit = repo ? repo->resolveRef(QStringLiteral("refs/heads/best")) : QString();
 }
 
 } // namespace ak

@@ -17,6 +17,11 @@ public:
     // line, a malformed run.json or verification.json) become snapshot warnings naming file and line
     // or field.
     static RunSnapshotPtr load(const QString &dir, QString *error = nullptr);
+    // The same run as `previous` with what was appended to its log since: only the new lines are
+    // read and applied. A full load() when that cannot be trusted (run.json changed on disk, the log
+    // shorter than what was read, no previous snapshot). verification.json and the best ref are read
+    // again either way. Same result as load(), at a cost that does not grow with the run.
+    static RunSnapshotPtr reload(const RunSnapshotPtr &previous, QString *error = nullptr);
 
     // Folds one log entry into a snapshot under construction. Shared with RunStore so the writer and
     // every reader interpret the log the same way.
@@ -30,6 +35,8 @@ public:
     // log's review changes and the profiled device stay.
     static bool setRunJson(RunSnapshot &s, const QByteArray &data, QString *error);
 
+    // Reads verification.json and refs/heads/best into a snapshot whose log is applied.
+    static void readSideFiles(RunSnapshot &s);
     // "kernels/01-matmul" or "01-matmul" -> "01-matmul".
     static QString kernelName(const QString &folderOrName);
 };

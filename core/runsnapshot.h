@@ -51,6 +51,14 @@ struct RunSnapshot
     QHash<QString, int> kernelIndex; // kernel folder name ("01-matmul") -> index in kernels
     QHash<int, int> experimentIndex; // experiment id -> index in experiments
 
+    // What the loader read, so that the next load of a live run reads only what was appended
+    // (RunLoader::reload): whole lines of experiments.jsonl, run.json as it was on disk, and how many
+    // of the warnings came from those two (the rest, verification.json's, are read again each time).
+    qint64 logBytes = 0;
+    int logLines = 0;
+    QByteArray runJsonOnDisk;
+    int logWarnings = 0;
+
     const Experiment *experiment(int id) const
     {
         const auto it = experimentIndex.constFind(id);

@@ -50,7 +50,12 @@ public:
     // Shows a snapshot directly (what a finished load does).
     void showSnapshot(const RunSnapshotPtr &snapshot);
 
-    void setLoader(Loader loader) { m_loader = std::move(loader); }
+    // Replaces RunLoader (tests); reloads then go through it too instead of RunLoader::reload.
+    void setLoader(Loader loader)
+    {
+        m_loader = std::move(loader);
+        m_defaultLoader = false;
+    }
     void setBlobReader(RunWorkspace::BlobReader reader);
     // Steers the open run with `control` instead of the default (a DirectoryControl for the open run,
     // or the loop Loop ▸ Start made). nullptr goes back to the default. Not owned.
@@ -105,6 +110,8 @@ private:
     void updateAgentTip();
 
     Loader m_loader;
+    bool m_defaultLoader = true;
+    RunSnapshotPtr m_shown; // what a reload reads on from (only what was appended to the log)
     QString m_runDir; // the run shown (or being opened)
     quint64 m_generation = 0;
     quint64 m_opens = 0; // openRun calls: an example finishing later does not replace a newer choice

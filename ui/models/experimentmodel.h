@@ -46,6 +46,8 @@ protected:
     QVariant cell(const Experiment &e, int column, int role) const override;
     QVariant header(int column, int role) const override;
     QString key(const Experiment &e) const override { return QString::number(e.id); }
+    // Every cell is a function of the Experiment alone.
+    bool sameRow(const Experiment &a, const Experiment &b) const override { return a == b; }
 };
 
 } // namespace ak

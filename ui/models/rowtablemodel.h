@@ -62,7 +62,7 @@ public:
         }
         int first = -1;
         for (int i = 0; i <= oldCount; ++i) {
-            const bool changed = i < oldCount && !sameCells(m_rows.at(i), rows.at(i));
+            const bool changed = i < oldCount && !sameRow(m_rows.at(i), rows.at(i));
             if (changed && first < 0)
                 first = i;
             if (!changed && first >= 0) {
@@ -96,6 +96,10 @@ protected:
     virtual QVariant header(int column, int role) const = 0;
     // Identity of a row across updates (kernel folder, experiment id).
     virtual QString key(const Row &row) const = 0;
+    // Whether a row shows the same as before. By default every cell of every role is compared, which
+    // formats them all; a model whose cells are a pure function of its row compares the rows instead
+    // (a 10k-experiment list: 160 ms of the GUI thread per live update, against under 1 ms).
+    virtual bool sameRow(const Row &a, const Row &b) const { return sameCells(a, b); }
 
 private:
     bool sameCells(const Row &a, const Row &b) const
