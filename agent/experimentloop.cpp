@@ -327,7 +327,8 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     LockedStore store = m_session->lock();
     const bool correct = bench.status == BenchStatus::Ok && bench.correct;
     const QString failure = correct ? QString() : BenchVerdict::failureOf(bench);
-    if (!store->finishExperiment(b->id, ExperimentStatus::Baseline, bench.metrics, failure, &error)) {
+    if (!store->finishExperiment(
+            b->id, ExperimentStatus::Baseline, bench.metrics, failure, &error, bench.seconds)) {
         store.unlock();
         return waitBeforeRetrying(error) ? Step::Worked : Step::Stopped; // measured again next step
     }

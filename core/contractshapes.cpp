@@ -6,16 +6,6 @@ namespace {
 
 using Shape = ContractShapes::Shape;
 
-std::vector<Shape> tensors(const OpCall &c)
-{
-    std::vector<Shape> out;
-    for (const Shape &s : c.shapes) {
-        if (!s.empty())
-            out.push_back(s);
-    }
-    return out;
-}
-
 bool rowsAndCols(const Shape &s)
 {
     return s.size() >= 2 && s.back() > 1;
@@ -26,7 +16,7 @@ bool rowsAndCols(const Shape &s)
 std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
 {
     const QString op = OpCall::bareOp(call.atenOp);
-    const std::vector<Shape> t = tensors(call);
+    const std::vector<Shape> t = call.tensorShapes();
     if (t.empty())
         return {};
     if (opType == QLatin1String("matmul")) {

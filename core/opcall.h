@@ -30,6 +30,16 @@ struct OpCall
     // module class, torch function, the user's frames, shapes, dtypes, calls per iteration.
     nlohmann::json callSites = nlohmann::json::array();
 
+    // The shapes of the op's tensor inputs, in order (non-tensor arguments have no shape).
+    std::vector<std::vector<int64_t>> tensorShapes() const
+    {
+        std::vector<std::vector<int64_t>> out;
+        for (const auto &s : shapes)
+            if (!s.empty())
+                out.push_back(s);
+        return out;
+    }
+
     // The op's bare name, the key of every per-op table: "aten::add.Tensor" -> "add" (namespace and
     // overload dropped; a name without them is returned as it is).
     static QString bareOp(const QString &atenOp)

@@ -17,16 +17,6 @@ double numel(const Shape &s)
 }
 
 // Tensor inputs only: an empty shape is a non-tensor argument (or a 0-d scalar, which moves no data).
-std::vector<Shape> tensors(const OpCall &c)
-{
-    std::vector<Shape> out;
-    for (const Shape &s : c.shapes) {
-        if (!s.empty())
-            out.push_back(s);
-    }
-    return out;
-}
-
 Shape broadcast(const std::vector<Shape> &shapes)
 {
     size_t rank = 0;
@@ -148,7 +138,7 @@ RooflineEstimate Roofline::work(const OpCall &c, const QString &opType, const QS
         r.why = QStringLiteral("unknown element type '%1'").arg(dtype);
         return r;
     }
-    const std::vector<Shape> t = tensors(c);
+    const std::vector<Shape> t = c.tensorShapes();
     const QString op = OpCall::bareOp(c.atenOp);
     QString kind = OpClassifier::opTypeOfAten(c.atenOp);
     if (kind.isEmpty())

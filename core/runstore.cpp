@@ -61,6 +61,16 @@ QString RunStore::author()
         .arg(QCoreApplication::applicationPid());
 }
 
+std::unique_ptr<RunStore> RunStore::locked(const QString &dir, std::unique_ptr<GitRepo> repo, QString *error)
+{
+    if (!repo)
+        return nullptr; // `error` says why it did not open
+    auto lock = std::make_unique<RunLock>(dir);
+    if (!lock->acquire(error))
+        return nullptr;
+    return std::unique_ptr<RunStore>(new RunStore(dir, std::move(repo), std::move(lock)));
+}
+
 std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runConfig, QString *error)
 {
     if (!runConfig.is_object())
@@ -71,13 +81,9 @@ std::unique_ptr<RunStore> RunStore::create(const QString &dir, const json &runCo
         return fail(error, QStringLiteral("%1: already holds a run or a git repository").arg(dir)), nullptr;
     if (!QDir().mkpath(dir))
         return fail(error, QStringLiteral("%1: cannot create the folder").arg(dir)), nullptr;
-    auto repo = GitRepo::init(dir, error);
-    if (!repo)
+    std::unique_ptr<RunStore> store = locked(dir, GitRepo::init(dir, error), error);
+    if (!store)
         return nullptr;
-    auto lock = std::make_unique<RunLock>(dir);
-    if (!lock->acquire(error))
-        return nullptr;
-    std::unique_ptr<RunStore> store(new RunStore(dir, std::move(repo), std::move(lock)));
 
     QStringList removed;
     json config = RunConfig::stripSecrets(runConfig, &removed);
@@ -281,8 +287,8 @@ QString RunStore::finalCommit(const Experiment &e, QString *error)
     return commit;
 }
 
-bool RunStore::finishExperiment(
-    int id, ExperimentStatus status, const Metrics &metrics, const QString &failure, QString *error)
+bool RunStore::finishExperiment(int id, ExperimentStatus status, const Metrics &metrics,
+    const QString &failure, QString *error, double benchSeconds)
 {
     const Experiment *found = m_state.experiment(id);
     if (!found)
@@ -303,7 +309,9 @@ bool RunStore::finishExperiment(
     e.metrics = metrics;
     e.failure = failure;
     e.finished = QDateTime::currentDateTimeUtc();
-    e.benchSeconds = e.started.isValid() ? e.started.msecsTo(e.finished) / 1000.0 : 0;
+    e.benchSeconds = benchSeconds >= 0 ? benchSeconds
+        : e.started.isValid()          ? e.started.msecsTo(e.finished) / 1000.0
+                                       : 0;
     if (!baselineMetrics) {
         e.commit = finalCommit(e, error);
         if (e.commit.isEmpty())

@@ -74,8 +74,10 @@ public:
         const QString &kernel, const QByteArray &kernelPy, const Experiment &draft, QString *error = nullptr);
     // Keep advances the kernel's branch (in review mode it becomes Pending instead); any other
     // outcome leaves the branch and keeps the commit reachable under refs/experiments/<id>.
+    // `benchSeconds`: how long the bench took, when the caller measured it; otherwise the time since
+    // the experiment began (a baseline begins when its kernel is added, long before its bench).
     bool finishExperiment(int id, ExperimentStatus status, const Metrics &metrics, const QString &failure,
-        QString *error = nullptr);
+        QString *error = nullptr, double benchSeconds = -1);
 
     bool pin(const QString &kernel, const QString &reason = QString(), QString *error = nullptr);
     bool unpin(const QString &kernel, QString *error = nullptr);
@@ -117,6 +119,9 @@ public:
 
 private:
     RunStore(const QString &dir, std::unique_ptr<GitRepo> repo, std::unique_ptr<RunLock> lock);
+    // The writer of `dir` once its repository is open (create, open): takes the single-writer lock.
+    static std::unique_ptr<RunStore> locked(
+        const QString &dir, std::unique_ptr<GitRepo> repo, QString *error);
 
     bool load(QString *error);
     void removeStaleGitLocks();

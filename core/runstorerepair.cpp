@@ -39,14 +39,8 @@ std::unique_ptr<RunStore> RunStore::open(const QString &dir, QString *error)
 {
     if (!QFileInfo(QDir(dir).filePath(QStringLiteral("run.json"))).isFile())
         return fail(error, QStringLiteral("%1: not a run directory (no run.json)").arg(dir)), nullptr;
-    auto repo = GitRepo::open(dir, error);
-    if (!repo)
-        return nullptr;
-    auto lock = std::make_unique<RunLock>(dir);
-    if (!lock->acquire(error))
-        return nullptr;
-    std::unique_ptr<RunStore> store(new RunStore(dir, std::move(repo), std::move(lock)));
-    if (!store->load(error))
+    std::unique_ptr<RunStore> store = locked(dir, GitRepo::open(dir, error), error);
+    if (!store || !store->load(error))
         return nullptr;
     store->repair();
     store->applyRequests(&store->m_repairNotes);

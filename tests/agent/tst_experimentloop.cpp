@@ -28,7 +28,9 @@ private Q_SLOTS:
     void baselineIsMeasuredFirst()
     {
         CREATE_RIG(r, kNoRules);
-        r.bench.results.enqueue(ok(100, 0.5));
+        BenchResult measured = ok(100, 0.5);
+        measured.seconds = 4.25;
+        r.bench.results.enqueue(measured);
         STEP(r);
         QCOMPARE(r.agent.contexts.size(), 0); // no agent before the baseline
         QCOMPARE(r.bench.requests.size(), 1);
@@ -41,6 +43,9 @@ private Q_SLOTS:
         QCOMPARE(base->status, ExperimentStatus::Baseline);
         QCOMPARE(base->metrics.latencyUs, 100.0);
         QCOMPARE(base->metrics.noisePct, 0.5);
+        // The bench's own time: the baseline began when its kernel was added, long before its bench
+        // (on the H200, 97 s of waiting were once counted toward the kernel's time limit).
+        QCOMPARE(base->benchSeconds, 4.25);
         QVERIFY(base->failure.isEmpty());
         const int baseId = base->id; // `base` points into the writer's state, which the next step replaces
         QVERIFY(!Orchestrator::needsBaseline(r.state(), kA));
