@@ -1,7 +1,8 @@
 #pragma once
 
-// Fixtures the test suites share: small run directories and the CLI run as a child process. Inline,
-// so that a suite takes only what it uses; the window's own fixtures are in tests/ui/windowfixture.h.
+// Fixtures the test suites share: small run directories, the CLI run as a child process, and (in
+// suites that link the window) a run opened in it and widgets reached by their object names. Inline,
+// so that a suite takes only what it uses.
 
 #include "kernelrecord.h"
 #include "runstore.h"
@@ -82,7 +83,7 @@ inline TestKernel testKernel(int rank, const QString &name, const QByteArray &so
 
 // A run made from `runJson` with `kernels`, closed again (nobody writes it); false, with the store's
 // error as a warning, when it cannot be made.
-inline bool makeRun(const QString &dir,
+inline bool makeRunDir(const QString &dir,
     const nlohmann::json &runJson = nlohmann::json { { "model", "tiny.py" } },
     const std::vector<TestKernel> &kernels = { testKernel(1, QStringLiteral("matmul")) })
 {
@@ -100,3 +101,34 @@ inline bool makeRun(const QString &dir,
 }
 
 } // namespace ak::test
+
+#ifdef QT_WIDGETS_LIB
+#include "mainwindow.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+namespace ak::test {
+
+inline bool openAndWait(MainWindow &w, const QString &dir)
+{
+    QSignalSpy loaded(&w, &MainWindow::runLoaded);
+    w.openRun(dir);
+    return loaded.wait(10000) || loaded.count() > 0;
+}
+
+// The child of `root` called `name` (tests reach widgets by object name, not through getters); a
+// test that asks for a child the window does not have stops there, naming it, instead of crashing on
+// a null pointer further on.
+template<class T>
+T *named(const QObject *root, const char *name)
+{
+    T *child = root->findChild<T *>(QLatin1String(name));
+    if (!child)
+        qFatal("no %s named \"%s\" under %s", T::staticMetaObject.className(), name,
+            qPrintable(root->objectName()));
+    return child;
+}
+
+} // namespace ak::test
+#endif

@@ -54,7 +54,7 @@ private Q_SLOTS:
     void switchesOnAndOff()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
+        QVERIFY(test::makeRunDir(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
         test::CliResult r = test::runCli({ QStringLiteral("review"), tmp.path() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("review mode: off")), qPrintable(r.out));
@@ -81,7 +81,7 @@ private Q_SLOTS:
     void queuesWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
+        QVERIFY(test::makeRunDir(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
         QString error;
         {
             auto writer = std::make_unique<RunLock>(tmp.path()); // the loop's process
@@ -115,7 +115,7 @@ private Q_SLOTS:
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
+        QVERIFY(test::makeRunDir(tmp.path(), nlohmann::json { { "model", "tiny.py" } }, {}));
         const int lines = logLines(tmp.path());
         const test::CliResult r = test::runCli(QStringList { QStringLiteral("review"), tmp.path() } + args);
         QCOMPARE(r.exitCode, 2);

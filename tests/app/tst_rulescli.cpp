@@ -53,7 +53,7 @@ private Q_SLOTS:
     void printsTheRules()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(),
+        QVERIFY(test::makeRunDir(tmp.path(),
             nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
         const test::CliResult r = test::runCli({ QStringLiteral("rules"), tmp.path() });
         QCOMPARE(r.exitCode, 0);
@@ -73,7 +73,7 @@ private Q_SLOTS:
     void setsTheGivenRulesDirectly()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(),
+        QVERIFY(test::makeRunDir(tmp.path(),
             nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
         const test::CliResult r
             = test::runCli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--max-consecutive-reverts"),
@@ -104,7 +104,7 @@ private Q_SLOTS:
     void queuesWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(),
+        QVERIFY(test::makeRunDir(tmp.path(),
             nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
         QString error;
         {
@@ -149,7 +149,7 @@ private Q_SLOTS:
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(),
+        QVERIFY(test::makeRunDir(tmp.path(),
             nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
         const QByteArray before = [&] {
             QFile f(QDir(tmp.path()).filePath(QStringLiteral("run.json")));

@@ -61,7 +61,7 @@ private Q_SLOTS:
     void appendedLinesGiveWhatAFullLoadGives()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson,
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson,
             { test::testKernel(1, QStringLiteral("matmul")),
                 test::testKernel(2, QStringLiteral("softmax")) }));
         const RunSnapshotPtr before = RunLoader::load(tmp.path());
@@ -91,7 +91,7 @@ private Q_SLOTS:
     void aLineStillBeingWrittenWaitsForItsNewline()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path()));
+        QVERIFY(test::makeRunDir(tmp.path()));
         const RunSnapshotPtr before = RunLoader::load(tmp.path());
         QVERIFY(before);
         QVERIFY(appendToLog(tmp.path(), "{\"type\":\"kernel\",\"action\":\"pin\",\"kernel\":\"01-ma"));
@@ -109,7 +109,7 @@ private Q_SLOTS:
     void aBadAppendedLineIsNamedByItsLineInTheFile()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path()));
+        QVERIFY(test::makeRunDir(tmp.path()));
         const RunSnapshotPtr before = RunLoader::load(tmp.path());
         QVERIFY(before && before->warnings.isEmpty());
         QVERIFY(appendToLog(tmp.path(), "not json\n"));
@@ -127,7 +127,7 @@ private Q_SLOTS:
     void anythingButAnAppendIsReadWhole()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path()));
+        QVERIFY(test::makeRunDir(tmp.path()));
         const RunSnapshotPtr before = RunLoader::load(tmp.path());
         QVERIFY(before);
         {
@@ -155,7 +155,7 @@ private Q_SLOTS:
     void onlyTheTailIsRead()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path()));
+        QVERIFY(test::makeRunDir(tmp.path()));
         const RunSnapshotPtr before = RunLoader::load(tmp.path());
         QVERIFY(before);
         // Lines already read are not read again: an edit inside them (same size; the store never

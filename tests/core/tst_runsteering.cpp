@@ -44,7 +44,7 @@ private Q_SLOTS:
     void appliesWhenNobodyWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         const auto pin = SteerRequest::kernelAction(SteerRequest::Action::Pin, kKernel)
                              .withReason(QStringLiteral("fast enough"));
         const RunSteering::Outcome o = RunSteering::steer(tmp.path(), pin);
@@ -62,7 +62,7 @@ private Q_SLOTS:
     void refusedRequestSaysWhy()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         const RunSteering::Outcome o = RunSteering::steer(
             tmp.path(), SteerRequest::kernelAction(SteerRequest::Action::Revert, kKernel, 999));
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Refused);
@@ -74,7 +74,7 @@ private Q_SLOTS:
     void revertSaysWhatItCreated()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         const int baseline = RunLoader::load(tmp.path())->experiments.constFirst().id;
         QString error;
         {
@@ -93,7 +93,7 @@ private Q_SLOTS:
     void queuesWhileAnotherWriterHoldsTheRun()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         QString error;
         auto writer = RunStore::open(tmp.path(), &error); // the loop, as far as steer() can tell
         QVERIFY2(writer, qPrintable(error));
@@ -121,7 +121,7 @@ private Q_SLOTS:
     void queuesForOurOwnLoopWithoutTheLock()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         const RunSteering::Outcome o
             = RunSteering::steer(tmp.path(), SteerRequest::review(true), RunSteering::Writer::ThisProcess);
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Queued);
@@ -133,7 +133,7 @@ private Q_SLOTS:
     void reviewModeAlreadySoChangesNothing()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         const QByteArray log = readFile(QDir(tmp.path()).filePath(QStringLiteral("experiments.jsonl")));
         const RunSteering::Outcome o = RunSteering::steer(tmp.path(), SteerRequest::review(false));
         QCOMPARE(o.kind, RunSteering::Outcome::Kind::Applied);

@@ -68,7 +68,7 @@ private Q_SLOTS:
     void setRewritesRunJsonLogsAndCommits()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         const QString runJsonPath = tmp.filePath(QStringLiteral("run.json"));
         // A run.json edited by hand: keys out of order, a secret someone pasted in.
         const QByteArray handEdited
@@ -151,7 +151,7 @@ private Q_SLOTS:
     void defaultAuthorNamesThisProcess()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         QString error;
         auto store = RunStore::open(tmp.path(), &error);
         QVERIFY2(store, qPrintable(error));
@@ -186,7 +186,7 @@ private Q_SLOTS:
         QFETCH(double, speedup);
         QFETCH(QString, field);
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         QString error;
         auto store = RunStore::open(tmp.path(), &error);
         QVERIFY2(store, qPrintable(error));
@@ -207,7 +207,7 @@ private Q_SLOTS:
     void queuedRequestIsAppliedByTheWriter()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         QString error;
         auto store = RunStore::open(tmp.path(), &error); // the loop's process
         QVERIFY2(store, qPrintable(error));
@@ -246,7 +246,7 @@ private Q_SLOTS:
     void changeInterruptedBeforeRunJsonIsRepaired()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         const QString runJsonPath = tmp.filePath(QStringLiteral("run.json"));
         const QByteArray before = readFile(runJsonPath);
         QString error;
@@ -292,7 +292,7 @@ private Q_SLOTS:
     void laterHandEditOfRunJsonWins()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         QString error;
         {
             auto store = RunStore::open(tmp.path(), &error);
@@ -326,7 +326,7 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         QVERIFY(
-            test::makeRun(tmp.path(), json { { "model", "old" }, { "move_on", { { "roof_pct", 80 } } } }));
+            test::makeRunDir(tmp.path(), json { { "model", "old" }, { "move_on", { { "roof_pct", 80 } } } }));
         const QString log = tmp.filePath(ExperimentLog::fileName());
         QFile f(log);
         QVERIFY(f.open(QIODevice::Append));

@@ -17,8 +17,8 @@
 #include "runstore.h"
 #include "secretscan.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
-#include "windowfixture.h"
 
 #include <QAction>
 #include <QComboBox>

@@ -1,5 +1,6 @@
 #include "diffview.h"
 #include "emptystate.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QAction>
@@ -38,7 +39,9 @@ private Q_SLOTS:
     {
         DiffView view;
         QVERIFY(!view.isShowingDiff());
-        QVERIFY(view.emptyState()->title().contains(QStringLiteral("No commit selected")));
+        QVERIFY(ak::test::named<ak::EmptyState>(&view, "DiffEmptyState")
+                    ->title()
+                    .contains(QStringLiteral("No commit selected")));
     }
 
     void sidesHaveEqualLineCounts()
@@ -249,7 +252,7 @@ private Q_SLOTS:
         QCOMPARE(view.unifiedLines().first().text, QStringLiteral("x1 = 1"));
         view.setUnified(false);
         // Off: the whole file, remembered.
-        view.foldAction()->trigger();
+        ak::test::named<QAction>(&view, "FoldUnchangedAction")->trigger();
         QVERIFY(!QSettings().value(QLatin1String(DiffView::kFoldSettingsKey), true).toBool());
         QCOMPARE(view.displayedRows().size(), 300);
         // An identical text is not folded (nothing would be left to read).

@@ -13,7 +13,6 @@
 #include "steeringactions.h"
 #include "testfixtures.h"
 #include "testregistry.h"
-#include "windowfixture.h"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -66,7 +65,7 @@ private Q_SLOTS:
     void pinFromTheWindowIsWrittenToTheRun()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         MainWindow w;
         QVERIFY(test::openAndWait(w, tmp.path()));
         auto *control = qobject_cast<DirectoryControl *>(
@@ -110,7 +109,7 @@ private Q_SLOTS:
     void requestIsQueuedWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         // The fake writer: the run's lock held here, as a loop in another process would hold it.
         auto writer = std::make_unique<RunLock>(tmp.path());
         QString error;
@@ -156,7 +155,7 @@ private Q_SLOTS:
     void startNeedsAFactory()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         MainWindow w;
         QVERIFY(test::openAndWait(w, tmp.path()));
         QTRY_VERIFY(qobject_cast<DirectoryControl *>(
@@ -173,7 +172,7 @@ private Q_SLOTS:
     void startAttachesTheFactoryLoopAndStopHandsBack()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         MainWindow w;
         QPointer<FakeLoopControl> made;
         QString madeFor;
@@ -209,7 +208,7 @@ private Q_SLOTS:
     void failedStartHandsBack()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson, kKernels));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
         MainWindow w;
         w.setLoopFactory([](const QString &, QObject *parent) -> LoopControl * {
             auto *loop = new FakeLoopControl(LoopControl::CanStartStop, parent);

@@ -6,8 +6,8 @@
 #include "examplerun.h"
 #include "logview.h"
 #include "mainwindow.h"
+#include "testfixtures.h"
 #include "testregistry.h"
-#include "windowfixture.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -6,11 +6,11 @@
 #include "logview.h"
 #include "mainwindow.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
-#include "windowfixture.h"
 
 #include <QElapsedTimer>
 #include <QItemSelectionModel>

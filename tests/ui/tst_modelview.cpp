@@ -12,9 +12,9 @@
 #include "runloader.h"
 #include "runworkspace.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "windowfixture.h"
 
 #include <QBarSet>
 #include <QDockWidget>
@@ -92,23 +92,25 @@ private Q_SLOTS:
         ModelView view;
         view.setSnapshot(verifiedRun(true));
         QVERIFY(view.isShowingVerification());
-        QCOMPARE(view.measuredLabel()->text(), QStringLiteral("1.06×"));
+        QCOMPARE(ak::test::named<QLabel>(&view, "MeasuredSpeedup")->text(), QStringLiteral("1.06×"));
         // Projection: 01-matmul's best kept 1.5x over 55 % of the time; 02-softmax has only a pending one.
         QCOMPARE(ModelView::projectedSpeedup(*verifiedRun(true)), 1.0 / (1.0 - 0.55 * (1.0 - 1.0 / 1.5)));
-        QCOMPARE(view.projectedLabel()->text(), QStringLiteral("1.22×"));
+        QCOMPARE(ak::test::named<QLabel>(&view, "ProjectedSpeedup")->text(), QStringLiteral("1.22×"));
         QCOMPARE(view.timingLabel(0, 0)->text(), QStringLiteral("15.23 ms"));
         QCOMPARE(view.timingLabel(1, 0)->text(), QStringLiteral("14.42 ms"));
         QCOMPARE(view.timingLabel(1, 1)->text(), QStringLiteral("1.06×"));
         QCOMPARE(view.timingLabel(2, 1)->text(), QStringLiteral("1.28×"));
         QCOMPARE(view.timingLabel(3, 2)->text(), QStringLiteral("1.03×")); // compile + ours vs compile
         QVERIFY(view.timingLabel(1, 2)->text().isEmpty());
-        QVERIFY(view.compileLabel()->text().contains(QStringLiteral("48.2 s")));
-        QVERIFY2(view.compileLabel()->text().contains(
-                     QStringLiteral("With torch.compile: compile the model after apply()")),
-            qPrintable(view.compileLabel()->text()));
-        QVERIFY(view.parityLabel()->text().startsWith(QStringLiteral("Parity: ok")));
-        QVERIFY(view.parityLabel()->text().contains(QStringLiteral("seeds 11, 22, 33")));
-        const QString env = view.environmentLabel()->text();
+        QVERIFY(ak::test::named<QLabel>(&view, "CompileSeconds")->text().contains(QStringLiteral("48.2 s")));
+        QVERIFY2(ak::test::named<QLabel>(&view, "CompileSeconds")
+                     ->text()
+                     .contains(QStringLiteral("With torch.compile: compile the model after apply()")),
+            qPrintable(ak::test::named<QLabel>(&view, "CompileSeconds")->text()));
+        QVERIFY(ak::test::named<QLabel>(&view, "Parity")->text().startsWith(QStringLiteral("Parity: ok")));
+        QVERIFY(
+            ak::test::named<QLabel>(&view, "Parity")->text().contains(QStringLiteral("seeds 11, 22, 33")));
+        const QString env = ak::test::named<QLabel>(&view, "Environment")->text();
         QVERIFY2(env.contains(QStringLiteral("NVIDIA H200"))
                 && env.contains(QStringLiteral("torch 2.5.1+cu124"))
                 && env.contains(QStringLiteral("Triton 3.1.0"))
@@ -116,7 +118,7 @@ private Q_SLOTS:
             qPrintable(env));
 
         // Only timed kernels have a bar, largest win on top (Qt Charts' last category).
-        ak::ModelEffectChart *chart = view.effectChart();
+        ak::ModelEffectChart *chart = ak::test::named<ak::ModelEffectChart>(&view, "ModelEffectChart");
         QVERIFY(chart->isShowingChart());
         QCOMPARE(chart->categories(),
             (QStringList { QStringLiteral("02-softmax  −1.3 %"), QStringLiteral("01-matmul  +4.2 %") }));
@@ -125,7 +127,7 @@ private Q_SLOTS:
         QCOMPARE(chart->leftOutBars()->at(0), -1.3);
 
         // Everything not in the final set, with its reason.
-        QTableWidget *left = view.leftOutTable();
+        QTableWidget *left = ak::test::named<QTableWidget>(&view, "LeftOutTable");
         QCOMPARE(left->rowCount(), 3);
         QCOMPARE(left->item(1, 0)->text(), QStringLiteral("03-layernorm"));
         QCOMPARE(left->item(1, 1)->text(), QStringLiteral("not plugged"));
@@ -141,8 +143,10 @@ private Q_SLOTS:
         QVERIFY(
             view.timingLabel(3, 0)->toolTip().contains(QStringLiteral("torch 1.13.1 has no torch.compile")));
         QVERIFY(view.timingLabel(3, 2)->text().isEmpty());
-        QVERIFY(view.compileLabel()->text().contains(QStringLiteral("not measured")));
-        QVERIFY(view.environmentLabel()->text().contains(QStringLiteral("no Triton")));
+        QVERIFY(ak::test::named<QLabel>(&view, "CompileSeconds")
+                    ->text()
+                    .contains(QStringLiteral("not measured")));
+        QVERIFY(ak::test::named<QLabel>(&view, "Environment")->text().contains(QStringLiteral("no Triton")));
     }
 
     void emptyStateWithoutVerification()
@@ -153,7 +157,7 @@ private Q_SLOTS:
         QVERIFY(!view.verify()); // no run
         view.setSnapshot(ak::test::makeRun(QStringLiteral("/r")));
         QVERIFY(!view.isShowingVerification());
-        QCOMPARE(view.emptyState()->title(),
+        QCOMPARE(ak::test::named<ak::EmptyState>(&view, "ModelEmptyState")->title(),
             QStringLiteral("Not verified yet — Verify measures the kernels inside the model"));
         QVERIFY(view.verifyAction()->isEnabled());
         QVERIFY(!view.exportAction()->isEnabled());
@@ -164,7 +168,7 @@ private Q_SLOTS:
         // Verified, then the file went away (reload): back to the empty state, chart cleared.
         view.setSnapshot(ak::test::makeRun(QStringLiteral("/r")));
         QVERIFY(!view.isShowingVerification());
-        QVERIFY(view.effectChart()->categories().isEmpty());
+        QVERIFY(ak::test::named<ak::ModelEffectChart>(&view, "ModelEffectChart")->categories().isEmpty());
     }
 
     void verifyRunsOffTheGuiThreadWithProgress()
@@ -187,14 +191,14 @@ private Q_SLOTS:
             out.recorded = QStringLiteral("committed");
             return out;
         });
-        QSignalSpy values(view.progressBar(), &QProgressBar::valueChanged);
+        QSignalSpy values(ak::test::named<QProgressBar>(&view, "ModelProgress"), &QProgressBar::valueChanged);
         QSignalSpy verified(&view, &ModelView::verified);
         QSignalSpy info(&view, &ModelView::info);
         QVERIFY(view.verify());
         QVERIFY(!view.verifyAction()->isEnabled()); // one at a time
         QVERIFY(view.cancelAction()->isEnabled());
         QVERIFY(!view.verify());
-        QVERIFY(view.progressBar()->isVisibleTo(&view));
+        QVERIFY(ak::test::named<QProgressBar>(&view, "ModelProgress")->isVisibleTo(&view));
         QTRY_COMPARE(verified.count(), 1);
         QVERIFY(!onGuiThread);
         QCOMPARE(runDir, QStringLiteral("/r"));
@@ -204,7 +208,7 @@ private Q_SLOTS:
             saw75 = saw75 || v.at(0).toInt() == 75;
         QVERIFY(saw75);
         QVERIFY(info.last().at(0).toString().contains(QStringLiteral("1.06×")));
-        QVERIFY(!view.progressBar()->isVisibleTo(&view));
+        QVERIFY(!ak::test::named<QProgressBar>(&view, "ModelProgress")->isVisibleTo(&view));
         QVERIFY(view.verifyAction()->isEnabled());
         QVERIFY(!view.cancelAction()->isEnabled());
     }
@@ -223,7 +227,9 @@ private Q_SLOTS:
         QVERIFY(view.verify());
         QTRY_COMPARE(failed.count(), 1);
         QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("changed since it was profiled")));
-        QVERIFY(view.statusLabel()->text().contains(QStringLiteral("changed since it was profiled")));
+        QVERIFY(ak::test::named<QLabel>(&view, "ModelStatus")
+                    ->text()
+                    .contains(QStringLiteral("changed since it was profiled")));
         QCOMPARE(verified.count(), 0);
     }
 
@@ -262,7 +268,7 @@ private Q_SLOTS:
         QVERIFY(outcome.cancelled && !outcome.ok);
         QCOMPARE(outcome.error, QStringLiteral("cancelled"));
         QCOMPARE(verified.count(), 0); // nothing recorded, no reload
-        QVERIFY(view.statusLabel()->text().contains(QStringLiteral("cancelled")));
+        QVERIFY(ak::test::named<QLabel>(&view, "ModelStatus")->text().contains(QStringLiteral("cancelled")));
         QVERIFY(view.verifyAction()->isEnabled());
     }
 
@@ -312,8 +318,8 @@ private Q_SLOTS:
         QCOMPARE(progress.at(0).at(0).toString(), QStringLiteral("running the original model"));
         view.cancelVerify();
         QTRY_VERIFY_WITH_TIMEOUT(!view.jobs()->isVerifying(), 20000);
-        QVERIFY2(view.statusLabel()->text().contains(QStringLiteral("cancelled")),
-            qPrintable(view.statusLabel()->text()));
+        QVERIFY2(ak::test::named<QLabel>(&view, "ModelStatus")->text().contains(QStringLiteral("cancelled")),
+            qPrintable(ak::test::named<QLabel>(&view, "ModelStatus")->text()));
         QVERIFY(!QFile::exists(runDir + QStringLiteral("/verification.json")));
         QCOMPARE(ak::RunLoader::load(runDir)->bestCommit, before->bestCommit);
     }
@@ -350,7 +356,9 @@ private Q_SLOTS:
         QSignalSpy failed(&view, &ModelView::failed);
         QVERIFY(view.exportTo(QStringLiteral("/proc/x")));
         QTRY_COMPARE(failed.count(), 1);
-        QVERIFY(view.statusLabel()->text().contains(QStringLiteral("cannot create /proc/x")));
+        QVERIFY(ak::test::named<QLabel>(&view, "ModelStatus")
+                    ->text()
+                    .contains(QStringLiteral("cannot create /proc/x")));
     }
 
     void windowHasModelDockMenuAndColumn()
@@ -372,9 +380,11 @@ private Q_SLOTS:
         w.openRun(dir.path());
         QTRY_COMPARE(loaded.count(), 1);
         QVERIFY(ak::test::named<ak::ModelView>(&w, "ModelView")->isShowingVerification());
-        QCOMPARE(ak::test::named<ak::ModelView>(&w, "ModelView")->measuredLabel()->text(),
+        QCOMPARE(ak::test::named<QLabel>(ak::test::named<ak::ModelView>(&w, "ModelView"), "MeasuredSpeedup")
+                     ->text(),
             QStringLiteral("1.03×"));
-        QCOMPARE(ak::test::named<ak::ModelView>(&w, "ModelView")->projectedLabel()->text(),
+        QCOMPARE(ak::test::named<QLabel>(ak::test::named<ak::ModelView>(&w, "ModelView"), "ProjectedSpeedup")
+                     ->text(),
             QStringLiteral("1.04×"));
         ak::KernelTableModel *table = ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->kernelModel();
         QCOMPARE(table->index(5, ak::KernelTableModel::InModelColumn).data().toString(),

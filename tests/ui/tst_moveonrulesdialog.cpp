@@ -13,7 +13,6 @@
 #include "steeringactions.h"
 #include "testfixtures.h"
 #include "testregistry.h"
-#include "windowfixture.h"
 
 #include <QAction>
 #include <QDialogButtonBox>
@@ -53,7 +52,7 @@ private Q_SLOTS:
     void prefilledAndOkWritesRunJson()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         MainWindow w;
         QVERIFY(!test::named<QAction>(&w, "MoveOnRulesAction")->isEnabled()); // no run yet
         QVERIFY(test::openAndWait(w, tmp.path()));
@@ -129,7 +128,7 @@ private Q_SLOTS:
     void badValueKeepsTheDialogOpen()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         MainWindow w;
         QVERIFY(test::openAndWait(w, tmp.path()));
         test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
@@ -152,7 +151,7 @@ private Q_SLOTS:
     void queuedWhileAnotherProcessWrites()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         auto writer = std::make_unique<RunLock>(tmp.path());
         QString error;
         QVERIFY2(writer->acquire(&error), qPrintable(error));
@@ -183,7 +182,7 @@ private Q_SLOTS:
     void readOnlyWhenTheControlCannotEditRules()
     {
         QTemporaryDir tmp;
-        QVERIFY(test::makeRun(tmp.path(), kRunJson));
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
         MainWindow w;
         QVERIFY(test::openAndWait(w, tmp.path()));
         FakeLoopControl fake(LoopControl::CanStartStop | LoopControl::CanSteerKernels);

@@ -2,8 +2,8 @@
 #include "mainwindow.h"
 #include "modelfixture.h"
 #include "reportexport.h"
+#include "testfixtures.h"
 #include "testregistry.h"
-#include "windowfixture.h"
 
 #include <QAction>
 #include <QFile>

@@ -4,9 +4,9 @@
 #include "kerneltablemodel.h"
 #include "runworkspace.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "windowfixture.h"
 
 #include <QAction>
 #include <QLineEdit>

@@ -10,7 +10,6 @@
 #include "steeringactions.h"
 #include "testfixtures.h"
 #include "testregistry.h"
-#include "windowfixture.h"
 
 #include <QAction>
 #include <QDir>
@@ -29,7 +28,7 @@ namespace {
 // A run with one kernel and, when `pending`, one experiment waiting for review; closed again.
 bool makeRun(const QString &dir, bool pending = false)
 {
-    if (!test::makeRun(dir))
+    if (!test::makeRunDir(dir))
         return false;
     if (!pending)
         return true;

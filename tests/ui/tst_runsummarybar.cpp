@@ -5,9 +5,9 @@
 #include "runsummarybar.h"
 #include "runworkspace.h"
 #include "steeringactions.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "windowfixture.h"
 
 #include <QAction>
 #include <QLabel>
@@ -41,15 +41,17 @@ private Q_SLOTS:
 
         RunSummaryBar bar;
         bar.setSnapshot(*run);
-        QCOMPARE(bar.countsLabel()->text(),
+        QCOMPARE(test::named<QLabel>(&bar, "SummaryCounts")->text(),
             QStringLiteral(
                 "6 experiments: 2 kept · 1 pending · 1 reverted · 1 failed · 0 rejected · 1 running"));
-        QVERIFY2(bar.modelLabel()->text().contains(
-                     formatRatio(run->projectedSpeedup()) + QStringLiteral(" projected · not verified")),
-            qPrintable(bar.modelLabel()->text()));
-        QCOMPARE(bar.loopLabel()->text(), QStringLiteral("No loop running"));
+        QVERIFY2(
+            test::named<QLabel>(&bar, "SummaryModel")
+                ->text()
+                .contains(formatRatio(run->projectedSpeedup()) + QStringLiteral(" projected · not verified")),
+            qPrintable(test::named<QLabel>(&bar, "SummaryModel")->text()));
+        QCOMPARE(test::named<QLabel>(&bar, "SummaryLoop")->text(), QStringLiteral("No loop running"));
         bar.setLoop(QStringLiteral("in this window"));
-        QCOMPARE(bar.loopLabel()->text(),
+        QCOMPARE(test::named<QLabel>(&bar, "SummaryLoop")->text(),
             QStringLiteral("Loop running in this window · on 02-softmax · 60 experiments/h"));
     }
 
@@ -68,18 +70,24 @@ private Q_SLOTS:
         w.openRun(dir.path());
         QTRY_COMPARE(loaded.count(), 1);
         RunSummaryBar *bar = test::named<RunWorkspace>(&w, "RunWorkspace")->summaryBar();
-        QVERIFY2(bar->modelLabel()->text().contains(QStringLiteral("<b>1.03×</b> measured")),
-            qPrintable(bar->modelLabel()->text()));
-        QVERIFY(bar->countsLabel()->text().startsWith(QStringLiteral("7 experiments: 7 kept")));
-        QCOMPARE(bar->loopLabel()->text(), QStringLiteral("No loop running"));
+        QVERIFY2(test::named<QLabel>(bar, "SummaryModel")
+                     ->text()
+                     .contains(QStringLiteral("<b>1.03×</b> measured")),
+            qPrintable(test::named<QLabel>(bar, "SummaryModel")->text()));
+        QVERIFY(test::named<QLabel>(bar, "SummaryCounts")
+                    ->text()
+                    .startsWith(QStringLiteral("7 experiments: 7 kept")));
+        QCOMPARE(test::named<QLabel>(bar, "SummaryLoop")->text(), QStringLiteral("No loop running"));
         QTRY_VERIFY(test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled());
         test::named<SteeringActions>(&w, "SteeringActions")->start()->trigger();
         QVERIFY(loop);
         loop->setState(LoopControl::State::Running);
-        QVERIFY2(bar->loopLabel()->text().startsWith(QStringLiteral("Loop running in this window")),
-            qPrintable(bar->loopLabel()->text()));
+        QVERIFY2(test::named<QLabel>(bar, "SummaryLoop")
+                     ->text()
+                     .startsWith(QStringLiteral("Loop running in this window")),
+            qPrintable(test::named<QLabel>(bar, "SummaryLoop")->text()));
         loop->setState(LoopControl::State::Stopped);
-        QTRY_COMPARE(bar->loopLabel()->text(), QStringLiteral("No loop running"));
+        QTRY_COMPARE(test::named<QLabel>(bar, "SummaryLoop")->text(), QStringLiteral("No loop running"));
     }
 };
 

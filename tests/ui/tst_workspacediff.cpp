@@ -4,9 +4,9 @@
 #include "experimentmodel.h"
 #include "kerneltablemodel.h"
 #include "mainwindow.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "windowfixture.h"
 
 #include <QItemSelectionModel>
 #include <QSignalSpy>
@@ -63,7 +63,9 @@ private Q_SLOTS:
                 5000);
         } else {
             QVERIFY(!diff->isShowingDiff());
-            QVERIFY(diff->emptyState()->title().contains(QStringLiteral("No commit selected")));
+            QVERIFY(ak::test::named<ak::EmptyState>(diff, "DiffEmptyState")
+                        ->title()
+                        .contains(QStringLiteral("No commit selected")));
         }
         QVERIFY(!(diff->isShowingDiff() && diff->title(1).contains(QStringLiteral("experiment 5"))));
 

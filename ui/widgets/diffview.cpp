@@ -58,6 +58,7 @@ DiffView::DiffView(QWidget *parent)
     , m_empty(new EmptyState(this))
     , m_diffPage(new QWidget(this))
 {
+    m_empty->setObjectName(QStringLiteral("DiffEmptyState"));
     setObjectName(QStringLiteral("DiffView"));
     auto *grid = new QGridLayout(m_diffPage);
     grid->setContentsMargins(0, 0, 0, 0);
@@ -103,6 +104,7 @@ DiffView::DiffView(QWidget *parent)
     });
     // Long unchanged stretches folded to "N unchanged lines" rows; a click on one shows it.
     m_foldAction = new QAction(tr("Fold Unchanged"), this);
+    m_foldAction->setObjectName(QStringLiteral("FoldUnchangedAction"));
     m_foldAction->setCheckable(true);
     m_foldAction->setToolTip(
         tr("Show %1 unchanged lines around each change; click a folded row to show it").arg(kFoldContext));

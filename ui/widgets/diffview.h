@@ -45,7 +45,6 @@ public:
     // The title above a side (side 1 holds both in unified mode): which commit is shown.
     QString title(int side) const;
     DiffEditor *editor(int side) const { return m_editors[size_t(side)]; }
-    EmptyState *emptyState() const { return m_empty; }
     // Side and kind of each displayed row (after folding), for tests and the gutter.
     const QVector<DiffRow> &displayedRows() const { return m_rows; }
     // Index of the first removed or added line among the displayed lines (displayedRows() side by
@@ -65,7 +64,6 @@ public:
     // lines around each change, the rest of each stretch one clickable "N unchanged lines" row.
     bool isFolding() const;
     void setFolding(bool fold);
-    QAction *foldAction() const { return m_foldAction; }
     // Shows the stretch folded at displayed line `line` (a click on its row); other lines: nothing.
     void expandAt(int line);
     static constexpr const char *kFoldSettingsKey = "diff/foldUnchanged";

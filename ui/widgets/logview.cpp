@@ -24,7 +24,7 @@ void LogView::appendMessage(Level level, const QString &text)
     const QString prefix = level == Level::Error ? tr("error: ")
         : level == Level::Warning                ? tr("warning: ")
                                                  : QString();
-    const QString time = QTime::currentTime().toString(tr("HH:mm:ss"));
+    const QString time = QTime::currentTime().toString(QStringLiteral("HH:mm:ss"));
     for (const QString &line : text.split(QLatin1Char('\n')))
         appendPlainText(QStringLiteral("%1  %2%3").arg(time, prefix, line));
     if (atEnd)

@@ -76,7 +76,7 @@ ModelView::ModelView(QWidget *parent)
     , m_verifyAtEndAction(new QAction(tr("Verify When the &Loop Ends"), this))
     , m_verifyWithOptionsAction(new QAction(tr("Verify With &Options…"), this))
     , m_progress(new QProgressBar(this))
-    , m_status(wrapped(this, tr("ModelStatus")))
+    , m_status(wrapped(this, QStringLiteral("ModelStatus")))
     , m_stack(new QStackedWidget(this))
     , m_empty(new EmptyState(m_stack))
 {
@@ -118,6 +118,8 @@ ModelView::ModelView(QWidget *parent)
         buttons->addWidget(b);
     }
     buttons->addStretch();
+    m_progress->setObjectName(QStringLiteral("ModelProgress"));
+    m_empty->setObjectName(QStringLiteral("ModelEmptyState"));
     m_progress->setRange(0, 100);
     m_progress->hide();
     m_status->hide();
@@ -125,8 +127,8 @@ ModelView::ModelView(QWidget *parent)
     auto *content = new QWidget;
     auto *column = new QVBoxLayout(content);
     auto *headline = new QGridLayout;
-    m_measured = bigNumber(content, tr("MeasuredSpeedup"));
-    m_projected = bigNumber(content, tr("ProjectedSpeedup"));
+    m_measured = bigNumber(content, QStringLiteral("MeasuredSpeedup"));
+    m_projected = bigNumber(content, QStringLiteral("ProjectedSpeedup"));
     m_measured->setToolTip(tr("Measured: eager + the final set vs eager, one process, alternating rounds"));
     m_projected->setToolTip(
         QStringLiteral("Projected (Amdahl): each kernel's share of the profile and its best kept "
@@ -148,13 +150,14 @@ ModelView::ModelView(QWidget *parent)
             m_timings->addWidget(new QLabel(content), r + 1, c + 1, Qt::AlignRight);
     }
     column->addLayout(m_timings);
-    m_compileTime = wrapped(content, tr("CompileSeconds"));
-    m_parity = wrapped(content, tr("Parity"));
-    m_finalSet = wrapped(content, tr("FinalSet"));
-    m_environment = wrapped(content, tr("Environment"));
+    m_compileTime = wrapped(content, QStringLiteral("CompileSeconds"));
+    m_parity = wrapped(content, QStringLiteral("Parity"));
+    m_finalSet = wrapped(content, QStringLiteral("FinalSet"));
+    m_environment = wrapped(content, QStringLiteral("Environment"));
     for (QLabel *l : { m_compileTime, m_parity, m_finalSet, m_environment })
         column->addWidget(l);
     m_chart = new ModelEffectChart(content);
+    m_chart->setObjectName(QStringLiteral("ModelEffectChart"));
     m_chart->setMinimumHeight(220);
     column->addWidget(m_chart, 1);
     column->addWidget(new QLabel(tr("<b>Not in the final set</b>"), content));

@@ -57,19 +57,9 @@ public:
     bool loopEnded(const QString &runDir, bool onItsOwn);
 
     bool isShowingVerification() const;
-    EmptyState *emptyState() const { return m_empty; }
-    ModelEffectChart *effectChart() const { return m_chart; }
-    QProgressBar *progressBar() const { return m_progress; }
-    QLabel *statusLabel() const { return m_status; }
-    QLabel *measuredLabel() const { return m_measured; }
-    QLabel *projectedLabel() const { return m_projected; }
-    QLabel *parityLabel() const { return m_parity; }
-    QLabel *compileLabel() const { return m_compileTime; }
-    QLabel *environmentLabel() const { return m_environment; }
     // The timings grid: row 0..3 = eager, eager + ours, compile, compile + ours; column 0 = ms per
     // forward, 1 = vs eager, 2 = vs compile.
     QLabel *timingLabel(int row, int column) const;
-    QTableWidget *leftOutTable() const { return m_leftOut; }
 
     // The projection the view shows: Amdahl over each kernel's share and its best kept speedup.
     static double projectedSpeedup(const RunSnapshot &snapshot);

@@ -22,10 +22,6 @@ public:
     // Where the loop runs, as the window knows it: "in this window", "in pid 4242", "" = no loop.
     void setLoop(const QString &where);
 
-    QLabel *modelLabel() const { return m_model; }
-    QLabel *countsLabel() const { return m_counts; }
-    QLabel *loopLabel() const { return m_loop; }
-
 private:
     void showLoop();
 
