@@ -67,7 +67,7 @@ nlohmann::json ModelVerifier::requestArgs(
     }
     nlohmann::json kernels = nlohmann::json::array();
     for (const KernelRecord &k : run.kernels) {
-        const QString name = RunLoader::kernelName(k.folder);
+        const QString name = KernelRecord::keyOf(k.folder);
         if (!options.kernels.isEmpty() && !options.kernels.contains(name))
             continue;
         kernels.push_back({ { "name", name.toStdString() }, { "op_type", k.opType.toStdString() },

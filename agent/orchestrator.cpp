@@ -27,7 +27,7 @@ QStringList Orchestrator::amdahlOrder(const RunSnapshot &run, int maxKernels)
     for (const KernelRecord *k : kernels) {
         if (maxKernels > 0 && names.size() >= maxKernels)
             break;
-        names << RunLoader::kernelName(k->folder);
+        names << KernelRecord::keyOf(k->folder);
     }
     return names;
 }

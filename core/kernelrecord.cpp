@@ -19,4 +19,17 @@ QString kernelStateName(KernelState s)
     return QString();
 }
 
+QString KernelRecord::keyOf(const QString &folderOrName)
+{
+    QString n = folderOrName;
+    while (n.endsWith(QLatin1Char('/')))
+        n.chop(1);
+    return n.section(QLatin1Char('/'), -1);
+}
+
+QString KernelRecord::key() const
+{
+    return folder.isEmpty() ? name : keyOf(folder);
+}
+
 } // namespace ak

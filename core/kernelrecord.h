@@ -37,6 +37,12 @@ struct KernelRecord
     int headExperiment = 0; // experiment whose commit is the head (the baseline at first)
     int experimentCount = 0; // experiments started on this kernel, baseline excluded
     QString stateReason; // why it was pinned / skipped / done, if given
+
+    // The kernel's id in the run: its folder's name ("01-matmul"), what the log, refs, steering and
+    // every table key it by; the symbol name for a record not yet in a run.
+    QString key() const;
+    // "kernels/01-matmul" or "01-matmul" -> "01-matmul".
+    static QString keyOf(const QString &folderOrName);
 };
 
 QString kernelStateName(KernelState s);

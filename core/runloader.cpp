@@ -26,14 +26,6 @@ bool hasWork(const Experiment &e)
 
 } // namespace
 
-QString RunLoader::kernelName(const QString &folderOrName)
-{
-    QString n = folderOrName;
-    while (n.endsWith(QLatin1Char('/')))
-        n.chop(1);
-    return n.section(QLatin1Char('/'), -1);
-}
-
 bool RunLoader::setRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
 {
     s.runJson = data;
@@ -73,7 +65,7 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
         }
         return;
     case LogEntry::Type::Kernel: {
-        const QString name = kernelName(e.kernel);
+        const QString name = KernelRecord::keyOf(e.kernel);
         if (e.action == QLatin1String("add")) {
             if (s.kernelIndex.contains(name)) {
                 s.warnings << where
@@ -112,7 +104,7 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
     }
 
     const Experiment &x = e.experiment;
-    const auto kit = s.kernelIndex.constFind(kernelName(x.kernel));
+    const auto kit = s.kernelIndex.constFind(KernelRecord::keyOf(x.kernel));
     if (kit == s.kernelIndex.constEnd()) {
         s.warnings << where
                 + QStringLiteral("experiment %1 names unknown kernel \"%2\"").arg(x.id).arg(x.kernel);
@@ -146,7 +138,7 @@ void RunLoader::finish(RunSnapshot &s)
             [](const KernelRecord &a, const KernelRecord &b) { return a.rank < b.rank; });
         s.kernelIndex.clear();
         for (int i = 0; i < s.kernels.size(); ++i)
-            s.kernelIndex.insert(kernelName(s.kernels[i].folder), i);
+            s.kernelIndex.insert(KernelRecord::keyOf(s.kernels[i].folder), i);
     }
     const bool experimentsSorted = std::is_sorted(s.experiments.cbegin(), s.experiments.cend(),
         [](const Experiment &a, const Experiment &b) { return a.id < b.id; });

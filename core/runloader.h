@@ -37,8 +37,6 @@ public:
 
     // Reads verification.json and refs/heads/best into a snapshot whose log is applied.
     static void readSideFiles(RunSnapshot &s);
-    // "kernels/01-matmul" or "01-matmul" -> "01-matmul".
-    static QString kernelName(const QString &folderOrName);
 };
 
 } // namespace ak

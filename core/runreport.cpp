@@ -141,9 +141,9 @@ QString RunReport::kernelTable(const RunSnapshot &run)
     QHash<QString, int> kept;
     for (const Experiment &e : run.experiments)
         if (e.status == ExperimentStatus::Kept)
-            kept[RunLoader::kernelName(e.kernel)] += 1;
+            kept[KernelRecord::keyOf(e.kernel)] += 1;
     for (const KernelRecord &k : run.kernels) {
-        const QString name = RunLoader::kernelName(k.folder);
+        const QString name = KernelRecord::keyOf(k.folder);
         const Experiment *head = run.experiment(k.headExperiment);
         QString inModel = QStringLiteral("—");
         if (run.verification) {
@@ -190,7 +190,7 @@ QString RunReport::charts(const RunSnapshot &run)
     }
     QHash<QString, QVector<const Experiment *>> byKernel;
     for (const Experiment &e : run.experiments)
-        byKernel[RunLoader::kernelName(e.kernel)].append(&e);
+        byKernel[KernelRecord::keyOf(e.kernel)].append(&e);
     QString s = timeline
         + QStringLiteral("<h2>Speedup over PyTorch, experiment by experiment</h2><p class=\"legend\">"
                          "%1%2%3%4</p><div class=\"charts\">")
@@ -199,7 +199,7 @@ QString RunReport::charts(const RunSnapshot &run)
                   legendDot(ExperimentOutcome::Pending, QStringLiteral("pending")),
                   legendDot(ExperimentOutcome::Failed, QStringLiteral("failed (no speedup: not drawn)")));
     for (const KernelRecord &k : run.kernels) {
-        const QString name = RunLoader::kernelName(k.folder);
+        const QString name = KernelRecord::keyOf(k.folder);
         const auto list = byKernel.value(name);
         if (list.isEmpty())
             continue;
@@ -292,11 +292,11 @@ QString RunReport::diffs(const RunSnapshot &run, const GitRepo *repo)
         return s + QStringLiteral("<p>The run's git history could not be opened: no diffs.</p>");
     int shown = 0;
     for (const KernelRecord &k : run.kernels) {
-        const QString name = RunLoader::kernelName(k.folder);
+        const QString name = KernelRecord::keyOf(k.folder);
         const Experiment *head = run.experiment(k.headExperiment);
         const Experiment *base = nullptr;
         for (const Experiment &e : run.experiments)
-            if (e.status == ExperimentStatus::Baseline && RunLoader::kernelName(e.kernel) == name) {
+            if (e.status == ExperimentStatus::Baseline && KernelRecord::keyOf(e.kernel) == name) {
                 base = &e;
                 break;
             }

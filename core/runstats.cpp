@@ -67,13 +67,13 @@ QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
 {
     QHash<QString, double> share;
     for (const KernelRecord &k : run.kernels)
-        share.insert(RunLoader::kernelName(k.folder), k.share);
+        share.insert(KernelRecord::keyOf(k.folder), k.share);
     QHash<QString, double> head; // kernel -> its head's speedup at this point of the run
     QVector<QPair<int, double>> out;
     for (const Experiment &e : run.experiments) {
         if (e.status != ExperimentStatus::Kept && e.status != ExperimentStatus::Baseline)
             continue;
-        const QString name = RunLoader::kernelName(e.kernel);
+        const QString name = KernelRecord::keyOf(e.kernel);
         if (e.metrics.correct && Metrics::has(e.metrics.speedup))
             head.insert(name, e.metrics.speedup);
         else

@@ -122,7 +122,7 @@ bool RunStore::appendLog(LogEntry &entry, QString *error)
 
 KernelRecord *RunStore::findKernel(const QString &kernel, QString *error)
 {
-    const auto it = m_state.kernelIndex.constFind(RunLoader::kernelName(kernel));
+    const auto it = m_state.kernelIndex.constFind(KernelRecord::keyOf(kernel));
     if (it == m_state.kernelIndex.constEnd()) {
         fail(error, QStringLiteral("unknown kernel \"%1\"").arg(kernel));
         return nullptr;
@@ -179,7 +179,7 @@ Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy
 {
     const QString name = k.folder.isEmpty()
         ? QStringLiteral("%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(sanitizeName(k.name))
-        : RunLoader::kernelName(k.folder);
+        : KernelRecord::keyOf(k.folder);
     if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]*$")).match(name).hasMatch()
         || name.contains(QLatin1String("..")))
         return fail(error, QStringLiteral("invalid kernel folder name \"%1\"").arg(name)), Experiment();
@@ -243,7 +243,7 @@ Experiment RunStore::beginExperiment(
                Experiment();
     Experiment e;
     e.id = m_nextId;
-    e.kernel = RunLoader::kernelName(kernel);
+    e.kernel = KernelRecord::keyOf(kernel);
     e.parent = k->head;
     e.agent = draft.agent;
     e.description = draft.description.simplified();

@@ -192,7 +192,7 @@ void RunStore::repair()
     // 3. Derived state follows the log: run.json, branch refs, working-tree files, then one best commit.
     repairRunJson();
     for (const KernelRecord &k : std::as_const(m_state.kernels)) {
-        const QString name = RunLoader::kernelName(k.folder);
+        const QString name = KernelRecord::keyOf(k.folder);
         if (k.head.isEmpty()) {
             m_repairNotes << QStringLiteral("kernel %1 has no baseline commit").arg(name);
             continue;

@@ -42,7 +42,7 @@ bool RunStore::kernelEvent(
     LogEntry e;
     e.type = LogEntry::Type::Kernel;
     e.action = action;
-    e.kernel = RunLoader::kernelName(kernel);
+    e.kernel = KernelRecord::keyOf(kernel);
     e.reason = reason;
     return appendLog(e, error);
 }
@@ -117,7 +117,7 @@ Experiment RunStore::revert(const QString &kernel, int experimentId, QString *er
     const KernelRecord *k = findKernel(kernel, error);
     if (!k)
         return Experiment();
-    const QString name = RunLoader::kernelName(kernel);
+    const QString name = KernelRecord::keyOf(kernel);
     if (k->state == KernelState::Pinned)
         return fail(error, QStringLiteral("kernel %1 is pinned; unpin it first").arg(name)), Experiment();
     const Experiment *source = m_state.experiment(experimentId);
@@ -293,12 +293,12 @@ bool RunStore::rewriteResults(QString *error)
 
 QByteArray RunStore::kernelSource(const QString &kernel, QString *error) const
 {
-    const KernelRecord *k = m_state.kernel(RunLoader::kernelName(kernel));
+    const KernelRecord *k = m_state.kernel(KernelRecord::keyOf(kernel));
     if (!k) {
         fail(error, QStringLiteral("unknown kernel \"%1\"").arg(kernel));
         return QByteArray();
     }
-    return m_repo->readBlob(k->head, kernelPath(RunLoader::kernelName(kernel)), error);
+    return m_repo->readBlob(k->head, kernelPath(KernelRecord::keyOf(kernel)), error);
 }
 
 QString RunStore::bestCommit() const

@@ -94,7 +94,7 @@ int runStatus(const QStringList &args)
             ? QString::number(h->metrics.speedup, 'f', 2) + QLatin1Char('x')
             : QStringLiteral("-");
         out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
-                   .arg(RunLoader::kernelName(k.folder), -28)
+                   .arg(KernelRecord::keyOf(k.folder), -28)
                    .arg(k.opType, -14)
                    .arg(kernelStateName(k.state), -8)
                    .arg(k.experimentCount, 5)

@@ -129,7 +129,7 @@ private Q_SLOTS:
                      QStringLiteral("kernel\\s+state\\s+exps\\s+kept\\s+base us\\s+best us\\s+speedup"))),
             qPrintable(r.out));
         for (const KernelRecord &k : run->kernels)
-            QVERIFY2(r.out.contains(QRegularExpression(QLatin1Char('\n') + RunLoader::kernelName(k.folder)
+            QVERIFY2(r.out.contains(QRegularExpression(QLatin1Char('\n') + KernelRecord::keyOf(k.folder)
                          + QStringLiteral("\\s+(done|active|waiting|skipped)\\s+\\d+"))),
                 qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("%1 experiments (").arg(finished)), qPrintable(r.out));
@@ -250,8 +250,7 @@ private Q_SLOTS:
                     qPrintable(repo->messageOf(e.commit)));
         }
         for (const KernelRecord &k : after->kernels)
-            QCOMPARE(
-                repo->resolveRef(QStringLiteral("refs/heads/kernels/") + RunLoader::kernelName(k.folder)),
+            QCOMPARE(repo->resolveRef(QStringLiteral("refs/heads/kernels/") + KernelRecord::keyOf(k.folder)),
                 k.head);
         QVERIFY(!QFile::exists(dir + QStringLiteral("/.git/autokernel.lock")));
         qInfo("killed in experiment %d after %d finished; resumed with %d more", interrupted.first(),

@@ -133,7 +133,7 @@ private Q_SLOTS:
         const RunSnapshotPtr s = RunLoader::load(m_run);
         QVERIFY(s);
         for (const KernelRecord &k : s->kernels) {
-            const QString name = RunLoader::kernelName(k.folder);
+            const QString name = KernelRecord::keyOf(k.folder);
             if (k.opType == QLatin1String("softmax") && m_softmax.isEmpty())
                 m_softmax = name;
             else if (k.opType == QLatin1String("layernorm") && m_layernorm.isEmpty())

@@ -16,7 +16,6 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QFileInfo>
 #include <QHash>
 #include <QProcess>
 #include <QRandomGenerator>
@@ -63,7 +62,7 @@ int writer(const QString &dir, double rate, double seconds)
     }
     QStringList kernels;
     for (const KernelRecord &k : store->state().kernels)
-        kernels << QFileInfo(k.folder).fileName(); // "01-matmul": the key the store knows a kernel by
+        kernels << k.key();
     QRandomGenerator rng(7);
     QElapsedTimer clock;
     clock.start();

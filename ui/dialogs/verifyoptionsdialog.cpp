@@ -76,9 +76,9 @@ void VerifyOptionsDialog::setRun(const RunSnapshot &run)
     m_kernels->clear();
     for (const KernelRecord &k : run.kernels) {
         auto *item = new QListWidgetItem(
-            tr("%1 (%2 %% of the model)").arg(RunLoader::kernelName(k.folder)).arg(100 * k.share, 0, 'f', 1),
+            tr("%1 (%2 %% of the model)").arg(KernelRecord::keyOf(k.folder)).arg(100 * k.share, 0, 'f', 1),
             m_kernels);
-        item->setData(Qt::UserRole, RunLoader::kernelName(k.folder));
+        item->setData(Qt::UserRole, KernelRecord::keyOf(k.folder));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Checked);
     }

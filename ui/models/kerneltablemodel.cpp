@@ -3,16 +3,9 @@
 #include "numberformat.h"
 
 #include <QCoreApplication>
-#include <QFileInfo>
 #include <QHash>
 
 namespace ak {
-
-QString kernelKey(const KernelRecord &kernel)
-{
-    const QString name = QFileInfo(kernel.folder).fileName();
-    return name.isEmpty() ? kernel.name : name;
-}
 
 KernelTableModel::KernelTableModel(QObject *parent)
     : RowTableModel<KernelRow>(parent)
@@ -25,7 +18,7 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
     for (const KernelRecord &k : snapshot.kernels) {
         KernelRow row;
         row.kernel = k;
-        row.key = kernelKey(k);
+        row.key = k.key();
         byKey.insert(row.key, int(rows.size()));
         rows.append(row);
     }

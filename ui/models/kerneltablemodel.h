@@ -23,10 +23,6 @@ struct KernelRow
     QString modelNote; // the verification's note on the final set (it failed parity together)
 };
 
-// The kernel folder name that experiments and LoopControl use for a kernel ("kernels/01-matmul" ->
-// "01-matmul").
-QString kernelKey(const KernelRecord &kernel);
-
 // What verify found for a kernel, in a few words: "+4.2 % ✓" (in the final set), "−1.3 % left out",
 // "not plugged", "parity ✗". The table's In model column and the model view use it.
 QString inModelText(const KernelVerification &verification);

@@ -54,7 +54,7 @@ void RunSummaryBar::setSnapshot(const RunSnapshot &run)
     }
     const RunStats stats = RunStats::of(run);
     m_counts->setText(tr("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
-    m_currentKernel = stats.currentKernel.isEmpty() ? QString() : RunLoader::kernelName(stats.currentKernel);
+    m_currentKernel = stats.currentKernel.isEmpty() ? QString() : KernelRecord::keyOf(stats.currentKernel);
     m_perHour = stats.perHour;
     showLoop();
 }
