@@ -87,6 +87,7 @@ BenchVerdict BenchVerdict::of(
     if (stopRequested && bench.status != BenchStatus::Ok) {
         v.status = ExperimentStatus::Crashed;
         v.text = QStringLiteral("interrupted: the loop was stopped during the benchmark");
+        v.interrupted = true;
         return v;
     }
     if (bench.environmentError) {

@@ -17,6 +17,7 @@ struct BenchVerdict
     ExperimentStatus status = ExperimentStatus::Kept;
     QString text; // empty for a plain keep
     bool environmentError = false; // the harness's problem, not the kernel's (the loop counts these)
+    bool interrupted = false; // the loop was stopped during the bench: says nothing of the harness
 
     static BenchVerdict of(
         const BenchResult &bench, const RunSnapshot &run, const QString &kernel, bool stopRequested);

@@ -168,14 +168,13 @@ ExperimentLoop::Step ExperimentLoop::step()
     clock.pause();
     const BenchResult bench = benchCandidate(c.kernel, proposed);
     clock.resume();
-    const bool stopped = m_session->stopRequested();
-    const BenchVerdict verdict = BenchVerdict::of(bench, c.run, c.kernel, stopped);
+    const BenchVerdict verdict = BenchVerdict::of(bench, c.run, c.kernel, m_session->stopRequested());
     if (verdict.environmentError) {
         if (++m_environmentErrors >= 3)
             m_session->requestStop(
                 QStringLiteral("the harness failed 3 times in a row: ") + BenchVerdict::failureOf(bench),
                 true);
-    } else if (!(stopped && bench.status != BenchStatus::Ok)) {
+    } else if (!verdict.interrupted) {
         m_environmentErrors = 0;
     }
     return record(e, verdict, bench, clock);

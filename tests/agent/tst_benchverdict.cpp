@@ -54,8 +54,10 @@ private Q_SLOTS:
         v = BenchVerdict::of(bad(BenchStatus::Crash, QStringLiteral("killed")), run, kA, true);
         QCOMPARE(v.status, ExperimentStatus::Crashed);
         QVERIFY(v.text.startsWith(QStringLiteral("interrupted")));
+        QVERIFY(v.interrupted);
         QVERIFY(!v.environmentError);
         QCOMPARE(BenchVerdict::of(ok(80), run, kA, true).status, ExperimentStatus::Kept);
+        QVERIFY(!BenchVerdict::of(ok(80), run, kA, true).interrupted);
 
         BenchResult flagged = ok(80);
         flagged.flags << QStringLiteral("beyond the roof");
