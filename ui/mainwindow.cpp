@@ -527,7 +527,7 @@ void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)
     if (!snapshot.moveOnChanges.isEmpty()) {
         const MoveOnChange &c = snapshot.moveOnChanges.constLast();
         tip += tr("\nLast changed %1 by %2.")
-                   .arg(c.time.toLocalTime().toString(tr("yyyy-MM-dd HH:mm:ss")), c.by);
+                   .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), c.by);
     }
     tip += tr("\nClick to see or change them (Loop ▸ Move-on Rules…).");
     m_rulesLabel->setToolTip(tip);

@@ -139,7 +139,7 @@ void MoveOnRulesDialog::setRun(const RunSnapshot &run)
         for (int i = int(run.moveOnChanges.size()) - 1; i >= from; --i) {
             const MoveOnChange &c = run.moveOnChanges.at(i);
             lines << tr("&nbsp;&nbsp;%1 by %2: %3")
-                         .arg(c.time.toLocalTime().toString(tr("yyyy-MM-dd HH:mm:ss")),
+                         .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
                              (c.by.isEmpty() ? QStringLiteral("(unknown)") : c.by).toHtmlEscaped(),
                              c.rules.summary().toHtmlEscaped());
         }

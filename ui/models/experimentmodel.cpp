@@ -89,8 +89,9 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         case CommitColumn:
             return e.commit.left(8);
         case FinishedColumn:
-            return e.finished.isValid() ? e.finished.toLocalTime().toString(tr("yyyy-MM-dd HH:mm:ss"))
-                                        : QString();
+            return e.finished.isValid()
+                ? e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                : QString();
         }
         break;
     case SortRole:

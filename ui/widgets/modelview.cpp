@@ -268,7 +268,8 @@ void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerific
     m_environment->setText(
         tr("%1\nVerified %2, took %3")
             .arg(where.join(QStringLiteral(" · ")),
-                v.when.isValid() ? v.when.toLocalTime().toString(tr("yyyy-MM-dd HH:mm")) : notMeasured(),
+                v.when.isValid() ? v.when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"))
+                                 : notMeasured(),
                 seconds(v.seconds)));
     m_chart->setVerification(v);
     showLeftOut(v);
