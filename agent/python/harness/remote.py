@@ -41,11 +41,11 @@ class Runner:
         self._describe_exit = describe_exit
         self.last_seconds = 0.0
 
-    def request(self, message, fds=(), cap=None):
+    def request(self, message, fds=(), cap=None, spin=0.0):
         t0 = time.perf_counter()
         try:
             self.conn.send(message, fds)
-            reply, extra = self.conn.recv(self.deadline.left(cap))
+            reply, extra = self.conn.recv(self.deadline.left(cap), spin)
         except (wire.WireError, OSError) as e:
             kind = getattr(e, "kind", "closed")
             if kind == "timeout":

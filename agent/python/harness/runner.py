@@ -254,12 +254,15 @@ def _run(state, msg):
 def serve(conn, device):
     from . import shm
     state = State(device)
+    spin = 0.0
     while True:
         try:
-            msg, fds = conn.recv()
+            msg, fds = conn.recv(spin=spin)
         except Exception:  # noqa: BLE001 - the judge went away
             return
         op = msg.get("op")
+        # A ping may announce a timed request: wait for it awake (see wire.Connection.recv).
+        spin = min(float(msg.get("spin") or 0.0), 0.1) if op == "ping" else 0.0
         try:
             if op == "attach":
                 if state.arena is not None:

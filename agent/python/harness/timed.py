@@ -17,6 +17,8 @@ checks that the GPU is idle (work left queued by the candidate would delay a tin
 and that the checked outputs do not change afterwards.
 """
 
+import gc
+import os
 import random
 import time
 
@@ -24,7 +26,7 @@ import torch
 
 from . import compare, plan
 from .caller import KernelFault, KernelRaised, layout, read_output
-from .timing import L2_FLUSH_BYTES, median, summarize
+from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize
 
 PROBE_PROBABILITY = 0.12
 MAX_CHECKS = 14
@@ -33,10 +35,15 @@ GPU_IDLE_LIMIT_US = 500.0      # a tiny kernel takes a few us on an idle GPU; a 
 
 BUDGETS = {  # per device and mode: target length of one round, timing budget (all sides), rounds
     ("cpu", True): {"round_s": 0.006, "budget_s": 0.7, "min_rounds": 5, "warmup": 1},
-    ("cpu", False): {"round_s": 0.006, "budget_s": 3.0, "min_rounds": 10, "warmup": 2},
+    ("cpu", False): {"round_s": 0.006, "budget_s": 3.0, "min_rounds": 10, "warmup": 2, "settled_pct": 1.0},
     ("cuda", True): {"round_s": 0.002, "budget_s": 0.6, "min_rounds": 8, "warmup": 2},
-    ("cuda", False): {"round_s": 0.004, "budget_s": 2.0, "min_rounds": 16, "warmup": 3},
+    ("cuda", False): {"round_s": 0.004, "budget_s": 2.0, "min_rounds": 16, "warmup": 3, "settled_pct": 1.0},
 }
+# A full bench stops timing before its budget once both medians are known to settled_pct (standard
+# error of the median, kernel and reference alike) and enough timed calls were checked: a steady
+# kernel needs a fraction of the budget, and the budget was most of what isolation added to a
+# bench on the H200 (docs/benchmarks.md). Quick benches are short already.
+SETTLED_MIN_CHECKS = MAX_CHECKS // 2
 MAX_SLOTS = 32      # CUDA: up to 128, a round of tiny kernels must outlast its overheads
 
 
@@ -111,12 +118,26 @@ class _Gpu:
         torch.cuda.synchronize()
 
     def idle_probe_us(self):
+        """How long a tiny kernel took between its two events, less the time this thread took to
+        enqueue them. The GPU runs the start event at once on an idle device, so a pause of this
+        thread between the two launches (a garbage collection, a preempted core) would read as a
+        busy GPU: it was seen refusing honest kernels (2 of 15 full benches on the H200). Only the
+        judge's own thread can pause here (the candidate is stopped), and work left queued by the
+        candidate delays the kernel beyond anything this thread did."""
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        self.tiny.add_(1.0)
-        end.record()
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            t0 = time.perf_counter_ns()
+            start.record()
+            self.tiny.add_(1.0)
+            end.record()
+            host_us = (time.perf_counter_ns() - t0) / 1e3
+        finally:
+            if collecting:
+                gc.enable()
         end.synchronize()
-        return start.elapsed_time(end) * 1e3
+        return max(0.0, start.elapsed_time(end) * 1e3 - host_us)
 
 
 def measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick, seed,
@@ -155,6 +176,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
     candidate.freeze()
 
     graphs = []                 # [True] once every side's round replays as a CUDA graph
+    spin = _spin_seconds(device, budget)
 
     def round_(side, count, extra=None):
         slots.fill(pools, count)
@@ -171,9 +193,9 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         # Only the runner being timed may run: the other's idle threads (OpenMP spins after a
         # parallel region) would take cores from it, and the candidate must not work off the clock.
         (candidate.thaw if side == "C" else reference_sb.thaw)()
-        runner.request({"op": "ping"})      # running again (the wake-up after SIGCONT is not its time)
+        runner.request({"op": "ping", "spin": spin})    # running again (the wake-up after SIGCONT is not its time)
         t0 = time.perf_counter_ns()
-        reply = runner.request(msg)
+        reply = runner.request(msg, spin=spin)
         t1 = time.perf_counter_ns()
         (candidate.freeze if side == "C" else reference_sb.freeze)()
         if not reply.get("ok"):
@@ -209,7 +231,11 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
     orders = (("C", "R", "N"), ("R", "N", "C"), ("N", "C", "R"))
     start = time.perf_counter()
     r = 0
+    settled = False
     while (r < budget["min_rounds"] or time.perf_counter() - start < budget["budget_s"]) and not deadline.expired():
+        if r >= budget["min_rounds"] and _settled(samples, budget, len(checks)):
+            settled = True
+            break
         for side in orders[r % 3]:
             us, reply = round_(side, count)
             samples[side].append(us)
@@ -257,13 +283,34 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         "cuda_graph": bool(graphs and graphs[0]),
         "cold_l2": gpu is not None, "reps": len(samples["C"]), "calls_per_round": count,
         "null_us": null, "raw_latency_us": median(samples["C"]), "raw_ref_latency_us": median(samples["R"]),
-        "timed_calls": calls, "checked_calls": len(checks),
+        "timed_calls": calls, "checked_calls": len(checks), "settled_early": settled,
+        "timing_seconds": time.perf_counter() - start,
     })
     if gpu is not None:
         result["gpu_idle_probe_us"] = idle_worst
         if why_eager:
             result["eager_because"] = why_eager
     return result, [(what, pools.inputs(offsets), out) for what, offsets, out, _ in checks]
+
+
+def _spin_seconds(device, budget):
+    """How long both ends of a timed request poll instead of sleeping: on CUDA a few rounds' length
+    (the kernel runs on the GPU, the two spinning threads take two of the host's cores); never on
+    the CPU, where a spinning judge would take a core from the kernel it times.
+    AUTOKERNEL_TIMING_SPIN=0 turns it off (for side-by-side measurements)."""
+    if device != "cuda" or os.environ.get("AUTOKERNEL_TIMING_SPIN") == "0":
+        return 0.0
+    return 4 * budget["round_s"]
+
+
+def _settled(samples, budget, checked):
+    """True once the kernel's and the reference's net medians are both within the budget's
+    settled_pct (standard error), with enough calls checked to stop."""
+    target = budget.get("settled_pct")
+    if not target or checked < SETTLED_MIN_CHECKS:
+        return False
+    null = median(samples["N"])
+    return all(noise_pct([x - null for x in samples[side]]) <= target for side in ("C", "R"))
 
 
 def verify(checks, main_case, spec, tolerances):

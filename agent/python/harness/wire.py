@@ -40,12 +40,20 @@ class Connection:
         if data:
             self.sock.sendall(data)
 
-    def recv(self, timeout=None):
-        """(message, fds); raises WireError. timeout in seconds, None = wait forever."""
+    def recv(self, timeout=None, spin=0.0):
+        """(message, fds); raises WireError. timeout in seconds, None = wait forever. For the first
+        `spin` seconds the socket is polled without sleeping: a sleeping thread's wake-up (tens of
+        microseconds, more after an idle core slept deeper) would otherwise be part of a timed
+        round's clock, and vary from round to round."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        spin_until = time.monotonic() + spin if spin > 0 else None
         while b"\n" not in self._buf:
             if len(self._buf) > MAX_LINE:
                 raise WireError("message longer than %d bytes" % MAX_LINE)
+            if spin_until is not None and not select.select([self.sock], [], [], 0)[0]:
+                if time.monotonic() < spin_until:
+                    continue
+                spin_until = None
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([self.sock], [], [], left)[0]:

@@ -30,6 +30,27 @@ class KeepDecision(unittest.TestCase):
         self.assertFalse(r["keep"]["keep"])
 
 
+class EarlyStop(unittest.TestCase):
+    """A full bench's timing ends before its budget only when both medians are settled and enough
+    timed calls were checked; quick benches never stop early (their budget is already short)."""
+
+    def test_settled_rule(self):
+        from harness import timed
+        full, quick = timed.BUDGETS[("cuda", False)], timed.BUDGETS[("cuda", True)]
+        steady = {"C": [110.0, 110.2, 109.9, 110.1] * 5, "R": [210.0, 210.3, 209.8, 210.1] * 5,
+                  "N": [10.0] * 20}
+        enough, few = timed.SETTLED_MIN_CHECKS, timed.SETTLED_MIN_CHECKS - 1
+        self.assertTrue(timed._settled(steady, full, enough))
+        self.assertFalse(timed._settled(steady, full, few))         # too few outputs checked yet
+        self.assertFalse(timed._settled(steady, quick, enough))     # no early stop in quick mode
+        noisy = dict(steady, R=[150.0, 260.0, 190.0, 240.0] * 5)  # the reference is not settled
+        self.assertFalse(timed._settled(noisy, full, enough))
+        # net of the null kernel: 1 us of jitter on a 2 us kernel is not settled, though it is on
+        # its raw 102 us
+        tiny = dict(steady, C=[102.0, 103.0, 101.0, 102.5] * 5, N=[100.0] * 20)
+        self.assertFalse(timed._settled(tiny, full, enough))
+
+
 class Summary(unittest.TestCase):
     def test_paired_speedup_and_noise(self):
         k = [10.0, 11.0, 10.0, 12.0, 10.0, 10.5]
