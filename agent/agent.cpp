@@ -29,6 +29,14 @@ QString AgentError::kindName(Kind k)
     return QString();
 }
 
+bool AgentError::isOutageDescription(const QString &description)
+{
+    for (Kind k : { Kind::Network, Kind::Timeout, Kind::Http })
+        if (description == failureDescription(k))
+            return true;
+    return false;
+}
+
 AgentResult AgentResult::success(AgentProposal p)
 {
     AgentResult r;

@@ -37,6 +37,14 @@ struct AgentError
     QString rawReply; // what came back, when anything did (a garbage reply is kept for review)
 
     static QString kindName(Kind k);
+    // The agent could not be reached or did not answer (network, timeout, HTTP errors left after
+    // the client's retries): nothing about the kernel. These trip the loop's breaker and do not
+    // count toward a kernel's consecutive reverts.
+    static bool isOutage(Kind k) { return k == Kind::Network || k == Kind::Timeout || k == Kind::Http; }
+    // The description of the failed experiment recorded for an agent error.
+    static QString failureDescription(Kind k) { return QStringLiteral("agent error (%1)").arg(kindName(k)); }
+    // True for the experiment recorded for an outage (its description is failureDescription's).
+    static bool isOutageDescription(const QString &description);
 };
 
 // Either a proposal or an error, never both.

@@ -144,8 +144,11 @@ ExperimentLoop::Step ExperimentLoop::step()
     draft.tokensIn = result.usage().tokensIn;
     draft.tokensOut = result.usage().tokensOut;
     draft.cost = result.usage().cost;
+    const QString &reply = result.ok() ? result.proposal().rawReply : result.error().rawReply;
     if (!result.ok())
         return agentFailed(c.kernel, result.error(), ctx.kernelPy.toUtf8(), draft, clock);
+    m_outages = 0;
+    m_breakerTrips = 0;
 
     const AgentProposal &p = result.proposal();
     draft.description
@@ -154,7 +157,8 @@ ExperimentLoop::Step ExperimentLoop::step()
     const QString rejected = checkProposal(ctx, proposed);
     if (!rejected.isEmpty()) {
         const QString why = QStringLiteral("static check: ") + rejected;
-        const Experiment failed = recordFailure(c.kernel, proposed, draft, why, ExperimentStatus::Failed);
+        const Experiment failed
+            = recordFailure(c.kernel, proposed, draft, why, ExperimentStatus::Failed, reply);
         m_lastOverheadMs = clock.totalMs();
         if (failed.id != 0)
             finished(failed, why);
@@ -165,6 +169,7 @@ ExperimentLoop::Step ExperimentLoop::step()
     Step ended = Step::Worked;
     if (!begin(c.kernel, proposed, draft, &e, &ended))
         return ended;
+    keepReply(e, reply);
     clock.pause();
     const BenchResult bench = benchCandidate(c.kernel, proposed);
     clock.resume();
@@ -230,13 +235,35 @@ ExperimentLoop::Step ExperimentLoop::agentFailed(const QString &kernel, const Ag
         m_session->requestStop(QStringLiteral("agent cannot work: ") + e.reason, true);
         return Step::Stopped;
     default:
-        draft.description = QStringLiteral("agent error (%1)").arg(AgentError::kindName(e.kind));
-        const Experiment failed = recordFailure(kernel, current, draft, e.reason, ExperimentStatus::Failed);
+        draft.description = AgentError::failureDescription(e.kind);
+        const Experiment failed
+            = recordFailure(kernel, current, draft, e.reason, ExperimentStatus::Failed, e.rawReply);
         m_lastOverheadMs = clock.totalMs();
         if (failed.id != 0)
             finished(failed, e.reason);
+        countOutage(e);
         return Step::Worked;
     }
+}
+
+void ExperimentLoop::countOutage(const AgentError &e)
+{
+    if (!AgentError::isOutage(e.kind)) {
+        m_outages = 0; // the agent answered (badly): the server is there
+        return;
+    }
+    if (++m_outages < m_config.breakerOutages)
+        return;
+    // Half-open after the pause: the next outage trips the breaker again, for twice as long.
+    m_outages = m_config.breakerOutages - 1;
+    const int seconds = std::min(15 * 60, m_config.breakerPauseSec << std::min(m_breakerTrips, 8));
+    ++m_breakerTrips;
+    m_session->pauseFor(QStringLiteral("the agent failed %1 times in a row (%2): the loop pauses for %3 s "
+                                       "and then tries again; Resume tries now")
+                            .arg(m_config.breakerOutages)
+                            .arg(secrets::redact(e.reason))
+                            .arg(seconds),
+        seconds);
 }
 
 QString ExperimentLoop::checkProposal(const AgentContext &ctx, const QByteArray &proposed)
@@ -382,7 +409,7 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
 }
 
 Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray &kernelPy,
-    const Experiment &draft, const QString &reason, ExperimentStatus status)
+    const Experiment &draft, const QString &reason, ExperimentStatus status, const QString &reply)
 {
     // Still a commit: the diff of a rejected proposal (or the unchanged file, for an agent error)
     // stays reviewable, and the failure counts toward the consecutive-reverts rule.
@@ -396,7 +423,23 @@ Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray
         writeRefused(kernel, error); // waits before the next step asks the agent again
         return Experiment();
     }
+    if (!store->attachReply(e.id, reply, &error))
+        message(QStringLiteral("%1: the agent's reply to experiment %2 was not kept: %3")
+                    .arg(kernel)
+                    .arg(e.id)
+                    .arg(error));
     return *store->state().experiment(e.id);
+}
+
+void ExperimentLoop::keepReply(const Experiment &e, const QString &reply)
+{
+    // Evidence for review beside the diff; losing it does not stop the experiment.
+    QString error;
+    if (!m_session->lock()->attachReply(e.id, reply, &error))
+        message(QStringLiteral("%1: the agent's reply to experiment %2 was not kept: %3")
+                    .arg(e.kernel)
+                    .arg(e.id)
+                    .arg(error));
 }
 
 bool ExperimentLoop::writeRefused(const QString &kernel, const QString &error)

@@ -24,6 +24,11 @@ struct ExperimentLoopConfig
     bool quickBench = false;
     int benchTimeLimitSec = 0; // 0: HarnessClient's default
     int writeRetryMs = 5000; // first wait after a refused run-store write (doubles, max 5 min)
+    // The agent's breaker: this many outages in a row (network, timeout, HTTP errors the client
+    // gave up retrying) pause the loop for breakerPauseSec (doubling per trip, at most 15 min); the
+    // next proposal after it is the probe, and one more outage trips it again.
+    int breakerOutages = 3;
+    int breakerPauseSec = 60;
 };
 
 // One device's loop: propose -> static check -> commit -> harness -> keep or revert -> log, kernel
@@ -75,8 +80,10 @@ private:
     Step record(Experiment e, const BenchVerdict &verdict, const BenchResult &bench, OverheadClock &clock);
 
     // Records a proposal that never reaches the harness (agent error, static check) as failed.
+    // `reply`: the agent's raw answer, kept beside the experiment (RunStore::attachReply).
     Experiment recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
-        const QString &reason, ExperimentStatus status);
+        const QString &reason, ExperimentStatus status, const QString &reply = QString());
+    void keepReply(const Experiment &e, const QString &reply);
     void finished(const Experiment &e, const QString &verdict);
     // After a refused run-store write: waits before the loop goes on (waitBeforeRetrying), unless the
     // kernel was pinned meanwhile, the one refusal that is not a problem. Returns whether a stop came.
@@ -98,6 +105,9 @@ private:
     QString m_rulesWarning;
     QString m_sandbox; // the judge's isolation, as last reported
     int m_environmentErrors = 0;
+    int m_outages = 0; // the agent's outages in a row (the breaker's count)
+    int m_breakerTrips = 0; // since the last usable answer
+    void countOutage(const AgentError &e);
     int m_writeDelayMs = 0; // current back-off after refused writes; 0 = writes work
     static constexpr int kMaxWriteRetryMs = 300000;
     double m_lastOverheadMs = 0;

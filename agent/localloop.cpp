@@ -113,6 +113,22 @@ void LocalLoop::start()
         = [this](int id, const QString &kernel, const QString &status, const QString &line) {
               Q_EMIT experimentFinished(id, kernel, status, line);
           };
+    d->session->onSelfPause = [this](const QString &reason) {
+        // From a loop thread: the state belongs to this object's thread.
+        QMetaObject::invokeMethod(
+            this,
+            [this, reason] {
+                if (!reason.isEmpty()) {
+                    if (m_state == State::Running)
+                        setState(State::Paused);
+                    Q_EMIT message(QStringLiteral("paused: ") + reason);
+                } else if (m_state == State::Paused) {
+                    setState(State::Running);
+                    Q_EMIT message(QStringLiteral("the pause is over: asking the agent again"));
+                }
+            },
+            Qt::QueuedConnection);
+    };
     d->endReason.clear();
     d->failed = false;
     d->nothingLeft = false;

@@ -42,15 +42,42 @@ void LoopSession::setPaused(bool paused)
 {
     QMutexLocker lock(&m_pauseMutex);
     m_paused.store(paused);
+    m_resumeAt = QDeadlineTimer(QDeadlineTimer::Forever);
     m_pauseChanged.wakeAll();
+}
+
+void LoopSession::pauseFor(const QString &reason, int seconds)
+{
+    {
+        QMutexLocker lock(&m_pauseMutex);
+        if (m_paused.load() && m_resumeAt.isForever())
+            return; // a person paused it: theirs to resume
+        m_paused.store(true);
+        m_resumeAt = QDeadlineTimer(qint64(seconds) * 1000);
+        m_pauseChanged.wakeAll();
+    }
+    if (onSelfPause)
+        onSelfPause(reason);
 }
 
 bool LoopSession::waitWhilePaused()
 {
     QMutexLocker lock(&m_pauseMutex);
-    while (m_paused.load() && !m_stop.load())
-        m_pauseChanged.wait(&m_pauseMutex);
-    return !m_stop.load();
+    bool resumedByItself = false;
+    while (m_paused.load() && !m_stop.load()) {
+        if (!m_resumeAt.isForever() && m_resumeAt.hasExpired()) {
+            m_paused.store(false);
+            m_resumeAt = QDeadlineTimer(QDeadlineTimer::Forever);
+            resumedByItself = true;
+            break;
+        }
+        m_pauseChanged.wait(&m_pauseMutex, m_resumeAt);
+    }
+    const bool go = !m_stop.load();
+    lock.unlock();
+    if (resumedByItself && onSelfPause)
+        onSelfPause(QString());
+    return go;
 }
 
 void LoopSession::setEndReason(const QString &reason)

@@ -49,8 +49,13 @@ public:
     void requestStop(const QString &reason = QString(), bool failure = false);
     bool failed() const { return m_failed.load(); }
     bool stopRequested() const { return m_stop.load(); }
+    // A person's pause or resume; either ends a pause the loop took itself.
     void setPaused(bool paused);
     bool paused() const { return m_paused.load(); }
+    // The loop pauses itself (the agent's breaker, ExperimentLoop): until `seconds` pass, a person
+    // resumes, or a stop. onSelfPause is called with the reason now, and with an empty reason when
+    // the time is up and the loop goes on by itself.
+    void pauseFor(const QString &reason, int seconds);
     // Blocks while paused; false when a stop arrived (before or during the wait).
     bool waitWhilePaused();
 
@@ -66,6 +71,9 @@ public:
     // Called after each finished experiment (id, kernel, status name, live line).
     std::function<void(int id, const QString &kernel, const QString &status, const QString &line)>
         onExperiment;
+    // Called (from a loop thread) when the loop pauses itself, and again (empty reason) when that
+    // pause ends by itself.
+    std::function<void(const QString &reason)> onSelfPause;
 
 private:
     std::unique_ptr<RunStore> m_store;
@@ -76,6 +84,7 @@ private:
     std::atomic<bool> m_failed { false };
     QMutex m_pauseMutex;
     QWaitCondition m_pauseChanged;
+    QDeadlineTimer m_resumeAt { QDeadlineTimer::Forever }; // a self-pause's end; Forever otherwise
     mutable QMutex m_statsMutex;
     LoopStats m_stats;
     QElapsedTimer m_clock;

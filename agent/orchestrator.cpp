@@ -1,5 +1,6 @@
 #include "orchestrator.h"
 
+#include "agentresult.h"
 #include "runloader.h"
 
 #include <algorithm>
@@ -78,6 +79,8 @@ KernelProgress Orchestrator::progress(const RunSnapshot &run, const QString &ker
     for (const Experiment &e : run.experiments) {
         if (e.kernel != kernel || e.status == ExperimentStatus::Baseline)
             continue;
+        if (e.status == ExperimentStatus::Failed && AgentError::isOutageDescription(e.description))
+            continue; // the agent was unreachable: nothing was tried on the kernel
         if (e.agent == QLatin1String("user")) // a person's revert: a fresh start for the give-up rule
             p.consecutiveReverts = 0;
         else if (isRevertLike(e.status))

@@ -343,6 +343,12 @@ bool GitRepo::verify(QString *error) const
             problems << lastError(name);
             continue;
         }
+        if (name.startsWith(QLatin1String(BlobRefPrefix))) { // a blob of its own (an agent's reply)
+            BlobH blob;
+            if (git_blob_lookup(blob.out(), m_repo, git_reference_target(resolved.p)) != 0)
+                problems << lastError(QStringLiteral("%1 -> blob").arg(name));
+            continue;
+        }
         if (git_commit_lookup(commit.out(), m_repo, git_reference_target(resolved.p)) != 0
             || git_commit_tree(tree.out(), commit.p) != 0) {
             problems << lastError(QStringLiteral("%1 -> commit").arg(name));

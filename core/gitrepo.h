@@ -37,6 +37,9 @@ public:
     QString writeCommit(const QString &tree, const QStringList &parents, const QString &message,
         const QDateTime &when, QString *error = nullptr);
 
+    // Refs under this prefix point at a blob, not a commit (RunStore's agent replies).
+    static constexpr const char *BlobRefPrefix = "refs/replies/";
+
     // Points `name` ("refs/heads/best") at `target`, creating or overwriting it.
     bool setRef(const QString &name, const QString &target, const QString &reason, QString *error = nullptr);
     bool setHeadSymbolic(const QString &refName, QString *error = nullptr);

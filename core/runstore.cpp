@@ -8,6 +8,7 @@
 #include "runconfig.h"
 #include "runloader.h"
 #include "runlock.h"
+#include "secrets.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -270,6 +271,35 @@ Experiment RunStore::beginExperiment(
     if (!appendLog(line, error))
         return Experiment();
     return e;
+}
+
+bool RunStore::attachReply(int id, const QString &reply, QString *error)
+{
+    if (!m_state.experiment(id))
+        return fail(error, QStringLiteral("unknown experiment %1").arg(id));
+    if (reply.isEmpty())
+        return true;
+    QByteArray text = secrets::redact(reply).toUtf8();
+    if (text.size() > MaxReplyBytes) {
+        const int tail = MaxReplyBytes / 4;
+        const QByteArray cut
+            = QStringLiteral("\n\n[... %1 bytes left out: replies are kept up to %2 bytes ...]\n\n")
+                  .arg(text.size() - MaxReplyBytes)
+                  .arg(MaxReplyBytes)
+                  .toUtf8();
+        text = text.left(MaxReplyBytes - tail) + cut + text.right(tail);
+    }
+    const QString blob = m_repo->writeBlob(text, error);
+    return !blob.isEmpty() && m_repo->setRef(replyRef(id), blob, QStringLiteral("reply"), error);
+}
+
+QByteArray RunStore::readReply(const QString &dir, int id, QString *error)
+{
+    const auto repo = GitRepo::open(dir, error);
+    if (!repo)
+        return {};
+    const QString blob = repo->resolveRef(replyRef(id));
+    return blob.isEmpty() ? QByteArray() : repo->readBlobById(blob, error);
 }
 
 QString RunStore::finalCommit(const Experiment &e, QString *error)

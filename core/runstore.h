@@ -104,6 +104,16 @@ public:
     // `created`: the new experiment of a revert.
     bool apply(const SteerRequest &request, QString *error = nullptr, Experiment *created = nullptr);
 
+    // Keeps what the agent answered for experiment `id` (secrets redacted, at most MaxReplyBytes:
+    // the head and the tail of a longer one) as the blob refs/replies/<id>, beside the experiment
+    // rather than in its tree, so diffs, heads and the best commit hold kernel.py alone. An empty
+    // reply keeps nothing. `git cat-file -p refs/replies/17` shows it.
+    bool attachReply(int id, const QString &reply, QString *error = nullptr);
+    static constexpr int MaxReplyBytes = 256 * 1024;
+    static QString replyRef(int id) { return QStringLiteral("refs/replies/%1").arg(id); }
+    // The reply kept for experiment `id` in the run at `dir`; empty when there is none.
+    static QByteArray readReply(const QString &dir, int id, QString *error = nullptr);
+
     // kernel.py at the kernel's head.
     QByteArray kernelSource(const QString &kernel, QString *error = nullptr) const;
     QString bestCommit() const;

@@ -224,6 +224,7 @@ struct Rig
         cfg.label = QStringLiteral("test");
         cfg.quickBench = true;
         cfg.writeRetryMs = 20; // refused writes: short back-off in tests
+        cfg.breakerPauseSec = 1; // the agent's breaker: a short pause in tests
         loop = std::make_unique<ExperimentLoop>(
             session.get(), &agent, [this](const BenchRequest &r) { return bench.run(r); }, cfg);
     }

@@ -260,21 +260,79 @@ private Q_SLOTS:
         QVERIFY(e.agentSeconds > 0);
         QCOMPARE(r.blobOf(e.id), starter()); // nothing proposed: the unchanged file
         QCOMPARE(r.bench.requests.size(), 1);
+        // The garbage reply is kept beside the failed experiment, for review.
+        QCOMPARE(RunStore::readReply(r.dir, e.id), QByteArray("I'm sorry, I can't help with that."));
 
         r.agent.enqueue(agentError(AgentError::Kind::Network, QStringLiteral("connection refused")));
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Failed);
         QCOMPARE(r.last().description, QStringLiteral("agent error (network)"));
 
-        // The loop goes on: the next proposal is measured and kept.
+        // The loop goes on: the next proposal is measured and kept, its reply beside it.
+        AgentProposal answered;
+        answered.kernelPy = QString::fromUtf8(variant(32));
+        answered.description = QStringLiteral("smaller row chunks");
+        answered.rawReply = QStringLiteral("Smaller row chunks.\n```python\n...\n```");
+        r.agent.enqueue(AgentResult::success(answered));
         r.bench.results.enqueue(ok(70));
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Kept);
+        QCOMPARE(
+            RunStore::readReply(r.dir, r.last().id), QByteArray("Smaller row chunks.\n```python\n...\n```"));
         QCOMPARE(r.bench.requests.size(), 2);
         QCOMPARE(r.agent.contexts.size(), 3);
         QCOMPARE(r.agent.contexts.last().history.size(), 3); // baseline + the two failures
         QCOMPARE(r.session->stats().experiments, 3);
         QCOMPARE(r.session->stats().failed, 2);
+    }
+
+    // An unreachable agent is not the kernel's failure: its outages do not count toward the
+    // reverts rule, and three in a row pause the loop (for 1 s here, doubling per trip) instead of
+    // burning through every kernel; after the pause the next outage trips it again at once.
+    void agentOutagesPauseTheLoopAndRetireNothing()
+    {
+        const json twoReverts = { { "move_on",
+            { { "max_consecutive_reverts", 2 }, { "roof_pct", 0 }, { "hours_per_kernel", 0 },
+                { "speedup_over_baseline", 0 } } } };
+        CREATE_RIG(r, twoReverts);
+        QStringList pauses;
+        r.session->onSelfPause = [&pauses](const QString &why) { pauses << why; };
+        STEP(r); // A's baseline
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(!r.session->paused());
+            r.agent.enqueue(agentError(AgentError::Kind::Network, QStringLiteral("connection refused")));
+            STEP(r);
+        }
+        QVERIFY(r.session->paused());
+        QCOMPARE(pauses.size(), 1);
+        QVERIFY2(pauses.first().contains(QStringLiteral("failed 3 times in a row (connection refused)")),
+            qPrintable(pauses.first()));
+        QCOMPARE(r.experimentsOn(kA), 3); // recorded, on A, which the two-reverts rule did not retire
+        QVERIFY(r.kernel(kA).state != KernelState::Done);
+
+        // The pause ends by itself; the probe fails too: paused again, for twice as long.
+        QElapsedTimer waited;
+        waited.start();
+        r.agent.enqueue(agentError(AgentError::Kind::Timeout, QStringLiteral("no answer in 600 s")));
+        STEP(r);
+        QVERIFY2(waited.elapsed() >= 900, qPrintable(QString::number(waited.elapsed())));
+        QCOMPARE(pauses.size(), 3);
+        QVERIFY(pauses.at(1).isEmpty()); // the first pause's end
+        QVERIFY2(pauses.at(2).contains(QStringLiteral("pauses for 2 s")), qPrintable(pauses.at(2)));
+        QVERIFY(r.session->paused());
+
+        // A person resumes now; a usable answer closes the breaker.
+        r.session->setPaused(false);
+        waited.restart();
+        r.bench.results.enqueue(ok(70));
+        STEP(r);
+        QVERIFY(waited.elapsed() < 900);
+        QCOMPARE(r.last().status, ExperimentStatus::Kept);
+        QCOMPARE(r.last().kernel, kA);
+        r.agent.enqueue(agentError(AgentError::Kind::Http, QStringLiteral("HTTP 503")));
+        STEP(r);
+        QVERIFY(!r.session->paused()); // one outage after an answer is not three in a row
+        QCOMPARE(pauses.size(), 3);
     }
 
     void cancelledAndConfigErrors()

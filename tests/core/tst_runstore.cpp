@@ -4,6 +4,7 @@
 #include "runlock.h"
 #include "runstore.h"
 #include "runwatcher.h"
+#include "secrets.h"
 #include "testregistry.h"
 
 #include <QFile>
@@ -167,6 +168,49 @@ private Q_SLOTS:
         QVERIFY(
             rows.value(3).startsWith(QByteArray(QByteArray::number(failed.id) + "\t01-matmul\tmatmul\t")));
         QVERIFY(rows.value(3).contains("\tFAIL\t"));
+    }
+
+    void agentRepliesAreKeptBesideTheExperiment()
+    {
+        QTemporaryDir tmp;
+        auto store = makeRun(tmp.path());
+        QVERIFY(store);
+        QString error;
+        const Experiment e = store->beginExperiment(QStringLiteral("01-matmul"), "V1 = 2\n",
+            QStringLiteral("llm:m"), QStringLiteral("tiles"), &error);
+        QVERIFY2(e.id > 0, qPrintable(error));
+        secrets::registerValue(QStringLiteral("sk-test-reply-0123456789"));
+        QVERIFY2(store->attachReply(e.id,
+                     QStringLiteral("my key is sk-test-reply-0123456789, here:\n```python\n```"), &error),
+            qPrintable(error));
+        const QByteArray kept = RunStore::readReply(tmp.path(), e.id);
+        QVERIFY(kept.startsWith("my key is [redacted], here:"));
+        QVERIFY(!kept.contains("sk-test-reply"));
+        // Not in the experiment's tree: its diff and the kernel's head hold kernel.py alone.
+        QVERIFY(
+            store->repo().blobIdAt(e.commit, QStringLiteral("kernels/01-matmul/agent-reply.md")).isEmpty());
+        QVERIFY2(store->repo().verify(&error), qPrintable(error)); // a blob ref is no broken commit ref
+
+        // A long reply keeps its head and its tail, and says what was left out.
+        const Experiment big = store->beginExperiment(
+            QStringLiteral("01-matmul"), "V2 = 2\n", QStringLiteral("llm:m"), QStringLiteral("big"), &error);
+        const QString head(RunStore::MaxReplyBytes, QLatin1Char('h'));
+        const QString tail(RunStore::MaxReplyBytes, QLatin1Char('t'));
+        QVERIFY(store->attachReply(big.id, head + tail, &error));
+        const QByteArray cut = RunStore::readReply(tmp.path(), big.id);
+        QVERIFY(cut.size() < RunStore::MaxReplyBytes + 200);
+        QVERIFY(cut.startsWith("hhhh"));
+        QVERIFY(cut.endsWith("tttt"));
+        QVERIFY(cut.contains("bytes left out"));
+
+        QVERIFY(store->attachReply(e.id + 100, QStringLiteral("x"), &error) == false);
+        QVERIFY(error.contains(QStringLiteral("unknown experiment")));
+        QVERIFY(RunStore::readReply(tmp.path(), 999).isEmpty());
+        // The store reopens (its repair walks every ref) with the replies in place.
+        store.reset();
+        auto again = RunStore::open(tmp.path(), &error);
+        QVERIFY2(again, qPrintable(error));
+        QVERIFY(RunStore::readReply(tmp.path(), e.id).startsWith("my key is [redacted]"));
     }
 
     void finishIsChecked()
