@@ -190,6 +190,8 @@ void MainWindow::createMenus()
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
     view->addAction(toolbar->toggleViewAction());
+    view->addSeparator();
+    view->addAction(m_workspace->compareBestAction());
 
     QMenu *loop = menuBar()->addMenu(tr("&Loop"));
     loop->addActions(m_steering->loopActions());

@@ -15,14 +15,18 @@
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
 
+#include "runstore.h"
+
 #include <QAction>
 #include <QDataStream>
 
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -55,6 +59,7 @@ struct DiffTexts
     QString oldText;
     QString newText;
     QString error;
+    QString reply; // the agent's raw answer, when the run kept one (RunStore::attachReply)
 };
 
 } // namespace
@@ -116,16 +121,33 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
         new CostDelegate(ExperimentModel::SortRole, ExperimentModel::TotalCostRole, this));
     m_commitView->sortByColumn(ExperimentModel::IdColumn, Qt::DescendingOrder); // newest first
     m_commitView->horizontalHeader()->setStretchLastSection(true);
+    m_commitView->setSelectionMode(QAbstractItemView::ExtendedSelection); // two chosen: compared
     m_commitStack->addWidget(m_commitEmpty);
     m_commitStack->addWidget(m_commitView);
 
-    m_diffView = new DiffView(m_bottom);
+    // The selected experiment's change and, beside it, what the agent answered to produce it.
+    m_details = new QTabWidget(m_bottom);
+    m_details->setObjectName(QStringLiteral("ExperimentDetailTabs"));
+    m_diffView = new DiffView(m_details);
+    m_replyView = new QPlainTextEdit(m_details);
+    m_replyView->setObjectName(QStringLiteral("AgentReplyView"));
+    m_replyView->setReadOnly(true);
+    m_replyView->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_replyView->setPlaceholderText(tr("The agent's reply to the selected experiment appears here."));
+    m_details->addTab(m_diffView, tr("Diff"));
+    m_details->addTab(m_replyView, tr("Agent Reply"));
     m_summary = new RunSummaryBar(this);
     m_nextPending = new QAction(tr("&Next Pending"), this);
     m_nextPending->setObjectName(QStringLiteral("NextPendingAction"));
     m_nextPending->setShortcut(Qt::Key_N);
     m_nextPending->setEnabled(false);
     connect(m_nextPending, &QAction::triggered, this, &RunWorkspace::selectNextPending);
+    m_compareBest = new QAction(tr("Compare &Baseline with Best"), this);
+    m_compareBest->setObjectName(QStringLiteral("CompareBaselineBestAction"));
+    m_compareBest->setShortcut(Qt::CTRL | Qt::Key_B);
+    m_compareBest->setToolTip(tr("The diff shows the selected kernel's baseline against its best kept "
+                                 "version (or choose any two experiments with Ctrl+click)"));
+    connect(m_compareBest, &QAction::triggered, this, [this] { compareBaselineWithBest(); });
     m_pendingOnly = new QAction(tr("Show &Pending Only"), this);
     m_pendingOnly->setObjectName(QStringLiteral("PendingOnlyAction"));
     m_pendingOnly->setCheckable(true);
@@ -149,6 +171,8 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
         &RunWorkspace::kernelSelectionChanged);
     connect(m_commitView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &RunWorkspace::experimentSelectionChanged);
+    connect(m_commitView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+        &RunWorkspace::compareChosen);
 
     m_blobReader = [](const QString &, const QString &, const QString &, QString *error) {
         *error = tr("no git reader configured");
@@ -331,11 +355,14 @@ void RunWorkspace::loadDiff(const Experiment &e)
                 if (!err.isEmpty())
                     t.error = tr("%1 at %2: %3").arg(path, e.parent.left(8), err);
             }
+            QString replyError; // a run without replies (older, or the tune agent's) is not an error
+            t.reply = QString::fromUtf8(RunStore::readReply(dir, e.id, &replyError));
             return t;
         },
         [this, generation, e, path](const DiffTexts &t) {
             if (generation != m_diffGeneration)
                 return;
+            showReply(e, t.reply);
             if (!t.error.isEmpty()) {
                 m_diffView->showMessage(tr("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
                 Q_EMIT message(tr("diff of experiment %1: %2").arg(e.id).arg(t.error));
@@ -347,6 +374,91 @@ void RunWorkspace::loadDiff(const Experiment &e)
             m_diffView->showTexts(
                 t.oldText, t.newText, oldTitle, tr("experiment %1 @ %2").arg(e.id).arg(e.commit.left(8)));
         });
+}
+
+void RunWorkspace::compareExperiments(const Experiment &older, const Experiment &newer)
+{
+    if (!m_snapshot || older.commit.isEmpty() || newer.commit.isEmpty())
+        return;
+    const KernelRecord *kernel = m_snapshot->kernel(newer.kernel);
+    const QString folder = kernel ? kernel->folder : QStringLiteral("kernels/%1").arg(newer.kernel);
+    const QString path = QStringLiteral("%1/kernel.py").arg(folder);
+    const quint64 generation = ++m_diffGeneration;
+    m_selectedExperiment = -1; // a single selection afterwards loads its own diff again
+    m_diffView->showMessage(tr("Loading experiments %1 and %2…").arg(older.id).arg(newer.id), QString());
+    runInBackground(
+        this,
+        [reader = m_blobReader, dir = m_snapshot->runDir, older, newer, path] {
+            DiffTexts t;
+            QString err;
+            t.oldText = QString::fromUtf8(reader(dir, older.commit, path, &err));
+            if (err.isEmpty())
+                t.newText = QString::fromUtf8(reader(dir, newer.commit, path, &err));
+            if (!err.isEmpty())
+                t.error = tr("%1: %2").arg(path, err);
+            return t;
+        },
+        [this, generation, older, newer](const DiffTexts &t) {
+            if (generation != m_diffGeneration)
+                return;
+            if (!t.error.isEmpty()) {
+                m_diffView->showMessage(
+                    tr("Cannot compare experiments %1 and %2").arg(older.id).arg(newer.id), t.error);
+                return;
+            }
+            m_diffView->showTexts(t.oldText, t.newText,
+                tr("experiment %1 (%2) @ %3")
+                    .arg(older.id)
+                    .arg(statusName(older.status), older.commit.left(8)),
+                tr("experiment %1 (%2) @ %3")
+                    .arg(newer.id)
+                    .arg(statusName(newer.status), newer.commit.left(8)));
+        });
+}
+
+void RunWorkspace::compareChosen()
+{
+    // Two experiments chosen in the commit list (Ctrl+click): the older against the newer.
+    const QModelIndexList rows = m_commitView->selectionModel()->selectedRows();
+    if (rows.size() != 2)
+        return;
+    const int a = m_experimentModel->rowOfId(rows.at(0).data(ExperimentModel::IdRole).toInt());
+    const int b = m_experimentModel->rowOfId(rows.at(1).data(ExperimentModel::IdRole).toInt());
+    if (a < 0 || b < 0)
+        return;
+    const Experiment &x = m_experimentModel->rowAt(a);
+    const Experiment &y = m_experimentModel->rowAt(b);
+    if (x.id < y.id)
+        compareExperiments(x, y);
+    else
+        compareExperiments(y, x);
+}
+
+bool RunWorkspace::compareBaselineWithBest()
+{
+    if (!m_snapshot || m_selectedKernel.isEmpty())
+        return false;
+    const KernelRecord *k = m_snapshot->kernel(m_selectedKernel);
+    const Experiment *best = k ? m_snapshot->experiment(k->headExperiment) : nullptr;
+    const Experiment *baseline = nullptr;
+    for (const Experiment &e : m_snapshot->experiments)
+        if (e.kernel == m_selectedKernel && e.status == ExperimentStatus::Baseline)
+            baseline = &e;
+    if (!best || !baseline || best->id == baseline->id) {
+        m_diffView->showMessage(tr("Nothing to compare"),
+            tr("%1 has kept nothing yet: its best is its baseline.").arg(m_selectedKernel));
+        return false;
+    }
+    compareExperiments(*baseline, *best);
+    return true;
+}
+
+void RunWorkspace::showReply(const Experiment &e, const QString &reply)
+{
+    m_replyView->setPlainText(reply);
+    if (reply.isEmpty())
+        m_replyView->setPlaceholderText(
+            tr("No reply kept for experiment %1 (the tune agent and the baseline have none).").arg(e.id));
 }
 
 QByteArray RunWorkspace::saveState() const

@@ -10,9 +10,11 @@
 
 class QAction;
 class QLineEdit;
+class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QSplitter;
 class QStackedWidget;
+class QTabWidget;
 class QTableView;
 
 namespace ak {
@@ -64,6 +66,9 @@ public:
     // Loop ▸ Show Pending Only: the commit list shows every kernel's pending experiments.
     QAction *pendingOnlyAction() const { return m_pendingOnly; }
     bool selectNextPending();
+    // View ▸ Compare Baseline with Best (Ctrl+B): the selected kernel's baseline against its head.
+    QAction *compareBestAction() const { return m_compareBest; }
+    bool compareBaselineWithBest();
     bool isShowingKernels() const;
     bool isShowingCommits() const;
     QString selectedKernel() const { return m_selectedKernel; }
@@ -77,6 +82,9 @@ private:
     void refreshKernelDependents();
     void updateEmptyStates();
     void loadDiff(const Experiment &e);
+    void showReply(const Experiment &e, const QString &reply);
+    void compareExperiments(const Experiment &older, const Experiment &newer);
+    void compareChosen();
 
     SteeringActions *m_steering;
     RunSnapshotPtr m_snapshot;
@@ -103,10 +111,13 @@ private:
     QTableView *m_kernelView;
     QTableView *m_commitView;
     ThroughputChart *m_chart;
+    QTabWidget *m_details = nullptr;
     DiffView *m_diffView;
+    QPlainTextEdit *m_replyView = nullptr;
     RunSummaryBar *m_summary = nullptr;
     QAction *m_nextPending = nullptr;
     QAction *m_pendingOnly = nullptr;
+    QAction *m_compareBest = nullptr;
 };
 
 } // namespace ak
