@@ -9,6 +9,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTextBlock>
+#include <QTextLayout>
 
 using ak::DiffView;
 
@@ -33,6 +34,31 @@ private Q_SLOTS:
         // Each test starts with the defaults (side by side, folded), whatever an earlier one chose.
         QSettings().remove(QLatin1String(DiffView::kUnifiedSettingsKey));
         QSettings().remove(QLatin1String(DiffView::kFoldSettingsKey));
+    }
+
+    // A palette switched live (to a dark one) re-themes the highlighting, as it does the window.
+    void highlightingFollowsAPaletteSwitch()
+    {
+        DiffView view;
+        view.setPalette(QPalette(Qt::black, Qt::white)); // light base
+        view.showTexts(QStringLiteral("def f():\n    return 1\n"), QStringLiteral("def g():\n    return 2\n"),
+            QStringLiteral("a"), QStringLiteral("b"));
+        const auto keywordColour = [&view] {
+            // The colour the highlighter gave "def" on the first line of the editor that shows it.
+            for (QPlainTextEdit *edit : view.findChildren<QPlainTextEdit *>()) {
+                const QTextBlock block = edit->document()->firstBlock();
+                for (const QTextLayout::FormatRange &r : block.layout()->formats())
+                    if (r.start == 0 && r.length >= 3 && block.text().startsWith(QLatin1String("def")))
+                        return r.format.foreground().color();
+            }
+            return QColor();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(keywordColour().isValid(), 5000);
+        const QColor light = keywordColour();
+        QPalette dark(Qt::white, Qt::black);
+        dark.setColor(QPalette::Base, Qt::black);
+        view.setPalette(dark);
+        QTRY_VERIFY_WITH_TIMEOUT(keywordColour().isValid() && keywordColour() != light, 5000);
     }
 
     void emptyStateBeforeSelection()

@@ -12,6 +12,7 @@
 #include <KSyntaxHighlighting/Theme>
 
 #include <QAction>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -51,6 +52,20 @@ QColor charColor(DiffLineKind kind)
 }
 
 } // namespace
+
+void DiffView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange)
+        return;
+    const auto theme = syntaxTheme(palette());
+    for (auto *hl : m_highlighters) {
+        if (hl && hl->theme().name() != theme.name()) {
+            hl->setTheme(theme);
+            hl->rehighlight();
+        }
+    }
+}
 
 DiffView::DiffView(QWidget *parent)
     : QWidget(parent)

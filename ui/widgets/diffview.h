@@ -75,6 +75,10 @@ public:
 Q_SIGNALS:
     void diffShown();
 
+protected:
+    // A palette switched while the window is open (a dark theme, say) re-themes the highlighting.
+    void changeEvent(QEvent *event) override;
+
 private:
     void syncScroll(int fromSide, Qt::Orientation orientation, int value);
     void scrollToFirstChange();
