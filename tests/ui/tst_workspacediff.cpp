@@ -33,6 +33,16 @@ void select(QTableView *view, int role, const QVariant &value)
     QFAIL("row not in table");
 }
 
+// The in-memory run of testsnapshot.h on screen, each commit's kernel.py "BLOCK = <its last digit>".
+void showMadeRun(ak::MainWindow &w)
+{
+    w.show();
+    w.setBlobReader([](const QString &, const QString &commit, const QString &, QString *) {
+        return QStringLiteral("BLOCK = %1\n").arg(commit.right(1)).toUtf8();
+    });
+    w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/k")));
+}
+
 } // namespace
 
 class WorkspaceDiffTest : public QObject
@@ -42,11 +52,7 @@ private Q_SLOTS:
     void kernelChangeDropsThePreviousKernelsCommit()
     {
         ak::MainWindow w;
-        w.show();
-        w.setBlobReader([](const QString &, const QString &commit, const QString &, QString *) {
-            return QStringLiteral("BLOCK = %1\n").arg(commit.right(1)).toUtf8();
-        });
-        w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/k")));
+        showMadeRun(w);
         ak::DiffView *diff = ak::test::named<ak::DiffView>(&w, "DiffView");
         QTableView *kernels = ak::test::named<QTableView>(&w, "KernelView");
         QTableView *commits = ak::test::named<QTableView>(&w, "CommitView");
@@ -88,11 +94,7 @@ private Q_SLOTS:
     void comparesTwoExperiments()
     {
         ak::MainWindow w;
-        w.show();
-        w.setBlobReader([](const QString &, const QString &commit, const QString &, QString *) {
-            return QStringLiteral("BLOCK = %1\n").arg(commit.right(1)).toUtf8();
-        });
-        w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/k")));
+        showMadeRun(w);
         ak::DiffView *diff = ak::test::named<ak::DiffView>(&w, "DiffView");
         QTableView *kernels = ak::test::named<QTableView>(&w, "KernelView");
         QTableView *commits = ak::test::named<QTableView>(&w, "CommitView");
