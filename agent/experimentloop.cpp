@@ -169,7 +169,7 @@ ExperimentLoop::Step ExperimentLoop::step()
     Step ended = Step::Worked;
     if (!begin(c.kernel, proposed, draft, &e, &ended))
         return ended;
-    keepReply(e, reply);
+    keepReply(m_session->lock().store(), e, reply);
     clock.pause();
     const BenchResult bench = benchCandidate(c.kernel, proposed);
     clock.resume();
@@ -423,19 +423,15 @@ Experiment ExperimentLoop::recordFailure(const QString &kernel, const QByteArray
         writeRefused(kernel, error); // waits before the next step asks the agent again
         return Experiment();
     }
-    if (!store->attachReply(e.id, reply, &error))
-        message(QStringLiteral("%1: the agent's reply to experiment %2 was not kept: %3")
-                    .arg(kernel)
-                    .arg(e.id)
-                    .arg(error));
+    keepReply(store.store(), e, reply);
     return *store->state().experiment(e.id);
 }
 
-void ExperimentLoop::keepReply(const Experiment &e, const QString &reply)
+void ExperimentLoop::keepReply(RunStore &store, const Experiment &e, const QString &reply)
 {
     // Evidence for review beside the diff; losing it does not stop the experiment.
     QString error;
-    if (!m_session->lock()->attachReply(e.id, reply, &error))
+    if (!store.attachReply(e.id, reply, &error))
         message(QStringLiteral("%1: the agent's reply to experiment %2 was not kept: %3")
                     .arg(e.kernel)
                     .arg(e.id)

@@ -83,7 +83,11 @@ private:
     // `reply`: the agent's raw answer, kept beside the experiment (RunStore::attachReply).
     Experiment recordFailure(const QString &kernel, const QByteArray &kernelPy, const Experiment &draft,
         const QString &reason, ExperimentStatus status, const QString &reply = QString());
-    void keepReply(const Experiment &e, const QString &reply);
+    // Keeps the agent's raw reply beside experiment `e` (RunStore::attachReply); `store` is the
+    // session's, held by the caller.
+    void keepReply(RunStore &store, const Experiment &e, const QString &reply);
+    // The agent's breaker: counts outages in a row and pauses the session when they reach the limit.
+    void countOutage(const AgentError &e);
     void finished(const Experiment &e, const QString &verdict);
     // After a refused run-store write: waits before the loop goes on (waitBeforeRetrying), unless the
     // kernel was pinned meanwhile, the one refusal that is not a problem. Returns whether a stop came.
@@ -107,7 +111,6 @@ private:
     int m_environmentErrors = 0;
     int m_outages = 0; // the agent's outages in a row (the breaker's count)
     int m_breakerTrips = 0; // since the last usable answer
-    void countOutage(const AgentError &e);
     int m_writeDelayMs = 0; // current back-off after refused writes; 0 = writes work
     static constexpr int kMaxWriteRetryMs = 300000;
     double m_lastOverheadMs = 0;

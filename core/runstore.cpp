@@ -293,6 +293,11 @@ bool RunStore::attachReply(int id, const QString &reply, QString *error)
     return !blob.isEmpty() && m_repo->setRef(replyRef(id), blob, QStringLiteral("reply"), error);
 }
 
+QString RunStore::replyRef(int id)
+{
+    return QLatin1String(GitRepo::BlobRefPrefix) + QString::number(id);
+}
+
 QByteArray RunStore::readReply(const QString &dir, int id, QString *error)
 {
     const auto repo = GitRepo::open(dir, error);

@@ -110,7 +110,7 @@ public:
     // reply keeps nothing. `git cat-file -p refs/replies/17` shows it.
     bool attachReply(int id, const QString &reply, QString *error = nullptr);
     static constexpr int MaxReplyBytes = 256 * 1024;
-    static QString replyRef(int id) { return QStringLiteral("refs/replies/%1").arg(id); }
+    static QString replyRef(int id); // under GitRepo::BlobRefPrefix
     // The reply kept for experiment `id` in the run at `dir`; empty when there is none.
     static QByteArray readReply(const QString &dir, int id, QString *error = nullptr);
 

@@ -326,6 +326,13 @@ void RunWorkspace::experimentSelectionChanged()
     loadDiff(e);
 }
 
+QString RunWorkspace::kernelPyPath(const QString &kernel) const
+{
+    const KernelRecord *k = m_snapshot ? m_snapshot->kernel(kernel) : nullptr;
+    const QString folder = k ? k->folder : QStringLiteral("kernels/%1").arg(kernel);
+    return QStringLiteral("%1/kernel.py").arg(folder);
+}
+
 void RunWorkspace::loadDiff(const Experiment &e)
 {
     if (!m_snapshot)
@@ -335,9 +342,7 @@ void RunWorkspace::loadDiff(const Experiment &e)
             tr("It is still running; its change appears when it is committed."));
         return;
     }
-    const KernelRecord *kernel = m_snapshot->kernel(e.kernel);
-    const QString folder = kernel ? kernel->folder : QStringLiteral("kernels/%1").arg(e.kernel);
-    const QString path = QStringLiteral("%1/kernel.py").arg(folder);
+    const QString path = kernelPyPath(e.kernel);
     const quint64 generation = ++m_diffGeneration;
     m_diffView->showMessage(tr("Loading experiment %1…").arg(e.id), QString());
     runInBackground(
@@ -380,9 +385,7 @@ void RunWorkspace::compareExperiments(const Experiment &older, const Experiment 
 {
     if (!m_snapshot || older.commit.isEmpty() || newer.commit.isEmpty())
         return;
-    const KernelRecord *kernel = m_snapshot->kernel(newer.kernel);
-    const QString folder = kernel ? kernel->folder : QStringLiteral("kernels/%1").arg(newer.kernel);
-    const QString path = QStringLiteral("%1/kernel.py").arg(folder);
+    const QString path = kernelPyPath(newer.kernel);
     const quint64 generation = ++m_diffGeneration;
     m_selectedExperiment = -1; // a single selection afterwards loads its own diff again
     m_diffView->showMessage(tr("Loading experiments %1 and %2…").arg(older.id).arg(newer.id), QString());

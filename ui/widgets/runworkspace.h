@@ -82,6 +82,8 @@ private:
     void refreshKernelDependents();
     void updateEmptyStates();
     void loadDiff(const Experiment &e);
+    // kernel.py of `kernel` in the run's tree (its folder as profiled).
+    QString kernelPyPath(const QString &kernel) const;
     void showReply(const Experiment &e, const QString &reply);
     void compareExperiments(const Experiment &older, const Experiment &newer);
     void compareChosen();
