@@ -10,6 +10,7 @@ bench by bench, so both meet the same GPU state.
   mkdir -p /tmp/old && git archive 803822b agent/python | tar -x -C /tmp/old
   python3 tests/bench/judge_tune_like.py /tmp/old/agent/python OUTDIR [VARIANTS]
   TUNE_LIKE_AB=AUTOKERNEL_TIMING_SPIN=0 python3 tests/bench/judge_tune_like.py - OUTDIR 2
+  TUNE_LIKE_OLD_LABEL="isolated, HEAD" python3 tests/bench/judge_tune_like.py PREV/agent/python OUTDIR 2
       (OLD "-": no in-process judge; TUNE_LIKE_AB adds the isolated judge with that variable set;
       three judges at once ran the H200 out of memory; TUNE_LIKE_MODES=full for full benches only)
 
@@ -47,6 +48,7 @@ for line in sys.stdin:
           "latency_us": r.get("latency_us"), "noise_pct": r.get("noise_pct"), "wall": time.perf_counter() - t,
           "bench_seconds": r.get("bench_seconds"), "settled_early": (r.get("timing") or {}).get("settled_early"),
           "reps": (r.get("timing") or {}).get("reps"),
+          "phases": (r.get("timing") or {}).get("phases_s"),
           "stages": [(s["name"], s["seconds"]) for s in r.get("stages", [])]}), flush=True)
 ''' % json.dumps(PEAKS)
 
@@ -86,7 +88,8 @@ def main():
     variants = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     budget = float(os.environ.get("JUDGE_BUDGET_S", 500))
     tmp = tempfile.mkdtemp(prefix="tunelike-")
-    judges = {} if old == "-" else {"in-process": Judge(old, os.path.join(tmp, "cache-old"))}
+    label = os.environ.get("TUNE_LIKE_OLD_LABEL", "in-process")     # e.g. "isolated, HEAD" for an A/B
+    judges = {} if old == "-" else {label: Judge(old, os.path.join(tmp, "cache-old"))}
     judges["isolated"] = Judge(NEW, os.path.join(tmp, "cache-new"))
     if os.environ.get("TUNE_LIKE_AB"):          # e.g. AUTOKERNEL_TIMING_SPIN=0: a third judge, so set
         key, value = os.environ["TUNE_LIKE_AB"].split("=", 1)
@@ -143,6 +146,7 @@ def report(rows):
                 print("| %s | %s | %s | %.2f | %+.2f | %.2f | %.1f | %d/%d |" % (
                     "quick" if quick else "full", op, name, wall, wall - base, noise, spread, len(ok), len(rs)))
     stage_table(rows, judges)
+    phase_table(rows, judges)
     for (quick, name), ds in diffs.items():
         print("%s, %s: median isolation cost per bench %+.2f s over %d ops" % (
             "quick" if quick else "full", name, statistics.median(ds), len(ds)))
@@ -166,6 +170,25 @@ def stage_table(rows, judges):
                 cells.append("%.2f" % statistics.median(secs) if secs else "-")
             if any(c != "-" for c in cells):
                 print("| %s | %s | %s |" % ("quick" if quick else "full", name, " | ".join(cells)))
+
+
+def phase_table(rows, judges):
+    """Median seconds of the timing stage's phases (timed.py's phases_s) and its rounds, per judge,
+    op and mode: what a round costs around its clock."""
+    names = ("fill", "flush", "wake", "timed", "stop", "probe", "checks")
+    print("\n| mode | op | judge | reps | %s |" % " | ".join(names))
+    print("|---" * (len(names) + 4) + "|")
+    for quick in (False, True):
+        for op in OPS:
+            for judge in judges:
+                rs = [r for r in rows if r["judge"] == judge and r["op"] == op and r["quick"] == quick
+                      and r.get("phases")]
+                if not rs:
+                    continue
+                cells = ["%.3f" % statistics.median(r["phases"].get(n, 0.0) for r in rs) for n in names]
+                print("| %s | %s | %s | %d | %s |" % ("quick" if quick else "full", op, judge,
+                                                      statistics.median(r.get("reps") or 0 for r in rs),
+                                                      " | ".join(cells)))
 
 
 if __name__ == "__main__":

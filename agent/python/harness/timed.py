@@ -45,6 +45,7 @@ BUDGETS = {  # per device and mode: target length of one round, timing budget (a
 # bench on the H200 (docs/benchmarks.md). Quick benches are short already.
 SETTLED_MIN_CHECKS = MAX_CHECKS // 2
 MAX_SLOTS = 32      # CUDA: up to 128, a round of tiny kernels must outlast its overheads
+BATCHED_FILL_BYTES = 64 << 20
 
 
 def slot_bytes(case):
@@ -101,11 +102,25 @@ class Slots:
         return [{"id": k, "inputs": self.specs[k], "out": list(self.outs[k])} for k in range(count)]
 
     def fill(self, pools, count):
-        for k in range(count):
-            offsets = pools.draw()
-            for (offset, shape, _), t in zip(self.specs[k], pools.inputs(offsets)):
-                self.arena.tensor(offset, shape, t.dtype).copy_(t)
-            self.offsets[k] = offsets
+        """Fresh windows into every slot. Slots are equally spaced, so one argument's windows of all
+        slots are a strided view of the arena: written by one gather and one copy instead of one
+        copy per slot (on the H200, 128 slots' copies were launch-bound and took longer than the
+        round they feed). Large inputs, where the gather's temporary would cost memory, go slot by
+        slot."""
+        offsets = [pools.draw() for _ in range(count)]
+        stride = self.specs[1][0][0] - self.specs[0][0][0] if len(self.specs) > 1 else 0
+        for i, pool in enumerate(pools.pools):
+            base, shape, _ = self.specs[0][i]
+            n, size = _numel(shape), pool.element_size()
+            if count > 1 and stride % size == 0 and count * n * size <= BATCHED_FILL_BYTES:
+                windows = torch.stack([pool[o[i]:o[i] + n] for o in offsets[:count]])
+                column = self.arena.tensor(base, [((count - 1) * stride) // size + n], pool.dtype)
+                column.as_strided((count, n), (stride // size, 1)).copy_(windows)
+                continue
+            for k in range(count):
+                offset, kshape, _ = self.specs[k][i]
+                self.arena.tensor(offset, kshape, pool.dtype).copy_(pool[offsets[k][i]:offsets[k][i] + n].view(kshape))
+        self.offsets[:count] = offsets
 
 
 class _Gpu:
@@ -178,10 +193,15 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
     graphs = []                 # [True] once every side's round replays as a CUDA graph
     spin = _spin_seconds(device, budget)
 
+    phases = dict.fromkeys(("fill", "flush", "wake", "timed", "stop", "probe", "checks"), 0.0)
+
     def round_(side, count, extra=None):
+        t = time.perf_counter_ns()
         slots.fill(pools, count)
+        t_filled = time.perf_counter_ns()
         if gpu is not None:
             gpu.flush_l2()
+        t_flushed = time.perf_counter_ns()
         runner = cand if side == "C" else ref_runner
         msg = {"op": "run", "ids": list(range(count))}
         if side == "N":
@@ -198,6 +218,9 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         reply = runner.request(msg, spin=spin)
         t1 = time.perf_counter_ns()
         (candidate.freeze if side == "C" else reference_sb.freeze)()
+        for name, ns in (("fill", t_filled - t), ("flush", t_flushed - t_filled), ("wake", t0 - t_flushed),
+                         ("timed", t1 - t0), ("stop", time.perf_counter_ns() - t1)):
+            phases[name] += ns / 1e9
         if not reply.get("ok"):
             if side == "C":
                 raise KernelRaised(str(reply.get("error")), bool(reply.get("fatal")))
@@ -241,8 +264,11 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
             samples[side].append(us)
             if side != "C":
                 continue
+            t_checks = time.perf_counter()
             if gpu is not None:
                 idle_worst = max(idle_worst, gpu.idle_probe_us())
+                phases["probe"] += time.perf_counter() - t_checks
+                t_checks = time.perf_counter()
             picked = [k for k in range(count) if (calls + k) in forced or
                       (len(checks) < MAX_CHECKS and rng.random() < PROBE_PROBABILITY)]
             for k in picked:
@@ -261,6 +287,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
             last = (calls + count - 1, slots.offsets[count - 1],
                     read_output(reply, count - 1, arena, slots.outs[count - 1], shape, dtype, device), count - 1)
             calls += count
+            phases["checks"] += time.perf_counter() - t_checks
         r += 1
         progress("timing round %d" % r, None)
     if last is None:
@@ -285,6 +312,9 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         "null_us": null, "raw_latency_us": median(samples["C"]), "raw_ref_latency_us": median(samples["R"]),
         "timed_calls": calls, "checked_calls": len(checks), "settled_early": settled,
         "timing_seconds": time.perf_counter() - start,
+        # Where the stage's wall time went (all rounds, warm-up included): what a round costs
+        # around its clock decides how many rounds fit the budget.
+        "phases_s": {k: round(v, 4) for k, v in phases.items()},
     })
     if gpu is not None:
         result["gpu_idle_probe_us"] = idle_worst

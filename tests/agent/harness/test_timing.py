@@ -51,6 +51,41 @@ class EarlyStop(unittest.TestCase):
         self.assertFalse(timed._settled(tiny, full, enough))
 
 
+class FreshInputs(unittest.TestCase):
+    """Every timed slot holds the pool window recorded for it, whether a round's inputs are written
+    by one strided copy per argument or slot by slot (large inputs)."""
+
+    def test_fill_writes_each_slots_recorded_window(self):
+        import random
+        import types
+        import torch
+        from harness import shm, timed
+        from harness.caller import layout
+        a = torch.arange(6, dtype=torch.float32).view(2, 3)
+        b = torch.arange(5, dtype=torch.bfloat16)
+        case = types.SimpleNamespace(inputs=(a, b), out_nbytes=lambda: 12)
+        pools = types.SimpleNamespace(pools=[torch.randn(200), torch.randn(90).to(torch.bfloat16)],
+                                      shapes=[(2, 3), (5,)], rng=random.Random(7))
+        pools.draw = lambda: [pools.rng.randrange(0, 195), pools.rng.randrange(0, 86)]
+        per = layout(0, case.inputs, 12)[2]
+        for limit in (timed.BATCHED_FILL_BYTES, 0):             # batched, then slot by slot
+            arena = shm.create("cpu", 16 + 6 * per)
+            slots = timed.Slots(arena, 16, case, 6)
+            arena.bytes().fill_(0xAB)
+            old, timed.BATCHED_FILL_BYTES = timed.BATCHED_FILL_BYTES, limit
+            try:
+                slots.fill(pools, 5)
+            finally:
+                timed.BATCHED_FILL_BYTES = old
+            for k in range(5):
+                for (offset, shape, _), pool, o in zip(slots.specs[k], pools.pools, slots.offsets[k]):
+                    want = pool[o:o + timed._numel(shape)].view(shape)
+                    self.assertTrue(torch.equal(arena.tensor(offset, shape, pool.dtype), want), (limit, k))
+            untouched = arena.tensor(slots.specs[5][0][0], [6], torch.float32).view(torch.int32)
+            self.assertTrue(bool((untouched == untouched[0]).all()), "slot 5 was not in the round")
+            self.assertEqual(len({tuple(o) for o in slots.offsets[:5]}), 5)
+
+
 class Summary(unittest.TestCase):
     def test_paired_speedup_and_noise(self):
         k = [10.0, 11.0, 10.0, 12.0, 10.0, 10.5]
