@@ -14,6 +14,7 @@
 #include "loopcontrol.h"
 #include "modelview.h"
 #include "moveonrulesdialog.h"
+#include "replaybar.h"
 #include "reportexport.h"
 #include "runloader.h"
 #include "runsummarybar.h"
@@ -36,6 +37,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -76,6 +78,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_runDevice(new QLabel(this))
     , m_rulesLabel(new QLabel(this))
     , m_reviewLabel(new QLabel(this))
+    , m_replayBar(new ReplayBar(this))
 {
     setWindowTitle(tr("AutoKernel Studio"));
     setObjectName(QStringLiteral("MainWindow"));
@@ -87,7 +90,14 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_central->addWidget(m_noRun);
     m_central->addWidget(m_workspace);
-    setCentralWidget(m_central);
+    auto *centre = new QWidget(this);
+    auto *centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    centreLayout->addWidget(m_central, 1);
+    centreLayout->addWidget(m_replayBar);
+    setCentralWidget(centre);
+    connectReplay();
 
     auto *logDock = new QDockWidget(tr("Log"), this);
     logDock->setObjectName(QStringLiteral("LogDock"));
@@ -192,6 +202,12 @@ void MainWindow::createMenus()
     view->addAction(toolbar->toggleViewAction());
     view->addSeparator();
     view->addAction(m_workspace->compareBestAction());
+    m_replayAction = view->addAction(tr("&Replay Run"), this, [this] { m_replayBar->start(m_runDir); });
+    m_replayAction->setObjectName(QStringLiteral("ReplayRunAction"));
+    m_replayAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    m_replayAction->setToolTip(
+        tr("Play the run back as it happened, with a timeline to scrub (Esc: back to live)"));
+    m_replayAction->setEnabled(false);
 
     QMenu *loop = menuBar()->addMenu(tr("&Loop"));
     loop->addActions(m_steering->loopActions());
@@ -265,7 +281,8 @@ void MainWindow::attachControl(LoopControl *control)
     if (m_attached)
         disconnect(m_attached, nullptr, this, nullptr);
     m_attached = control;
-    m_steering->setLoopControl(control);
+    // A replay shows the past: nothing is steered from it until Back to Live.
+    m_steering->setLoopControl(m_replayBar->isActive() ? nullptr : control);
     updateLoopSummary();
     if (control) {
         connect(control, &LoopControl::stateChanged, this, &MainWindow::updateLoopSummary);
@@ -294,6 +311,7 @@ void MainWindow::updateLauncher()
 void MainWindow::openRun(const QString &runDir)
 {
     ++m_opens;
+    m_replayBar->stop();
     startLoad(QDir(runDir).absolutePath(), false);
 }
 
@@ -367,7 +385,7 @@ void MainWindow::exampleFinished(const QString &name, const ExampleRun::Result &
 
 void MainWindow::reload()
 {
-    if (m_runDir.isEmpty())
+    if (m_runDir.isEmpty() || m_replayBar->isActive()) // Back to Live reloads
         return;
     // One reload at a time: while experiments land faster than a load takes, starting a new load on
     // every change would supersede each one before it is shown, and the table would never update.
@@ -464,6 +482,10 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
 {
     if (!snapshot)
         return;
+    if (m_replayBar->isActive() && snapshot->runDir == m_runDir) {
+        m_shown = snapshot; // a load that was under way: shown after the replay, not over it
+        return;
+    }
     const bool sameRun = snapshot->runDir == m_runDir && isShowingRun();
     if (snapshot->runDir != m_runDir)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
@@ -475,6 +497,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     updateLoopSummary();
     m_central->setCurrentWidget(m_workspace);
     m_reloadAction->setEnabled(true);
+    m_replayAction->setEnabled(true);
     const QString name = QFileInfo(snapshot->runDir).fileName();
     setWindowTitle(tr("%1 — AutoKernel Studio").arg(name.isEmpty() ? snapshot->runDir : name));
     const DeviceInfo &d = snapshot->device;
@@ -484,6 +507,37 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     showRules(*snapshot, sameRun);
     showReviewMode(*snapshot);
     m_sandbox->showRun(*snapshot);
+}
+
+void MainWindow::connectReplay()
+{
+    connect(m_replayBar, &ReplayBar::started, this, [this] {
+        m_steering->setLoopControl(nullptr);
+        m_log->appendMessage(LogView::Level::Info,
+            tr("replaying %1: %2 experiments; steering is off until Back to Live")
+                .arg(m_runDir)
+                .arg(m_replayBar->frameCount()));
+    });
+    connect(m_replayBar, &ReplayBar::frameShown, this, [this](const RunSnapshotPtr &snapshot) {
+        m_workspace->setSnapshot(snapshot);
+        m_modelView->setSnapshot(snapshot);
+        const QString name = QFileInfo(snapshot->runDir).fileName();
+        setWindowTitle(tr("%1 — Replay — AutoKernel Studio").arg(name));
+    });
+    connect(m_replayBar, &ReplayBar::ended, this, [this] {
+        m_steering->setLoopControl(m_attached);
+        m_log->appendMessage(LogView::Level::Info, tr("replay ended: back to the run as it is now"));
+        reload();
+    });
+    connect(m_replayBar, &ReplayBar::failed, this, [this](const QString &error) {
+        m_log->appendMessage(LogView::Level::Error, tr("cannot replay: %1").arg(error));
+        statusBar()->showMessage(tr("Cannot replay: %1").arg(error), 15000);
+    });
+}
+
+ReplayBar *MainWindow::replayBar() const
+{
+    return m_replayBar;
 }
 
 QAction *MainWindow::reviewModeAction() const

@@ -23,6 +23,7 @@ class EmptyState;
 class LogView;
 class LoopControl;
 class ModelView;
+class ReplayBar;
 class ReportExport;
 class MoveOnRulesDialog;
 class RunWatcher;
@@ -79,6 +80,8 @@ public:
     QAction *reviewModeAction() const;
     void editMoveOnRules();
     AgentSettingsDialog *agentSettingsDialog() const; // the open one, or nullptr
+    // View ▸ Replay Run: the bar under the workspace that plays the shown run back.
+    ReplayBar *replayBar() const;
     void editAgent();
 
 Q_SIGNALS:
@@ -108,6 +111,7 @@ private:
     void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
     void updateAgentTip();
+    void connectReplay();
 
     Loader m_loader;
     bool m_defaultLoader = true;
@@ -135,6 +139,8 @@ private:
     QLabel *m_rulesLabel;
     QLabel *m_reviewLabel;
     SandboxStatus *m_sandbox;
+    ReplayBar *m_replayBar;
+    QAction *m_replayAction = nullptr;
     // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
     // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
     QAction *m_rulesAction = nullptr;
