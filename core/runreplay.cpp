@@ -6,7 +6,6 @@
 #include <QFile>
 
 #include <algorithm>
-#include <cmath>
 
 namespace ak {
 
@@ -70,12 +69,11 @@ RunReplay::RunReplay(const RunSnapshot &profiled, QVector<LogEntry> entries)
     applyThrough(m_cursor, 0, m_frameEnd[0]);
 }
 
-void RunReplay::applyThrough(RunSnapshot &s, int fromEntry, int toEntry, bool ordered) const
+void RunReplay::applyThrough(RunSnapshot &s, int fromEntry, int toEntry) const
 {
     for (int i = fromEntry; i < toEntry; ++i)
         RunLoader::apply(s, m_entries[i]);
-    if (ordered)
-        RunLoader::finish(s);
+    RunLoader::finish(s);
 }
 
 QDateTime RunReplay::frameTime(int frame) const
@@ -116,25 +114,6 @@ RunSnapshotPtr RunReplay::snapshotAt(int frame)
         s->bestCommit = m_profiled.bestCommit;
     }
     return s;
-}
-
-QVector<RunReplay::SpeedupPoint> RunReplay::speedupSeries() const
-{
-    QVector<SpeedupPoint> points;
-    RunSnapshot s = m_profiled;
-    s.verification.reset();
-    // Unordered: the projection looks experiments up by id, and sorting after every frame would make
-    // the series quadratic in the run's length.
-    applyThrough(s, 0, m_frameEnd[0], false);
-    for (int f = 0; f <= frameCount(); ++f) {
-        if (f > 0)
-            applyThrough(s, m_frameEnd[f - 1], m_frameEnd[f], false);
-        const double speedup = s.projectedSpeedup();
-        const bool changed = points.isEmpty() || std::abs(points.last().speedup - speedup) > 1e-12;
-        if (changed || f == frameCount())
-            points.push_back({ f, frameTime(f), speedup });
-    }
-    return points;
 }
 
 } // namespace ak

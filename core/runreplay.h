@@ -15,19 +15,12 @@ namespace ak {
 // folding the log's lines in order with RunLoader::apply, so a replay shows the same table, chart
 // and diffs (the commits are the run's own) as the run did live. Frame 0 is the profiled run before
 // any experiment; frame f (1..frameCount()) is after the f-th line that ended an experiment (a
-// baseline, a finish, a review decision, a revert). Moving forward applies only the new lines;
+// baseline, a finish, a review decision, a revert); each frame's speedupHistory is the run-level
+// chart as it stood then. Moving forward applies only the new lines;
 // moving back rebuilds from the start (milliseconds for a 10k-experiment run).
 class RunReplay
 {
 public:
-    // One point of the run-level chart: the projected whole-model speedup after a frame.
-    struct SpeedupPoint
-    {
-        int frame = 0;
-        QDateTime time;
-        double speedup = 0; // RunSnapshot::projectedSpeedup(); 0 when nothing is measured yet
-    };
-
     // Reads run.json and the whole log of `dir`; nullptr with `error` set when it is not a run.
     static std::shared_ptr<RunReplay> open(const QString &dir, QString *error = nullptr);
     // From run.json's state (`profiled`: config, side files, no log applied) and the log's entries.
@@ -43,12 +36,10 @@ public:
     // The snapshot after `frame` (clamped). Its verification and best commit are the run's only at
     // the last frame: earlier, the model was not verified yet.
     RunSnapshotPtr snapshotAt(int frame);
-    // The projected model speedup after every frame at which it changed (and the first and last).
-    QVector<SpeedupPoint> speedupSeries() const;
 
 private:
-    // Folds entries [fromEntry, toEntry) into s; `ordered` puts it in rank and id order afterwards.
-    void applyThrough(RunSnapshot &s, int fromEntry, int toEntry, bool ordered = true) const;
+    // Folds entries [fromEntry, toEntry) into s and puts it in rank and id order.
+    void applyThrough(RunSnapshot &s, int fromEntry, int toEntry) const;
 
     RunSnapshot m_profiled; // run.json, side files; no log applied
     QVector<LogEntry> m_entries;

@@ -1,9 +1,10 @@
 // RunReplay: a run played back frame by frame shows, at its last frame, what a load shows; every
 // frame holds exactly the experiments that had ended by then; scrubbing back and forth gives the same
-// snapshots as playing forward; the run-level speedup series follows the kernels' kept results.
+// snapshots as playing forward; the run-level speedup chart of a frame is the run's up to then.
 #include "experimentlog.h"
 #include "runloader.h"
 #include "runreplay.h"
+#include "runstats.h"
 #include "runstore.h"
 #include "testfixtures.h"
 #include "testregistry.h"
@@ -110,7 +111,7 @@ private Q_SLOTS:
         QCOMPARE(replay->snapshotAt(99)->experiments.size(), b + 4); // clamped
     }
 
-    void speedupSeriesFollowsTheKeeps()
+    void projectedTimelineGrowsWithTheFrames()
     {
         QTemporaryDir tmp;
         QVERIFY(test::makeRunDir(tmp.path(), nlohmann::json { { "model", "tiny.py" } },
@@ -125,19 +126,22 @@ private Q_SLOTS:
             record(*store, QStringLiteral("01-matmul"), 1.2, ExperimentStatus::Reverted);
             record(*store, QStringLiteral("02-softmax"), 3.0, ExperimentStatus::Kept);
         }
+        // The run-level chart of a replay frame (RunStats::projectedTimeline of its snapshot) is the
+        // finished run's timeline up to that frame: the chart grows as the replay plays.
         auto replay = RunReplay::open(tmp.path());
         QVERIFY(replay);
-        const QVector<RunReplay::SpeedupPoint> series = replay->speedupSeries();
-        // Changes with the two keeps only (the revert moves nothing), plus the start and the last frame.
+        const auto full = RunStats::projectedTimeline(*RunLoader::load(tmp.path()));
         const int b = replay->frameCount() - 3; // the kernels' baselines come first
-        QVector<int> frames;
-        for (const auto &p : series)
-            frames << p.frame;
-        QCOMPARE(frames, (QVector<int> { 0, b + 1, b + 3 }));
-        QVERIFY(series[2].speedup > series[1].speedup);
-        QVERIFY(series[1].speedup > 1.0);
-        QCOMPARE(series.last().speedup, RunLoader::load(tmp.path())->projectedSpeedup());
-        QCOMPARE(series[1].speedup, replay->snapshotAt(b + 1)->projectedSpeedup());
+        QCOMPARE(full.size(), b + 2); // every baseline, then the two keeps (the revert is no head)
+        QVERIFY(full.last().second > full[full.size() - 2].second);
+        QCOMPARE(full.last().second, RunLoader::load(tmp.path())->projectedSpeedup());
+        for (int f = 0; f <= replay->frameCount(); ++f) {
+            const auto part = RunStats::projectedTimeline(*replay->snapshotAt(f));
+            QCOMPARE(part, full.mid(0, part.size()));
+            QCOMPARE(part.isEmpty() ? 1.0 : part.last().second, replay->snapshotAt(f)->projectedSpeedup());
+        }
+        QCOMPARE(RunStats::projectedTimeline(*replay->snapshotAt(b + 1)).size(), b + 1);
+        QCOMPARE(RunStats::projectedTimeline(*replay->snapshotAt(b + 2)).size(), b + 1);
     }
 
     void notARun()

@@ -1,5 +1,6 @@
 #include "modeleffectchart.h"
 
+#include "chartpalette.h"
 #include "emptystate.h"
 #include "modelverification.h"
 #include "numberformat.h"
@@ -8,6 +9,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QHorizontalStackedBarSeries>
 #include <QStackedLayout>
 #include <QValueAxis>
@@ -47,6 +49,7 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_view->setChart(m_chart);
     m_view->setRenderHint(QPainter::Antialiasing);
+    applyChartPalette(m_view, palette());
     m_view->setMinimumHeight(180);
     m_empty->setMessage(tr("No in-model effect measured"),
         tr("Only kernels that plug into the model and pass parity are timed inside it."));
@@ -98,6 +101,13 @@ void ModelEffectChart::setVerification(const ModelVerification &verification)
     m_effect->setRange(low < 0 ? low - pad : 0.0, high > 0 ? high + pad : 0.0 + pad);
     m_effect->applyNiceNumbers();
     m_stack->setCurrentWidget(m_view);
+}
+
+void ModelEffectChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyChartPalette(m_view, palette());
 }
 
 } // namespace ak

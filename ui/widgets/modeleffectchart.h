@@ -37,6 +37,10 @@ public:
     QBarSet *finalSetBars() const { return m_final; }
     QBarSet *leftOutBars() const { return m_leftOut; }
 
+protected:
+    // A palette switched live (a dark theme) repaints the chart's background, axes and legend.
+    void changeEvent(QEvent *event) override;
+
 private:
     QStackedLayout *m_stack;
     EmptyState *m_empty;

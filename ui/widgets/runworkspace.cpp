@@ -11,6 +11,7 @@
 #include "experimentmodel.h"
 #include "kernelfilterproxy.h"
 #include "kerneltablemodel.h"
+#include "modelspeedupchart.h"
 #include "steeringactions.h"
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
@@ -109,7 +110,15 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     kernelLayout->addWidget(m_search);
     kernelLayout->addWidget(m_kernelStack);
 
-    m_chart = new ThroughputChart(m_chartModel, m_top);
+    // The selected kernel's experiments, or the whole model's projected speedup over the run.
+    m_chartTabs = new QTabWidget(m_top);
+    m_chartTabs->setObjectName(QStringLiteral("ChartTabs"));
+    m_chart = new ThroughputChart(m_chartModel, m_chartTabs);
+    m_modelChart = new ModelSpeedupChart(m_chartTabs);
+    m_chartTabs->addTab(m_chart, tr("Kernel"));
+    m_chartTabs->addTab(m_modelChart, tr("Model"));
+    m_chartTabs->setTabToolTip(0, tr("The selected kernel's experiments against the device's peak"));
+    m_chartTabs->setTabToolTip(1, tr("The whole model's projected (and measured) speedup over the run"));
 
     // Commit list.
     m_commitStack = new QStackedWidget(m_bottom);
@@ -197,8 +206,12 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
 {
     const bool sameRun = m_snapshot && snapshot && m_snapshot->runDir == snapshot->runDir;
     m_snapshot = snapshot;
-    if (snapshot)
+    if (snapshot) {
         m_summary->setSnapshot(*snapshot);
+        m_modelChart->setSnapshot(*snapshot);
+    } else {
+        m_modelChart->clear();
+    }
     bool anyPending = false;
     for (const Experiment &e : snapshot ? snapshot->experiments : QVector<Experiment>())
         anyPending = anyPending || e.status == ExperimentStatus::Pending;

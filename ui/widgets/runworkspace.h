@@ -25,13 +25,14 @@ class EmptyState;
 class ExperimentModel;
 class KernelFilterProxy;
 class KernelTableModel;
+class ModelSpeedupChart;
 class SteeringActions;
 class ThroughputChart;
 class ThroughputChartModel;
 
 // The regions of an open run: ranked kernel table with search (top left), throughput chart of the
-// selected kernel (top right), commit list (bottom left) and diff of the selected commit (bottom
-// right). Owns the models; MainWindow feeds it snapshots.
+// selected kernel or, in a second tab, the model's speedup over the run (top right), commit list (bottom
+// left) and diff of the selected commit (bottom right). Owns the models; MainWindow feeds it snapshots.
 class RunWorkspace : public QWidget
 {
     Q_OBJECT
@@ -56,6 +57,9 @@ public:
     ExperimentModel *experimentModel() const { return m_experimentModel; }
     ExperimentFilterProxy *experimentProxy() const { return m_experimentProxy; }
     ThroughputChartModel *chartModel() const { return m_chartModel; }
+    ThroughputChart *throughputChart() const { return m_chart; }
+    ModelSpeedupChart *modelChart() const { return m_modelChart; }
+    QTabWidget *chartTabs() const { return m_chartTabs; }
     RunSummaryBar *summaryBar() const { return m_summary; }
     // Selects the experiment in the commit list (and its kernel in the table, clearing a search that
     // hides it); false when the run has no such experiment.
@@ -112,7 +116,9 @@ private:
     EmptyState *m_commitEmpty;
     QTableView *m_kernelView;
     QTableView *m_commitView;
+    QTabWidget *m_chartTabs = nullptr;
     ThroughputChart *m_chart;
+    ModelSpeedupChart *m_modelChart = nullptr;
     QTabWidget *m_details = nullptr;
     DiffView *m_diffView;
     QPlainTextEdit *m_replyView = nullptr;

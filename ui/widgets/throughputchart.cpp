@@ -1,10 +1,12 @@
 #include "throughputchart.h"
 
+#include "chartpalette.h"
 #include "emptystate.h"
 #include "throughputchartmodel.h"
 
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -89,6 +91,7 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_view->setChart(m_chart);
     m_view->setRenderHint(QPainter::Antialiasing);
+    applyChartPalette(m_view, palette());
 
     m_attemptsMapper = mapper(model, m_attempts, ThroughputChartModel::MeasuredColumn, this);
     m_bestMapper = mapper(model, m_best, ThroughputChartModel::BestColumn, this);
@@ -179,6 +182,13 @@ void ThroughputChart::showSelected()
 QColor ThroughputChart::outcomeColor(ExperimentStatus status)
 {
     return QColor(QLatin1String(ak::outcomeColor(outcomeOf(status))));
+}
+
+void ThroughputChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyChartPalette(m_view, palette());
 }
 
 } // namespace ak

@@ -41,6 +41,10 @@ public:
     static QColor outcomeColor(ExperimentStatus status);
     EmptyState *emptyState() const { return m_empty; }
 
+protected:
+    // A palette switched live (a dark theme) repaints the chart's background, axes and legend.
+    void changeEvent(QEvent *event) override;
+
 private:
     void modelReset();
     void showSelected();

@@ -1,0 +1,125 @@
+// The run-level chart (ModelSpeedupChart): a step line of the projected model speedup over time that
+// ends at the run's newest experiment, the measured speedup drawn only when Verify measured one; and
+// every chart of the window following the palette when it is switched live (light to dark and back).
+#include "modeleffectchart.h"
+#include "modelspeedupchart.h"
+#include "runstats.h"
+#include "testregistry.h"
+#include "testsnapshot.h"
+#include "throughputchart.h"
+#include "throughputchartmodel.h"
+
+#include <QAbstractAxis>
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QTest>
+#include <QValueAxis>
+
+using namespace ak;
+
+namespace {
+
+QPalette darkPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x20, 0x20, 0x24));
+    p.setColor(QPalette::Base, QColor(0x1a, 0x1a, 0x1e));
+    p.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    return p;
+}
+
+QPalette lightPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0xef, 0xef, 0xef));
+    p.setColor(QPalette::Base, Qt::white);
+    p.setColor(QPalette::Text, Qt::black);
+    p.setColor(QPalette::WindowText, Qt::black);
+    return p;
+}
+
+// The chart's background and every axis's labels are painted from the palette.
+void checkFollows(QWidget *widget, QChart *chart, const QPalette &palette)
+{
+    widget->setPalette(palette);
+    QCOMPARE(chart->backgroundBrush().color(), palette.color(QPalette::Base));
+    QCOMPARE(chart->legend()->labelColor(), palette.color(QPalette::Text));
+    QVERIFY(!chart->axes().isEmpty());
+    for (QAbstractAxis *axis : chart->axes())
+        QCOMPARE(axis->labelsColor(), palette.color(QPalette::Text));
+}
+
+} // namespace
+
+class ChartsTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void projectedSpeedupOverTime()
+    {
+        auto run = test::makeRun(QStringLiteral("/runs/x")); // 01-matmul (55 %): baseline, kept 1.3, kept 1.5
+        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-05T01:00:00Z"), Qt::ISODate);
+        for (Experiment &e : run->experiments) {
+            e.started = t0.addSecs(60 * e.id);
+            e.finished = e.started.addSecs(30);
+        }
+        ModelSpeedupChart chart;
+        chart.setSnapshot(*run);
+        QVERIFY(chart.isShowingChart());
+        QCOMPARE(chart.timeline().size(), 3); // the baseline and the two keeps
+        const QList<QPointF> points = chart.projectedSeries()->points();
+        QCOMPARE(points.size(), 2 * 3 - 1 + 1); // steps, then on to the newest experiment
+        QCOMPARE(points.last().y(), run->projectedSpeedup());
+        QVERIFY(run->projectedSpeedup() > 1.2);
+        QCOMPARE(qint64(points.last().x()), run->experiments.last().finished.toMSecsSinceEpoch());
+        // A step: the value before each jump is the previous projection, at the jump's time.
+        QCOMPARE(points[1].x(), points[2].x());
+        QCOMPARE(points[1].y(), points[0].y());
+        QVERIFY(points[2].y() > points[1].y());
+        // Not from zero: a few percent must show.
+        QVERIFY(chart.yAxis()->min() > 0.5 && chart.yAxis()->min() <= 1.0);
+        QVERIFY(chart.yAxis()->max() >= run->projectedSpeedup());
+        // Nothing measured: no measured line, and no legend entry claiming one.
+        QCOMPARE(chart.measuredSeries()->count(), 0);
+        QVERIFY(!chart.chart()->legend()->markers(chart.measuredSeries()).first()->isVisible());
+
+        ModelVerification v;
+        v.modelSpeedup = 1.18;
+        run->verification = v;
+        chart.setSnapshot(*run);
+        QCOMPARE(chart.measuredSeries()->count(), 2);
+        QCOMPARE(chart.measuredSeries()->at(0).y(), 1.18);
+        QVERIFY(chart.chart()->legend()->markers(chart.measuredSeries()).first()->isVisible());
+        QVERIFY(chart.measuredSeries()->name().contains(QStringLiteral("1.18")));
+
+        chart.setSnapshot(*test::makeRun(QStringLiteral("/runs/y"), false)); // freshly profiled
+        QVERIFY(!chart.isShowingChart());
+        QVERIFY(chart.timeline().isEmpty());
+    }
+
+    void chartsFollowThePaletteLive()
+    {
+        auto run = test::makeRun(QStringLiteral("/runs/x"));
+        for (Experiment &e : run->experiments)
+            e.finished = QDateTime::currentDateTimeUtc().addSecs(e.id);
+        ModelSpeedupChart model;
+        model.setSnapshot(*run);
+        ThroughputChartModel throughputModel;
+        ThroughputChart throughput(&throughputModel);
+        throughputModel.setKernel(run->kernels[0], QStringLiteral("01-matmul"), run->experiments);
+        ModelEffectChart effect;
+        for (const QPalette &p : { darkPalette(), lightPalette(), darkPalette() }) {
+            checkFollows(&model, model.chart(), p);
+            checkFollows(&throughput, throughput.chart(), p);
+            QChart *effectChart = effect.findChild<QChartView *>()->chart();
+            checkFollows(&effect, effectChart, p);
+        }
+    }
+};
+
+AK_TEST_CLASS(ChartsTest)
+#include "tst_charts.moc"

@@ -1,0 +1,170 @@
+#include "modelspeedupchart.h"
+
+#include "chartpalette.h"
+#include "emptystate.h"
+#include "numberformat.h"
+#include "runsnapshot.h"
+#include "runstats.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QDateTimeAxis>
+#include <QEvent>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QStackedLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ak {
+
+namespace {
+
+// When an experiment ended (or began, while it runs): the time its head took effect.
+QDateTime whenOf(const Experiment &e)
+{
+    return e.finished.isValid() ? e.finished : e.started;
+}
+
+} // namespace
+
+ModelSpeedupChart::ModelSpeedupChart(QWidget *parent)
+    : QWidget(parent)
+    , m_stack(new QStackedLayout(this))
+    , m_empty(new EmptyState(this))
+    , m_view(new QChartView(this))
+    , m_chart(new QChart)
+    , m_projected(new QLineSeries(this))
+    , m_measured(new QLineSeries(this))
+    , m_original(new QLineSeries(this))
+    , m_x(new QDateTimeAxis(this))
+    , m_y(new QValueAxis(this))
+{
+    setObjectName(QStringLiteral("ModelSpeedupChart"));
+    m_view->setToolTip(tr("The whole model's projected speedup as the run went on: each kernel's share "
+                          "of the model's time sped up by its best kept version (Amdahl). The dashed "
+                          "line is the speedup Verify measured end to end."));
+    m_projected->setName(tr("projected"));
+    QPen projectedPen(QColor(0x1b, 0x7f, 0x3b));
+    projectedPen.setWidthF(2.5);
+    m_projected->setPen(projectedPen);
+    QPen measuredPen(QColor(0x1c, 0x71, 0xd8));
+    measuredPen.setWidthF(2);
+    measuredPen.setStyle(Qt::DashLine);
+    m_measured->setPen(measuredPen);
+    QPen originalPen(QColor(0x80, 0x80, 0x80));
+    originalPen.setStyle(Qt::DotLine);
+    m_original->setPen(originalPen);
+    m_original->setName(tr("original model"));
+    for (QLineSeries *s : { m_original, m_measured, m_projected })
+        m_chart->addSeries(s);
+    m_x->setTitleText(tr("time"));
+    m_y->setTitleText(tr("model speedup ×"));
+    m_y->setLabelFormat(QStringLiteral("%.2f"));
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+    for (QAbstractSeries *s : m_chart->series()) {
+        s->attachAxis(m_x);
+        s->attachAxis(m_y);
+    }
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_view->setChart(m_chart);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    applyChartPalette(m_view, palette());
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(m_view);
+    clear();
+}
+
+bool ModelSpeedupChart::isShowingChart() const
+{
+    return m_stack->currentWidget() == m_view;
+}
+
+void ModelSpeedupChart::clear()
+{
+    m_timeline.clear();
+    for (QLineSeries *s : { m_projected, m_measured, m_original })
+        s->clear();
+    m_empty->setMessage(tr("No projection yet"),
+        tr("The whole model's projected speedup appears here, over time, once the loop has measured "
+           "the kernels' baselines."));
+    m_stack->setCurrentWidget(m_empty);
+}
+
+void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
+{
+    const QVector<QPair<int, double>> timeline = RunStats::projectedTimeline(run);
+    if (timeline.isEmpty()) {
+        clear();
+        return;
+    }
+    m_timeline = timeline;
+    // A step line: a projection holds until the next head moves, then jumps.
+    QList<QPointF> points;
+    double last = NAN;
+    double low = 1.0, high = 1.0;
+    for (const auto &[id, speedup] : timeline) {
+        const Experiment *e = run.experiment(id);
+        if (!e || !whenOf(*e).isValid())
+            continue;
+        const double x = double(whenOf(*e).toMSecsSinceEpoch());
+        if (!std::isnan(last))
+            points.append({ x, last });
+        points.append({ x, speedup });
+        last = speedup;
+        low = std::min(low, speedup);
+        high = std::max(high, speedup);
+    }
+    if (points.isEmpty()) {
+        clear();
+        return;
+    }
+    // To the newest experiment's time: the projection stands as of now, not as of the last keep.
+    double end = points.last().x();
+    for (const Experiment &e : run.experiments)
+        if (whenOf(e).isValid())
+            end = std::max(end, double(whenOf(e).toMSecsSinceEpoch()));
+    const double begin = points.first().x();
+    if (end <= begin)
+        end = begin + 60'000; // one minute, so that a single point still has a line to sit on
+    points.append({ end, last });
+    m_projected->replace(points);
+    m_projected->setName(tr("projected %1").arg(formatRatio(last)));
+    m_original->replace(QList<QPointF> { { begin, 1.0 }, { end, 1.0 } });
+
+    if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
+        const double measured = run.verification->modelSpeedup;
+        m_measured->replace(QList<QPointF> { { begin, measured }, { end, measured } });
+        m_measured->setName(tr("measured %1 (Verify)").arg(formatRatio(measured)));
+        low = std::min(low, measured);
+        high = std::max(high, measured);
+    } else {
+        m_measured->clear();
+    }
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_measured))
+        marker->setVisible(m_measured->count() > 0);
+
+    m_x->setRange(QDateTime::fromMSecsSinceEpoch(qint64(begin)), QDateTime::fromMSecsSinceEpoch(qint64(end)));
+    // Runs overnight cross midnight: name the day when the run spans more than one.
+    const bool days = end - begin > 20.0 * 3600 * 1000;
+    m_x->setFormat(days ? QStringLiteral("ddd HH:mm") : QStringLiteral("HH:mm"));
+    m_x->setTickCount(6);
+    // The range of the data with a margin, so that a 2 % gain is visible, and 1.0 always in view.
+    const double pad = std::max(0.02, 0.1 * (high - low));
+    m_y->setRange(std::max(0.0, low - pad), high + pad);
+    m_stack->setCurrentWidget(m_view);
+}
+
+void ModelSpeedupChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyChartPalette(m_view, palette());
+}
+
+} // namespace ak
