@@ -107,13 +107,35 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
         shared->post(QStringLiteral("detecting this machine's GPU"));
         device = DeviceDetector::detect(0).available ? QStringLiteral("cuda") : QStringLiteral("cpu");
     }
-    r.runDir = runDirFor(options, device);
+    const QString what = options.model.isEmpty() ? QStringLiteral("the %1 example").arg(options.name)
+                                                 : QDir::toNativeSeparators(options.model);
+    const bool chosen = !options.runDir.isEmpty(); // New Run…: this folder, and a new run in it
+    r.runDir = chosen ? QDir(options.runDir).absolutePath() : runDirFor(options, device);
     const QDir runDir(r.runDir);
     if (QFileInfo::exists(runDir.filePath(QStringLiteral("run.json")))) {
+        if (chosen) {
+            r.error = QStringLiteral("%1 already holds a run. Open it (File ▸ Open Run…) or choose another "
+                                     "folder.")
+                          .arg(QDir::toNativeSeparators(r.runDir));
+            return r;
+        }
         r.ok = true;
         return r;
     }
+    if (chosen && QFileInfo(r.runDir).isDir()
+        && runDir.isEmpty(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot)) {
+        // An empty folder made in the file dialog: the rename below needs it gone.
+        if (!QDir().rmdir(r.runDir)) {
+            r.error = QStringLiteral("Cannot use the folder %1.").arg(QDir::toNativeSeparators(r.runDir));
+            return r;
+        }
+    }
     if (QFileInfo::exists(r.runDir)) {
+        if (chosen) {
+            r.error = QStringLiteral("%1 exists and is not empty; a new run needs an empty or new folder.")
+                          .arg(QDir::toNativeSeparators(r.runDir));
+            return r;
+        }
         r.error = QStringLiteral("%1 exists but holds no run. Remove it to create the %2 example again.")
                       .arg(QDir::toNativeSeparators(r.runDir), options.name);
         return r;
@@ -124,7 +146,8 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
         return r;
     }
     // Hidden, next to the final folder (same file system, so the rename below is atomic).
-    QTemporaryDir partial(QDir(base).filePath(QStringLiteral(".%1-%2-XXXXXX").arg(options.name, device)));
+    QTemporaryDir partial(
+        QDir(base).filePath(QStringLiteral(".%1-XXXXXX").arg(QFileInfo(r.runDir).fileName())));
     if (!partial.isValid()) {
         r.error = QStringLiteral("Cannot create a folder in %1: %2")
                       .arg(QDir::toNativeSeparators(base), partial.errorString());
@@ -132,7 +155,8 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
     }
 
     RunCreator::Options o;
-    o.model = options.name;
+    o.model = options.model.isEmpty() ? options.name : options.model;
+    o.dtype = options.dtype;
     o.outDir = partial.path();
     o.device = device;
     o.python = options.python;
@@ -173,14 +197,14 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
                       .arg(created.error);
         return r;
     case RunCreator::Failure::ProfileFailed:
-        r.error = QStringLiteral("Profiling the %1 example failed: %2").arg(options.name, created.error);
+        r.error = QStringLiteral("Profiling %1 failed: %2").arg(what, created.error);
         r.details = created.traceback.trimmed();
         return r;
     case RunCreator::Failure::Cancelled:
         r.error = QStringLiteral("cancelled");
         return r;
     default:
-        r.error = QStringLiteral("Could not create the %1 example run: %2").arg(options.name, created.error);
+        r.error = QStringLiteral("Could not create the run of %1: %2").arg(what, created.error);
         return r;
     }
     for (const QString &note : created.notes)

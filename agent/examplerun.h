@@ -10,17 +10,21 @@ namespace ak {
 
 // The run directory of a bundled example model (resources/examples/: gpt2, llama, bert, cnn) for this
 // machine: <baseDir>/<name>-<device>, device "cuda" when a GPU is detected, else "cpu". start() finds
-// it or creates it (RunCreator: profile, kernel folders, profile.json), all off the GUI thread, and
-// reports through signals. The run is created in a hidden temporary folder next to it and renamed
-// into place only when complete, so a failed, cancelled or interrupted creation never leaves a
-// half-made example that would be opened next time.
+// it or creates it. With `model` and `runDir` set (File ▸ New Run…) it creates the run of any model
+// file in that folder instead, which must not hold a run yet (RunCreator: profile, kernel folders,
+// profile.json), all off the GUI thread, and reports through signals. The run is created in a hidden
+// temporary folder next to it and renamed into place only when complete, so a failed, cancelled or
+// interrupted creation never leaves a half-made example that would be opened next time.
 class ExampleRun : public QObject
 {
     Q_OBJECT
 public:
     struct Options
     {
-        QString name; // a bundled example (names())
+        QString name; // a bundled example (names()); with `model`, only the name the window shows
+        QString model; // a model file (get_model() / get_inputs()); empty: the bundled example `name`
+        QString runDir; // the run folder to create (absent or empty); empty: runDirFor(), found or created
+        QString dtype; // "bf16" | "fp16" | "fp32" | "" (the model's choice)
         QString baseDir; // empty: defaultBaseDir()
         QString device; // "cuda" | "cpu" | "" (detect: cuda when a GPU is found, else cpu)
         QString python; // interpreter with torch; empty: PythonLocator's order

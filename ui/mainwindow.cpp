@@ -14,6 +14,8 @@
 #include "loopcontrol.h"
 #include "modelview.h"
 #include "moveonrulesdialog.h"
+#include "newrundialog.h"
+#include "presentationview.h"
 #include "replaybar.h"
 #include "reportexport.h"
 #include "runloader.h"
@@ -79,12 +81,14 @@ MainWindow::MainWindow(QWidget *parent)
     , m_rulesLabel(new QLabel(this))
     , m_reviewLabel(new QLabel(this))
     , m_replayBar(new ReplayBar(this))
+    , m_presentation(std::make_unique<PresentationView>())
 {
     setWindowTitle(tr("AutoKernel Studio"));
     setObjectName(QStringLiteral("MainWindow"));
     m_noRun->setObjectName(QStringLiteral("NoRunState"));
     m_runDevice->setObjectName(QStringLiteral("RunDeviceLabel"));
     m_workspace->setBlobReader(&readBlobFromRun);
+    m_presentation->setBlobReader(&readBlobFromRun);
     connect(m_workspace, &RunWorkspace::message, this,
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
 
@@ -179,6 +183,16 @@ void MainWindow::createMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     m_openAction = file->addAction(tr("&Open Run…"), this, &MainWindow::openDialog);
     m_openAction->setShortcut(QKeySequence::Open);
+    QAction *newRun = file->addAction(tr("&New Run…"), this, &MainWindow::newRun);
+    newRun->setObjectName(QStringLiteral("NewRunAction"));
+    newRun->setShortcut(QKeySequence::New);
+    newRun->setToolTip(tr("Profile a model file (or a bundled example) into a new run and open it"));
+    m_cancelCreation = file->addAction(tr("&Cancel Profiling"), this, [this] {
+        if (m_example)
+            m_example->cancel();
+    });
+    m_cancelCreation->setObjectName(QStringLiteral("CancelProfilingAction"));
+    m_cancelCreation->setEnabled(false);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_reloadAction = file->addAction(tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
@@ -208,6 +222,12 @@ void MainWindow::createMenus()
     m_replayAction->setToolTip(
         tr("Play the run back as it happened, with a timeline to scrub (Esc: back to live)"));
     m_replayAction->setEnabled(false);
+    m_presentAction = view->addAction(tr("&Presentation"), this, &MainWindow::present);
+    m_presentAction->setObjectName(QStringLiteral("PresentationAction"));
+    m_presentAction->setShortcut(Qt::Key_F5);
+    m_presentAction->setToolTip(tr("The run full screen in large type: the model's speedup, the charts and "
+                                   "the latest improvement (Esc: back). Plays along with a replay."));
+    m_presentAction->setEnabled(false);
 
     QMenu *loop = menuBar()->addMenu(tr("&Loop"));
     loop->addActions(m_steering->loopActions());
@@ -256,14 +276,34 @@ bool MainWindow::isShowingRun() const
 
 void MainWindow::setBlobReader(RunWorkspace::BlobReader reader)
 {
+    m_presentation->setBlobReader(reader);
     m_workspace->setBlobReader(std::move(reader));
+}
+
+void MainWindow::present()
+{
+    if (!m_workspace->snapshot())
+        return;
+    m_presentation->setSnapshot(m_workspace->snapshot());
+    m_presentation->showFullScreen();
+    m_presentation->raise();
+    m_presentation->activateWindow();
+}
+
+void MainWindow::showInViews(const RunSnapshotPtr &snapshot)
+{
+    m_workspace->setSnapshot(snapshot);
+    m_modelView->setSnapshot(snapshot);
+    if (m_presentation->isVisible())
+        m_presentation->setSnapshot(snapshot);
 }
 
 QString MainWindow::noRunHint() const
 {
     return QStringLiteral(
-        "Open a run directory (File ▸ Open), try a bundled example (Help ▸ Open Example Run), "
-        "or profile a model:\nautokernel-cli profile --model gpt2 --out RUN_DIR");
+        "Profile your model (File ▸ New Run…), open a run directory (File ▸ Open Run…) or try a "
+        "bundled example (Help ▸ Open Example Run). From a shell:\nautokernel-cli profile --model "
+        "model.py --out RUN_DIR");
 }
 
 void MainWindow::setLoopControl(LoopControl *control)
@@ -324,60 +364,101 @@ void MainWindow::openExample(const QString &name)
 
 void MainWindow::openExample(const ExampleRun::Options &options)
 {
-    const QString name = options.name;
-    if (!ExampleRun::names().contains(name)) {
+    if (options.model.isEmpty() && !ExampleRun::names().contains(options.name)) {
         ExampleRun::Result unknown;
         unknown.error = tr("There is no bundled example called '%1'; the examples are: %2.")
-                            .arg(name, ExampleRun::names().join(QStringLiteral(", ")));
-        exampleFinished(name, unknown, m_opens);
+                            .arg(options.name, ExampleRun::names().join(QStringLiteral(", ")));
+        exampleFinished(options, unknown, m_opens);
         return;
     }
-    delete m_example; // another example asked for: the earlier creation is cancelled
+    delete m_example; // another run asked for: the earlier creation is cancelled
     auto *job = new ExampleRun(options, this);
     m_example = job;
-    connect(job, &ExampleRun::progress, this, [this, name](const QString &m) { exampleProgress(name, m); });
+    m_cancelCreation->setEnabled(true);
+    m_noRun->setAction(m_cancelCreation);
     connect(
-        job, &ExampleRun::finished, this, [this, job, name, opens = m_opens](const ExampleRun::Result &r) {
+        job, &ExampleRun::progress, this, [this, options](const QString &m) { exampleProgress(options, m); });
+    connect(
+        job, &ExampleRun::finished, this, [this, job, options, opens = m_opens](const ExampleRun::Result &r) {
             job->deleteLater();
-            if (m_example == job)
+            if (m_example == job) {
                 m_example = nullptr;
-            exampleFinished(name, r, opens);
+                m_cancelCreation->setEnabled(false);
+                m_noRun->setAction(nullptr);
+            }
+            exampleFinished(options, r, opens);
         });
-    exampleProgress(name, tr("looking for its run"));
+    exampleProgress(options, options.model.isEmpty() ? tr("looking for its run") : tr("starting"));
     m_example->start();
 }
 
-void MainWindow::exampleProgress(const QString &name, const QString &message)
+void MainWindow::newRun()
 {
-    m_log->appendMessage(LogView::Level::Info, tr("example %1: %2").arg(name, message));
-    statusBar()->showMessage(tr("Example %1: %2…").arg(name, message));
-    if (!isShowingRun())
-        m_noRun->setMessage(tr("Preparing the %1 example run").arg(name),
-            QStringLiteral("%1…\n\nThe first time, the model is profiled on this machine (usually under "
-                           "a minute); afterwards the example opens at once.")
-                .arg(message));
+    NewRunDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted)
+        openExample(dialog.options());
 }
 
-void MainWindow::exampleFinished(const QString &name, const ExampleRun::Result &r, quint64 opensAtStart)
+namespace {
+
+// How the log and the status bar name a run being prepared: "example gpt2", "new run tiny.py".
+QString creationLabel(const ExampleRun::Options &o)
 {
+    return o.model.isEmpty() ? MainWindow::tr("example %1").arg(o.name)
+                             : MainWindow::tr("new run %1").arg(QFileInfo(o.model).fileName());
+}
+
+// How a title names it: "the gpt2 example run", "a run of tiny.py".
+QString creationTitle(const ExampleRun::Options &o)
+{
+    return o.model.isEmpty() ? MainWindow::tr("the %1 example run").arg(o.name)
+                             : MainWindow::tr("a run of %1").arg(QFileInfo(o.model).fileName());
+}
+
+} // namespace
+
+void MainWindow::exampleProgress(const ExampleRun::Options &options, const QString &message)
+{
+    const QString label = creationLabel(options);
+    m_log->appendMessage(LogView::Level::Info, QStringLiteral("%1: %2").arg(label, message));
+    statusBar()->showMessage(QStringLiteral("%1: %2…").arg(label, message));
+    if (!isShowingRun())
+        m_noRun->setMessage(tr("Preparing %1").arg(creationTitle(options)),
+            options.model.isEmpty()
+                ? QStringLiteral(
+                    "%1…\n\nThe first time, the model is profiled on this machine (usually under "
+                    "a minute); afterwards the example opens at once.")
+                      .arg(message)
+                : tr("%1…\n\nThe model is profiled on this machine, then its run opens.").arg(message));
+}
+
+void MainWindow::exampleFinished(
+    const ExampleRun::Options &options, const ExampleRun::Result &r, quint64 opensAtStart)
+{
+    const QString label = creationLabel(options);
     if (!r.ok) {
-        m_log->appendMessage(LogView::Level::Error, tr("example %1: %2").arg(name, r.error));
+        const bool cancelled = r.error == QLatin1String("cancelled");
+        m_log->appendMessage(cancelled ? LogView::Level::Info : LogView::Level::Error,
+            QStringLiteral("%1: %2").arg(label, r.error));
         if (!r.details.isEmpty())
             m_log->appendMessage(LogView::Level::Error, r.details);
-        statusBar()->showMessage(r.error.section(QLatin1Char('\n'), 0, 0), 15000);
-        if (!isShowingRun())
-            m_noRun->setMessage(tr("Could not prepare the %1 example run").arg(name),
+        statusBar()->showMessage(
+            QStringLiteral("%1: %2").arg(label, r.error.section(QLatin1Char('\n'), 0, 0)), 15000);
+        if (!isShowingRun() && cancelled)
+            m_noRun->setMessage(tr("Profiling cancelled"), noRunHint());
+        else if (!isShowingRun())
+            m_noRun->setMessage(tr("Could not prepare %1").arg(creationTitle(options)),
                 QStringLiteral("%1%2\n\n%3")
                     .arg(r.error, r.details.isEmpty() ? QString() : tr("\n(the log has the details)"),
                         noRunHint()));
-        Q_EMIT exampleFailed(name, r.error);
+        Q_EMIT exampleFailed(options.name, r.error);
         return;
     }
     m_log->appendMessage(LogView::Level::Info,
-        tr("example %1: %2 %3")
-            .arg(name, r.created ? QStringLiteral("created") : QStringLiteral("found"), r.runDir));
+        QStringLiteral("%1: %2 %3")
+            .arg(label, r.created ? QStringLiteral("created") : QStringLiteral("found"), r.runDir));
     if (opensAtStart != m_opens) { // the user opened another run meanwhile: do not take it away
-        statusBar()->showMessage(tr("Example %1 is ready: %2").arg(name, r.runDir), 10000);
+        statusBar()->showMessage(tr("%1 is ready: %2").arg(label, r.runDir), 10000);
         return;
     }
     openRun(r.runDir);
@@ -491,13 +572,13 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
     m_shown = snapshot;
-    m_workspace->setSnapshot(snapshot);
-    m_modelView->setSnapshot(snapshot);
+    showInViews(snapshot);
     m_report->setRunDir(snapshot->runDir);
     updateLoopSummary();
     m_central->setCurrentWidget(m_workspace);
     m_reloadAction->setEnabled(true);
     m_replayAction->setEnabled(true);
+    m_presentAction->setEnabled(true);
     const QString name = QFileInfo(snapshot->runDir).fileName();
     setWindowTitle(tr("%1 — AutoKernel Studio").arg(name.isEmpty() ? snapshot->runDir : name));
     const DeviceInfo &d = snapshot->device;
@@ -519,8 +600,7 @@ void MainWindow::connectReplay()
                 .arg(m_replayBar->frameCount()));
     });
     connect(m_replayBar, &ReplayBar::frameShown, this, [this](const RunSnapshotPtr &snapshot) {
-        m_workspace->setSnapshot(snapshot);
-        m_modelView->setSnapshot(snapshot);
+        showInViews(snapshot);
         const QString name = QFileInfo(snapshot->runDir).fileName();
         setWindowTitle(tr("%1 — Replay — AutoKernel Studio").arg(name));
     });
@@ -764,6 +844,7 @@ void MainWindow::updateLoopSummary()
     else if (const DirectoryControl *dir = m_loops->directoryControl(); dir && dir->writerPid() != 0)
         where = tr("in another process (pid %1)").arg(dir->writerPid());
     m_workspace->summaryBar()->setLoop(where);
+    m_presentation->setLoop(where);
 }
 
 } // namespace ak

@@ -10,6 +10,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 
 class QLabel;
 class QMenu;
@@ -23,6 +24,7 @@ class EmptyState;
 class LogView;
 class LoopControl;
 class ModelView;
+class PresentationView;
 class ReplayBar;
 class ReportExport;
 class MoveOnRulesDialog;
@@ -70,6 +72,9 @@ public:
     // does not exist yet; progress and errors show in the window. runLoaded or exampleFailed follows.
     void openExample(const QString &name);
     void openExample(const ExampleRun::Options &options);
+    // File ▸ New Run…: NewRunDialog, then the chosen model is profiled into the chosen folder (with
+    // progress in the window and File ▸ Cancel Profiling) and the run opens.
+    void newRun();
     bool isCreatingExample() const { return m_example != nullptr; }
 
     QString runDir() const { return m_runDir; }
@@ -82,6 +87,9 @@ public:
     AgentSettingsDialog *agentSettingsDialog() const; // the open one, or nullptr
     // View ▸ Replay Run: the bar under the workspace that plays the shown run back.
     ReplayBar *replayBar() const;
+    // View ▸ Presentation (F5): the shown run full screen for a room, following reloads and replays.
+    PresentationView *presentation() const { return m_presentation.get(); }
+    void present();
     void editAgent();
 
 Q_SIGNALS:
@@ -103,8 +111,9 @@ private:
     void attachControl(LoopControl *control);
     void updateLauncher();
     void updateLoopSummary();
-    void exampleProgress(const QString &name, const QString &message);
-    void exampleFinished(const QString &name, const ExampleRun::Result &result, quint64 opensAtStart);
+    void exampleProgress(const ExampleRun::Options &options, const QString &message);
+    void exampleFinished(
+        const ExampleRun::Options &options, const ExampleRun::Result &result, quint64 opensAtStart);
     QString noRunHint() const;
     void restoreSettings();
     void showRules(const RunSnapshot &snapshot, bool sameRun);
@@ -112,6 +121,8 @@ private:
     void saveSettings() const;
     void updateAgentTip();
     void connectReplay();
+    // The workspace, the model dock and (when open) the presentation show `snapshot`.
+    void showInViews(const RunSnapshotPtr &snapshot);
 
     Loader m_loader;
     bool m_defaultLoader = true;
@@ -141,6 +152,9 @@ private:
     SandboxStatus *m_sandbox;
     ReplayBar *m_replayBar;
     QAction *m_replayAction = nullptr;
+    // A window of its own, not a child: it goes full screen, and the window's children stay unique.
+    std::unique_ptr<PresentationView> m_presentation;
+    QAction *m_presentAction = nullptr;
     // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
     // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
     QAction *m_rulesAction = nullptr;
@@ -152,6 +166,7 @@ private:
     int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log
     QMenu *m_recentMenu = nullptr;
     QAction *m_openAction = nullptr;
+    QAction *m_cancelCreation = nullptr; // File ▸ Cancel Profiling: enabled while a run is being made
     QAction *m_reloadAction = nullptr;
 };
 

@@ -1,19 +1,27 @@
 // ak-ui-screenshot: opens a run in the real MainWindow, selects the top kernel and its newest
 // commit, and saves QWidget::grab() as a PNG. For docs/screenshot-*.png; not a test.
-// Usage: ak-ui-screenshot OUT.png [RUN_DIR | --model]   (run under xvfb-run or QT_QPA_PLATFORM=offscreen)
+// Usage: ak-ui-screenshot OUT.png [RUN_DIR | --model] [--model-chart] [--review] [--present]
+// (run under xvfb-run or QT_QPA_PLATFORM=offscreen)
 // --model: a GPT-2-like run with a verification.json (tests/ui/modelfixture.h), made in a temporary
 // directory. A run with a verification.json gets the Model dock wide open.
+// --model-chart: the chart's Model tab (the model's speedup over the run) instead of the kernel's.
+// --review: the review pass: Show Pending Only on and the first pending experiment selected (Next
+// Pending), so the Accept / Reject buttons are live.
+// --present: View ▸ Presentation, grabbed at 1600×1000 instead of the window.
 #include "diffview.h"
 #include "experimentmodel.h"
 #include "kerneltablemodel.h"
 #include "mainwindow.h"
 #include "modelfixture.h"
+#include "presentationview.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -30,9 +38,10 @@ int main(int argc, char **argv)
     ak::MainWindow w;
     w.resize(1600, 1000);
     w.show();
+    const bool present = args.contains(QStringLiteral("--present"));
     auto save = [&] {
         QTimer::singleShot(1500, &app, [&] {
-            w.grab().save(out);
+            (present ? static_cast<QWidget *>(w.presentation()) : &w)->grab().save(out);
             app.quit();
         });
     };
@@ -76,6 +85,17 @@ int main(int argc, char **argv)
         }
         commits->selectionModel()->setCurrentIndex(
             commits->model()->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        if (args.contains(QStringLiteral("--model-chart")))
+            w.findChild<QTabWidget *>(QStringLiteral("ChartTabs"))->setCurrentIndex(1);
+        if (args.contains(QStringLiteral("--review"))) {
+            w.findChild<QAction *>(QStringLiteral("PendingOnlyAction"))->setChecked(true);
+            w.findChild<QAction *>(QStringLiteral("NextPendingAction"))->trigger();
+        }
+        if (present) {
+            w.present();
+            w.presentation()->showNormal();
+            w.presentation()->resize(1600, 1000);
+        }
         save();
     });
     w.openRun(runDir);

@@ -77,7 +77,11 @@ private Q_SLOTS:
                     .contains(QStringLiteral("File ▸ Open")));
         QVERIFY(ak::test::named<ak::EmptyState>(&w, "NoRunState")
                     ->body()
-                    .contains(QStringLiteral("autokernel-cli profile --model gpt2 --out RUN_DIR")));
+                    .contains(QStringLiteral("autokernel-cli profile --model model.py --out RUN_DIR")));
+        // The way in for one's own model, without the CLI.
+        QVERIFY(ak::test::named<ak::EmptyState>(&w, "NoRunState")
+                    ->body()
+                    .contains(QStringLiteral("File ▸ New Run…")));
     }
 
     void runWithoutExperiments()

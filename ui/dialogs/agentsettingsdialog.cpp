@@ -1,5 +1,6 @@
 #include "agentsettingsdialog.h"
 
+#include "browserow.h"
 #include "llmconnectiontest.h"
 
 #include <QButtonGroup>
@@ -51,17 +52,6 @@ QString defaultBaseUrl(const QString &protocol)
 }
 
 // A line edit with a "Browse…" button next to it.
-QWidget *withBrowse(QLineEdit *edit, QPushButton **button, QWidget *parent)
-{
-    auto *row = new QWidget(parent);
-    auto *layout = new QHBoxLayout(row);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(edit, 1);
-    *button = new QPushButton(QCoreApplication::translate("ak::AgentSettingsDialog", "Browse…"), row);
-    layout->addWidget(*button);
-    return row;
-}
-
 } // namespace
 
 AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)

@@ -1,0 +1,227 @@
+#include "presentationview.h"
+
+#include "backgroundjob.h"
+#include "diffview.h"
+#include "modelspeedupchart.h"
+#include "numberformat.h"
+#include "runstats.h"
+#include "runsummarybar.h"
+#include "throughputchart.h"
+#include "throughputchartmodel.h"
+
+#include <QChart>
+#include <QCloseEvent>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace ak {
+
+namespace {
+
+constexpr double kTypeScale = 1.6; // a projector at the back of a room
+
+struct Texts
+{
+    QString oldText;
+    QString newText;
+    QString error;
+};
+
+// The newest experiment that moved a kernel forward: kept (or waiting for review as a keep).
+const Experiment *latestImprovement(const RunSnapshot &run)
+{
+    for (auto it = run.experiments.crbegin(); it != run.experiments.crend(); ++it)
+        if ((it->status == ExperimentStatus::Kept || it->status == ExperimentStatus::Pending)
+            && !it->commit.isEmpty())
+            return &*it;
+    return nullptr;
+}
+
+} // namespace
+
+PresentationView::PresentationView(QWidget *parent)
+    : QWidget(parent, Qt::Window)
+    , m_title(new QLabel(this))
+    , m_headline(new QLabel(this))
+    , m_headlineNote(new QLabel(this))
+    , m_summary(new RunSummaryBar(this))
+    , m_modelChart(new ModelSpeedupChart(this))
+    , m_kernelModel(new ThroughputChartModel(this))
+    , m_kernelChart(new ThroughputChart(m_kernelModel, this))
+    , m_diffTitle(new QLabel(this))
+    , m_diff(new DiffView(this))
+{
+    setObjectName(QStringLiteral("PresentationView"));
+    setWindowTitle(tr("Presentation — AutoKernel Studio"));
+    QFont large = font();
+    large.setPointSizeF(large.pointSizeF() * kTypeScale);
+    setFont(large);
+    QFont headline = large;
+    headline.setPointSizeF(large.pointSizeF() * 2.4);
+    headline.setBold(true);
+    m_headline->setFont(headline);
+    m_headline->setObjectName(QStringLiteral("PresentationHeadline"));
+    m_headlineNote->setObjectName(QStringLiteral("PresentationHeadlineNote"));
+    m_headlineNote->setWordWrap(true);
+    QFont title = large;
+    title.setBold(true);
+    m_title->setFont(title);
+    m_diffTitle->setObjectName(QStringLiteral("PresentationDiffTitle"));
+    m_diffTitle->setWordWrap(true);
+
+    auto *head = new QHBoxLayout;
+    auto *names = new QVBoxLayout;
+    names->addWidget(m_title);
+    names->addWidget(m_headlineNote);
+    names->addStretch(1);
+    head->addWidget(m_headline);
+    head->addSpacing(24);
+    head->addLayout(names, 1);
+
+    auto *charts = new QSplitter(Qt::Horizontal, this);
+    charts->addWidget(m_modelChart);
+    charts->addWidget(m_kernelChart);
+    auto *diffPane = new QWidget(this);
+    auto *diffLayout = new QVBoxLayout(diffPane);
+    diffLayout->setContentsMargins(0, 0, 0, 0);
+    diffLayout->addWidget(m_diffTitle);
+    diffLayout->addWidget(m_diff, 1);
+    auto *body = new QSplitter(Qt::Vertical, this);
+    body->addWidget(charts);
+    body->addWidget(diffPane);
+    body->setStretchFactor(0, 2);
+    body->setStretchFactor(1, 3);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(24, 16, 24, 16);
+    layout->addLayout(head);
+    layout->addWidget(m_summary);
+    layout->addWidget(body, 1);
+    auto *hint = new QLabel(tr("Esc or F5: back to the window"), this);
+    hint->setEnabled(false);
+    layout->addWidget(hint, 0, Qt::AlignRight);
+
+    m_blobReader = [](const QString &, const QString &, const QString &, QString *error) {
+        *error = tr("no git reader configured");
+        return QByteArray();
+    };
+    m_diff->showMessage(tr("No improvement yet"), tr("The latest kept change appears here."));
+}
+
+PresentationView::~PresentationView() = default;
+
+QString PresentationView::headline() const
+{
+    return m_headline->text();
+}
+
+void PresentationView::setLoop(const QString &where)
+{
+    m_summary->setLoop(where);
+}
+
+void PresentationView::setSnapshot(const RunSnapshotPtr &snapshot)
+{
+    m_snapshot = snapshot;
+    if (!snapshot)
+        return;
+    const RunSnapshot &run = *snapshot;
+    const QString name = QFileInfo(run.model).fileName();
+    m_title->setText(tr("%1 on %2")
+                         .arg(name.isEmpty() ? run.model : name,
+                             run.device.name.isEmpty() ? tr("an unrecorded device") : run.device.name));
+    const double projected = run.projectedSpeedup();
+    if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
+        m_headline->setText(formatRatio(run.verification->modelSpeedup));
+        m_headlineNote->setText(
+            tr("whole model, measured end to end (projected %1)").arg(formatRatio(projected)));
+    } else {
+        m_headline->setText(
+            std::isfinite(projected) && projected > 0 ? formatRatio(projected) : QStringLiteral("—"));
+        m_headlineNote->setText(tr("whole model, projected from each kernel's share and best kept "
+                                   "version; not measured yet (Model ▸ Verify)"));
+    }
+    m_summary->setSnapshot(run);
+    m_modelChart->setSnapshot(run);
+
+    const RunStats stats = RunStats::of(run);
+    QString kernel = stats.currentKernel;
+    if (kernel.isEmpty() && !run.experiments.isEmpty())
+        kernel = run.experiments.last().kernel;
+    m_kernel = KernelRecord::keyOf(kernel);
+    const KernelRecord *k = run.kernel(m_kernel);
+    if (k) {
+        m_kernelModel->setKernel(*k, m_kernel, run.experiments);
+        m_kernelChart->chart()->setTitle(tr("%1: every experiment").arg(m_kernel));
+    } else {
+        m_kernelModel->clear();
+        m_kernelChart->setEmptyMessage(tr("No experiment yet"), tr("Start the loop to see it work."));
+    }
+    showLatestChange(run);
+}
+
+void PresentationView::showLatestChange(const RunSnapshot &run)
+{
+    const Experiment *e = latestImprovement(run);
+    if (!e) {
+        m_shownExperiment = 0;
+        m_diffTitle->clear();
+        m_diff->showMessage(tr("No improvement yet"), tr("The latest kept change appears here."));
+        return;
+    }
+    const QString key = KernelRecord::keyOf(e->kernel);
+    m_diffTitle->setText(
+        tr("Latest improvement: experiment %1 on %2, %3 over PyTorch%4 — %5")
+            .arg(e->id)
+            .arg(key, formatRatio(e->metrics.speedup),
+                e->status == ExperimentStatus::Pending ? tr(" (waiting for review)") : QString(),
+                e->description));
+    if (e->id == m_shownExperiment)
+        return; // the same commit: its diff does not change
+    m_shownExperiment = e->id;
+    const KernelRecord *k = run.kernel(key);
+    const QString path
+        = QStringLiteral("%1/kernel.py").arg(k ? k->folder : QStringLiteral("kernels/%1").arg(key));
+    const quint64 generation = ++m_generation;
+    runInBackground(
+        this,
+        [reader = m_blobReader, dir = run.runDir, commit = e->commit, parent = e->parent, path] {
+            Texts t;
+            t.newText = QString::fromUtf8(reader(dir, commit, path, &t.error));
+            if (t.error.isEmpty() && !parent.isEmpty())
+                t.oldText = QString::fromUtf8(reader(dir, parent, path, &t.error));
+            return t;
+        },
+        [this, generation, id = e->id, path](const Texts &t) {
+            if (generation != m_generation)
+                return;
+            if (!t.error.isEmpty()) {
+                m_diff->showMessage(tr("Cannot read kernel.py of experiment %1").arg(id), t.error);
+                return;
+            }
+            m_diff->showTexts(t.oldText, t.newText, tr("before"), tr("experiment %1").arg(id));
+        });
+}
+
+void PresentationView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Escape || event->key() == Qt::Key_F5) {
+        close();
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+void PresentationView::closeEvent(QCloseEvent *event)
+{
+    QWidget::closeEvent(event);
+    Q_EMIT closed();
+}
+
+} // namespace ak
