@@ -4,6 +4,9 @@
 
 #include "devicedetector.h"
 #include "runcreator.h"
+#include "runrecording.h"
+
+#include <QCoreApplication>
 
 #include <QDir>
 #include <QFileInfo>
@@ -66,6 +69,21 @@ QStringList ExampleRun::names()
     return names;
 }
 
+QStringList ExampleRun::recordings()
+{
+    QStringList names;
+    const QStringList files = QDir(QStringLiteral(":/autokernel/recordings"))
+                                  .entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
+    for (const QString &f : files)
+        names << QFileInfo(f).completeBaseName();
+    return names;
+}
+
+QString ExampleRun::recordingPath(const QString &name)
+{
+    return QStringLiteral(":/autokernel/recordings/%1.json").arg(name);
+}
+
 QString ExampleRun::defaultBaseDir()
 {
     return QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation))
@@ -99,8 +117,55 @@ void ExampleRun::cancel()
         m_shared->creator->cancel();
 }
 
+ExampleRun::Result ExampleRun::restoreRecording(const Options &options, const std::shared_ptr<Shared> &shared)
+{
+    Result r;
+    const QString base = options.baseDir.isEmpty() ? defaultBaseDir() : options.baseDir;
+    r.runDir = QDir(base).filePath(options.name);
+    if (QFileInfo::exists(QDir(r.runDir).filePath(QStringLiteral("run.json")))) {
+        r.ok = true;
+        return r;
+    }
+    if (QFileInfo::exists(r.runDir)) {
+        r.error = QStringLiteral("%1 exists but holds no run. Remove it to restore the %2 recording again.")
+                      .arg(QDir::toNativeSeparators(r.runDir), options.name);
+        return r;
+    }
+    QFile file(options.recording);
+    if (!file.open(QIODevice::ReadOnly)) {
+        r.error
+            = QStringLiteral("Cannot read the recording %1: %2").arg(options.recording, file.errorString());
+        return r;
+    }
+    shared->post(QStringLiteral("restoring the recording"));
+    // Restored next to its place and renamed into it, like a profiled example: never half there.
+    const QString partial = QDir(base).filePath(
+        QStringLiteral(".%1-%2").arg(options.name).arg(QCoreApplication::applicationPid()));
+    QDir(partial).removeRecursively();
+    QString error;
+    if (!QDir().mkpath(base) || !RunRecording::restore(file.readAll(), options.recording, partial, &error)) {
+        r.error = QStringLiteral("Could not restore the %1 recording: %2").arg(options.name, error);
+        return r;
+    }
+    if (!QDir().rename(partial, r.runDir)) {
+        QDir(partial).removeRecursively();
+        if (QFileInfo::exists(QDir(r.runDir).filePath(QStringLiteral("run.json")))) {
+            r.ok = true; // another window restored it first
+            return r;
+        }
+        r.error = QStringLiteral("Could not move the restored run into %1.")
+                      .arg(QDir::toNativeSeparators(r.runDir));
+        return r;
+    }
+    r.ok = true;
+    r.created = true;
+    return r;
+}
+
 ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_ptr<Shared> &shared)
 {
+    if (!options.recording.isEmpty())
+        return restoreRecording(options, shared);
     Result r;
     QString device = options.device;
     if (device.isEmpty()) {

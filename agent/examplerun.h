@@ -25,6 +25,9 @@ public:
         QString model; // a model file (get_model() / get_inputs()); empty: the bundled example `name`
         QString runDir; // the run folder to create (absent or empty); empty: runDirFor(), found or created
         QString dtype; // "bf16" | "fp16" | "fp32" | "" (the model's choice)
+        // A recording (RunRecording JSON; recordingPath() for a bundled one): restored into
+        // <baseDir>/<name> instead of profiling, and found there afterwards.
+        QString recording;
         QString baseDir; // empty: defaultBaseDir()
         QString device; // "cuda" | "cpu" | "" (detect: cuda when a GPU is found, else cpu)
         QString python; // interpreter with torch; empty: PythonLocator's order
@@ -49,6 +52,9 @@ public:
 
     // The bundled examples, from the compiled-in resources.
     static QStringList names();
+    // The bundled recordings of real runs (resources/recordings/NAME.json), and where one is.
+    static QStringList recordings();
+    static QString recordingPath(const QString &name);
     // <AppLocalDataLocation>/examples
     static QString defaultBaseDir();
     // <baseDir>/<name>-<device>
@@ -66,6 +72,7 @@ Q_SIGNALS:
 private:
     struct Shared;
     static Result work(const Options &options, const std::shared_ptr<Shared> &shared);
+    static Result restoreRecording(const Options &options, const std::shared_ptr<Shared> &shared);
 
     Options m_options;
     std::shared_ptr<Shared> m_shared;

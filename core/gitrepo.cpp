@@ -256,7 +256,9 @@ QDateTime GitRepo::timeOf(const QString &commit) const
     CommitH c;
     if (!fromHex(commit, &oid) || git_commit_lookup(c.out(), m_repo, &oid) != 0)
         return QDateTime();
-    return QDateTime::fromSecsSinceEpoch(git_commit_time(c.p), Qt::UTC);
+    // With the commit's own offset, so that writeCommit(…, timeOf(c)) writes the same signature.
+    return QDateTime::fromSecsSinceEpoch(
+        git_commit_time(c.p), Qt::OffsetFromUTC, git_commit_time_offset(c.p) * 60);
 }
 
 QString GitRepo::blobIdAt(const QString &commit, const QString &path) const
@@ -270,6 +272,28 @@ QString GitRepo::blobIdAt(const QString &commit, const QString &path) const
         || git_tree_entry_bypath(entry.out(), tree.p, path.toUtf8().constData()) != 0)
         return QString();
     return toHex(*git_tree_entry_id(entry.p));
+}
+
+QMap<QString, QString> GitRepo::filesOf(const QString &commit) const
+{
+    QMap<QString, QString> files;
+    git_oid oid;
+    CommitH c;
+    TreeH tree;
+    if (!fromHex(commit, &oid) || git_commit_lookup(c.out(), m_repo, &oid) != 0
+        || git_commit_tree(tree.out(), c.p) != 0)
+        return files;
+    git_tree_walk(
+        tree.p, GIT_TREEWALK_PRE,
+        [](const char *root, const git_tree_entry *entry, void *payload) {
+            if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB)
+                static_cast<QMap<QString, QString> *>(payload)->insert(
+                    QString::fromUtf8(root) + QString::fromUtf8(git_tree_entry_name(entry)),
+                    toHex(*git_tree_entry_id(entry)));
+            return 0;
+        },
+        &files);
+    return files;
 }
 
 QByteArray GitRepo::readBlob(const QString &commit, const QString &path, QString *error) const

@@ -55,6 +55,8 @@ public:
     QDateTime timeOf(const QString &commit) const;
     // Blob id at `path` in the commit's tree, empty if absent.
     QString blobIdAt(const QString &commit, const QString &path) const;
+    // Every file of the commit's tree: repository path -> blob id (empty when not a commit).
+    QMap<QString, QString> filesOf(const QString &commit) const;
     QByteArray readBlob(const QString &commit, const QString &path, QString *error = nullptr) const;
     QByteArray readBlobById(const QString &blob, QString *error = nullptr) const;
 

@@ -1,5 +1,6 @@
 #include "runloader.h"
 #include "corelog.h"
+#include "runrecording.h"
 
 #include "gitrepo.h"
 #include "jsonfield.h"
@@ -237,6 +238,9 @@ void RunLoader::readSideFiles(RunSnapshot &s)
             s.verification = ModelVerification::parse(
                 verification.readAll(), QStringLiteral("verification.json"), &s.warnings);
     }
+
+    RunRecording::Info recording;
+    s.recording = RunRecording::isRecording(s.runDir, &recording) ? recording.summary() : QString();
 
     // One ref lookup, not a history walk.
     auto repo = GitRepo::open(s.runDir, nullptr);

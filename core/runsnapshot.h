@@ -48,6 +48,9 @@ struct RunSnapshot
                       // model, device and reviewMode above start from it
     QVector<MoveOnChange> moveOnChanges; // every logged change of the rules, oldest first
     std::optional<ModelVerification> verification; // verification.json; none when not verified or unusable
+    // Not empty when the run was restored from a recording (RunRecording): what it is, for the
+    // window to say so ("a recording of the llama run on NVIDIA H200 (2026-12-05)").
+    QString recording;
     QHash<QString, int> kernelIndex; // kernel folder name ("01-matmul") -> index in kernels
     QHash<int, int> experimentIndex; // experiment id -> index in experiments
 

@@ -265,6 +265,13 @@ void MainWindow::createMenus()
                                      "machine (in the background)")
                           .arg(name));
     }
+    for (const QString &name : ExampleRun::recordings()) {
+        QAction *a
+            = examples->addAction(tr("%1 (recording)").arg(name), this, [this, name] { openExample(name); });
+        a->setToolTip(
+            tr("A real run recorded on a GPU server and shipped with the app: open it, replay it (View ▸ "
+               "Replay Run), present it; the loop does not run on a recording"));
+    }
     help->addSeparator();
     help->addAction(tr("&About AutoKernel Studio"), this, &MainWindow::showAbout);
 }
@@ -345,7 +352,14 @@ void MainWindow::attachControl(LoopControl *control)
 
 void MainWindow::updateLauncher()
 {
-    m_steering->setLauncher([this] { m_loops->startLoop(); }, m_loops->whyCannotStart());
+    // A recording's experiments were measured on another machine: going on here would mix the two.
+    const QString whyNot = m_shown && !m_shown->recording.isEmpty()
+        ? tr(
+            "This run is %1: its numbers come from that machine. Profile your own model (File ▸ New Run…) to "
+            "run the loop.")
+              .arg(m_shown->recording)
+        : m_loops->whyCannotStart();
+    m_steering->setLauncher([this] { m_loops->startLoop(); }, whyNot);
 }
 
 void MainWindow::openRun(const QString &runDir)
@@ -359,12 +373,15 @@ void MainWindow::openExample(const QString &name)
 {
     ExampleRun::Options options;
     options.name = name;
+    if (!ExampleRun::names().contains(name) && ExampleRun::recordings().contains(name))
+        options.recording = ExampleRun::recordingPath(name);
     openExample(options);
 }
 
 void MainWindow::openExample(const ExampleRun::Options &options)
 {
-    if (options.model.isEmpty() && !ExampleRun::names().contains(options.name)) {
+    if (options.model.isEmpty() && options.recording.isEmpty()
+        && !ExampleRun::names().contains(options.name)) {
         ExampleRun::Result unknown;
         unknown.error = tr("There is no bundled example called '%1'; the examples are: %2.")
                             .arg(options.name, ExampleRun::names().join(QStringLiteral(", ")));
@@ -404,6 +421,8 @@ namespace {
 // How the log and the status bar name a run being prepared: "example gpt2", "new run tiny.py".
 QString creationLabel(const ExampleRun::Options &o)
 {
+    if (!o.recording.isEmpty())
+        return MainWindow::tr("recording %1").arg(o.name);
     return o.model.isEmpty() ? MainWindow::tr("example %1").arg(o.name)
                              : MainWindow::tr("new run %1").arg(QFileInfo(o.model).fileName());
 }
@@ -411,6 +430,8 @@ QString creationLabel(const ExampleRun::Options &o)
 // How a title names it: "the gpt2 example run", "a run of tiny.py".
 QString creationTitle(const ExampleRun::Options &o)
 {
+    if (!o.recording.isEmpty())
+        return MainWindow::tr("the %1 recording").arg(o.name);
     return o.model.isEmpty() ? MainWindow::tr("the %1 example run").arg(o.name)
                              : MainWindow::tr("a run of %1").arg(QFileInfo(o.model).fileName());
 }
@@ -580,7 +601,10 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_replayAction->setEnabled(true);
     m_presentAction->setEnabled(true);
     const QString name = QFileInfo(snapshot->runDir).fileName();
-    setWindowTitle(tr("%1 — AutoKernel Studio").arg(name.isEmpty() ? snapshot->runDir : name));
+    setWindowTitle((snapshot->recording.isEmpty() ? tr("%1 — AutoKernel Studio")
+                                                  : tr("%1 — Recording — AutoKernel Studio"))
+                       .arg(name.isEmpty() ? snapshot->runDir : name));
+    updateLauncher();
     const DeviceInfo &d = snapshot->device;
     m_runDevice->setText(tr("Run device: %1").arg(d.name.isEmpty() ? tr("not recorded") : d.summary()));
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));

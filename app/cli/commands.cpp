@@ -19,6 +19,8 @@ int runRules(const QStringList &args); // rules.cpp
 int runVerify(const QStringList &args); // verify.cpp
 int runExport(const QStringList &args); // export.cpp
 int runReport(const QStringList &args); // report.cpp
+int runRecord(const QStringList &args); // record.cpp
+int runRestore(const QStringList &args); // record.cpp
 int runLlmCheck(const QStringList &args); // llmcheck.cpp
 
 // Subcommands are implemented one per file next to this one; each is a thin layer over a library.
@@ -45,6 +47,8 @@ const Command *commands(int *count)
         { "verify", "put the kept kernels back into the model: parity, timings, the final set", runVerify },
         { "export", "write the verified final set as a standalone Python package", runExport },
         { "report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport },
+        { "record", "write a run as one text file (files, commits, refs) to restore anywhere", runRecord },
+        { "restore", "recreate a run directory from a recording", runRestore },
         { "llm-check",
             "check the LLM server a run would use: one small request, its models and context length",
             runLlmCheck },

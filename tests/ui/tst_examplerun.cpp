@@ -6,12 +6,15 @@
 #include "examplerun.h"
 #include "logview.h"
 #include "mainwindow.h"
+#include "runrecording.h"
+#include "steeringactions.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSignalSpy>
@@ -173,6 +176,55 @@ private Q_SLOTS:
         if (!entries().isEmpty())
             QVERIFY(QFileInfo::exists(base.filePath(QStringLiteral("gpt2-cpu/profile.json"))));
         QThreadPool::globalInstance()->waitForDone(30000);
+    }
+
+    void recordingOpensLabelled()
+    {
+        // A run recorded elsewhere (RunRecording), opened as Help ▸ Open Example Run opens a bundled
+        // recording: restored into the base folder, labelled in the title and the summary, the loop
+        // not startable on it; found, not restored, the second time.
+        QTemporaryDir tmp;
+        const QString original = tmp.filePath(QStringLiteral("original"));
+        QVERIFY(test::makeRunDir(
+            original, nlohmann::json { { "model", "llama" }, { "device", { { "name", "NVIDIA H200" } } } }));
+        QString error;
+        const QString file = tmp.filePath(QStringLiteral("h200-llama.json"));
+        QVERIFY2(RunRecording::write(original, file, QStringLiteral("demo"), &error), qPrintable(error));
+        ExampleRun::Options o;
+        o.name = QStringLiteral("h200-llama");
+        o.recording = file;
+        o.baseDir = tmp.filePath(QStringLiteral("examples"));
+        MainWindow w;
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        QSignalSpy failed(&w, &MainWindow::exampleFailed);
+        w.openExample(o);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 30000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        QCOMPARE(w.runDir(), QDir(o.baseDir).filePath(QStringLiteral("h200-llama")));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("Recording")));
+        QLabel *label = test::named<QLabel>(&w, "SummaryRecording");
+        QVERIFY(!label->isHidden());
+        QVERIFY2(
+            label->text().contains(QStringLiteral("llama run on NVIDIA H200")), qPrintable(label->text()));
+        QAction *start = test::named<SteeringActions>(&w, "SteeringActions")->start();
+        QVERIFY(!start->isEnabled());
+        QVERIFY2(start->toolTip().contains(QStringLiteral("recording")), qPrintable(start->toolTip()));
+        QVERIFY(test::named<LogView>(&w, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("recording h200-llama: created")));
+
+        MainWindow again;
+        QSignalSpy loadedAgain(&again, &MainWindow::runLoaded);
+        again.openExample(o);
+        QTRY_COMPARE_WITH_TIMEOUT(loadedAgain.count(), 1, 10000);
+        QVERIFY(test::named<LogView>(&again, "LogView")
+                    ->toPlainText()
+                    .contains(QStringLiteral("recording h200-llama: found")));
+        // An ordinary run is not labelled.
+        again.openRun(original);
+        QTRY_COMPARE_WITH_TIMEOUT(loadedAgain.count(), 2, 10000);
+        QVERIFY(test::named<QLabel>(&again, "SummaryRecording")->isHidden());
+        QVERIFY(!again.windowTitle().contains(QStringLiteral("Recording")));
     }
 };
 

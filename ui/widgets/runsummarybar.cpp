@@ -16,13 +16,17 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     , m_model(new QLabel(this))
     , m_counts(new QLabel(this))
     , m_loop(new QLabel(this))
+    , m_recording(new QLabel(this))
 {
     setObjectName(QStringLiteral("RunSummaryBar"));
     m_model->setObjectName(QStringLiteral("SummaryModel"));
     m_counts->setObjectName(QStringLiteral("SummaryCounts"));
     m_loop->setObjectName(QStringLiteral("SummaryLoop"));
+    m_recording->setObjectName(QStringLiteral("SummaryRecording"));
+    m_recording->hide();
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(2, 0, 2, 2);
+    layout->addWidget(m_recording);
     layout->addWidget(m_model);
     layout->addSpacing(18);
     layout->addWidget(m_counts);
@@ -52,6 +56,12 @@ void RunSummaryBar::setSnapshot(const RunSnapshot &run)
             QStringLiteral("Projected: each kernel's share and its head's speedup (Amdahl). Model ▸ Verify "
                            "measures the kernels inside the model."));
     }
+    // A recording says so first: its numbers are another machine's, its loop ran there.
+    m_recording->setVisible(!run.recording.isEmpty());
+    m_recording->setText(tr("<b>Recording</b> · %1 ·").arg(run.recording.toHtmlEscaped()));
+    m_recording->setToolTip(
+        tr("Restored from a recording that ships with the app; View ▸ Replay Run plays it "
+           "back as it happened."));
     const RunStats stats = RunStats::of(run);
     m_counts->setText(tr("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
     m_currentKernel = stats.currentKernel.isEmpty() ? QString() : KernelRecord::keyOf(stats.currentKernel);

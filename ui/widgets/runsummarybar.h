@@ -28,6 +28,7 @@ private:
     QLabel *m_model;
     QLabel *m_counts;
     QLabel *m_loop;
+    QLabel *m_recording;
     QString m_where;
     QString m_currentKernel;
     double m_perHour = 0;
