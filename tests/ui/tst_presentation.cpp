@@ -1,5 +1,5 @@
 // View ▸ Presentation: the shown run full screen in large type, its headline the measured speedup
-// when verified (else the projection), the latest improvement's diff, following live reloads; Esc
+// when verified (else the projection), the latest kept change's diff, following live reloads; Esc
 // leaves it.
 #include "diffview.h"
 #include "mainwindow.h"

@@ -150,9 +150,12 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
         marker->setVisible(m_measured->count() > 0);
 
     m_x->setRange(QDateTime::fromMSecsSinceEpoch(qint64(begin)), QDateTime::fromMSecsSinceEpoch(qint64(end)));
-    // Runs overnight cross midnight: name the day when the run spans more than one.
-    const bool days = end - begin > 20.0 * 3600 * 1000;
-    m_x->setFormat(days ? QStringLiteral("ddd HH:mm") : QStringLiteral("HH:mm"));
+    // Ticks that differ: seconds for a short run (six ticks over three minutes would repeat minutes),
+    // the day for one that crosses midnight overnight.
+    const double hours = (end - begin) / 3600e3;
+    m_x->setFormat(hours < 1 ? QStringLiteral("HH:mm:ss")
+            : hours < 20     ? QStringLiteral("HH:mm")
+                             : QStringLiteral("ddd HH:mm"));
     m_x->setTickCount(6);
     // The range of the data with a margin, so that a 2 % gain is visible, and 1.0 always in view.
     const double pad = std::max(0.02, 0.1 * (high - low));

@@ -111,7 +111,7 @@ PresentationView::PresentationView(QWidget *parent)
         *error = tr("no git reader configured");
         return QByteArray();
     };
-    m_diff->showMessage(tr("No improvement yet"), tr("The latest kept change appears here."));
+    m_diff->showMessage(tr("Nothing kept yet"), tr("The latest kept change appears here."));
 }
 
 PresentationView::~PresentationView() = default;
@@ -133,9 +133,10 @@ void PresentationView::setSnapshot(const RunSnapshotPtr &snapshot)
         return;
     const RunSnapshot &run = *snapshot;
     const QString name = QFileInfo(run.model).fileName();
-    m_title->setText(tr("%1 on %2")
+    m_title->setText(tr("%1 on %2%3")
                          .arg(name.isEmpty() ? run.model : name,
-                             run.device.name.isEmpty() ? tr("an unrecorded device") : run.device.name));
+                             run.device.name.isEmpty() ? tr("an unrecorded device") : run.device.name,
+                             run.recording.isEmpty() ? QString() : tr(" — a recording")));
     const double projected = run.projectedSpeedup();
     if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
         m_headline->setText(formatRatio(run.verification->modelSpeedup));
@@ -172,12 +173,12 @@ void PresentationView::showLatestChange(const RunSnapshot &run)
     if (!e) {
         m_shownExperiment = 0;
         m_diffTitle->clear();
-        m_diff->showMessage(tr("No improvement yet"), tr("The latest kept change appears here."));
+        m_diff->showMessage(tr("Nothing kept yet"), tr("The latest kept change appears here."));
         return;
     }
     const QString key = KernelRecord::keyOf(e->kernel);
     m_diffTitle->setText(
-        tr("Latest improvement: experiment %1 on %2, %3 over PyTorch%4 — %5")
+        tr("Latest kept change: experiment %1 on %2 (%3 PyTorch's speed)%4 — %5")
             .arg(e->id)
             .arg(key, formatRatio(e->metrics.speedup),
                 e->status == ExperimentStatus::Pending ? tr(" (waiting for review)") : QString(),

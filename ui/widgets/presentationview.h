@@ -17,7 +17,7 @@ class ThroughputChartModel;
 
 // View ▸ Presentation (F5): the run for a room, full screen in large type. The headline is the
 // model's speedup (measured when verified, else projected); below it the run summary, the model's
-// speedup over the run beside the current kernel's experiments, and the latest improvement's diff.
+// speedup over the run beside the current kernel's experiments, and the latest kept change's diff.
 // Fed the same snapshots as the window (live reloads and replay frames alike), so a replay played
 // here is a demo. Esc or F5 leaves it.
 class PresentationView : public QWidget
