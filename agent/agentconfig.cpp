@@ -42,9 +42,9 @@ QByteArray AgentConfig::toJson() const
         { "base_url", baseUrl.toStdString() }, { "model", model.toStdString() },
         { "api_key_env", apiKeyEnv.toStdString() }, { "command", commandTemplate.toStdString() },
         { "replay_run", replayRun.toStdString() }, { "seed", seed }, { "max_tokens", maxTokens },
-        { "temperature", temperature }, { "stream", stream }, { "request_timeout_sec", requestTimeoutSec },
-        { "idle_timeout_sec", idleTimeoutSec }, { "max_attempts", maxAttempts },
-        { "command_timeout_sec", commandTimeoutSec } };
+        { "context_tokens", contextTokens }, { "temperature", temperature }, { "stream", stream },
+        { "request_timeout_sec", requestTimeoutSec }, { "idle_timeout_sec", idleTimeoutSec },
+        { "max_attempts", maxAttempts }, { "command_timeout_sec", commandTimeoutSec } };
     return QByteArray::fromStdString(o.dump(2));
 }
 
@@ -95,7 +95,7 @@ bool AgentConfig::fromJson(const QByteArray &text, AgentConfig *out, QString *er
     {
         const char *key;
         int *field;
-    } ints[] = { { "seed", &c.seed }, { "max_tokens", &c.maxTokens },
+    } ints[] = { { "seed", &c.seed }, { "max_tokens", &c.maxTokens }, { "context_tokens", &c.contextTokens },
         { "request_timeout_sec", &c.requestTimeoutSec }, { "idle_timeout_sec", &c.idleTimeoutSec },
         { "max_attempts", &c.maxAttempts }, { "command_timeout_sec", &c.commandTimeoutSec } };
     for (const auto &f : ints)

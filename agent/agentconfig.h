@@ -22,6 +22,9 @@ struct AgentConfig
     // LLM agent: request limits (per attempt) and sampling. The price table and the key itself come
     // from the user's settings at run time, never from here.
     int maxTokens = 16384;
+    // The model's context in tokens; 0: discovered from the server or the table of hosted models
+    // (LlmLimits). Set it when the server does not say or says wrong (an Ollama default, a proxy).
+    int contextTokens = 0;
     double temperature = -1; // < 0: the server's default
     bool stream = true;
     int requestTimeoutSec = 600;

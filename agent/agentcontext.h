@@ -28,6 +28,9 @@ struct AgentContext
     // the run directory. The tune agent learns the configurations already tried from these texts.
     QHash<int, QString> historyKernelPy;
     QString systemPrompt; // program.md filled by PromptBuilder (device, kernel, rules)
+    // The same, only the sections this kernel needs (PromptBuilder::compact): for a model whose
+    // context cannot hold the whole playbook.
+    QString compactSystemPrompt;
     QString prompt; // the user message; empty = ContextPrompt::render(*this)
     int experimentId = 0; // id the proposal will be recorded under
 };

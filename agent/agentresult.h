@@ -13,6 +13,7 @@ struct AgentUsage
     double cost = 0; // in the price table's currency (USD); 0 when the model has no price
     double seconds = 0; // wall time of propose()
     int attempts = 0; // HTTP attempts (retries included); 0 for agents without a network
+    QString note; // something the run's log should say once (the LLM agent's context sizing)
 };
 
 struct AgentProposal

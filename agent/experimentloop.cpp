@@ -135,6 +135,8 @@ ExperimentLoop::Step ExperimentLoop::step()
     clock.pause();
     const AgentResult result = m_agent->propose(ctx);
     clock.resume();
+    if (!result.usage().note.isEmpty())
+        message(QStringLiteral("%1: %2").arg(c.kernel, result.usage().note));
 
     Experiment draft;
     draft.agent = result.ok() ? result.proposal().agentName : result.error().agentName;
@@ -405,6 +407,8 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
     store.unlock();
     ctx.staticInfo = checkKernelSource(ctx.kernelPy.toUtf8());
     ctx.systemPrompt = m_prompts.systemPrompt(m_config.device, *k, rules, &error);
+    ctx.compactSystemPrompt
+        = PromptBuilder::compact(ctx.systemPrompt, k->opType, m_config.device.vendor == QLatin1String("cpu"));
     return ctx;
 }
 

@@ -26,6 +26,7 @@ LlmAgent::LlmAgent(const AgentConfig &config, const QString &apiKey, const Price
     secrets::registerName(m_apiKeyEnv);
     secrets::registerValue(m_request.apiKey);
     m_request.maxTokens = config.maxTokens > 0 ? config.maxTokens : 16384;
+    m_contextOverride = std::max(0, config.contextTokens);
     m_request.temperature = config.temperature;
     m_request.stream = config.stream;
     m_request.totalTimeoutMs = std::max(1, config.requestTimeoutSec) * 1000;
@@ -96,6 +97,16 @@ QString LlmAgent::configurationCause(const LlmRequest &request, const LlmRespons
     }
 }
 
+LlmLimits LlmAgent::discoverLimits() const
+{
+    if (m_contextOverride <= 0)
+        return LlmLimits::discover(m_request);
+    LlmLimits limits = LlmLimits::fromTable(m_request.model);
+    limits.contextTokens = m_contextOverride;
+    limits.source = QStringLiteral("run.json agent.context_tokens");
+    return limits;
+}
+
 QString LlmAgent::userPrompt(const AgentContext &context)
 {
     return context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
@@ -112,14 +123,45 @@ AgentResult LlmAgent::propose(const AgentContext &context)
         return finish(AgentResult::failure(error(AgentError::Kind::Config, why, false)), seconds());
 
     LlmRequest request = m_request;
-    request.system = context.systemPrompt;
     request.user = userPrompt(context);
+    // Sized for the model it talks to: the prompt must fit its context with room for a whole reply,
+    // else the compact playbook is sent, else nothing is (a configuration error, named).
+    QString note;
+    if (!m_limitsKnown) {
+        m_limits = discoverLimits();
+        m_limitsKnown = true;
+        if (m_limits.contextTokens > 0)
+            note = QStringLiteral("the model's context is %1 tokens (%2)")
+                       .arg(m_limits.contextTokens)
+                       .arg(m_limits.source);
+        for (const QString &w : m_limits.warnings)
+            note += (note.isEmpty() ? QString() : QStringLiteral("; ")) + w;
+    }
+    const int userTokens = LlmLimits::estimateTokens(request.user);
+    const LlmLimits::Fit fit
+        = m_limits.fit(m_request.maxTokens, userTokens + LlmLimits::estimateTokens(context.systemPrompt),
+            context.compactSystemPrompt.isEmpty()
+                ? 0
+                : userTokens + LlmLimits::estimateTokens(context.compactSystemPrompt));
+    if (!fit.error.isEmpty())
+        return finish(AgentResult::failure(error(AgentError::Kind::Config, fit.error, false)), seconds());
+    request.system = fit.compact ? context.compactSystemPrompt : context.systemPrompt;
+    request.maxTokens = fit.maxTokens;
+    if (fit.compact && !m_compactNoted) {
+        m_compactNoted = true;
+        note += (note.isEmpty() ? QString() : QStringLiteral("; "))
+            + QStringLiteral(
+                "the full playbook does not fit: the compact one is sent (rules, reply format, this "
+                "op type's recipe), with max_tokens %1")
+                  .arg(fit.maxTokens);
+    }
     LlmClient client(stopFlag());
     const LlmResponse response = client.send(request);
     if (response.switchedToMaxCompletionTokens)
         m_request.maxCompletionTokens = true; // the next proposals ask in the server's terms at once
 
     AgentUsage usage;
+    usage.note = note;
     usage.tokensIn = response.tokensIn;
     usage.tokensOut = response.tokensOut;
     usage.cost = m_prices.cost(m_request.model, response.tokensIn, response.tokensOut);

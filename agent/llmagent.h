@@ -2,6 +2,7 @@
 
 #include "agent.h"
 #include "agentconfig.h"
+#include "llmlimits.h"
 #include "llmpricing.h"
 #include "llmrequest.h"
 
@@ -39,6 +40,13 @@ private:
     PriceTable m_prices;
     QString m_apiKeyEnv;
     QString m_configError;
+    // The model's context and output limit, discovered at the first proposal (LlmLimits::discover)
+    // unless run.json's agent.context_tokens gives the context.
+    LlmLimits discoverLimits() const;
+    int m_contextOverride = 0;
+    bool m_limitsKnown = false;
+    LlmLimits m_limits;
+    bool m_compactNoted = false;
 };
 
 } // namespace ak

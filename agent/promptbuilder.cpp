@@ -165,4 +165,34 @@ QString PromptBuilder::systemPrompt(
     return out;
 }
 
+QString PromptBuilder::compact(const QString &prompt, const QString &opType, bool cpu)
+{
+    // Sections by number, so a reworded heading keeps its place (tests check what stays).
+    static const QRegularExpression section(QStringLiteral("(?m)^(?=## )"));
+    static const QRegularExpression number(QStringLiteral("^## (\\d+)\\."));
+    static const QRegularExpression recipe(QStringLiteral("(?m)^(?=### )"));
+    const QSet<int> always { 0, 1, 2, 10 };
+    QString out;
+    for (const QString &part : prompt.split(section)) {
+        const QRegularExpressionMatch m = number.match(part);
+        if (!m.hasMatch()) {
+            out += part; // the title and what precedes the first section
+            continue;
+        }
+        const int n = m.captured(1).toInt();
+        if (always.contains(n) || (n == 3 && !cpu) || (n == 9 && cpu)) {
+            out += part;
+        } else if (n == 8) {
+            // The op type recipes: the section's introduction and this kernel's recipe only.
+            const QStringList recipes = part.split(recipe);
+            out += recipes.value(0);
+            const QString heading = QStringLiteral("### `%1`").arg(opType);
+            for (const QString &r : recipes)
+                if (r.startsWith(heading))
+                    out += r;
+        }
+    }
+    return out;
+}
+
 } // namespace ak

@@ -28,6 +28,12 @@ public:
     QString systemPrompt(const DeviceInfo &device, const KernelRecord &kernel, const MoveOnRules &rules,
         QString *error = nullptr) const;
 
+    // The playbook for a model whose context cannot hold all of it: the run's facts, the rules of the
+    // loop and the reply format, the roofline, the first tier of ideas (GPU) or the CPU section, the
+    // recipe for `opType` only, and the checklist before replying; the other tiers and the other op
+    // types' recipes are left out. `prompt` is a filled systemPrompt(); sections are its "## " headings.
+    static QString compact(const QString &prompt, const QString &opType, bool cpu);
+
     // Every placeholder the builder fills, with its value for these inputs ("unknown" when the
     // database has no number).
     static QMap<QString, QString> values(

@@ -95,6 +95,11 @@ int runRun(const QStringList &arguments)
             QStringLiteral("llm agent: server base URL (vLLM, Ollama, llama.cpp, LM Studio, ...)"),
             QStringLiteral("URL") },
         { QStringLiteral("model"), QStringLiteral("llm agent: model name"), QStringLiteral("NAME") },
+        { QStringLiteral("context-tokens"),
+            QStringLiteral(
+                "llm agent: the model's context in tokens, when the server does not say it or says "
+                "wrong (default: asked from the server, else a table of hosted models)"),
+            QStringLiteral("N") },
         { QStringLiteral("api-key-env"),
             QStringLiteral("llm agent: environment variable holding the API key"), QStringLiteral("VAR") },
         { QStringLiteral("command"),
@@ -164,6 +169,12 @@ int runRun(const QStringList &arguments)
     applyAgentFlags(p, &o.agent);
     if (p.isSet(QStringLiteral("seed")))
         o.agent.seed = p.value(QStringLiteral("seed")).toInt();
+    if (p.isSet(QStringLiteral("context-tokens"))) {
+        bool ok = false;
+        o.agent.contextTokens = p.value(QStringLiteral("context-tokens")).toInt(&ok);
+        if (!ok || o.agent.contextTokens < 1)
+            return printUsageError(QStringLiteral("--context-tokens must be a positive number of tokens"));
+    }
     o.overrideAgent = true;
 
     QTextStream err(stderr);

@@ -61,7 +61,7 @@ private:
         m_buffers.remove(s);
         m_owner->record(req);
         ScriptedReply r;
-        if (!m_owner->next(&r))
+        if (!m_owner->next(req, &r))
             r = ScriptedReply::error(500, QStringLiteral("the loopback server has no scripted reply left"));
         QPointer<QTcpSocket> guard(s);
         QTimer::singleShot(r.delayMs, s, [this, guard, req, r] {
@@ -271,9 +271,30 @@ QVector<RecordedRequest> LoopbackLlmServer::requests() const
     return m_requests;
 }
 
-bool LoopbackLlmServer::next(ScriptedReply *out)
+bool LoopbackLlmServer::isChatPath(const QByteArray &path)
+{
+    return path.endsWith("/chat/completions") || path.endsWith("/messages");
+}
+
+void LoopbackLlmServer::setDiscoveryReply(const QByteArray &path, const ScriptedReply &reply)
 {
     QMutexLocker lock(&m_mutex);
+    m_discovery.insert(path, reply);
+}
+
+QVector<RecordedRequest> LoopbackLlmServer::discoveryRequests() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_discoveryRequests;
+}
+
+bool LoopbackLlmServer::next(const RecordedRequest &request, ScriptedReply *out)
+{
+    QMutexLocker lock(&m_mutex);
+    if (!isChatPath(request.path)) {
+        *out = m_discovery.value(request.path, ScriptedReply::rawReply(404, "{}"));
+        return true;
+    }
     if (m_replies.isEmpty())
         return false;
     *out = m_replies.dequeue();
@@ -283,7 +304,7 @@ bool LoopbackLlmServer::next(ScriptedReply *out)
 void LoopbackLlmServer::record(const RecordedRequest &request)
 {
     QMutexLocker lock(&m_mutex);
-    m_requests.append(request);
+    (isChatPath(request.path) ? m_requests : m_discoveryRequests).append(request);
 }
 
 } // namespace ak::test

@@ -80,11 +80,18 @@ public:
 
     void enqueue(const ScriptedReply &reply);
     int pendingReplies() const;
+    // The chat requests (/chat/completions, /messages), in order of arrival.
     QVector<RecordedRequest> requests() const;
+    // What a server says about itself (GET /v1/models, /props, /api/ps, POST /api/show): answered
+    // from setDiscoveryReply by path, 404 when not set, never from the queue, recorded apart, so
+    // the agent's discovery of the model's limits changes nothing for tests of the chat requests.
+    void setDiscoveryReply(const QByteArray &path, const ScriptedReply &reply);
+    QVector<RecordedRequest> discoveryRequests() const;
+    static bool isChatPath(const QByteArray &path);
 
 private:
     friend class LoopbackServerCore;
-    bool next(ScriptedReply *out);
+    bool next(const RecordedRequest &request, ScriptedReply *out);
     void record(const RecordedRequest &request);
 
     QThread m_thread;
@@ -93,6 +100,8 @@ private:
     mutable QMutex m_mutex;
     QQueue<ScriptedReply> m_replies;
     QVector<RecordedRequest> m_requests;
+    QVector<RecordedRequest> m_discoveryRequests;
+    QMap<QByteArray, ScriptedReply> m_discovery;
 };
 
 } // namespace ak::test

@@ -49,8 +49,9 @@ private Q_SLOTS:
         LoopbackLlmServer server;
         QVERIFY(server.start());
         // vLLM's /v1/models names max_model_len; then the small chat request succeeds.
-        server.enqueue(rawJson(
-            200, R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":8192}]})"));
+        server.setDiscoveryReply("/v1/models",
+            rawJson(200,
+                R"({"object":"list","data":[{"id":"qwen-coder","object":"model","max_model_len":8192}]})"));
         server.enqueue(ScriptedReply::reply(QStringLiteral("OK")));
         const LlmCheck c = LlmProbe::check(request(server));
         QVERIFY2(c.ok, qPrintable(c.verdict));
@@ -60,24 +61,27 @@ private Q_SLOTS:
         QCOMPARE(c.warnings.size(), 1); // 8192 < ~13k prompt + 16384
         QVERIFY2(c.warnings.first().contains(QStringLiteral("smaller than a run's prompt")),
             qPrintable(c.warnings.first()));
-        const auto requests = server.requests();
-        QCOMPARE(requests.size(), 2); // the context is known: no /props
-        QCOMPARE(requests[0].path, QByteArray("/v1/models"));
-        QCOMPARE(requests[0].headers.value("authorization"), "Bearer " + kKey.toUtf8());
-        QCOMPARE(requests[1].path, QByteArray("/v1/chat/completions"));
+        const auto discovery = server.discoveryRequests();
+        QCOMPARE(discovery.size(), 1); // the context is known: no /props
+        QCOMPARE(discovery[0].path, QByteArray("/v1/models"));
+        QCOMPARE(discovery[0].headers.value("authorization"), "Bearer " + kKey.toUtf8());
+        QCOMPARE(server.requests().size(), 1);
+        QCOMPARE(server.requests()[0].path, QByteArray("/v1/chat/completions"));
     }
 
     void llamaCppContextAndAMissingModel()
     {
         LoopbackLlmServer server;
         QVERIFY(server.start());
-        server.enqueue(rawJson(200, R"({"object":"list","data":[{"id":"other.gguf","object":"model"}]})"));
-        server.enqueue(rawJson(200, R"({"default_generation_settings":{"n_ctx":65536}})"));
+        server.setDiscoveryReply(
+            "/v1/models", rawJson(200, R"({"object":"list","data":[{"id":"other.gguf","object":"model"}]})"));
+        server.setDiscoveryReply(
+            "/props", rawJson(200, R"({"default_generation_settings":{"n_ctx":65536}})"));
         server.enqueue(ScriptedReply::error(404, QStringLiteral("model not found")));
         const LlmCheck c = LlmProbe::check(request(server));
         QVERIFY(!c.ok);
         QCOMPARE(c.contextTokens, 65536);
-        QCOMPARE(server.requests()[1].path, QByteArray("/props"));
+        QCOMPARE(server.discoveryRequests()[1].path, QByteArray("/props"));
         QVERIFY(
             c.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("\"qwen-coder\" is not among them")));
         QVERIFY2(c.verdict.contains(QStringLiteral("check --model and --base-url")), qPrintable(c.verdict));
@@ -87,8 +91,7 @@ private Q_SLOTS:
     {
         LoopbackLlmServer server;
         QVERIFY(server.start());
-        server.enqueue(rawJson(401, R"({"error":{"message":"bad key"}})"));
-        server.enqueue(rawJson(404, "{}"));
+        server.setDiscoveryReply("/v1/models", rawJson(401, R"({"error":{"message":"bad key"}})"));
         server.enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided: ") + kKey));
         const LlmCheck c = LlmProbe::check(request(server));
         QVERIFY(!c.ok);

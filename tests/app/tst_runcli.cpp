@@ -275,6 +275,8 @@ private Q_SLOTS:
             QStringLiteral("many") } << QStringLiteral("--experiments must be a positive number");
         QTest::newRow("agent") << QStringList { QStringLiteral("--agent"), QStringLiteral("oracle") }
                                << QStringLiteral("--agent must be one of");
+        QTest::newRow("context tokens") << QStringList { QStringLiteral("--context-tokens"),
+            QStringLiteral("32k") } << QStringLiteral("--context-tokens must be a positive number of tokens");
     }
     void badArgumentsAreUsageErrors()
     {
