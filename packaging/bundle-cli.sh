@@ -28,6 +28,15 @@ if [[ -n $pyver ]]; then
       --exclude="python$pyver/tkinter" --exclude="python$pyver/lib2to3" -cf - "python$pyver" \
     | tar -C "$stage/python/lib" -xf -
 fi
+# What is inside, for the user on the server: the version and revision, and how to check the machine.
+"$cli" --version > "$stage/VERSION"
+cat > "$stage/README" <<'TXT'
+autokernel-cli for a server without Qt. First check the machine:
+  LD_LIBRARY_PATH=$PWD/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$PWD/python bin/autokernel-cli doctor
+then profile and run as in the project's README (autokernel-cli --help lists the commands).
+TXT
 mkdir -p "$(dirname "$out")"
-tar -C "$stage" -cJf "$out" bin lib $( [[ -d $stage/python ]] && echo python )
-echo "bundle-cli: $(du -h "$out" | cut -f1) -> $out"
+tar -C "$stage" -cJf "$out" VERSION README bin lib $( [[ -d $stage/python ]] && echo python )
+# A checksum beside the archive: `sha256sum -c` on the server proves the copy whole.
+(cd "$(dirname "$out")" && sha256sum "$(basename "$out")" > "$(basename "$out").sha256")
+echo "bundle-cli: $(cat "$stage/VERSION"), $(du -h "$out" | cut -f1) -> $out (+ .sha256)"

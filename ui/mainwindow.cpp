@@ -4,6 +4,7 @@
 #include "agentsettingsdialog.h"
 #include "backgroundjob.h"
 
+#include "buildinfo.h"
 #include "devicedetector.h"
 #include "devicestatus.h"
 #include "directorycontrol.h"
@@ -829,8 +830,8 @@ void MainWindow::showAbout()
         QStringLiteral("<h3>AutoKernel Studio %1</h3>"
                        "<p>Profiles a PyTorch model, ranks its GPU kernels by Amdahl's law and "
                        "optimises them in an autonomous loop; every attempt is a git commit in the "
-                       "run directory.</p><p>Qt %2</p>")
-            .arg(QStringLiteral(AUTOKERNEL_VERSION), QString::fromLatin1(qVersion())));
+                       "run directory.</p><p>git %3 · Qt %2</p>")
+            .arg(BuildInfo::version(), QString::fromLatin1(qVersion()), BuildInfo::revision()));
 }
 
 void MainWindow::restoreSettings()

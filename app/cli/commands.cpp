@@ -1,5 +1,7 @@
 #include "clicommand.h"
 
+#include "buildinfo.h"
+
 #include <QTextStream>
 
 namespace ak::cli {
@@ -20,6 +22,7 @@ int runVerify(const QStringList &args); // verify.cpp
 int runExport(const QStringList &args); // export.cpp
 int runReport(const QStringList &args); // report.cpp
 int runRecord(const QStringList &args); // record.cpp
+int runDoctor(const QStringList &args); // doctor.cpp
 int runRestore(const QStringList &args); // record.cpp
 int runLlmCheck(const QStringList &args); // llmcheck.cpp
 
@@ -29,7 +32,7 @@ const Command *commands(int *count)
     static const Command table[] = {
         { "version", "print the version",
             [](const QStringList &) {
-                QTextStream(stdout) << "autokernel-cli " << AUTOKERNEL_VERSION << Qt::endl;
+                QTextStream(stdout) << BuildInfo::versionLine(QStringLiteral("autokernel-cli")) << Qt::endl;
                 return 0;
             } },
         { "bench", "check and time one kernel.py with the fixed harness", runBench },
@@ -49,6 +52,8 @@ const Command *commands(int *count)
         { "report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport },
         { "record", "write a run as one text file (files, commits, refs) to restore anywhere", runRecord },
         { "restore", "recreate a run directory from a recording", runRestore },
+        { "doctor", "check this machine first: Python, torch, Triton, GPU, sandbox, embedded Python",
+            runDoctor },
         { "llm-check",
             "check the LLM server a run would use: one small request, its models and context length",
             runLlmCheck },

@@ -31,6 +31,7 @@ OPS = {
     "verify": "modelplug.verify:handle",
     "export": "modelplug.export:handle",
     "device": "akdevice:handle",
+    "doctor": "akdoctor:handle",
 }
 
 # Errors after which the CUDA context (and so this process) cannot be trusted again.

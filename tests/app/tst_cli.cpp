@@ -1,4 +1,8 @@
+#include "gitrepo.h"
 #include "testregistry.h"
+
+#include <QFile>
+#include <QTemporaryDir>
 
 #include <QProcess>
 #include <QTcpServer>
@@ -30,12 +34,49 @@ private Q_SLOTS:
         QVERIFY(out.contains(QStringLiteral("version")));
     }
 
-    void versionPrintsProjectVersion()
+    void versionPrintsProjectVersionAndRevision()
     {
         std::unique_ptr<QProcess> p(run({ QStringLiteral("--version") }));
         QCOMPARE(p->exitCode(), 0);
+        // The commit the binary was built from: the source checkout's HEAD (read through libgit2).
+        QString error;
+        auto repo = ak::GitRepo::open(qEnvironmentVariable("AUTOKERNEL_SOURCE_DIR"), &error);
+        QVERIFY2(repo, qPrintable(error));
+        const QString head = repo->resolveRef(QStringLiteral("HEAD")).left(12);
+        QVERIFY(!head.isEmpty());
         QCOMPARE(QString::fromUtf8(p->readAllStandardOutput()).trimmed(),
-            QStringLiteral("autokernel-cli " AUTOKERNEL_VERSION));
+            QStringLiteral("autokernel-cli " AUTOKERNEL_VERSION " (git %1)").arg(head));
+    }
+
+    // doctor, what a user runs first on a new machine: torch found and described; an interpreter
+    // without torch is a clear error and exit 1, naming what to do.
+    void doctorReportsWhatItFinds()
+    {
+        const QString python
+            = qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+        std::unique_ptr<QProcess> p(run({ QStringLiteral("doctor"), QStringLiteral("--python"), python }));
+        p->waitForFinished(120000);
+        const QString out = QString::fromUtf8(p->readAllStandardOutput());
+        QCOMPARE(p->exitCode(), 0);
+        for (const char *line : { "ok       embedded Python: Python 3.", "ok       Python with torch: ",
+                 ", torch ", "GPU (torch): ", "Triton: ", "sandbox: ", "ready" })
+            QVERIFY2(out.contains(QLatin1String(line)), qPrintable(out));
+
+        // torch hidden: site-packages off (python -S), as on a server where torch is in another venv.
+        QTemporaryDir tmp;
+        const QString noTorch = tmp.filePath(QStringLiteral("python3"));
+        QFile script(noTorch);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(QStringLiteral("#!/bin/sh\nexec %1 -S \"$@\"\n").arg(python).toUtf8());
+        script.close();
+        script.setPermissions(script.permissions() | QFileDevice::ExeOwner);
+        std::unique_ptr<QProcess> bad(run({ QStringLiteral("doctor"), QStringLiteral("--python"), noTorch }));
+        bad->waitForFinished(120000);
+        const QString badOut = QString::fromUtf8(bad->readAllStandardOutput());
+        QCOMPARE(bad->exitCode(), 1);
+        QVERIFY2(badOut.contains(QStringLiteral("error    Python with torch: none found"))
+                && badOut.contains(noTorch) && badOut.contains(QStringLiteral("install PyTorch")),
+            qPrintable(badOut));
     }
 
     void unknownCommandIsUsageError()

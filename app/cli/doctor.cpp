@@ -1,0 +1,145 @@
+// autokernel-cli doctor [--python PY] [--json]: what a user runs first on a new machine (a GPU server
+// with the bundle just unpacked): this program's version, the embedded Python that statically checks
+// kernel.py, the interpreter with torch the worker will use, Triton, the GPU as the drivers and as
+// torch see it, and the bubblewrap that sandboxes candidate kernels. Each line says ok, warning or
+// error with what to do; exit 0 without errors, 1 with any.
+#include "clicommand.h"
+
+#include "buildinfo.h"
+#include "devicedetector.h"
+#include "kernelstaticcheck.h"
+#include "pythonlocator.h"
+#include "workerclient.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QCommandLineParser>
+#include <QTextStream>
+
+namespace ak::cli {
+
+namespace {
+
+struct Finding
+{
+    QString level; // "ok" | "warning" | "error" | "info"
+    QString what; // "torch"
+    QString text;
+};
+
+QString field(const nlohmann::json &j, const char *key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+} // namespace
+
+int runDoctor(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Check this machine before a run: Python with torch, Triton, the GPU, the sandbox, the embedded "
+        "Python. Exit 0 when nothing is an error."));
+    p.addHelpOption();
+    p.addOption({ QStringLiteral("python"),
+        QStringLiteral("the interpreter to check (default: the one a run would use)"),
+        QStringLiteral("PY") });
+    p.addOption({ QStringLiteral("json"), QStringLiteral("print the findings as JSON") });
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli doctor") } + args))
+        return printUsageError(QStringLiteral("doctor: ") + p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << p.helpText();
+        return 0;
+    }
+
+    QVector<Finding> out;
+    out.append({ QStringLiteral("info"), QStringLiteral("program"),
+        BuildInfo::versionLine(QStringLiteral("autokernel-cli")) });
+
+    const QString embedded = embeddedPythonStatus();
+    const bool embeddedOk = !embedded.isEmpty() && embedded.at(0).isDigit();
+    out.append({ embeddedOk ? QStringLiteral("ok") : QStringLiteral("error"),
+        QStringLiteral("embedded Python"),
+        embeddedOk ? QStringLiteral("Python %1 (static checks of kernel.py)").arg(embedded)
+                   : QStringLiteral("%1 — a bundle sets AUTOKERNEL_EMBEDDED_PYTHONHOME to its python/ folder")
+                         .arg(embedded) });
+
+    QStringList detectLog;
+    const DeviceInfo device = DeviceDetector::detect(0, &detectLog);
+    out.append({ QStringLiteral("info"), QStringLiteral("GPU (drivers)"),
+        device.available ? device.summary()
+                         : QStringLiteral("none detected (NVML, CUDA driver, ROCm SMI)") });
+
+    PythonLocator locator;
+    locator.setExplicit(p.value(QStringLiteral("python")));
+    const PythonLocator::Choice python = locator.locate();
+    if (!python.ok()) {
+        out.append({ QStringLiteral("error"), QStringLiteral("Python with torch"),
+            QStringLiteral(
+                "none found: %1 — install PyTorch, or name an interpreter that has it with --python or "
+                "$AUTOKERNEL_PYTHON")
+                .arg(python.error) });
+    } else {
+        out.append({ QStringLiteral("ok"), QStringLiteral("Python with torch"),
+            QStringLiteral("%1 (%2), torch %3").arg(python.python, python.source, python.torchVersion) });
+        WorkerClient worker;
+        worker.setPython(python.python);
+        const WorkerReply r = worker.request(QStringLiteral("doctor"), nlohmann::json::object(), 120000);
+        if (r.status != WorkerReply::Status::Ok) {
+            out.append({ QStringLiteral("error"), QStringLiteral("worker"),
+                QStringLiteral("the worker did not answer in %1: %2").arg(python.python, r.error) });
+        } else {
+            const nlohmann::json &j = r.result;
+            if (!field(j, "torch_error").isEmpty())
+                out.append({ QStringLiteral("error"), QStringLiteral("torch"),
+                    QStringLiteral("import torch failed: %1").arg(field(j, "torch_error")) });
+            const bool gpu = j.value("cuda", false);
+            out.append({ gpu || !device.available ? QStringLiteral("info") : QStringLiteral("warning"),
+                QStringLiteral("GPU (torch)"),
+                gpu ? QStringLiteral("%1 (CUDA %2)").arg(field(j, "gpu"), field(j, "cuda_version"))
+                    : device.available
+                    ? QStringLiteral("torch sees no GPU although the drivers do: a CPU-only torch build?")
+                    : QStringLiteral("none: kernels run and are timed on the CPU") });
+            const QString triton = field(j, "triton");
+            out.append({ !triton.isEmpty() ? QStringLiteral("ok")
+                    : gpu                  ? QStringLiteral("warning")
+                                           : QStringLiteral("info"),
+                QStringLiteral("Triton"),
+                !triton.isEmpty()
+                    ? triton
+                    : QStringLiteral(
+                        "not installed: GPU kernels (Triton starters) cannot run; CPU ones can") });
+            const QString bwrap = field(j, "bwrap");
+            out.append({ bwrap.isEmpty() ? QStringLiteral("warning") : QStringLiteral("ok"),
+                QStringLiteral("sandbox"),
+                bwrap.isEmpty()
+                    ? QStringLiteral("no bubblewrap (%1): candidate kernels would run unsandboxed; install "
+                                     "bubblewrap")
+                          .arg(field(j, "bwrap_why"))
+                    : QStringLiteral("bubblewrap at %1").arg(bwrap) });
+        }
+    }
+
+    int errors = 0;
+    for (const Finding &f : out)
+        errors += f.level == QLatin1String("error");
+    QTextStream stdoutStream(stdout);
+    if (p.isSet(QStringLiteral("json"))) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const Finding &f : out)
+            j.push_back({ { "level", f.level.toStdString() }, { "what", f.what.toStdString() },
+                { "text", f.text.toStdString() } });
+        stdoutStream << QString::fromStdString(j.dump(2)) << Qt::endl;
+    } else {
+        for (const Finding &f : out)
+            stdoutStream << QStringLiteral("%1 %2: %3").arg(f.level.leftJustified(8), f.what, f.text)
+                         << Qt::endl;
+        stdoutStream << (errors ? QStringLiteral("%1 error(s): fix them before a run").arg(errors)
+                                : QStringLiteral("ready"))
+                     << Qt::endl;
+    }
+    return errors ? 1 : 0;
+}
+
+} // namespace ak::cli
