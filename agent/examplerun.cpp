@@ -58,25 +58,28 @@ ExampleRun::~ExampleRun()
     m_shared->receiver = nullptr;
 }
 
-QStringList ExampleRun::names()
+namespace {
+
+// The base names of the files matching `pattern` in the resource folder `dir`, sorted.
+QStringList bundled(const QString &dir, const QString &pattern)
 {
-    // The profiler library compiles resources/examples/*.py in; the list follows what is bundled.
     QStringList names;
-    const QStringList files = QDir(QStringLiteral(":/autokernel/python/examples"))
-                                  .entryList({ QStringLiteral("*.py") }, QDir::Files, QDir::Name);
-    for (const QString &f : files)
+    for (const QString &f : QDir(dir).entryList({ pattern }, QDir::Files, QDir::Name))
         names << QFileInfo(f).completeBaseName();
     return names;
 }
 
+} // namespace
+
+QStringList ExampleRun::names()
+{
+    // The profiler library compiles resources/examples/*.py in; the list follows what is bundled.
+    return bundled(QStringLiteral(":/autokernel/python/examples"), QStringLiteral("*.py"));
+}
+
 QStringList ExampleRun::recordings()
 {
-    QStringList names;
-    const QStringList files = QDir(QStringLiteral(":/autokernel/recordings"))
-                                  .entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
-    for (const QString &f : files)
-        names << QFileInfo(f).completeBaseName();
-    return names;
+    return bundled(QStringLiteral(":/autokernel/recordings"), QStringLiteral("*.json"));
 }
 
 QString ExampleRun::recordingPath(const QString &name)

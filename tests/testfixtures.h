@@ -100,6 +100,24 @@ inline bool makeRunDir(const QString &dir,
     return ok;
 }
 
+// Records a finished experiment on `kernel` whose kernel.py is "X = <speedup>" (the tests' way to make
+// a run's history); its id, 0 when the store refused (with a warning).
+inline int recordExperiment(RunStore &store, const QString &kernel, double speedup, ExperimentStatus status)
+{
+    QString error;
+    const Experiment e = store.beginExperiment(kernel, "X = " + QByteArray::number(speedup) + "\n",
+        QStringLiteral("tune"), QStringLiteral("try %1").arg(speedup), &error);
+    Metrics m;
+    m.correct = true;
+    m.latencyUs = 100.0 / speedup;
+    m.speedup = speedup;
+    if (e.id == 0 || !store.finishExperiment(e.id, status, m, QString(), &error)) {
+        qWarning("%s", qPrintable(error));
+        return 0;
+    }
+    return e.id;
+}
+
 } // namespace ak::test
 
 #ifdef QT_WIDGETS_LIB

@@ -17,20 +17,6 @@ using namespace ak;
 
 namespace {
 
-int record(RunStore &store, const QString &kernel, double speedup, ExperimentStatus status)
-{
-    QString error;
-    const Experiment e = store.beginExperiment(kernel, "X = " + QByteArray::number(speedup) + "\n",
-        QStringLiteral("tune"), QStringLiteral("try %1").arg(speedup), &error);
-    Metrics m;
-    m.correct = true;
-    m.latencyUs = 100.0 / speedup;
-    m.speedup = speedup;
-    if (e.id == 0 || !store.finishExperiment(e.id, status, m, QString(), &error))
-        qWarning("%s", qPrintable(error));
-    return e.id;
-}
-
 QByteArray readAll(const QString &path)
 {
     QFile f(path);
@@ -63,9 +49,10 @@ private Q_SLOTS:
             QString error;
             auto store = RunStore::open(run, &error);
             QVERIFY2(store, qPrintable(error));
-            record(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
-            record(*store, QStringLiteral("01-matmul"), 1.2, ExperimentStatus::Reverted);
-            replied = record(*store, QStringLiteral("02-softmax"), 2.0, ExperimentStatus::Kept);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 1.2, ExperimentStatus::Reverted);
+            replied
+                = test::recordExperiment(*store, QStringLiteral("02-softmax"), 2.0, ExperimentStatus::Kept);
             QVERIFY(store->attachReply(replied, QStringLiteral("BLOCK = 128 — faster (“quoted”)"), &error));
         }
         const QString file = tmp.filePath(QStringLiteral("run.recording.json"));
@@ -122,7 +109,7 @@ private Q_SLOTS:
             QString error;
             auto store = RunStore::open(run, &error);
             QVERIFY(store);
-            record(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
         }
         const QString file = tmp.filePath(QStringLiteral("r.json"));
         QString error;

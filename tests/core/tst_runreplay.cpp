@@ -15,19 +15,6 @@ using namespace ak;
 
 namespace {
 
-void record(RunStore &store, const QString &kernel, double speedup, ExperimentStatus status)
-{
-    QString error;
-    const Experiment e = store.beginExperiment(kernel, "X = " + QByteArray::number(speedup) + "\n",
-        QStringLiteral("test"), QStringLiteral("try %1").arg(speedup), &error);
-    Metrics m;
-    m.correct = true;
-    m.latencyUs = 100.0 / speedup;
-    m.speedup = speedup;
-    if (e.id == 0 || !store.finishExperiment(e.id, status, m, QString(), &error))
-        qWarning("%s", qPrintable(error));
-}
-
 QVector<int> ids(const RunSnapshot &s)
 {
     QVector<int> out;
@@ -60,11 +47,11 @@ private Q_SLOTS:
             QString error;
             auto store = RunStore::open(tmp.path(), &error);
             QVERIFY2(store, qPrintable(error));
-            record(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
-            record(*store, QStringLiteral("02-softmax"), 0.9, ExperimentStatus::Reverted);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
+            test::recordExperiment(*store, QStringLiteral("02-softmax"), 0.9, ExperimentStatus::Reverted);
             QVERIFY(store->pin(QStringLiteral("02-softmax"), QStringLiteral("enough"), &error));
-            record(*store, QStringLiteral("01-matmul"), 2.0, ExperimentStatus::Kept);
-            record(*store, QStringLiteral("01-matmul"), 1.8, ExperimentStatus::Reverted);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 2.0, ExperimentStatus::Kept);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 1.8, ExperimentStatus::Reverted);
         }
         QString error;
         auto replay = RunReplay::open(tmp.path(), &error);
@@ -122,9 +109,9 @@ private Q_SLOTS:
             QString error;
             auto store = RunStore::open(tmp.path(), &error);
             QVERIFY2(store, qPrintable(error));
-            record(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
-            record(*store, QStringLiteral("01-matmul"), 1.2, ExperimentStatus::Reverted);
-            record(*store, QStringLiteral("02-softmax"), 3.0, ExperimentStatus::Kept);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 1.5, ExperimentStatus::Kept);
+            test::recordExperiment(*store, QStringLiteral("01-matmul"), 1.2, ExperimentStatus::Reverted);
+            test::recordExperiment(*store, QStringLiteral("02-softmax"), 3.0, ExperimentStatus::Kept);
         }
         // The run-level chart of a replay frame (RunStats::projectedTimeline of its snapshot) is the
         // finished run's timeline up to that frame: the chart grows as the replay plays.

@@ -1,6 +1,6 @@
 #include "modeleffectchart.h"
 
-#include "chartpalette.h"
+#include "chartpanel.h"
 #include "emptystate.h"
 #include "modelverification.h"
 #include "numberformat.h"
@@ -20,11 +20,7 @@
 namespace ak {
 
 ModelEffectChart::ModelEffectChart(QWidget *parent)
-    : QWidget(parent)
-    , m_stack(new QStackedLayout(this))
-    , m_empty(new EmptyState(this))
-    , m_view(new QChartView(this))
-    , m_chart(new QChart)
+    : ChartPanel(parent)
     , m_series(new QHorizontalStackedBarSeries(this))
     , m_final(new QBarSet(tr("in the final set")))
     , m_leftOut(new QBarSet(tr("left out")))
@@ -36,31 +32,20 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_series->append(m_final);
     m_series->append(m_leftOut);
     m_series->setBarWidth(0.7);
-    m_chart->addSeries(m_series);
-    m_chart->setTitle(tr("Each kernel inside the model: % of the model's time it saves"));
+    chart()->addSeries(m_series);
+    chart()->setTitle(tr("Each kernel inside the model: % of the model's time it saves"));
     m_effect->setTitleText(tr("% of the model's time saved (leave one out)"));
     m_effect->setLabelFormat(QStringLiteral("%.1f"));
     m_kernels->setTruncateLabels(false); // a narrow dock would otherwise turn every name into "..."
-    m_chart->addAxis(m_kernels, Qt::AlignLeft);
-    m_chart->addAxis(m_effect, Qt::AlignBottom);
+    chart()->addAxis(m_kernels, Qt::AlignLeft);
+    chart()->addAxis(m_effect, Qt::AlignBottom);
     m_series->attachAxis(m_kernels);
     m_series->attachAxis(m_effect);
-    m_chart->legend()->setAlignment(Qt::AlignBottom);
-    m_chart->setMargins(QMargins(4, 4, 4, 4));
-    m_view->setChart(m_chart);
-    m_view->setRenderHint(QPainter::Antialiasing);
-    applyChartPalette(m_view, palette());
-    m_view->setMinimumHeight(180);
-    m_empty->setMessage(tr("No in-model effect measured"),
+    finishSetup();
+    chartView()->setMinimumHeight(180);
+    setEmptyText(tr("No in-model effect measured"),
         tr("Only kernels that plug into the model and pass parity are timed inside it."));
-    m_stack->addWidget(m_empty);
-    m_stack->addWidget(m_view);
-    m_stack->setCurrentWidget(m_empty);
-}
-
-bool ModelEffectChart::isShowingChart() const
-{
-    return m_stack->currentWidget() == m_view;
+    showEmpty();
 }
 
 void ModelEffectChart::clear()
@@ -69,7 +54,7 @@ void ModelEffectChart::clear()
     m_leftOut->remove(0, m_leftOut->count());
     m_kernels->clear();
     m_categories.clear();
-    m_stack->setCurrentWidget(m_empty);
+    showEmpty();
 }
 
 void ModelEffectChart::setVerification(const ModelVerification &verification)
@@ -96,18 +81,11 @@ void ModelEffectChart::setVerification(const ModelVerification &verification)
     }
     m_kernels->append(m_categories);
     // Qt Charts drops category labels that do not fit: give every kernel a row of its own.
-    m_view->setMinimumHeight(std::max(180, 110 + 26 * int(timed.size())));
+    chartView()->setMinimumHeight(std::max(180, 110 + 26 * int(timed.size())));
     const double pad = std::max(0.5, 0.1 * (high - low));
     m_effect->setRange(low < 0 ? low - pad : 0.0, high > 0 ? high + pad : 0.0 + pad);
     m_effect->applyNiceNumbers();
-    m_stack->setCurrentWidget(m_view);
-}
-
-void ModelEffectChart::changeEvent(QEvent *event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        applyChartPalette(m_view, palette());
+    showChart();
 }
 
 } // namespace ak

@@ -1,6 +1,6 @@
 #include "modelspeedupchart.h"
 
-#include "chartpalette.h"
+#include "chartpanel.h"
 #include "emptystate.h"
 #include "numberformat.h"
 #include "runsnapshot.h"
@@ -32,11 +32,7 @@ QDateTime whenOf(const Experiment &e)
 } // namespace
 
 ModelSpeedupChart::ModelSpeedupChart(QWidget *parent)
-    : QWidget(parent)
-    , m_stack(new QStackedLayout(this))
-    , m_empty(new EmptyState(this))
-    , m_view(new QChartView(this))
-    , m_chart(new QChart)
+    : ChartPanel(parent)
     , m_projected(new QLineSeries(this))
     , m_measured(new QLineSeries(this))
     , m_original(new QLineSeries(this))
@@ -44,9 +40,9 @@ ModelSpeedupChart::ModelSpeedupChart(QWidget *parent)
     , m_y(new QValueAxis(this))
 {
     setObjectName(QStringLiteral("ModelSpeedupChart"));
-    m_view->setToolTip(tr("The whole model's projected speedup as the run went on: each kernel's share "
-                          "of the model's time sped up by its best kept version (Amdahl). The dashed "
-                          "line is the speedup Verify measured end to end."));
+    chartView()->setToolTip(tr("The whole model's projected speedup as the run went on: each kernel's share "
+                               "of the model's time sped up by its best kept version (Amdahl). The dashed "
+                               "line is the speedup Verify measured end to end."));
     m_projected->setName(tr("projected"));
     QPen projectedPen(QColor(0x1b, 0x7f, 0x3b));
     projectedPen.setWidthF(2.5);
@@ -60,29 +56,18 @@ ModelSpeedupChart::ModelSpeedupChart(QWidget *parent)
     m_original->setPen(originalPen);
     m_original->setName(tr("original model"));
     for (QLineSeries *s : { m_original, m_measured, m_projected })
-        m_chart->addSeries(s);
+        chart()->addSeries(s);
     m_x->setTitleText(tr("time"));
     m_y->setTitleText(tr("model speedup ×"));
     m_y->setLabelFormat(QStringLiteral("%.2f"));
-    m_chart->addAxis(m_x, Qt::AlignBottom);
-    m_chart->addAxis(m_y, Qt::AlignLeft);
-    for (QAbstractSeries *s : m_chart->series()) {
+    chart()->addAxis(m_x, Qt::AlignBottom);
+    chart()->addAxis(m_y, Qt::AlignLeft);
+    for (QAbstractSeries *s : chart()->series()) {
         s->attachAxis(m_x);
         s->attachAxis(m_y);
     }
-    m_chart->legend()->setAlignment(Qt::AlignBottom);
-    m_chart->setMargins(QMargins(4, 4, 4, 4));
-    m_view->setChart(m_chart);
-    m_view->setRenderHint(QPainter::Antialiasing);
-    applyChartPalette(m_view, palette());
-    m_stack->addWidget(m_empty);
-    m_stack->addWidget(m_view);
+    finishSetup();
     clear();
-}
-
-bool ModelSpeedupChart::isShowingChart() const
-{
-    return m_stack->currentWidget() == m_view;
 }
 
 void ModelSpeedupChart::clear()
@@ -90,10 +75,10 @@ void ModelSpeedupChart::clear()
     m_timeline.clear();
     for (QLineSeries *s : { m_projected, m_measured, m_original })
         s->clear();
-    m_empty->setMessage(tr("No projection yet"),
+    setEmptyText(tr("No projection yet"),
         tr("The whole model's projected speedup appears here, over time, once the loop has measured "
            "the kernels' baselines."));
-    m_stack->setCurrentWidget(m_empty);
+    showEmpty();
 }
 
 void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
@@ -146,7 +131,7 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
     } else {
         m_measured->clear();
     }
-    for (QLegendMarker *marker : m_chart->legend()->markers(m_measured))
+    for (QLegendMarker *marker : chart()->legend()->markers(m_measured))
         marker->setVisible(m_measured->count() > 0);
 
     m_x->setRange(QDateTime::fromMSecsSinceEpoch(qint64(begin)), QDateTime::fromMSecsSinceEpoch(qint64(end)));
@@ -160,14 +145,7 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
     // The range of the data with a margin, so that a 2 % gain is visible, and 1.0 always in view.
     const double pad = std::max(0.02, 0.1 * (high - low));
     m_y->setRange(std::max(0.0, low - pad), high + pad);
-    m_stack->setCurrentWidget(m_view);
-}
-
-void ModelSpeedupChart::changeEvent(QEvent *event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        applyChartPalette(m_view, palette());
+    showChart();
 }
 
 } // namespace ak

@@ -1,26 +1,22 @@
 #pragma once
 
+#include "chartpanel.h"
 #include <QPair>
 #include <QVector>
-#include <QWidget>
 
-class QChart;
-class QChartView;
 class QDateTimeAxis;
 class QLineSeries;
-class QStackedLayout;
 class QValueAxis;
 
 namespace ak {
 
-class EmptyState;
 struct RunSnapshot;
 
 // The run-level chart: the projected whole-model speedup (Amdahl over each kernel's share and its
 // kept head, RunStats::projectedTimeline) as a step line over wall-clock time, and the measured
 // speedup of the last verification as a dashed line when there is one. Shows an EmptyState until a
 // head is measured. Follows the palette live.
-class ModelSpeedupChart : public QWidget
+class ModelSpeedupChart : public ChartPanel
 {
     Q_OBJECT
 public:
@@ -28,23 +24,13 @@ public:
 
     void setSnapshot(const RunSnapshot &run);
     void clear();
-    bool isShowingChart() const;
-    QChart *chart() const { return m_chart; }
-    QChartView *chartView() const { return m_view; }
     QLineSeries *projectedSeries() const { return m_projected; }
     QLineSeries *measuredSeries() const { return m_measured; }
     QValueAxis *yAxis() const { return m_y; }
     // (experiment id, projection) of each point drawn, oldest first.
     const QVector<QPair<int, double>> &timeline() const { return m_timeline; }
 
-protected:
-    void changeEvent(QEvent *event) override;
-
 private:
-    QStackedLayout *m_stack;
-    EmptyState *m_empty;
-    QChartView *m_view;
-    QChart *m_chart;
     QLineSeries *m_projected;
     QLineSeries *m_measured;
     QLineSeries *m_original;

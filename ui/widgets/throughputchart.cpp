@@ -1,6 +1,6 @@
 #include "throughputchart.h"
 
-#include "chartpalette.h"
+#include "chartpanel.h"
 #include "emptystate.h"
 #include "throughputchartmodel.h"
 
@@ -36,12 +36,8 @@ QVXYModelMapper *mapper(ThroughputChartModel *model, QXYSeries *series, int yCol
 } // namespace
 
 ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
-    : QWidget(parent)
+    : ChartPanel(parent)
     , m_model(model)
-    , m_stack(new QStackedLayout(this))
-    , m_empty(new EmptyState(this))
-    , m_view(new QChartView(this))
-    , m_chart(new QChart)
     , m_attempts(new QScatterSeries(this))
     , m_selected(new QScatterSeries(this))
     , m_best(new QLineSeries(this))
@@ -51,7 +47,7 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
 {
     setObjectName(QStringLiteral("ThroughputChart"));
     m_attempts->setName(QStringLiteral("attempts"));
-    m_view->setToolTip(
+    chartView()->setToolTip(
         QStringLiteral("Each point an experiment, coloured by outcome: kept green, pending amber, reverted "
                        "grey, rejected brown. The ring marks the experiment selected in the commit list."));
     m_attempts->setMarkerSize(7);
@@ -74,50 +70,39 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     for (QAbstractSeries *s :
         { static_cast<QAbstractSeries *>(m_roof), static_cast<QAbstractSeries *>(m_best),
             static_cast<QAbstractSeries *>(m_attempts), static_cast<QAbstractSeries *>(m_selected) })
-        m_chart->addSeries(s);
+        chart()->addSeries(s);
     m_x->setTitleText(QStringLiteral("experiment"));
     m_x->setLabelFormat(QStringLiteral("%d"));
     // Ticks on whole experiments: with the default five ticks over a fractional range, "%d" printed
     // rounded labels ("0, 3, 5, 8, 10") that named no experiment.
     m_x->setTickType(QValueAxis::TicksDynamic);
     m_x->setTickAnchor(0);
-    m_chart->addAxis(m_x, Qt::AlignBottom);
-    m_chart->addAxis(m_y, Qt::AlignLeft);
-    for (QAbstractSeries *s : m_chart->series()) {
+    chart()->addAxis(m_x, Qt::AlignBottom);
+    chart()->addAxis(m_y, Qt::AlignLeft);
+    for (QAbstractSeries *s : chart()->series()) {
         s->attachAxis(m_x);
         s->attachAxis(m_y);
     }
-    m_chart->legend()->setAlignment(Qt::AlignBottom);
-    m_chart->setMargins(QMargins(4, 4, 4, 4));
-    m_view->setChart(m_chart);
-    m_view->setRenderHint(QPainter::Antialiasing);
-    applyChartPalette(m_view, palette());
+    finishSetup();
 
     m_attemptsMapper = mapper(model, m_attempts, ThroughputChartModel::MeasuredColumn, this);
     m_bestMapper = mapper(model, m_best, ThroughputChartModel::BestColumn, this);
     m_roofMapper = mapper(model, m_roof, ThroughputChartModel::RoofColumn, this);
 
-    m_stack->addWidget(m_empty);
-    m_stack->addWidget(m_view);
     connect(model, &QAbstractItemModel::modelReset, this, &ThroughputChart::modelReset);
     modelReset();
 }
 
 void ThroughputChart::setEmptyMessage(const QString &title, const QString &body)
 {
-    m_empty->setMessage(title, body);
-}
-
-bool ThroughputChart::isShowingChart() const
-{
-    return m_stack->currentWidget() == m_view;
+    setEmptyText(title, body);
 }
 
 void ThroughputChart::modelReset()
 {
     const int rows = m_model->rowCount();
     if (rows == 0) {
-        m_stack->setCurrentWidget(m_empty);
+        showEmpty();
         return;
     }
     // The best line starts at the first kept experiment: before it there is nothing to draw, and
@@ -131,7 +116,7 @@ void ThroughputChart::modelReset()
     m_y->setTitleText(m_model->yAxisTitle());
 
     // The roof's legend entry only when a roof is drawn: a CPU run has none to claim.
-    for (QLegendMarker *marker : m_chart->legend()->markers(m_roof))
+    for (QLegendMarker *marker : chart()->legend()->markers(m_roof))
         marker->setVisible(m_model->hasRoof());
     double xMin = m_model->index(0, ThroughputChartModel::ExperimentColumn).data().toDouble();
     double xMax = m_model->index(rows - 1, ThroughputChartModel::ExperimentColumn).data().toDouble();
@@ -158,7 +143,7 @@ void ThroughputChart::modelReset()
     m_y->setRange(lo, yMax > lo ? yMax + pad : lo + 1);
     m_y->applyNiceNumbers();
     showSelected();
-    m_stack->setCurrentWidget(m_view);
+    showChart();
 }
 
 void ThroughputChart::setSelectedExperiment(int id)
@@ -182,13 +167,6 @@ void ThroughputChart::showSelected()
 QColor ThroughputChart::outcomeColor(ExperimentStatus status)
 {
     return QColor(QLatin1String(ak::outcomeColor(outcomeOf(status))));
-}
-
-void ThroughputChart::changeEvent(QEvent *event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        applyChartPalette(m_view, palette());
 }
 
 } // namespace ak

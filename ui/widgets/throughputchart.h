@@ -2,34 +2,28 @@
 
 #include "experiment.h"
 
+#include "chartpanel.h"
 #include <QColor>
-#include <QWidget>
 
-class QChart;
-class QChartView;
 class QLineSeries;
 class QScatterSeries;
-class QStackedLayout;
 class QValueAxis;
 class QVXYModelMapper;
 
 namespace ak {
 
-class EmptyState;
 class ThroughputChartModel;
 
 // A view of ThroughputChartModel: attempts as points, the best kept so far as a line, the roof as a
 // line, each series bound to model columns through QVXYModelMapper. Shows an EmptyState when the
 // kernel has no measured experiment.
-class ThroughputChart : public QWidget
+class ThroughputChart : public ChartPanel
 {
     Q_OBJECT
 public:
     explicit ThroughputChart(ThroughputChartModel *model, QWidget *parent = nullptr);
 
     void setEmptyMessage(const QString &title, const QString &body);
-    bool isShowingChart() const;
-    QChart *chart() const { return m_chart; }
     // Rings the experiment's point (the one selected in the commit list); 0 or an id without a
     // point on this chart clears the ring.
     void setSelectedExperiment(int id);
@@ -39,21 +33,12 @@ public:
     QValueAxis *yAxis() const { return m_y; }
     // The colour a point of that outcome is drawn in (kept green, pending amber, reverted grey…).
     static QColor outcomeColor(ExperimentStatus status);
-    EmptyState *emptyState() const { return m_empty; }
-
-protected:
-    // A palette switched live (a dark theme) repaints the chart's background, axes and legend.
-    void changeEvent(QEvent *event) override;
 
 private:
     void modelReset();
     void showSelected();
 
     ThroughputChartModel *m_model;
-    QStackedLayout *m_stack;
-    EmptyState *m_empty;
-    QChartView *m_view;
-    QChart *m_chart;
     QScatterSeries *m_attempts;
     QScatterSeries *m_selected;
     int m_selectedId = 0;
