@@ -11,6 +11,15 @@
 
 namespace ak {
 
+// Another kernel of the run with the same op type, as the loop found it: its head kernel.py and how
+// it compares with PyTorch (the tune agent tries its configuration: what worked there may work here).
+struct PeerKernel
+{
+    QString kernel; // "03-matmul"
+    QString kernelPy;
+    double speedup = 0; // its head's speedup over PyTorch
+};
+
 // Everything an agent may look at to propose the next kernel.py of one kernel. A value type built by
 // the loop for each experiment (it crosses into the agent by copy; agents never touch the run store).
 struct AgentContext
@@ -27,6 +36,8 @@ struct AgentContext
     // Experiment id -> the kernel.py that experiment proposed, when the loop could read it back from
     // the run directory. The tune agent learns the configurations already tried from these texts.
     QHash<int, QString> historyKernelPy;
+    // The run's other kernels of this op type whose head is a kept improvement, best first.
+    QVector<PeerKernel> peers;
     QString systemPrompt; // program.md filled by PromptBuilder (device, kernel, rules)
     // The same, only the sections this kernel needs (PromptBuilder::compact): for a model whose
     // context cannot hold the whole playbook.

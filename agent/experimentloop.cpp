@@ -399,6 +399,21 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
         if (it != m_proposedText.end() && !it->isEmpty())
             ctx.historyKernelPy.insert(e.id, *it);
     }
+    // Kernels of the same op type whose head is a kept improvement: what worked there, on this
+    // machine, is worth a try here (the tune agent's first jumps). Best first.
+    for (const KernelRecord &other : run.kernels) {
+        const QString name = KernelRecord::keyOf(other.folder);
+        const Experiment *head = run.experiment(other.headExperiment);
+        if (name == kernel || other.opType != k->opType || !head || head->status != ExperimentStatus::Kept
+            || !head->metrics.correct || !Metrics::has(head->metrics.speedup))
+            continue;
+        QString peerError;
+        const QString text = QString::fromUtf8(store->kernelSource(name, &peerError));
+        if (!text.isEmpty())
+            ctx.peers.push_back({ name, text, head->metrics.speedup });
+    }
+    std::sort(ctx.peers.begin(), ctx.peers.end(),
+        [](const PeerKernel &a, const PeerKernel &b) { return a.speedup > b.speedup; });
     if (ctx.kernelPy.isEmpty()) {
         store->skip(kernel, QStringLiteral("kernel.py cannot be read: ") + error);
         message(QStringLiteral("%1: skipped, kernel.py cannot be read: %2").arg(kernel, error));

@@ -1,6 +1,9 @@
 #include "tuneagent.h"
 
 #include "kernelstaticcheck.h"
+#include "numberformat.h"
+#include "promptbuilder.h"
+#include "tunepriors.h"
 
 #include <QElapsedTimer>
 #include <QSet>
@@ -179,27 +182,90 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     }
 
     TuneConfig proposal;
+    QString reason, detail; // why it is proposed, for the description: the commit list reads as a search
     bool found = false;
-    bool restart = false;
-    auto tryStep = [&](int axis, int step) {
+    auto take = [&](const TuneConfig &c, const QString &why, const QString &more = QString()) {
+        if (found || seen.contains(TuneSpace::key(c)))
+            return false;
+        proposal = c;
+        reason = why;
+        detail = more;
+        found = true;
+        return true;
+    };
+    // A jump (another kernel's best, a prior) is made once: done when a configuration with its
+    // constants was tried, whatever the others were.
+    auto covered = [&](const TuneConfig &jump) {
+        auto matches = [&](const TuneConfig &c) {
+            for (auto it = jump.constBegin(); it != jump.constEnd(); ++it)
+                if (c.value(it.key()) != it.value())
+                    return false;
+            return true;
+        };
+        if (matches(current))
+            return true;
+        for (const Tried &t : tried)
+            if (matches(t.config))
+                return true;
+        return false;
+    };
+    auto jump = [&](const TuneConfig &partial, const QString &why, const QString &more) {
+        TuneConfig c, onSpace;
+        if (!TunePriors::apply(partial, space, current, &c))
+            return false;
+        for (const TuneAxis &a : space.axes())
+            if (partial.contains(a.name) && c.value(a.name) == partial.value(a.name))
+                onSpace.insert(a.name, partial.value(a.name));
+        return !covered(onSpace) && take(c, why, more);
+    };
+    // What this run measured on kernels of the same op type (on this machine), then what is known
+    // for the op on this architecture.
+    for (const PeerKernel &peer : context.peers) {
+        TuneConfig theirs;
+        if (!found && configOfText(peer.kernelPy, space, &theirs))
+            jump(theirs, QStringLiteral("from %1").arg(peer.kernel),
+                QStringLiteral("its best, %1 PyTorch").arg(formatRatio(peer.speedup)));
+    }
+    for (const TunePriors::Prior &prior :
+        TunePriors::forKernel(context.opType, PromptBuilder::architectureFamily(context.device)))
+        if (!found)
+            jump(prior.config, QStringLiteral("prior"), prior.why);
+
+    auto tryStep = [&](int axis, int step, const QString &why) {
         const TuneAxis &a = space.axes().at(axis);
         const int at = space.indexOf(axis, walker.value(a.name));
         if (at < 0 || at + step < 0 || at + step >= a.values.size())
             return false;
         TuneConfig c = walker;
         c.insert(a.name, a.values.at(at + step));
-        if (seen.contains(TuneSpace::key(c)))
-            return false;
-        proposal = c;
-        return true;
+        return take(c, why);
     };
-    if (!restartNow) {
+    if (!restartNow && !found) {
         if (momentumAxis >= 0 && walker == current)
-            found = tryStep(momentumAxis, momentumDir);
-        for (int ring = 1; ring <= 2 && !found; ++ring) {
+            tryStep(momentumAxis, momentumDir, QStringLiteral("momentum"));
+        auto ring = [&](int steps, const QString &why) {
             for (int a = 0; a < space.axes().size() && !found; ++a)
-                found = tryStep(a, ring) || tryStep(a, -ring);
-        }
+                if (!tryStep(a, steps, why))
+                    tryStep(a, -steps, why);
+        };
+        ring(1, QStringLiteral("neighbour"));
+        // Joint moves: two constants one step each, before two steps of one: optima one constant at a
+        // time cannot reach (a wider tile that only pays with a narrower one beside it) come first.
+        for (int a = 0; a < space.axes().size() && !found; ++a)
+            for (int b = a + 1; b < space.axes().size() && !found; ++b)
+                for (int da : { 1, -1 })
+                    for (int db : { 1, -1 }) {
+                        const TuneAxis &x = space.axes().at(a), &y = space.axes().at(b);
+                        const int i = space.indexOf(a, walker.value(x.name)) + da;
+                        const int j = space.indexOf(b, walker.value(y.name)) + db;
+                        if (found || i < 0 || j < 0 || i >= x.values.size() || j >= y.values.size())
+                            continue;
+                        TuneConfig c = walker;
+                        c.insert(x.name, x.values.at(i));
+                        c.insert(y.name, y.values.at(j));
+                        take(c, QStringLiteral("joint"));
+                    }
+        ring(2, QStringLiteral("two steps"));
     }
     if (!found) {
         // Seeded by the seed, the kernel and how far the search has got: the same history gives the same
@@ -222,22 +288,16 @@ AgentResult TuneAgent::propose(const AgentContext &context)
                 if (!seen.contains(TuneSpace::key(configAt(i))))
                     untried.append(i);
             }
-            if (!untried.isEmpty()) {
-                proposal = configAt(untried.at(int(rng() % quint64(untried.size()))));
-                found = true;
-            }
+            if (!untried.isEmpty())
+                take(configAt(untried.at(int(rng() % quint64(untried.size())))), QStringLiteral("restart"));
         } else {
             for (int attempt = 0; attempt < 1000 && !found; ++attempt) {
                 TuneConfig c;
                 for (const TuneAxis &a : axes)
                     c.insert(a.name, a.values.at(int(rng() % quint64(a.values.size()))));
-                if (!seen.contains(TuneSpace::key(c))) {
-                    proposal = c;
-                    found = true;
-                }
+                take(c, QStringLiteral("restart"));
             }
         }
-        restart = found;
     }
     if (!found)
         return fail(AgentError::Kind::Exhausted,
@@ -265,8 +325,10 @@ AgentResult TuneAgent::propose(const AgentContext &context)
 
     AgentProposal p;
     p.kernelPy = QString::fromUtf8(text);
-    p.description
-        = (restart ? QStringLiteral("restart: ") : QString()) + described.join(QStringLiteral(", "));
+    // "neighbour: BLOCK_N 128 -> 256", "prior: … (where it comes from)"; restarts keep their prefix
+    // (isRestart reads it back from the history).
+    p.description = QStringLiteral("%1: %2").arg(reason, described.join(QStringLiteral(", ")))
+        + (detail.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(detail));
     return done(AgentResult::success(std::move(p)));
 }
 

@@ -10,12 +10,13 @@ namespace ak {
 
 // The offline default agent: no model, it rewrites the tunable constants of kernel.py (TuneSpace).
 //
-// Search: coordinate descent from the current (best kept) kernel: one candidate step up or down on
-// one constant at a time (continuing first along the constant and direction of the last kept
-// improvement), then two steps; when every such neighbour has been tried, a random restart (a random
-// untried configuration, description "restart: ..."), whose neighbourhood is then descended from the
-// best configuration measured since that restart, kept or not. When nothing untried is left it
-// reports Exhausted.
+// Search (docs/agents.md, "Tune agent"): first what worked on the run's other kernels of the same op
+// type (AgentContext::peers), then the priors shipped for the op on this architecture (TunePriors),
+// each once; then coordinate descent from the current (best kept) kernel — the direction of the last
+// kept improvement, one step on each constant, joint moves of two constants, two steps of one — and
+// when every neighbour has been tried a random restart, whose neighbourhood is then descended from the
+// best configuration measured since. When nothing untried is left it reports Exhausted. Each
+// description says why it was proposed ("joint: BLOCK_M 256 -> 128, BLOCK_N 128 -> 256").
 //
 // It keeps no state between calls: every proposal is a function of the context (current kernel.py,
 // the history of experiments with their results and the kernel.py each proposed) and the seed. So

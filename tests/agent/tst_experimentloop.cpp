@@ -115,6 +115,31 @@ private Q_SLOTS:
         QCOMPARE(r.head(kA), variant(128));
     }
 
+    void peersCarryWhatWorkedOnTheSameOpType()
+    {
+        // A (softmax) keeps ROW_CHUNK 128; once the loop is on B, another softmax, B's context names A
+        // with its head kernel.py and speedup: the tune agent tries that first (tst_tuneagent).
+        CREATE_RIG(r, kNoRules);
+        r.bench.results.enqueue(ok(100, 0.5));
+        STEP(r);
+        r.agent.enqueue(proposal(variant(128), QStringLiteral("ROW_CHUNK 64 -> 128")));
+        r.bench.results.enqueue(ok(80, 0.5));
+        STEP(r);
+        QVERIFY(r.agent.contexts.last().peers.isEmpty()); // B and C have kept nothing
+        QVERIFY(r.store().skip(kA, QStringLiteral("test: on to B")));
+        r.bench.results.enqueue(ok(100, 0.5)); // B's baseline
+        STEP(r);
+        r.agent.enqueue(proposal(variant(256), QStringLiteral("ROW_CHUNK 64 -> 256")));
+        r.bench.results.enqueue(ok(90, 0.5));
+        STEP(r);
+        const AgentContext &ctx = r.agent.contexts.last();
+        QCOMPARE(ctx.kernelName, kB);
+        QCOMPARE(ctx.peers.size(), 1);
+        QCOMPARE(ctx.peers[0].kernel, kA);
+        QCOMPARE(ctx.peers[0].kernelPy.toUtf8(), variant(128));
+        QCOMPARE(ctx.peers[0].speedup, 50.0 / 80.0);
+    }
+
     void withinNoiseIsReverted()
     {
         CREATE_RIG(r, kNoRules);

@@ -5,6 +5,7 @@
 #include "tuneagent.h"
 #include "tunespace.h"
 
+#include <QRegularExpression>
 #include <QSet>
 
 #include <cmath>
@@ -53,6 +54,9 @@ struct Simulation
 {
     Objective latency;
     QString kernelName = QStringLiteral("03-softmax");
+    QString opType = QStringLiteral("softmax");
+    DeviceInfo device;
+    QVector<PeerKernel> peers;
     QString best = kKernel;
     double bestSpeedup = 1;
     double reference = 0;
@@ -61,12 +65,15 @@ struct Simulation
     QStringList proposedKeys;
     QStringList descriptions;
 
-    explicit Simulation(Objective f)
+    explicit Simulation(
+        Objective f, const QString &kernel = kKernel, const QString &op = QStringLiteral("softmax"))
         : latency(std::move(f))
+        , opType(op)
+        , best(kernel)
     {
-        const TuneConfig start = config(kKernel);
+        const TuneConfig start = config(kernel);
         reference = latency(start);
-        record(kKernel, QStringLiteral("baseline"), QStringLiteral("user"), ExperimentStatus::Baseline, 1.0);
+        record(kernel, QStringLiteral("baseline"), QStringLiteral("user"), ExperimentStatus::Baseline, 1.0);
     }
 
     static TuneConfig config(const QString &text)
@@ -97,13 +104,26 @@ struct Simulation
     {
         AgentContext c;
         c.kernelName = kernelName;
-        c.opType = QStringLiteral("softmax");
+        c.opType = opType;
+        c.device = device;
+        c.peers = peers;
         c.kernelPy = best;
         c.staticInfo = checkKernelSource(best.toUtf8());
         c.history = history;
         c.historyKernelPy = texts;
         c.experimentId = int(history.size()) + 1;
         return c;
+    }
+
+    // Experiments since the last keep (or the baseline) that were not kept: the default move-on rule
+    // retires a kernel at 5.
+    int revertsSinceKeep() const
+    {
+        int n = 0;
+        for (auto it = history.crbegin(); it != history.crend() && it->status == ExperimentStatus::Reverted;
+             ++it)
+            ++n;
+        return n;
     }
 
     // One experiment; false when the agent had nothing to propose.
@@ -128,6 +148,48 @@ struct Simulation
         return true;
     }
 };
+
+// A matmul whose best tile (128 x 256) one constant at a time cannot reach from where greedy steps
+// lead: BLOCK_M 256 helps a little, a 256 x 256 tile is terrible, and from (256, 128) no single step
+// gets to (128, 256) — the H200 story of issue #15 in miniature.
+const QString kMatmul
+    = QStringLiteral("KERNEL_TYPE = \"matmul\"\n"
+                     "BLOCK_M = 128\n"
+                     "BLOCK_N = 128\n"
+                     "TUNE_SPACE = {\"BLOCK_M\": [32, 64, 128, 256], \"BLOCK_N\": [32, 64, 128, 256]}\n"
+                     "\n"
+                     "def kernel_fn(a, b):\n"
+                     "    return a @ b\n");
+
+double tiles(const TuneConfig &c)
+{
+    const int m = int(c.value(QStringLiteral("BLOCK_M"))), n = int(c.value(QStringLiteral("BLOCK_N")));
+    if (m == 256 && n == 256)
+        return 60; // out of shared memory's sweet spot
+    if (m == 128 && n == 256)
+        return 8;
+    if (m == 256 && n == 128)
+        return 9.6;
+    return 10 + (m < 128 ? 2 * (128 / m) : 0) + (n < 128 ? 2 * (128 / n) : 0);
+}
+
+DeviceInfo hopper()
+{
+    DeviceInfo d;
+    d.available = true;
+    d.vendor = QStringLiteral("nvidia");
+    d.name = QStringLiteral("NVIDIA H200");
+    d.computeCapability = QStringLiteral("9.0");
+    return d;
+}
+
+DeviceInfo cpu()
+{
+    DeviceInfo d;
+    d.available = true;
+    d.vendor = QStringLiteral("cpu");
+    return d;
+}
 
 } // namespace
 
@@ -210,6 +272,75 @@ private Q_SLOTS:
         AgentResult last;
         QVERIFY(!sim.step(agent, &last));
         QCOMPARE(last.error().kind, AgentError::Kind::Exhausted);
+    }
+
+    void jointMoveReachesWhatOneAtATimeCannot()
+    {
+        // On the CPU (no priors), greedy steps keep BLOCK_M 256 first; the joint move back to 128 with
+        // BLOCK_N 256 comes before the default rule's five reverts retire the kernel.
+        Simulation sim(tiles, kMatmul, QStringLiteral("matmul"));
+        sim.device = cpu();
+        TuneAgent agent(1);
+        bool found = false;
+        for (int i = 0; i < 30 && !found && sim.revertsSinceKeep() < 5; ++i) {
+            QVERIFY(sim.step(agent));
+            const TuneConfig best = Simulation::config(sim.best);
+            found = best.value(QStringLiteral("BLOCK_M")) == 128
+                && best.value(QStringLiteral("BLOCK_N")) == 256;
+        }
+        QVERIFY2(found, qPrintable(sim.descriptions.join(QStringLiteral(" | "))));
+        // Every description says why it was proposed.
+        for (const QString &d : sim.descriptions)
+            QVERIFY2(QRegularExpression(QStringLiteral("^(momentum|neighbour|joint|two steps|restart): "))
+                         .match(d)
+                         .hasMatch(),
+                qPrintable(d));
+        // The path: BLOCK_M up (kept), the 256 x 256 tile and BLOCK_N down (reverted), then the joint move.
+        QCOMPARE(sim.descriptions.last(), QStringLiteral("joint: BLOCK_M 256 -> 128, BLOCK_N 128 -> 256"));
+        // Fewer experiments than the 15 an exhaustive sweep of the other configurations would take.
+        QVERIFY2(sim.proposedKeys.size() < 15, qPrintable(QString::number(sim.proposedKeys.size())));
+    }
+
+    void priorsComeFirstOnTheirArchitecture()
+    {
+        // On Hopper the shipped prior for matmul (128 x 256, measured on the H200) is the first proposal,
+        // with where it comes from; it is not proposed again once tried.
+        Simulation sim(tiles, kMatmul, QStringLiteral("matmul"));
+        sim.device = hopper();
+        TuneAgent agent(1);
+        QVERIFY(sim.step(agent));
+        QVERIFY2(sim.descriptions.first().startsWith(QStringLiteral("prior: BLOCK_N 128 -> 256 (")),
+            qPrintable(sim.descriptions.first()));
+        QVERIFY(sim.descriptions.first().contains(QStringLiteral("H200")));
+        QCOMPARE(Simulation::config(sim.best).value(QStringLiteral("BLOCK_N")), 256.0); // kept
+        for (int i = 0; i < 6; ++i)
+            QVERIFY(sim.step(agent));
+        QCOMPARE(sim.descriptions.filter(QStringLiteral("668 TFLOP/s")).size(), 1);
+        // The same kernel on the CPU gets no GPU prior.
+        Simulation onCpu(tiles, kMatmul, QStringLiteral("matmul"));
+        onCpu.device = cpu();
+        QVERIFY(onCpu.step(agent));
+        QVERIFY2(!onCpu.descriptions.first().startsWith(QStringLiteral("prior")),
+            qPrintable(onCpu.descriptions.first()));
+    }
+
+    void triesWhatWorkedOnAnotherKernelOfTheRun()
+    {
+        // 05-matmul, another matmul of the run, kept BLOCK_M 64 x BLOCK_N 256: tried here first.
+        Simulation sim(tiles, kMatmul, QStringLiteral("matmul"));
+        sim.device = cpu();
+        QString theirs = kMatmul;
+        theirs.replace(QStringLiteral("BLOCK_M = 128"), QStringLiteral("BLOCK_M = 64"))
+            .replace(QStringLiteral("BLOCK_N = 128"), QStringLiteral("BLOCK_N = 256"));
+        sim.peers = { PeerKernel { QStringLiteral("05-matmul"), theirs, 1.4 } };
+        TuneAgent agent(1);
+        QVERIFY(sim.step(agent));
+        QVERIFY2(sim.descriptions.first().startsWith(
+                     QStringLiteral("from 05-matmul: BLOCK_M 128 -> 64, BLOCK_N 128 -> 256")),
+            qPrintable(sim.descriptions.first()));
+        QVERIFY(sim.descriptions.first().contains(QStringLiteral("1.40")));
+        QVERIFY(sim.step(agent));
+        QVERIFY(!sim.descriptions.last().startsWith(QStringLiteral("from 05-matmul"))); // once
     }
 
     void deterministicForSeed()
