@@ -15,6 +15,8 @@
 #include <QStandardPaths>
 #include <QUrl>
 
+#include <algorithm>
+
 namespace ak {
 
 namespace {
@@ -198,6 +200,7 @@ bool AgentSettings::load(QSettings &settings, AgentSettings *out)
     s.agent.commandTemplate = settings.value(QStringLiteral("command")).toString();
     s.agent.replayRun = settings.value(QStringLiteral("replayRun")).toString();
     s.agent.seed = settings.value(QStringLiteral("seed"), 0).toInt();
+    s.agent.contextTokens = std::max(0, settings.value(QStringLiteral("contextTokens"), 0).toInt());
     s.keySource = settings.value(QStringLiteral("keySource")).toString() == keySourceName(KeySource::Stored)
         ? KeySource::Stored
         : KeySource::Environment;
@@ -223,6 +226,7 @@ void AgentSettings::save(QSettings &settings) const
     settings.setValue(QStringLiteral("command"), agent.commandTemplate);
     settings.setValue(QStringLiteral("replayRun"), agent.replayRun.trimmed());
     settings.setValue(QStringLiteral("seed"), agent.seed);
+    settings.setValue(QStringLiteral("contextTokens"), agent.contextTokens);
     settings.setValue(QStringLiteral("devices"), devices.join(QLatin1Char(',')));
     settings.setValue(QStringLiteral("python"), python.trimmed());
     const bool storeKey = keySource == KeySource::Stored && !apiKey.trimmed().isEmpty();
@@ -263,6 +267,8 @@ LoopOptions AgentSettings::loopOptions(const QString &runDir) const
     o.agent.commandTemplate = agent.commandTemplate;
     o.agent.replayRun = agent.replayRun.trimmed();
     o.agent.seed = agent.seed;
+    if (agent.contextTokens > 0) // 0: ask the server (or run.json's agent.context_tokens stands)
+        o.agent.contextTokens = agent.contextTokens;
     o.overrideAgent = true;
     // The key travels in memory only, to createAgent (LoopOptions::agentInputs is never written).
     if (agent.kind == AgentConfig::Kind::Llm && keySource == KeySource::Stored)

@@ -23,8 +23,9 @@ struct AgentSettings
 {
     enum class KeySource { Environment, Stored };
 
-    // kind, llmProtocol, baseUrl, model, apiKeyEnv, commandTemplate, replayRun, seed. The request
-    // limits (max tokens, timeouts, ...) are not chosen here: they come from run.json's "agent".
+    // kind, llmProtocol, baseUrl, model, apiKeyEnv, commandTemplate, replayRun, seed, contextTokens
+    // (0: ask the server). The other request limits (max tokens, timeouts, ...) are not chosen here:
+    // they come from run.json's "agent".
     AgentConfig agent;
     KeySource keySource = KeySource::Environment;
     QString apiKey; // KeySource::Stored only; the settings store is the only place it is written

@@ -384,6 +384,18 @@ private Q_SLOTS:
             RunConfig::stripSecrets(nlohmann::json::parse(o.agent.toJson().toStdString())).dump())
                      .contains(key));
 
+        // The context chosen in the dialog reaches the agent's config (0 leaves run.json's, or asks).
+        QCOMPARE(o.agent.contextTokens, 0);
+        AgentSettings sized = llmSettings(key);
+        sized.agent.contextTokens = 32768;
+        sized.save(store);
+        QCOMPARE(AgentSettings::loopOptions(runDir, store).agent.contextTokens, 32768);
+        AgentSettingsDialog dialog;
+        AgentSettings loaded;
+        QVERIFY(AgentSettings::load(store, &loaded));
+        dialog.setSettings(loaded);
+        QCOMPARE(dialog.contextBox()->value(), 32768);
+
         // Key from the environment: only the variable's name travels.
         AgentSettings env = llmSettings(QString());
         env.keySource = AgentSettings::KeySource::Environment;

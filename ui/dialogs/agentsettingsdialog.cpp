@@ -59,6 +59,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     , m_source(wrapped(QString(), this))
     , m_kind(new QComboBox(this))
     , m_seed(new QSpinBox(this))
+    , m_context(new QSpinBox(this))
     , m_protocol(new QComboBox(this))
     , m_baseUrl(lineEdit(QStringLiteral("baseUrl"), QString(), this))
     , m_model(lineEdit(QStringLiteral("model"),
@@ -161,6 +162,15 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
             llmPage);
     llmForm->addRow(servers);
     llmForm->addRow(tr("Model"), m_model);
+    m_context->setObjectName(QStringLiteral("contextTokens"));
+    m_context->setRange(0, 10000000);
+    m_context->setSingleStep(1024);
+    m_context->setSpecialValueText(tr("ask the server"));
+    m_context->setSuffix(tr(" tokens"));
+    m_context->setToolTip(tr("The model's context. By default the run asks the server (vLLM, llama.cpp, "
+                             "Ollama) or a table of hosted models, and sends the compact playbook when the "
+                             "whole one does not fit. Set it when the server does not say or says wrong."));
+    llmForm->addRow(tr("Context"), m_context);
     llmForm->addRow(keyBox);
     llmForm->addRow(new LlmConnectionTest(
         [this] {
@@ -308,6 +318,7 @@ void AgentSettingsDialog::setSettings(const AgentSettings &s)
 {
     setKind(s.agent.kind);
     m_seed->setValue(s.agent.seed);
+    m_context->setValue(s.agent.contextTokens);
     const int protocol = m_protocol->findData(s.agent.llmProtocol);
     m_protocol->setCurrentIndex(protocol < 0 ? 0 : protocol);
     m_protocolShown = m_protocol->currentData().toString();
@@ -333,6 +344,7 @@ AgentSettings::Problem AgentSettingsDialog::collect(AgentSettings *out) const
     AgentSettings s;
     AgentConfig::parseKind(m_kind->currentData().toString(), &s.agent.kind);
     s.agent.seed = m_seed->value();
+    s.agent.contextTokens = m_context->value();
     s.agent.llmProtocol = m_protocol->currentData().toString();
     s.agent.baseUrl = m_baseUrl->text().trimmed();
     s.agent.model = m_model->text().trimmed();

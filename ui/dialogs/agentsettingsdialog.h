@@ -48,6 +48,7 @@ public:
     QLineEdit *commandEdit() const { return m_command; }
     QLineEdit *replayEdit() const { return m_replay; }
     QSpinBox *seedBox() const { return m_seed; }
+    QSpinBox *contextBox() const { return m_context; }
     QLineEdit *devicesEdit() const { return m_devices; }
     QLineEdit *pythonEdit() const { return m_python; }
     QDialogButtonBox *buttons() const { return m_buttons; }
@@ -75,6 +76,7 @@ private:
     QComboBox *m_kind;
     QList<QWidget *> m_pages; // one per kind, in the combo's order; only the current one is shown
     QSpinBox *m_seed;
+    QSpinBox *m_context;
     QComboBox *m_protocol;
     QLineEdit *m_baseUrl;
     QLineEdit *m_model;
