@@ -184,8 +184,12 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     TuneConfig proposal;
     QString reason, detail; // why it is proposed, for the description: the commit list reads as a search
     bool found = false;
+    // A tile that needs more shared memory than the device has does not compile: never proposed.
+    auto feasible = [&](const TuneConfig &c) {
+        return TunePriors::fitsSharedMemory(c, context.device, context.record.dtype);
+    };
     auto take = [&](const TuneConfig &c, const QString &why, const QString &more = QString()) {
-        if (found || seen.contains(TuneSpace::key(c)))
+        if (found || seen.contains(TuneSpace::key(c)) || !feasible(c))
             return false;
         proposal = c;
         reason = why;
@@ -285,7 +289,7 @@ AgentResult TuneAgent::propose(const AgentContext &context)
         if (space.gridSize() <= kEnumerateLimit) {
             QVector<quint64> untried;
             for (quint64 i = 0; i < quint64(space.gridSize()); ++i) {
-                if (!seen.contains(TuneSpace::key(configAt(i))))
+                if (!seen.contains(TuneSpace::key(configAt(i))) && feasible(configAt(i)))
                     untried.append(i);
             }
             if (!untried.isEmpty())
@@ -301,7 +305,8 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     }
     if (!found)
         return fail(AgentError::Kind::Exhausted,
-            QStringLiteral("every configuration of the %1 tunable constants has been tried")
+            QStringLiteral("every configuration of the %1 tunable constants has been tried (or needs more "
+                           "shared memory than the device has)")
                 .arg(space.axes().size()));
 
     QMap<QString, double> changes;

@@ -66,4 +66,42 @@ bool TunePriors::apply(
     return any;
 }
 
+double TunePriors::sharedMemoryKiB(const DeviceInfo &device)
+{
+    if (device.vendor == QLatin1String("cpu") || device.vendor.isEmpty())
+        return 0;
+    QFile f(QStringLiteral(":/autokernel/resources/tune-priors.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray data = f.readAll();
+    const nlohmann::json file
+        = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    if (!file.is_object() || !file.contains("shared_memory_kib") || !file["shared_memory_kib"].is_object())
+        return 0;
+    const nlohmann::json &table = file["shared_memory_kib"];
+    const std::string key = device.vendor == QLatin1String("amd")
+        ? std::string("amd")
+        : device.computeCapability.trimmed().toStdString();
+    const auto it = table.find(key);
+    return it != table.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+bool TunePriors::fitsSharedMemory(const TuneConfig &config, const DeviceInfo &device, const QString &dtype)
+{
+    const QString m = QStringLiteral("BLOCK_M"), n = QStringLiteral("BLOCK_N"), k = QStringLiteral("BLOCK_K");
+    if (!config.contains(m) || !config.contains(n) || !config.contains(k))
+        return true;
+    const double limitKiB = sharedMemoryKiB(device);
+    if (limitKiB <= 0)
+        return true;
+    const QString d = dtype.toLower();
+    const double bytes = d.contains(QLatin1String("fp8")) || d.contains(QLatin1String("int8")) ? 1
+        : d.contains(QLatin1String("32"))                                                      ? 4
+                                                                                               : 2;
+    const double stages = config.value(QStringLiteral("NUM_STAGES"), 1);
+    const double need
+        = stages * (config.value(m) * config.value(k) + config.value(k) * config.value(n)) * bytes;
+    return need <= limitKiB * 1024;
+}
+
 } // namespace ak

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "deviceinfo.h"
 #include "tunespace.h"
 
 #include <QString>
@@ -26,6 +27,14 @@ public:
     // `base` with the prior's constants that `space` offers; false when it offers none of them.
     static bool apply(
         const TuneConfig &prior, const TuneSpace &space, const TuneConfig &base, TuneConfig *out);
+
+    // The shared memory one block may use on `device` in KiB (the file's table by compute
+    // capability); 0 when unknown (the CPU, an unlisted GPU).
+    static double sharedMemoryKiB(const DeviceInfo &device);
+    // Whether a tiled kernel's configuration fits that: a config with BLOCK_M, BLOCK_N and BLOCK_K
+    // (and NUM_STAGES, else 1) keeps NUM_STAGES x (BLOCK_M x BLOCK_K + BLOCK_K x BLOCK_N) elements of
+    // `dtype` in shared memory. True when the device's limit or the tile is unknown.
+    static bool fitsSharedMemory(const TuneConfig &config, const DeviceInfo &device, const QString &dtype);
 };
 
 } // namespace ak

@@ -56,6 +56,7 @@ struct Simulation
     QString kernelName = QStringLiteral("03-softmax");
     QString opType = QStringLiteral("softmax");
     DeviceInfo device;
+    QString dtype = QStringLiteral("bf16");
     QVector<PeerKernel> peers;
     QString best = kKernel;
     double bestSpeedup = 1;
@@ -106,6 +107,7 @@ struct Simulation
         c.kernelName = kernelName;
         c.opType = opType;
         c.device = device;
+        c.record.dtype = dtype;
         c.peers = peers;
         c.kernelPy = best;
         c.staticInfo = checkKernelSource(best.toUtf8());
@@ -341,6 +343,49 @@ private Q_SLOTS:
         QVERIFY(sim.descriptions.first().contains(QStringLiteral("1.40")));
         QVERIFY(sim.step(agent));
         QVERIFY(!sim.descriptions.last().startsWith(QStringLiteral("from 05-matmul"))); // once
+    }
+
+    void tilesThatCannotFitAreNeverProposed()
+    {
+        // On Hopper (227 KiB per block) a bf16 tile of 256 x 256 x 128 in 4 stages (512 KiB) does not
+        // compile: the search runs until nothing is left and never proposes one; on the CPU it does.
+        const QString kernel
+            = QStringLiteral("KERNEL_TYPE = \"matmul\"\n"
+                             "BLOCK_M = 64\nBLOCK_N = 64\nBLOCK_K = 32\nNUM_STAGES = 2\n"
+                             "TUNE_SPACE = {\"BLOCK_M\": [64, 128, 256], \"BLOCK_N\": [64, 128, 256], "
+                             "\"BLOCK_K\": [32, 64, 128], \"NUM_STAGES\": [2, 3, 4, 5]}\n"
+                             "\ndef kernel_fn(a, b):\n    return a @ b\n");
+        auto smemKiB = [](const TuneConfig &c) {
+            return c.value(QStringLiteral("NUM_STAGES"))
+                * (c.value(QStringLiteral("BLOCK_M")) * c.value(QStringLiteral("BLOCK_K"))
+                    + c.value(QStringLiteral("BLOCK_K")) * c.value(QStringLiteral("BLOCK_N")))
+                * 2 / 1024;
+        };
+        int feasible = 0;
+        for (double m : { 64, 128, 256 })
+            for (double n : { 64, 128, 256 })
+                for (double k : { 32, 64, 128 })
+                    for (double s : { 2, 3, 4, 5 })
+                        feasible
+                            += smemKiB({ { QStringLiteral("BLOCK_M"), m }, { QStringLiteral("BLOCK_N"), n },
+                                   { QStringLiteral("BLOCK_K"), k }, { QStringLiteral("NUM_STAGES"), s } })
+                            <= 227;
+        QVERIFY(feasible < 108 && feasible > 50);
+        Simulation sim([](const TuneConfig &) { return 10.0; }, kernel, QStringLiteral("matmul"));
+        sim.device = hopper();
+        TuneAgent agent(2);
+        while (sim.step(agent)) { }
+        QCOMPARE(int(sim.proposedKeys.size()), feasible - 1); // every feasible one but the start
+        for (const QString &d : sim.descriptions)
+            QVERIFY(!d.isEmpty());
+        for (int i = 1; i < sim.history.size(); ++i)
+            QVERIFY2(smemKiB(Simulation::config(sim.texts.value(sim.history.at(i).id))) <= 227,
+                qPrintable(sim.history.at(i).description));
+        Simulation onCpu([](const TuneConfig &) { return 10.0; }, kernel, QStringLiteral("matmul"));
+        onCpu.device = cpu();
+        TuneAgent cpuAgent(2);
+        while (onCpu.step(cpuAgent)) { }
+        QCOMPARE(int(onCpu.proposedKeys.size()), 108 - 1);
     }
 
     void deterministicForSeed()
