@@ -4,6 +4,7 @@
 #include "experiment.h"
 #include "kernelrecord.h"
 #include "kernelstaticinfo.h"
+#include "tunememory.h"
 
 #include <QHash>
 #include <QString>
@@ -38,6 +39,9 @@ struct AgentContext
     QHash<int, QString> historyKernelPy;
     // The run's other kernels of this op type whose head is a kept improvement, best first.
     QVector<PeerKernel> peers;
+    // Configurations kept in earlier runs on this device for this op type and dtype (TuneMemory), the
+    // same shapes first.
+    QVector<TuneMemory::Entry> remembered;
     QString systemPrompt; // program.md filled by PromptBuilder (device, kernel, rules)
     // The same, only the sections this kernel needs (PromptBuilder::compact): for a model whose
     // context cannot hold the whole playbook.

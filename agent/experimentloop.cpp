@@ -7,6 +7,7 @@
 #include "orchestrator.h"
 #include "runloader.h"
 #include "secrets.h"
+#include "tunespace.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -184,7 +185,38 @@ ExperimentLoop::Step ExperimentLoop::step()
     } else if (!verdict.interrupted) {
         m_environmentErrors = 0;
     }
-    return record(e, verdict, bench, clock);
+    const Step recorded = record(e, verdict, bench, clock);
+    {
+        LockedStore store = m_session->lock();
+        const Experiment *now = store->state().experiment(e.id);
+        const KernelRecord *k = store->state().kernel(c.kernel);
+        if (now && k && now->status == ExperimentStatus::Kept) {
+            const Experiment kept = *now;
+            const KernelRecord record = *k;
+            store.unlock();
+            rememberKeep(kept, record, proposed);
+        }
+    }
+    return recorded;
+}
+
+void ExperimentLoop::rememberKeep(const Experiment &e, const KernelRecord &kernel, const QByteArray &kernelPy)
+{
+    const KernelStaticInfo info = checkKernelSource(kernelPy);
+    TuneMemory::Entry entry;
+    const TuneSpace space = TuneSpace::fromStaticInfo(info);
+    if (!info.ok || space.isEmpty() || !space.configOf(info, &entry.config))
+        return;
+    entry.device = m_config.device.name;
+    entry.opType = kernel.opType;
+    entry.dtype = kernel.dtype;
+    entry.shapes = kernel.shapes.join(QStringLiteral(", "));
+    entry.speedup = e.metrics.speedup;
+    entry.when = QDateTime::currentDateTimeUtc();
+    entry.runDir = m_session->lock()->dir();
+    QString error;
+    if (!TuneMemory::remember(entry, &error))
+        message(QStringLiteral("tune memory not updated: %1").arg(error));
 }
 
 bool ExperimentLoop::claim(Claim *out)
@@ -414,6 +446,10 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
     }
     std::sort(ctx.peers.begin(), ctx.peers.end(),
         [](const PeerKernel &a, const PeerKernel &b) { return a.speedup > b.speedup; });
+    if (!m_memory)
+        m_memory = TuneMemory::all();
+    ctx.remembered = TuneMemory::select(*m_memory, m_config.device.name, k->opType, k->dtype,
+        k->shapes.join(QStringLiteral(", ")), run.runDir);
     if (ctx.kernelPy.isEmpty()) {
         store->skip(kernel, QStringLiteral("kernel.py cannot be read: ") + error);
         message(QStringLiteral("%1: skipped, kernel.py cannot be read: %2").arg(kernel, error));

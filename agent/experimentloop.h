@@ -7,11 +7,13 @@
 #include "moveonrules.h"
 #include "promptbuilder.h"
 #include "runsnapshot.h"
+#include "tunememory.h"
 
 #include <QHash>
 #include <QTemporaryDir>
 
 #include <functional>
+#include <optional>
 
 namespace ak {
 
@@ -106,6 +108,10 @@ private:
     PromptBuilder m_prompts;
     QTemporaryDir m_scratch;
     QHash<int, QString> m_proposedText; // experiment id -> kernel.py it proposed (read back once)
+    // TuneMemory as this loop read it at its first experiment (one file read per loop, not per step).
+    std::optional<QVector<TuneMemory::Entry>> m_memory;
+    // A kept kernel.py's tunable constants go to TuneMemory for the next runs on this device.
+    void rememberKeep(const Experiment &e, const KernelRecord &kernel, const QByteArray &kernelPy);
     QString m_rulesWarning;
     QString m_sandbox; // the judge's isolation, as last reported
     int m_environmentErrors = 0;

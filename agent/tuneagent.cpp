@@ -230,6 +230,15 @@ AgentResult TuneAgent::propose(const AgentContext &context)
             jump(theirs, QStringLiteral("from %1").arg(peer.kernel),
                 QStringLiteral("its best, %1 PyTorch").arg(formatRatio(peer.speedup)));
     }
+    for (const TuneMemory::Entry &earlier : context.remembered)
+        if (!found)
+            jump(earlier.config, QStringLiteral("remembered"),
+                QStringLiteral("kept in an earlier run on %1, %2, %3 PyTorch%4")
+                    .arg(earlier.device, earlier.when.date().toString(Qt::ISODate),
+                        formatRatio(earlier.speedup),
+                        earlier.shapes == context.record.shapes.join(QStringLiteral(", "))
+                            ? QString()
+                            : QStringLiteral(", other shapes")));
     for (const TunePriors::Prior &prior :
         TunePriors::forKernel(context.opType, PromptBuilder::architectureFamily(context.device)))
         if (!found)

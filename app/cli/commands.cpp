@@ -23,6 +23,7 @@ int runExport(const QStringList &args); // export.cpp
 int runReport(const QStringList &args); // report.cpp
 int runRecord(const QStringList &args); // record.cpp
 int runDoctor(const QStringList &args); // doctor.cpp
+int runTuneMemory(const QStringList &args); // tunememory.cpp
 int runRestore(const QStringList &args); // record.cpp
 int runLlmCheck(const QStringList &args); // llmcheck.cpp
 
@@ -52,6 +53,8 @@ const Command *commands(int *count)
         { "report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport },
         { "record", "write a run as one text file (files, commits, refs) to restore anywhere", runRecord },
         { "restore", "recreate a run directory from a recording", runRestore },
+        { "tune-memory", "list or --clear what the tune agent remembers from earlier runs on this machine",
+            runTuneMemory },
         { "doctor", "check this machine first: Python, torch, Triton, GPU, sandbox, embedded Python",
             runDoctor },
         { "llm-check",

@@ -7,6 +7,7 @@
 #include "orchestrator.h"
 #include "runloader.h"
 #include "testregistry.h"
+#include "tunememory.h"
 #include <thread>
 
 #include <thread>
@@ -138,6 +139,32 @@ private Q_SLOTS:
         QCOMPARE(ctx.peers[0].kernel, kA);
         QCOMPARE(ctx.peers[0].kernelPy.toUtf8(), variant(128));
         QCOMPARE(ctx.peers[0].speedup, 50.0 / 80.0);
+    }
+
+    void keepsAreRememberedForTheNextRun()
+    {
+        // Each keep's tunable constants go to the tune memory (a temporary file here; the suite runs
+        // with the memory off), for the next run on this device.
+        QTemporaryDir tmp;
+        const QByteArray before = qgetenv("AUTOKERNEL_TUNE_MEMORY");
+        qputenv("AUTOKERNEL_TUNE_MEMORY", tmp.filePath(QStringLiteral("memory.json")).toUtf8());
+        {
+            CREATE_RIG(r, kNoRules);
+            r.bench.results.enqueue(ok(100, 0.5));
+            STEP(r);
+            r.agent.enqueue(proposal(variant(128), QStringLiteral("ROW_CHUNK 64 -> 128")));
+            r.bench.results.enqueue(ok(80, 0.5));
+            STEP(r);
+            r.agent.enqueue(proposal(variant(256), QStringLiteral("ROW_CHUNK 128 -> 256")));
+            r.bench.results.enqueue(ok(95, 0.5)); // reverted: not remembered
+            STEP(r);
+        }
+        const QVector<TuneMemory::Entry> all = TuneMemory::all();
+        qputenv("AUTOKERNEL_TUNE_MEMORY", before);
+        QCOMPARE(all.size(), 1);
+        QCOMPARE(all[0].opType, QStringLiteral("softmax"));
+        QCOMPARE(all[0].config.value(QStringLiteral("ROW_CHUNK")), 128.0);
+        QCOMPARE(all[0].speedup, 50.0 / 80.0);
     }
 
     void withinNoiseIsReverted()

@@ -3,10 +3,13 @@
 #include "replayagent.h"
 #include "testregistry.h"
 #include "tuneagent.h"
+#include "tunememory.h"
 #include "tunespace.h"
 
+#include <QFile>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTemporaryDir>
 
 #include <cmath>
 #include <functional>
@@ -58,6 +61,7 @@ struct Simulation
     DeviceInfo device;
     QString dtype = QStringLiteral("bf16");
     QVector<PeerKernel> peers;
+    QVector<TuneMemory::Entry> remembered;
     QString best = kKernel;
     double bestSpeedup = 1;
     double reference = 0;
@@ -109,6 +113,7 @@ struct Simulation
         c.device = device;
         c.record.dtype = dtype;
         c.peers = peers;
+        c.remembered = remembered;
         c.kernelPy = best;
         c.staticInfo = checkKernelSource(best.toUtf8());
         c.history = history;
@@ -386,6 +391,60 @@ private Q_SLOTS:
         TuneAgent cpuAgent(2);
         while (onCpu.step(cpuAgent)) { }
         QCOMPARE(int(onCpu.proposedKeys.size()), 108 - 1);
+    }
+
+    void remembersAcrossRuns()
+    {
+        QTemporaryDir tmp;
+        const QByteArray before = qgetenv("AUTOKERNEL_TUNE_MEMORY");
+        qputenv("AUTOKERNEL_TUNE_MEMORY", tmp.filePath(QStringLiteral("memory.json")).toUtf8());
+        auto entry = [](const QString &shapes, double m, double n, double speedup) {
+            TuneMemory::Entry e;
+            e.device = QStringLiteral("NVIDIA H200");
+            e.opType = QStringLiteral("matmul");
+            e.dtype = QStringLiteral("bf16");
+            e.shapes = shapes;
+            e.config = { { QStringLiteral("BLOCK_M"), m }, { QStringLiteral("BLOCK_N"), n } };
+            e.speedup = speedup;
+            e.when = QDateTime::currentDateTimeUtc();
+            e.runDir = QStringLiteral("/runs/earlier");
+            return e;
+        };
+        QString error;
+        QVERIFY2(TuneMemory::remember(entry(QStringLiteral("[4096, 4096]"), 64, 256, 1.2), &error),
+            qPrintable(error));
+        QVERIFY(TuneMemory::remember(entry(QStringLiteral("[4096, 4096]"), 32, 32, 0.9))); // worse: not kept
+        QVERIFY(TuneMemory::remember(entry(QStringLiteral("[512, 512]"), 256, 64, 1.5)));
+        QCOMPARE(TuneMemory::all().size(), 2); // the best per device, op, dtype and shapes
+        const auto recalled = TuneMemory::recall(QStringLiteral("NVIDIA H200"), QStringLiteral("matmul"),
+            QStringLiteral("bf16"), QStringLiteral("[4096, 4096]"), QStringLiteral("/runs/now"));
+        QCOMPARE(recalled.size(), 2);
+        QCOMPARE(recalled.first().config.value(QStringLiteral("BLOCK_M")), 64.0); // same shapes first
+        QVERIFY(TuneMemory::recall(QStringLiteral("NVIDIA A100"), QStringLiteral("matmul"),
+            QStringLiteral("bf16"), QString(), QString())
+                    .isEmpty());
+        QVERIFY(TuneMemory::recall(QStringLiteral("NVIDIA H200"), QStringLiteral("matmul"),
+            QStringLiteral("bf16"), QString(), QStringLiteral("/runs/earlier"))
+                    .isEmpty()); // this run's own keeps are its peers, not memories
+
+        // The agent tries the remembered configuration first and says where it comes from.
+        Simulation sim(tiles, kMatmul, QStringLiteral("matmul"));
+        sim.device = cpu();
+        sim.remembered = recalled;
+        TuneAgent agent(1);
+        QVERIFY(sim.step(agent));
+        QVERIFY2(sim.descriptions.first().startsWith(
+                     QStringLiteral("remembered: BLOCK_M 128 -> 64, BLOCK_N 128 -> 256")),
+            qPrintable(sim.descriptions.first()));
+        QVERIFY(sim.descriptions.first().contains(QStringLiteral("earlier run on NVIDIA H200")));
+
+        QVERIFY(TuneMemory::clear(&error));
+        QVERIFY(TuneMemory::all().isEmpty());
+        qputenv("AUTOKERNEL_TUNE_MEMORY", "none"); // off: nothing written, nothing recalled
+        QVERIFY(TuneMemory::remember(entry(QStringLiteral("x"), 64, 64, 2.0)));
+        QVERIFY(TuneMemory::all().isEmpty());
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("memory.json"))));
+        qputenv("AUTOKERNEL_TUNE_MEMORY", before);
     }
 
     void deterministicForSeed()
