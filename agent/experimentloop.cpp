@@ -157,7 +157,8 @@ ExperimentLoop::Step ExperimentLoop::step()
     draft.description
         = p.description.isEmpty() ? QStringLiteral("(no description)") : secrets::redact(p.description);
     const QByteArray proposed = p.kernelPy.toUtf8();
-    const QString rejected = checkProposal(ctx, proposed);
+    KernelStaticInfo proposedInfo;
+    const QString rejected = checkProposal(ctx, proposed, &proposedInfo);
     if (!rejected.isEmpty()) {
         const QString why = QStringLiteral("static check: ") + rejected;
         const Experiment failed
@@ -185,24 +186,17 @@ ExperimentLoop::Step ExperimentLoop::step()
     } else if (!verdict.interrupted) {
         m_environmentErrors = 0;
     }
-    const Step recorded = record(e, verdict, bench, clock);
-    {
-        LockedStore store = m_session->lock();
-        const Experiment *now = store->state().experiment(e.id);
-        const KernelRecord *k = store->state().kernel(c.kernel);
-        if (now && k && now->status == ExperimentStatus::Kept) {
-            const Experiment kept = *now;
-            const KernelRecord record = *k;
-            store.unlock();
-            rememberKeep(kept, record, proposed);
-        }
-    }
-    return recorded;
+    Experiment recorded;
+    const Step s = record(e, verdict, bench, clock, &recorded);
+    if (recorded.status == ExperimentStatus::Kept)
+        if (const KernelRecord *k = c.run.kernel(c.kernel))
+            rememberKeep(recorded, *k, proposedInfo, c.run.runDir);
+    return s;
 }
 
-void ExperimentLoop::rememberKeep(const Experiment &e, const KernelRecord &kernel, const QByteArray &kernelPy)
+void ExperimentLoop::rememberKeep(
+    const Experiment &e, const KernelRecord &kernel, const KernelStaticInfo &info, const QString &runDir)
 {
-    const KernelStaticInfo info = checkKernelSource(kernelPy);
     TuneMemory::Entry entry;
     const TuneSpace space = TuneSpace::fromStaticInfo(info);
     if (!info.ok || space.isEmpty() || !space.configOf(info, &entry.config))
@@ -210,10 +204,10 @@ void ExperimentLoop::rememberKeep(const Experiment &e, const KernelRecord &kerne
     entry.device = m_config.device.name;
     entry.opType = kernel.opType;
     entry.dtype = kernel.dtype;
-    entry.shapes = kernel.shapes.join(QStringLiteral(", "));
+    entry.shapes = TuneMemory::shapesOf(kernel);
     entry.speedup = e.metrics.speedup;
     entry.when = QDateTime::currentDateTimeUtc();
-    entry.runDir = m_session->lock()->dir();
+    entry.runDir = runDir;
     QString error;
     if (!TuneMemory::remember(entry, &error))
         message(QStringLiteral("tune memory not updated: %1").arg(error));
@@ -300,10 +294,11 @@ void ExperimentLoop::countOutage(const AgentError &e)
         seconds);
 }
 
-QString ExperimentLoop::checkProposal(const AgentContext &ctx, const QByteArray &proposed)
+QString ExperimentLoop::checkProposal(
+    const AgentContext &ctx, const QByteArray &proposed, KernelStaticInfo *info)
 {
-    const KernelStaticInfo info = checkKernelSource(proposed);
-    QString rejected = info.ok ? validateProposal(ctx.staticInfo, info) : info.error;
+    *info = checkKernelSource(proposed);
+    QString rejected = info->ok ? validateProposal(ctx.staticInfo, *info) : info->error;
     if (rejected.isEmpty() && proposed == ctx.kernelPy.toUtf8())
         rejected = QStringLiteral("the proposal is identical to the current kernel.py");
     return rejected;
@@ -336,8 +331,8 @@ BenchResult ExperimentLoop::benchCandidate(const QString &kernel, const QByteArr
     return bench;
 }
 
-ExperimentLoop::Step ExperimentLoop::record(
-    Experiment e, const BenchVerdict &verdict, const BenchResult &bench, OverheadClock &clock)
+ExperimentLoop::Step ExperimentLoop::record(Experiment e, const BenchVerdict &verdict,
+    const BenchResult &bench, OverheadClock &clock, Experiment *recorded)
 {
     // The result is measured: it is worth waiting for (a full disk freed, say) rather than losing.
     QString error;
@@ -359,6 +354,7 @@ ExperimentLoop::Step ExperimentLoop::record(
     qCDebug(lcAgent) << e.kernel << "experiment" << e.id << statusName(e.status) << "bench" << bench.seconds
                      << "s, loop overhead" << m_lastOverheadMs << "ms";
     finished(e, verdict.text);
+    *recorded = e;
     return Step::Worked;
 }
 
@@ -406,6 +402,15 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     return Step::Worked;
 }
 
+QString ExperimentLoop::proposedText(RunStore &store, const Experiment &e)
+{
+    auto it = m_proposedText.find(e.id);
+    if (it == m_proposedText.end() && !e.commit.isEmpty())
+        it = m_proposedText.insert(
+            e.id, QString::fromUtf8(store.repo().readBlob(e.commit, RunStore::kernelPath(e.kernel))));
+    return it == m_proposedText.end() ? QString() : *it;
+}
+
 AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &run, const MoveOnRules &rules)
 {
     AgentContext ctx;
@@ -424,12 +429,8 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
         if (e.kernel != kernel)
             continue;
         ctx.history.push_back(e);
-        auto it = m_proposedText.find(e.id);
-        if (it == m_proposedText.end() && !e.commit.isEmpty())
-            it = m_proposedText.insert(
-                e.id, QString::fromUtf8(store->repo().readBlob(e.commit, RunStore::kernelPath(kernel))));
-        if (it != m_proposedText.end() && !it->isEmpty())
-            ctx.historyKernelPy.insert(e.id, *it);
+        if (const QString text = proposedText(store.store(), e); !text.isEmpty())
+            ctx.historyKernelPy.insert(e.id, text);
     }
     // Kernels of the same op type whose head is a kept improvement: what worked there, on this
     // machine, is worth a try here (the tune agent's first jumps). Best first.
@@ -439,17 +440,16 @@ AgentContext ExperimentLoop::context(const QString &kernel, const RunSnapshot &r
         if (name == kernel || other.opType != k->opType || !head || head->status != ExperimentStatus::Kept
             || !head->metrics.correct || !Metrics::has(head->metrics.speedup))
             continue;
-        QString peerError;
-        const QString text = QString::fromUtf8(store->kernelSource(name, &peerError));
-        if (!text.isEmpty())
+        // The head's commit holds the head's kernel.py: read once, like the history's texts.
+        if (const QString text = proposedText(store.store(), *head); !text.isEmpty())
             ctx.peers.push_back({ name, text, head->metrics.speedup });
     }
     std::sort(ctx.peers.begin(), ctx.peers.end(),
         [](const PeerKernel &a, const PeerKernel &b) { return a.speedup > b.speedup; });
     if (!m_memory)
         m_memory = TuneMemory::all();
-    ctx.remembered = TuneMemory::select(*m_memory, m_config.device.name, k->opType, k->dtype,
-        k->shapes.join(QStringLiteral(", ")), run.runDir);
+    ctx.remembered = TuneMemory::select(
+        *m_memory, m_config.device.name, k->opType, k->dtype, TuneMemory::shapesOf(*k), run.runDir);
     if (ctx.kernelPy.isEmpty()) {
         store->skip(kernel, QStringLiteral("kernel.py cannot be read: ") + error);
         message(QStringLiteral("%1: skipped, kernel.py cannot be read: %2").arg(kernel, error));

@@ -73,13 +73,16 @@ private:
     Step agentFailed(const QString &kernel, const AgentError &error, const QByteArray &current,
         Experiment draft, OverheadClock &clock);
     // The static check of a proposal: empty, or why it never reaches the harness.
-    static QString checkProposal(const AgentContext &ctx, const QByteArray &proposed);
+    // `info` receives the proposal's static check (kept for TuneMemory when the proposal is kept).
+    static QString checkProposal(const AgentContext &ctx, const QByteArray &proposed, KernelStaticInfo *info);
     // Commits the proposal as a running experiment; false (after waiting, if asked) when refused.
     bool begin(const QString &kernel, const QByteArray &proposed, const Experiment &draft, Experiment *out,
         Step *ended);
     BenchResult benchCandidate(const QString &kernel, const QByteArray &proposed);
     // Writes the verdict into the experiment, waiting while the store refuses: the result is measured.
-    Step record(Experiment e, const BenchVerdict &verdict, const BenchResult &bench, OverheadClock &clock);
+    // `recorded` receives the experiment as the store finished it (review mode makes a keep pending).
+    Step record(Experiment e, const BenchVerdict &verdict, const BenchResult &bench, OverheadClock &clock,
+        Experiment *recorded);
 
     // Records a proposal that never reaches the harness (agent error, static check) as failed.
     // `reply`: the agent's raw answer, kept beside the experiment (RunStore::attachReply).
@@ -111,7 +114,11 @@ private:
     // TuneMemory as this loop read it at its first experiment (one file read per loop, not per step).
     std::optional<QVector<TuneMemory::Entry>> m_memory;
     // A kept kernel.py's tunable constants go to TuneMemory for the next runs on this device.
-    void rememberKeep(const Experiment &e, const KernelRecord &kernel, const QByteArray &kernelPy);
+    void rememberKeep(
+        const Experiment &e, const KernelRecord &kernel, const KernelStaticInfo &info, const QString &runDir);
+    // The kernel.py experiment `e` proposed, read from its commit once (m_proposedText); empty when
+    // it has no commit or cannot be read.
+    QString proposedText(RunStore &store, const Experiment &e);
     QString m_rulesWarning;
     QString m_sandbox; // the judge's isolation, as last reported
     int m_environmentErrors = 0;

@@ -185,8 +185,9 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     QString reason, detail; // why it is proposed, for the description: the commit list reads as a search
     bool found = false;
     // A tile that needs more shared memory than the device has does not compile: never proposed.
+    const double sharedMemoryKiB = TunePriors::sharedMemoryKiB(context.device);
     auto feasible = [&](const TuneConfig &c) {
-        return TunePriors::fitsSharedMemory(c, context.device, context.record.dtype);
+        return TunePriors::fitsSharedMemory(c, sharedMemoryKiB, context.record.dtype);
     };
     auto take = [&](const TuneConfig &c, const QString &why, const QString &more = QString()) {
         if (found || seen.contains(TuneSpace::key(c)) || !feasible(c))
@@ -236,7 +237,7 @@ AgentResult TuneAgent::propose(const AgentContext &context)
                 QStringLiteral("kept in an earlier run on %1, %2, %3 PyTorch%4")
                     .arg(earlier.device, earlier.when.date().toString(Qt::ISODate),
                         formatRatio(earlier.speedup),
-                        earlier.shapes == context.record.shapes.join(QStringLiteral(", "))
+                        earlier.shapes == TuneMemory::shapesOf(context.record)
                             ? QString()
                             : QStringLiteral(", other shapes")));
     for (const TunePriors::Prior &prior :
@@ -298,7 +299,8 @@ AgentResult TuneAgent::propose(const AgentContext &context)
         if (space.gridSize() <= kEnumerateLimit) {
             QVector<quint64> untried;
             for (quint64 i = 0; i < quint64(space.gridSize()); ++i) {
-                if (!seen.contains(TuneSpace::key(configAt(i))) && feasible(configAt(i)))
+                const TuneConfig c = configAt(i);
+                if (!seen.contains(TuneSpace::key(c)) && feasible(c))
                     untried.append(i);
             }
             if (!untried.isEmpty())

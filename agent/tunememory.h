@@ -25,13 +25,15 @@ public:
         QString device; // DeviceInfo::name
         QString opType;
         QString dtype;
-        QString shapes; // KernelRecord::shapes joined
+        QString shapes; // shapesOf() the kernel
         TuneConfig config;
         double speedup = 0; // over PyTorch, when it was kept
         QDateTime when;
         QString runDir;
     };
 
+    // The shapes part of an entry's key, the same for whoever remembers or recalls.
+    static QString shapesOf(const KernelRecord &kernel) { return kernel.shapes.join(QStringLiteral(", ")); }
     // The file; empty when $AUTOKERNEL_TUNE_MEMORY is "none" (no memory: reproducible runs, tests).
     static QString path();
     // Records a kept configuration; the best per (device, op, dtype, shapes) is kept, at most

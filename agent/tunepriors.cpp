@@ -20,20 +20,31 @@ bool listed(const nlohmann::json &list, const QString &value)
     return false;
 }
 
+// The compiled-in file, parsed once for the process (the agent asks at every proposal, and the
+// shared-memory limit for every configuration a restart enumerates). Null when unreadable.
+const nlohmann::json &file()
+{
+    static const nlohmann::json parsed = [] {
+        QFile f(QStringLiteral(":/autokernel/resources/tune-priors.json"));
+        if (!f.open(QIODevice::ReadOnly))
+            return nlohmann::json();
+        const QByteArray data = f.readAll();
+        const nlohmann::json j
+            = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+        return j.is_object() ? j : nlohmann::json();
+    }();
+    return parsed;
+}
+
 } // namespace
 
 QVector<TunePriors::Prior> TunePriors::forKernel(const QString &opType, const QString &architecture)
 {
     QVector<Prior> out;
-    QFile f(QStringLiteral(":/autokernel/resources/tune-priors.json"));
-    if (!f.open(QIODevice::ReadOnly))
+    const nlohmann::json &priors = file().value("priors", nlohmann::json());
+    if (!priors.is_array())
         return out;
-    const QByteArray data = f.readAll();
-    const nlohmann::json file
-        = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
-    if (!file.is_object() || !file.contains("priors") || !file["priors"].is_array())
-        return out;
-    for (const nlohmann::json &p : file["priors"]) {
+    for (const nlohmann::json &p : priors) {
         if (!p.is_object() || !listed(p.value("op", nlohmann::json()), opType)
             || !listed(p.value("arch", nlohmann::json()), architecture) || !p.contains("config")
             || !p["config"].is_object())
@@ -70,15 +81,9 @@ double TunePriors::sharedMemoryKiB(const DeviceInfo &device)
 {
     if (device.vendor == QLatin1String("cpu") || device.vendor.isEmpty())
         return 0;
-    QFile f(QStringLiteral(":/autokernel/resources/tune-priors.json"));
-    if (!f.open(QIODevice::ReadOnly))
+    const nlohmann::json &table = file().value("shared_memory_kib", nlohmann::json());
+    if (!table.is_object())
         return 0;
-    const QByteArray data = f.readAll();
-    const nlohmann::json file
-        = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
-    if (!file.is_object() || !file.contains("shared_memory_kib") || !file["shared_memory_kib"].is_object())
-        return 0;
-    const nlohmann::json &table = file["shared_memory_kib"];
     const std::string key = device.vendor == QLatin1String("amd")
         ? std::string("amd")
         : device.computeCapability.trimmed().toStdString();
@@ -86,13 +91,10 @@ double TunePriors::sharedMemoryKiB(const DeviceInfo &device)
     return it != table.end() && it->is_number() ? it->get<double>() : 0;
 }
 
-bool TunePriors::fitsSharedMemory(const TuneConfig &config, const DeviceInfo &device, const QString &dtype)
+bool TunePriors::fitsSharedMemory(const TuneConfig &config, double limitKiB, const QString &dtype)
 {
     const QString m = QStringLiteral("BLOCK_M"), n = QStringLiteral("BLOCK_N"), k = QStringLiteral("BLOCK_K");
-    if (!config.contains(m) || !config.contains(n) || !config.contains(k))
-        return true;
-    const double limitKiB = sharedMemoryKiB(device);
-    if (limitKiB <= 0)
+    if (limitKiB <= 0 || !config.contains(m) || !config.contains(n) || !config.contains(k))
         return true;
     const QString d = dtype.toLower();
     const double bytes = d.contains(QLatin1String("fp8")) || d.contains(QLatin1String("int8")) ? 1

@@ -31,10 +31,11 @@ public:
     // The shared memory one block may use on `device` in KiB (the file's table by compute
     // capability); 0 when unknown (the CPU, an unlisted GPU).
     static double sharedMemoryKiB(const DeviceInfo &device);
-    // Whether a tiled kernel's configuration fits that: a config with BLOCK_M, BLOCK_N and BLOCK_K
-    // (and NUM_STAGES, else 1) keeps NUM_STAGES x (BLOCK_M x BLOCK_K + BLOCK_K x BLOCK_N) elements of
-    // `dtype` in shared memory. True when the device's limit or the tile is unknown.
-    static bool fitsSharedMemory(const TuneConfig &config, const DeviceInfo &device, const QString &dtype);
+    // Whether a tiled kernel's configuration fits `limitKiB` (sharedMemoryKiB, asked once by the
+    // caller): a config with BLOCK_M, BLOCK_N and BLOCK_K (and NUM_STAGES, else 1) keeps NUM_STAGES x
+    // (BLOCK_M x BLOCK_K + BLOCK_K x BLOCK_N) elements of `dtype` in shared memory. True when the
+    // limit (0) or the tile is unknown.
+    static bool fitsSharedMemory(const TuneConfig &config, double limitKiB, const QString &dtype);
 };
 
 } // namespace ak
