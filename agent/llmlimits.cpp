@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 
 namespace ak {
 
@@ -45,9 +46,7 @@ json fetchJson(const LlmRequest &request, const QUrl &url, const QByteArray &bod
 
 int positiveInt(const json &object, const char *key)
 {
-    if (!object.is_object() || !object.contains(key) || !object[key].is_number_integer())
-        return 0;
-    return std::max(0, object[key].get<int>());
+    return int(std::clamp<qint64>(jsonfield::integer(object, key, 0), 0, std::numeric_limits<int>::max()));
 }
 
 QUrl withPath(QUrl url, const QString &path)

@@ -29,7 +29,7 @@ json readFile()
     const QByteArray data = f.readAll();
     json j = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
     // A damaged memory is only a lost head start: start again rather than stop a run.
-    return j.is_object() && j.contains("entries") && j["entries"].is_array() ? j : json::object();
+    return jsonfield::array(j, "entries") ? j : json::object();
 }
 
 TuneMemory::Entry entryOf(const json &e)
@@ -41,9 +41,9 @@ TuneMemory::Entry entryOf(const json &e)
     out.shapes = jsonfield::text(e, "shapes");
     out.runDir = jsonfield::text(e, "run");
     out.when = QDateTime::fromString(jsonfield::text(e, "when"), Qt::ISODate);
-    out.speedup = e.value("speedup", 0.0);
-    if (e.contains("config") && e["config"].is_object())
-        for (auto it = e["config"].begin(); it != e["config"].end(); ++it)
+    out.speedup = jsonfield::number(e, "speedup", 0.0);
+    if (const json *config = jsonfield::object(e, "config"))
+        for (auto it = config->begin(); it != config->end(); ++it)
             if (it->is_number())
                 out.config.insert(QString::fromStdString(it.key()), it->get<double>());
     return out;
@@ -81,9 +81,11 @@ QString TuneMemory::path()
 QVector<TuneMemory::Entry> TuneMemory::all()
 {
     QVector<Entry> out;
-    for (const json &e : readFile().value("entries", json::array()))
-        if (e.is_object())
-            out.append(entryOf(e));
+    const json file = readFile();
+    if (const json *entries = jsonfield::array(file, "entries"))
+        for (const json &e : *entries)
+            if (e.is_object())
+                out.append(entryOf(e));
     return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "atomicfile.h"
 #include "gitrepo.h"
+#include "jsonfield.h"
 
 #include <nlohmann/json.hpp>
 
@@ -57,17 +58,25 @@ bool field(const json &object, const char *name, const QString &where, QString *
     return true;
 }
 
+// The "recording" object's description; a missing or wrongly typed field is left empty (jsonfield
+// never throws: a recording's summary is not worth refusing it over).
 RunRecording::Info infoOf(const json &j)
 {
     RunRecording::Info info;
-    const json &meta = j.value("recording", json::object());
-    info.device = QString::fromStdString(meta.value("device", std::string()));
-    info.model = QString::fromStdString(meta.value("model", std::string()));
-    info.note = QString::fromStdString(meta.value("note", std::string()));
-    info.recorded
-        = QDateTime::fromString(QString::fromStdString(meta.value("recorded", std::string())), Qt::ISODate);
-    info.experiments = meta.value("experiments", 0);
+    const json *meta = jsonfield::object(j, "recording");
+    if (!meta)
+        return info;
+    info.device = jsonfield::text(*meta, "device");
+    info.model = jsonfield::text(*meta, "model");
+    info.note = jsonfield::text(*meta, "note");
+    info.recorded = QDateTime::fromString(jsonfield::text(*meta, "recorded"), Qt::ISODate);
+    info.experiments = int(jsonfield::integer(*meta, "experiments", 0));
     return info;
+}
+
+bool isRecordingFormat(const json &j)
+{
+    return jsonfield::text(j, "format") == QLatin1String(RunRecording::Format);
 }
 
 } // namespace
@@ -173,9 +182,9 @@ bool RunRecording::write(const QString &runDir, const QString &outFile, const QS
     json meta = json::object();
     try {
         const json run = json::parse(runJson.readAll().toStdString());
-        meta["model"] = run.value("model", std::string());
-        if (run.contains("device") && run["device"].is_object())
-            meta["device"] = run["device"].value("name", std::string());
+        meta["model"] = str(jsonfield::text(run, "model"));
+        if (const json *device = jsonfield::object(run, "device"))
+            meta["device"] = str(jsonfield::text(*device, "name"));
     } catch (const json::exception &) {
         // The recording still holds run.json as it is; only the summary lacks model and device.
     }
@@ -203,7 +212,7 @@ bool RunRecording::peek(const QByteArray &recording, Info *info, QString *error)
 {
     try {
         const json j = json::parse(recording.toStdString());
-        if (!j.is_object() || j.value("format", std::string()) != Format)
+        if (!isRecordingFormat(j))
             return fail(error,
                 QStringLiteral("not an AutoKernel recording (\"format\" is not \"%1\")")
                     .arg(QLatin1String(Format)));
@@ -239,15 +248,14 @@ bool RunRecording::restore(
     } catch (const json::exception &e) {
         return fail(error, QStringLiteral("%1: not JSON: %2").arg(sourceName, QString::fromUtf8(e.what())));
     }
-    if (!j.is_object() || j.value("format", std::string()) != Format)
+    if (!isRecordingFormat(j))
         return fail(error,
             QStringLiteral("%1: not an AutoKernel recording (\"format\" is not \"%2\")")
                 .arg(sourceName, QLatin1String(Format)));
-    if (j.value("version", 0) != Version)
+    if (jsonfield::integer(j, "version", 0) != Version)
         return fail(error,
             QStringLiteral("%1: \"version\" %2 is not one this program reads (%3)")
-                .arg(sourceName)
-                .arg(j.value("version", 0))
+                .arg(sourceName, QString::fromStdString(j.value("version", json()).dump()))
                 .arg(Version));
     for (const char *name : { "files", "refs", "blobs" })
         if (!j.contains(name) || !j[name].is_object())
@@ -324,7 +332,7 @@ bool RunRecording::restore(
             if (p.is_string())
                 parents << qstr(p);
         const QDateTime when = QDateTime::fromSecsSinceEpoch(
-            c["time"].get<qint64>(), Qt::OffsetFromUTC, c.value("offset_minutes", 0) * 60);
+            c["time"].get<qint64>(), Qt::OffsetFromUTC, int(jsonfield::integer(c, "offset_minutes", 0)) * 60);
         const QString tree = repo->writeTree(files, &gitError);
         const QString written
             = tree.isEmpty() ? QString() : repo->writeCommit(tree, parents, message, when, &gitError);
@@ -339,7 +347,7 @@ bool RunRecording::restore(
             || !repo->setRef(ref, qstr(*it), QStringLiteral("restored from a recording"), &gitError))
             return fail(error, QStringLiteral("%1: refs.%2: %3").arg(sourceName, ref, gitError));
     }
-    const QString head = QString::fromStdString(j.value("head", std::string()));
+    const QString head = jsonfield::text(j, "head");
     const QString best = head.isEmpty() ? QString() : repo->resolveRef(head);
     if (!best.isEmpty()) {
         if (!repo->setHeadSymbolic(head, &gitError))
@@ -364,7 +372,8 @@ bool RunRecording::restore(
                 dir.filePath(name), QByteArray::fromStdString(it->get<std::string>()), &gitError))
             return fail(error, QStringLiteral("%1: %2").arg(dir.filePath(name), gitError));
     }
-    json marker = { { "recording", j.value("recording", json::object()) }, { "source", str(sourceName) } };
+    const json *recorded = jsonfield::object(j, "recording");
+    json marker = { { "recording", recorded ? *recorded : json::object() }, { "source", str(sourceName) } };
     if (!AtomicFile::write(
             dir.filePath(QLatin1String(MarkerFile)), QByteArray::fromStdString(marker.dump(1)), &gitError))
         return fail(error, gitError);

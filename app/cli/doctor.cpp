@@ -7,6 +7,7 @@
 
 #include "buildinfo.h"
 #include "devicedetector.h"
+#include "jsonfield.h"
 #include "kernelstaticcheck.h"
 #include "pythonlocator.h"
 #include "workerclient.h"
@@ -26,12 +27,6 @@ struct Finding
     QString what; // "torch"
     QString text;
 };
-
-QString field(const nlohmann::json &j, const char *key)
-{
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
 
 } // namespace
 
@@ -91,17 +86,18 @@ int runDoctor(const QStringList &args)
                 QStringLiteral("the worker did not answer in %1: %2").arg(python.python, r.error) });
         } else {
             const nlohmann::json &j = r.result;
-            if (!field(j, "torch_error").isEmpty())
+            if (!jsonfield::text(j, "torch_error").isEmpty())
                 out.append({ QStringLiteral("error"), QStringLiteral("torch"),
-                    QStringLiteral("import torch failed: %1").arg(field(j, "torch_error")) });
-            const bool gpu = j.value("cuda", false);
+                    QStringLiteral("import torch failed: %1").arg(jsonfield::text(j, "torch_error")) });
+            const bool gpu = jsonfield::boolean(j, "cuda", false);
             out.append({ gpu || !device.available ? QStringLiteral("info") : QStringLiteral("warning"),
                 QStringLiteral("GPU (torch)"),
-                gpu ? QStringLiteral("%1 (CUDA %2)").arg(field(j, "gpu"), field(j, "cuda_version"))
+                gpu ? QStringLiteral("%1 (CUDA %2)")
+                          .arg(jsonfield::text(j, "gpu"), jsonfield::text(j, "cuda_version"))
                     : device.available
                     ? QStringLiteral("torch sees no GPU although the drivers do: a CPU-only torch build?")
                     : QStringLiteral("none: kernels run and are timed on the CPU") });
-            const QString triton = field(j, "triton");
+            const QString triton = jsonfield::text(j, "triton");
             out.append({ !triton.isEmpty() ? QStringLiteral("ok")
                     : gpu                  ? QStringLiteral("warning")
                                            : QStringLiteral("info"),
@@ -110,13 +106,13 @@ int runDoctor(const QStringList &args)
                     ? triton
                     : QStringLiteral(
                         "not installed: GPU kernels (Triton starters) cannot run; CPU ones can") });
-            const QString bwrap = field(j, "bwrap");
+            const QString bwrap = jsonfield::text(j, "bwrap");
             out.append({ bwrap.isEmpty() ? QStringLiteral("warning") : QStringLiteral("ok"),
                 QStringLiteral("sandbox"),
                 bwrap.isEmpty()
                     ? QStringLiteral("no bubblewrap (%1): candidate kernels would run unsandboxed; install "
                                      "bubblewrap")
-                          .arg(field(j, "bwrap_why"))
+                          .arg(jsonfield::text(j, "bwrap_why"))
                     : QStringLiteral("bubblewrap at %1").arg(bwrap) });
         }
     }

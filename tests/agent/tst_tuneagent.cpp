@@ -438,6 +438,21 @@ private Q_SLOTS:
             qPrintable(sim.descriptions.first()));
         QVERIFY(sim.descriptions.first().contains(QStringLiteral("earlier run on NVIDIA H200")));
 
+        // A damaged memory file costs its wrong fields, never the run: read, not thrown.
+        {
+            QFile damaged(tmp.filePath(QStringLiteral("memory.json")));
+            QVERIFY(damaged.open(QIODevice::WriteOnly));
+            damaged.write(
+                R"({"entries":[{"device":"NVIDIA H200","op":"matmul","dtype":"bf16","speedup":"fast",)"
+                R"("config":{"BLOCK_M":64,"BLOCK_N":"wide"}},7]})");
+        }
+        const QVector<TuneMemory::Entry> read = TuneMemory::all();
+        QCOMPARE(read.size(), 1);
+        QCOMPARE(read[0].speedup, 0.0);
+        QCOMPARE(read[0].config, (TuneConfig { { QStringLiteral("BLOCK_M"), 64 } }));
+        QVERIFY(TuneMemory::remember(entry(QStringLiteral("[4096, 4096]"), 64, 256, 1.2), &error));
+        QCOMPARE(TuneMemory::all().size(), 2);
+
         QVERIFY(TuneMemory::clear(&error));
         QVERIFY(TuneMemory::all().isEmpty());
         qputenv("AUTOKERNEL_TUNE_MEMORY", "none"); // off: nothing written, nothing recalled

@@ -137,6 +137,25 @@ private Q_SLOTS:
         bad = good;
         bad["format"] = "something-else";
         refused(bad, QStringLiteral("not an AutoKernel recording"));
+        bad["format"] = 5; // a wrong type is refused as such, not thrown
+        refused(bad, QStringLiteral("not an AutoKernel recording"));
+        bad = good;
+        bad["version"] = "1";
+        refused(bad, QStringLiteral("\"version\" \"1\" is not one this program reads"));
+        // A wrongly typed offset reads as 0 (RunStore writes UTC): the commit still comes back whole.
+        QCOMPARE(good["commits"].back().value("offset_minutes", -1), 0);
+        bad = good;
+        bad["commits"].back()["offset_minutes"] = "UTC";
+        QVERIFY2(RunRecording::restore(QByteArray::fromStdString(bad.dump()), QStringLiteral("r.json"),
+                     tmp.filePath(QStringLiteral("utc")), &error),
+            qPrintable(error));
+        // A description of the wrong shape costs the summary, not the recording.
+        bad = good;
+        bad["recording"] = { { "device", 5 }, { "experiments", "many" } };
+        RunRecording::Info info;
+        QVERIFY(RunRecording::peek(QByteArray::fromStdString(bad.dump()), &info, &error));
+        QVERIFY(info.device.isEmpty());
+        QCOMPARE(info.experiments, 0);
         bad = good;
         bad.erase("commits");
         refused(bad, QStringLiteral("\"commits\""));
