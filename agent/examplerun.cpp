@@ -6,8 +6,6 @@
 #include "runcreator.h"
 #include "runrecording.h"
 
-#include <QCoreApplication>
-
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -142,16 +140,19 @@ ExampleRun::Result ExampleRun::restoreRecording(const Options &options, const st
     }
     shared->post(QStringLiteral("restoring the recording"));
     // Restored next to its place and renamed into it, like a profiled example: never half there.
-    const QString partial = QDir(base).filePath(
-        QStringLiteral(".%1-%2").arg(options.name).arg(QCoreApplication::applicationPid()));
-    QDir(partial).removeRecursively();
     QString error;
-    if (!QDir().mkpath(base) || !RunRecording::restore(file.readAll(), options.recording, partial, &error)) {
-        r.error = QStringLiteral("Could not restore the %1 recording: %2").arg(options.name, error);
+    if (!QDir().mkpath(base)) {
+        r.error = QStringLiteral("Cannot create the folder %1.").arg(QDir::toNativeSeparators(base));
         return r;
     }
-    if (!QDir().rename(partial, r.runDir)) {
-        QDir(partial).removeRecursively();
+    QTemporaryDir partial(QDir(base).filePath(QStringLiteral(".%1-XXXXXX").arg(options.name)));
+    if (!partial.isValid()
+        || !RunRecording::restore(file.readAll(), options.recording, partial.path(), &error)) {
+        r.error = QStringLiteral("Could not restore the %1 recording: %2")
+                      .arg(options.name, partial.isValid() ? error : partial.errorString());
+        return r;
+    }
+    if (!QDir().rename(partial.path(), r.runDir)) {
         if (QFileInfo::exists(QDir(r.runDir).filePath(QStringLiteral("run.json")))) {
             r.ok = true; // another window restored it first
             return r;
@@ -160,6 +161,7 @@ ExampleRun::Result ExampleRun::restoreRecording(const Options &options, const st
                       .arg(QDir::toNativeSeparators(r.runDir));
         return r;
     }
+    partial.setAutoRemove(false);
     r.ok = true;
     r.created = true;
     return r;

@@ -26,13 +26,6 @@ namespace {
 
 constexpr double kTypeScale = 1.6; // a projector at the back of a room
 
-struct Texts
-{
-    QString oldText;
-    QString newText;
-    QString error;
-};
-
 // The newest experiment that moved a kernel forward: kept (or waiting for review as a keep).
 const Experiment *latestImprovement(const RunSnapshot &run)
 {
@@ -186,20 +179,14 @@ void PresentationView::showLatestChange(const RunSnapshot &run)
     if (e->id == m_shownExperiment)
         return; // the same commit: its diff does not change
     m_shownExperiment = e->id;
-    const KernelRecord *k = run.kernel(key);
-    const QString path
-        = QStringLiteral("%1/kernel.py").arg(k ? k->folder : QStringLiteral("kernels/%1").arg(key));
+    const QString path = RunWorkspace::kernelPyPath(&run, key);
     const quint64 generation = ++m_generation;
     runInBackground(
         this,
         [reader = m_blobReader, dir = run.runDir, commit = e->commit, parent = e->parent, path] {
-            Texts t;
-            t.newText = QString::fromUtf8(reader(dir, commit, path, &t.error));
-            if (t.error.isEmpty() && !parent.isEmpty())
-                t.oldText = QString::fromUtf8(reader(dir, parent, path, &t.error));
-            return t;
+            return RunWorkspace::readTexts(reader, dir, parent, commit, path);
         },
-        [this, generation, id = e->id, path](const Texts &t) {
+        [this, generation, id = e->id](const RunWorkspace::TextPair &t) {
             if (generation != m_generation)
                 return;
             if (!t.error.isEmpty()) {

@@ -57,9 +57,7 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 
 struct DiffTexts
 {
-    QString oldText;
-    QString newText;
-    QString error;
+    RunWorkspace::TextPair texts;
     QString reply; // the agent's raw answer, when the run kept one (RunStore::attachReply)
 };
 
@@ -339,11 +337,28 @@ void RunWorkspace::experimentSelectionChanged()
     loadDiff(e);
 }
 
-QString RunWorkspace::kernelPyPath(const QString &kernel) const
+QString RunWorkspace::kernelPyPath(const RunSnapshot *run, const QString &kernel)
 {
-    const KernelRecord *k = m_snapshot ? m_snapshot->kernel(kernel) : nullptr;
+    const KernelRecord *k = run ? run->kernel(kernel) : nullptr;
     const QString folder = k ? k->folder : QStringLiteral("kernels/%1").arg(kernel);
     return QStringLiteral("%1/kernel.py").arg(folder);
+}
+
+RunWorkspace::TextPair RunWorkspace::readTexts(const BlobReader &reader, const QString &runDir,
+    const QString &older, const QString &newer, const QString &path)
+{
+    TextPair t;
+    for (const auto &[commit, text] : { std::pair { newer, &t.newText }, std::pair { older, &t.oldText } }) {
+        if (commit.isEmpty())
+            continue;
+        QString err;
+        *text = QString::fromUtf8(reader(runDir, commit, path, &err));
+        if (!err.isEmpty()) {
+            t.error = tr("%1 at %2: %3").arg(path, commit.left(8), err);
+            break;
+        }
+    }
+    return t;
 }
 
 void RunWorkspace::loadDiff(const Experiment &e)
@@ -355,32 +370,25 @@ void RunWorkspace::loadDiff(const Experiment &e)
             tr("It is still running; its change appears when it is committed."));
         return;
     }
-    const QString path = kernelPyPath(e.kernel);
+    const QString path = kernelPyPath(m_snapshot.get(), e.kernel);
     const quint64 generation = ++m_diffGeneration;
     m_diffView->showMessage(tr("Loading experiment %1…").arg(e.id), QString());
     runInBackground(
         this,
         [reader = m_blobReader, dir = m_snapshot->runDir, e, path] {
             DiffTexts t;
-            QString err;
-            t.newText = QString::fromUtf8(reader(dir, e.commit, path, &err));
-            if (!err.isEmpty()) {
-                t.error = tr("%1 at %2: %3").arg(path, e.commit.left(8), err);
+            t.texts = readTexts(reader, dir, e.parent, e.commit, path);
+            if (!t.texts.error.isEmpty())
                 return t;
-            }
-            if (!e.parent.isEmpty()) {
-                t.oldText = QString::fromUtf8(reader(dir, e.parent, path, &err));
-                if (!err.isEmpty())
-                    t.error = tr("%1 at %2: %3").arg(path, e.parent.left(8), err);
-            }
             QString replyError; // a run without replies (older, or the tune agent's) is not an error
             t.reply = QString::fromUtf8(RunStore::readReply(dir, e.id, &replyError));
             return t;
         },
-        [this, generation, e, path](const DiffTexts &t) {
+        [this, generation, e, path](const DiffTexts &d) {
             if (generation != m_diffGeneration)
                 return;
-            showReply(e, t.reply);
+            showReply(e, d.reply);
+            const TextPair &t = d.texts;
             if (!t.error.isEmpty()) {
                 m_diffView->showMessage(tr("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
                 Q_EMIT message(tr("diff of experiment %1: %2").arg(e.id).arg(t.error));
@@ -398,23 +406,16 @@ void RunWorkspace::compareExperiments(const Experiment &older, const Experiment 
 {
     if (!m_snapshot || older.commit.isEmpty() || newer.commit.isEmpty())
         return;
-    const QString path = kernelPyPath(newer.kernel);
+    const QString path = kernelPyPath(m_snapshot.get(), newer.kernel);
     const quint64 generation = ++m_diffGeneration;
     m_selectedExperiment = -1; // a single selection afterwards loads its own diff again
     m_diffView->showMessage(tr("Loading experiments %1 and %2…").arg(older.id).arg(newer.id), QString());
     runInBackground(
         this,
         [reader = m_blobReader, dir = m_snapshot->runDir, older, newer, path] {
-            DiffTexts t;
-            QString err;
-            t.oldText = QString::fromUtf8(reader(dir, older.commit, path, &err));
-            if (err.isEmpty())
-                t.newText = QString::fromUtf8(reader(dir, newer.commit, path, &err));
-            if (!err.isEmpty())
-                t.error = tr("%1: %2").arg(path, err);
-            return t;
+            return readTexts(reader, dir, older.commit, newer.commit, path);
         },
-        [this, generation, older, newer](const DiffTexts &t) {
+        [this, generation, older, newer](const TextPair &t) {
             if (generation != m_diffGeneration)
                 return;
             if (!t.error.isEmpty()) {

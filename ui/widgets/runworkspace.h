@@ -41,6 +41,19 @@ public:
     using BlobReader = std::function<QByteArray(
         const QString &runDir, const QString &commit, const QString &path, QString *error)>;
 
+    // kernel.py at `older` (none when empty: the text is "") and at `newer`, read with `reader`, off
+    // the GUI thread; `error` names the file and the commit that could not be read.
+    struct TextPair
+    {
+        QString oldText;
+        QString newText;
+        QString error;
+    };
+    static TextPair readTexts(const BlobReader &reader, const QString &runDir, const QString &older,
+        const QString &newer, const QString &path);
+    // kernel.py of `kernel` in the run's tree (its folder as profiled).
+    static QString kernelPyPath(const RunSnapshot *run, const QString &kernel);
+
     RunWorkspace(SteeringActions *steering, QWidget *parent = nullptr);
     ~RunWorkspace() override;
 
@@ -86,8 +99,6 @@ private:
     void refreshKernelDependents();
     void updateEmptyStates();
     void loadDiff(const Experiment &e);
-    // kernel.py of `kernel` in the run's tree (its folder as profiled).
-    QString kernelPyPath(const QString &kernel) const;
     void showReply(const Experiment &e, const QString &reply);
     void compareExperiments(const Experiment &older, const Experiment &newer);
     void compareChosen();
