@@ -1,6 +1,7 @@
 #include "runrecording.h"
 
 #include "atomicfile.h"
+#include "errorout.h"
 #include "gitrepo.h"
 #include "jsonfield.h"
 
@@ -24,13 +25,6 @@ const char *const kRunFiles[]
     = { "run.json", "profile.json", "verification.json", "experiments.jsonl", "results.tsv" };
 // Refs a run has (docs/run-format.md); '*' matches '/' in libgit2's globs.
 const char *const kRefGlobs[] = { "refs/heads/*", "refs/experiments/*", "refs/replies/*" };
-
-bool fail(QString *error, const QString &text)
-{
-    if (error)
-        *error = text;
-    return false;
-}
 
 bool isUtf8Text(const QByteArray &data)
 {

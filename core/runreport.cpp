@@ -17,11 +17,6 @@ namespace ak {
 
 namespace {
 
-QString esc(const QString &s)
-{
-    return s.toHtmlEscaped();
-}
-
 QString ratio(double x)
 {
     return std::isfinite(x) && x > 0 ? QString::number(x, 'f', x < 10 ? 3 : 1) + QStringLiteral("×")
@@ -41,8 +36,8 @@ QString ms(double us)
 
 QString td(const QString &text, const QString &cls = QString())
 {
-    return cls.isEmpty() ? QStringLiteral("<td>%1</td>").arg(esc(text))
-                         : QStringLiteral("<td class=\"%1\">%2</td>").arg(cls, esc(text));
+    return cls.isEmpty() ? QStringLiteral("<td>%1</td>").arg(text.toHtmlEscaped())
+                         : QStringLiteral("<td class=\"%1\">%2</td>").arg(cls, text.toHtmlEscaped());
 }
 
 // Outcome class of a point and of the summary's counts: the report colours by it (CSS below).
@@ -88,12 +83,15 @@ QString RunReport::html(const RunSnapshot &run, const GitRepo *repo, const QDate
     h += QStringLiteral(
         "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>"
         "<meta charset=\"utf-8\"/><title>AutoKernel report: %1</title><style>%2</style></head><body>")
-             .arg(esc(run.model), QString(QString::fromLatin1(kStyle) + pointStyle()).toHtmlEscaped());
+             .arg(run.model.toHtmlEscaped(),
+                 QString(QString::fromLatin1(kStyle) + pointStyle()).toHtmlEscaped());
     h += QStringLiteral(
         "<h1>AutoKernel report: %1</h1><p class=\"sub\">%2 · %3 · generated %4 by AutoKernel Studio %5</p>")
-             .arg(esc(run.model), esc(run.runDir),
-                 esc(run.device.name.isEmpty() ? QStringLiteral("device unknown") : run.device.name),
-                 esc(generated.toUTC().toString(Qt::ISODate)), esc(QCoreApplication::applicationVersion()));
+             .arg(run.model.toHtmlEscaped(), run.runDir.toHtmlEscaped(),
+                 (run.device.name.isEmpty() ? QStringLiteral("device unknown") : run.device.name)
+                     .toHtmlEscaped(),
+                 generated.toUTC().toString(Qt::ISODate).toHtmlEscaped(),
+                 QCoreApplication::applicationVersion().toHtmlEscaped());
     h += summary(run) + kernelTable(run) + charts(run) + model(run) + diffs(run, repo) + environment(run);
     h += QStringLiteral("</body></html>\n");
     return h;
@@ -107,7 +105,7 @@ QString RunReport::summary(const RunSnapshot &run)
         return QStringLiteral(
             "<div class=\"card\" id=\"%1\"><div class=\"sub\">%2</div><div class=\"big\">%3</div>"
             "<div class=\"sub\">%4</div></div>")
-            .arg(id, esc(label), esc(value), esc(note));
+            .arg(id, label.toHtmlEscaped(), value.toHtmlEscaped(), note.toHtmlEscaped());
     };
     QString s = QStringLiteral("<h2>Summary</h2><div class=\"cards\">");
     const auto &v = run.verification;
@@ -153,7 +151,7 @@ QString RunReport::kernelTable(const RunSnapshot &run)
                 inModel += kv->inFinalSet ? QStringLiteral(", final set") : QStringLiteral(", left out");
             }
         }
-        s += QStringLiteral("<tr data-kernel=\"%1\">").arg(esc(name))
+        s += QStringLiteral("<tr data-kernel=\"%1\">").arg(name.toHtmlEscaped())
             + td(QString::number(k.rank), QStringLiteral("n")) + td(name) + td(k.opType) + td(k.dtype)
             + td(pct(k.share), QStringLiteral("n"))
             + td(QString::number(k.timeUs, 'f', 1) + QStringLiteral(" µs"), QStringLiteral("n"))
@@ -227,7 +225,7 @@ QString RunReport::charts(const RunSnapshot &run)
         chart.setPoints(points);
         chart.setLine(best);
         s += QStringLiteral("<div class=\"kernelchart\" data-kernel=\"%1\">%2</div>")
-                 .arg(esc(name), chart.toSvg());
+                 .arg(name.toHtmlEscaped(), chart.toSvg());
     }
     s += QStringLiteral("</div>");
     return s;
@@ -241,7 +239,7 @@ QString RunReport::model(const RunSnapshot &run)
             + QStringLiteral("<p id=\"model\">Not verified: <code>autokernel-cli verify %1</code> puts the "
                              "kept kernels back "
                              "into the model and measures it.</p>")
-                  .arg(esc(run.runDir));
+                  .arg(run.runDir.toHtmlEscaped());
     const ModelVerification &v = *run.verification;
     s += QStringLiteral("<table id=\"timings\"><thead><tr><th>Variant</th><th>Per forward</th><th>vs "
                         "eager</th><th>vs compile</th>"
@@ -264,18 +262,19 @@ QString RunReport::model(const RunSnapshot &run)
         seeds << QString::number(seed);
     s += QStringLiteral("<p>Final set: %1. Parity %2 on every output over seeds %3 (worst %4 tolerances from "
                         "the truth, eager %5).</p>")
-             .arg(esc(v.finalSet.isEmpty() ? QStringLiteral("none") : v.finalSet.join(QStringLiteral(", "))),
+             .arg((v.finalSet.isEmpty() ? QStringLiteral("none") : v.finalSet.join(QStringLiteral(", ")))
+                      .toHtmlEscaped(),
                  v.parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"),
-                 esc(seeds.join(QStringLiteral(", "))), QString::number(v.parityError, 'g', 3),
+                 seeds.join(QStringLiteral(", ")).toHtmlEscaped(), QString::number(v.parityError, 'g', 3),
                  QString::number(v.eagerError, 'g', 3));
     QVector<QPair<QString, double>> effects;
     QString leftOut;
     for (const KernelVerification &k : v.kernels) {
         effects.append({ k.kernel, k.effectPct });
         if (!k.inFinalSet)
-            leftOut
-                += QStringLiteral("<li>%1: %2</li>")
-                       .arg(esc(k.kernel), esc(k.whyNot.isEmpty() ? QStringLiteral("left out") : k.whyNot));
+            leftOut += QStringLiteral("<li>%1: %2</li>")
+                           .arg(k.kernel.toHtmlEscaped(),
+                               (k.whyNot.isEmpty() ? QStringLiteral("left out") : k.whyNot).toHtmlEscaped());
     }
     s += QStringLiteral(
         "<h3>Each kernel's effect inside the model (leave one out)</h3><div id=\"effects\">%1</div>")
@@ -308,11 +307,12 @@ QString RunReport::diffs(const RunSnapshot &run, const GitRepo *repo)
         const QString newText
             = err.isEmpty() ? QString::fromUtf8(repo->readBlob(head->commit, path, &err)) : QString();
         s += QStringLiteral("<h3 id=\"diff-%1\">%1: experiment %2 (%3) against the baseline</h3>")
-                 .arg(esc(name))
+                 .arg(name.toHtmlEscaped())
                  .arg(head->id)
                  .arg(ratio(head->metrics.speedup));
         if (!err.isEmpty()) {
-            s += QStringLiteral("<p>%1 cannot be read: %2</p>").arg(esc(path), esc(err));
+            s += QStringLiteral("<p>%1 cannot be read: %2</p>")
+                     .arg(path.toHtmlEscaped(), err.toHtmlEscaped());
             continue;
         }
         const TextDiffResult d = TextDiff::compute(oldText, newText, 3);
@@ -323,13 +323,13 @@ QString RunReport::diffs(const RunSnapshot &run, const GitRepo *repo)
                          .arg(c.skippedBefore);
             for (const DiffRow &r : c.rows) {
                 if (r.side[0].kind == DiffLineKind::Equal)
-                    s += QStringLiteral("<span> %1</span>\n").arg(esc(r.side[0].text));
+                    s += QStringLiteral("<span> %1</span>\n").arg(r.side[0].text.toHtmlEscaped());
                 if (r.side[0].kind == DiffLineKind::Removed)
-                    s += QStringLiteral("<span class=\"del\">-%1</span>").arg(esc(r.side[0].text));
+                    s += QStringLiteral("<span class=\"del\">-%1</span>").arg(r.side[0].text.toHtmlEscaped());
             }
             for (const DiffRow &r : c.rows)
                 if (r.side[1].kind == DiffLineKind::Added)
-                    s += QStringLiteral("<span class=\"add\">+%1</span>").arg(esc(r.side[1].text));
+                    s += QStringLiteral("<span class=\"add\">+%1</span>").arg(r.side[1].text.toHtmlEscaped());
         }
         s += QStringLiteral("</pre>");
         ++shown;

@@ -9,11 +9,6 @@ namespace ak {
 
 namespace {
 
-QString esc(const QString &s)
-{
-    return s.toHtmlEscaped();
-}
-
 QString num(double v)
 {
     return QString::number(v, 'f', 1);
@@ -89,7 +84,8 @@ QString SvgChart::toSvg() const
              .arg(m_width)
              .arg(m_height);
     if (!m_title.isEmpty())
-        s += QStringLiteral("<text class=\"title\" x=\"%1\" y=\"18\">%2</text>").arg(num(left), esc(m_title));
+        s += QStringLiteral("<text class=\"title\" x=\"%1\" y=\"18\">%2</text>")
+                 .arg(num(left), m_title.toHtmlEscaped());
     s += QStringLiteral("<rect class=\"plot\" x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\"/>")
              .arg(num(left), num(top), num(plotW), num(plotH));
     for (double t : ticks(yLo, yHi, false)) {
@@ -103,16 +99,16 @@ QString SvgChart::toSvg() const
     }
     if (!m_xTitle.isEmpty())
         s += QStringLiteral("<text class=\"axis\" x=\"%1\" y=\"%2\" text-anchor=\"middle\">%3</text>")
-                 .arg(num(left + plotW / 2), num(m_height - 6.0), esc(m_xTitle));
+                 .arg(num(left + plotW / 2), num(m_height - 6.0), m_xTitle.toHtmlEscaped());
     if (!m_yTitle.isEmpty())
         s += QStringLiteral("<text class=\"axis\" x=\"12\" y=\"%1\" transform=\"rotate(-90 12 %1)\" "
                             "text-anchor=\"middle\">%2</text>")
-                 .arg(num(top + plotH / 2), esc(m_yTitle));
+                 .arg(num(top + plotH / 2), m_yTitle.toHtmlEscaped());
     if (m_hasRef)
         s += QStringLiteral("<line class=\"ref\" x1=\"%1\" x2=\"%2\" y1=\"%3\" y2=\"%3\"/>"
                             "<text class=\"reflabel\" x=\"%4\" y=\"%5\" text-anchor=\"end\">%6</text>")
                  .arg(num(left), num(left + plotW), num(sy(m_refY)), num(left + plotW - 4),
-                     num(sy(m_refY) - 4), esc(m_refLabel));
+                     num(sy(m_refY) - 4), m_refLabel.toHtmlEscaped());
     if (m_line.size() > 1) {
         QString d;
         for (const Point &p : m_line)
@@ -126,7 +122,7 @@ QString SvgChart::toSvg() const
             continue;
         s += QStringLiteral(
             "<circle class=\"pt %1\" cx=\"%2\" cy=\"%3\" r=\"3.5\"><title>%4</title></circle>")
-                 .arg(esc(p.cssClass), num(sx(p.x)), num(sy(p.y)), esc(p.title));
+                 .arg(p.cssClass.toHtmlEscaped(), num(sx(p.x)), num(sy(p.y)), p.title.toHtmlEscaped());
     }
     s += QStringLiteral("</svg>");
     return s;
@@ -154,14 +150,14 @@ QString SvgChart::bars(const QVector<QPair<QString, double>> &values, const QStr
     for (int i = 0; i < values.size(); ++i) {
         const double y = 4 + i * rowH, v = values[i].second;
         s += QStringLiteral("<text class=\"tick\" x=\"%1\" y=\"%2\" text-anchor=\"end\">%3</text>")
-                 .arg(num(labelW - 6), num(y + 15), esc(values[i].first));
+                 .arg(num(labelW - 6), num(y + 15), values[i].first.toHtmlEscaped());
         if (std::isfinite(v)) {
             const double w = std::abs(v) * scale;
             s += QStringLiteral("<rect class=\"bar %1\" x=\"%2\" y=\"%3\" width=\"%4\" height=\"%5\">"
                                 "<title>%6 %7</title></rect>")
                      .arg(v >= 0 ? QStringLiteral("gain") : QStringLiteral("loss"),
                          num(v >= 0 ? zero : zero - w), num(y + 3), num(std::max(w, 1.0)), num(rowH - 6),
-                         esc(values[i].first), QString::number(v, 'f', 2) + unit);
+                         values[i].first.toHtmlEscaped(), QString::number(v, 'f', 2) + unit);
             s += QStringLiteral("<text class=\"tick\" x=\"%1\" y=\"%2\">%3</text>")
                      .arg(num(labelW + plotW + 6), num(y + 15),
                          (v > 0 ? QStringLiteral("+") : QString()) + QString::number(v, 'f', 2) + unit);
