@@ -70,9 +70,13 @@ nlohmann::json ModelVerifier::requestArgs(
         const QString name = KernelRecord::keyOf(k.folder);
         if (!options.kernels.isEmpty() && !options.kernels.contains(name))
             continue;
-        kernels.push_back({ { "name", name.toStdString() }, { "op_type", k.opType.toStdString() },
+        nlohmann::json entry { { "name", name.toStdString() }, { "op_type", k.opType.toStdString() },
             { "path", QDir(run.runDir).filePath(k.folder + QStringLiteral("/kernel.py")).toStdString() },
-            { "dtype", torchDtype(k.dtype).toStdString() } });
+            { "dtype", torchDtype(k.dtype).toStdString() } };
+        // Not offered for the model: the loop is done with it and PyTorch's own is faster.
+        if (run.pytorchWins(k))
+            entry["pytorch_wins"] = run.headSpeedup(k);
+        kernels.push_back(entry);
     }
     for (const QString &asked : options.kernels)
         if (!run.kernel(asked)) {

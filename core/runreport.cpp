@@ -162,8 +162,8 @@ QString RunReport::kernelTable(const RunSnapshot &run)
                     : QStringLiteral("—"),
                 QStringLiteral("n"))
             + td(QString::number(k.experimentCount), QStringLiteral("n"))
-            + td(QString::number(kept.value(name)), QStringLiteral("n")) + td(kernelStateName(k.state))
-            + td(inModel) + QStringLiteral("</tr>");
+            + td(QString::number(kept.value(name)), QStringLiteral("n")) + td(run.stateText(k)) + td(inModel)
+            + QStringLiteral("</tr>");
     }
     s += QStringLiteral("</tbody></table>");
     return s;

@@ -2,6 +2,8 @@
 
 #include "amdahl.h"
 
+#include <cmath>
+
 namespace ak {
 
 double RunSnapshot::projectedSpeedup() const
@@ -10,12 +12,27 @@ double RunSnapshot::projectedSpeedup() const
     // was kept (a starter can already beat PyTorch). So the projection takes the head's speedup over
     // PyTorch across the kernel's share of the time.
     QVector<QPair<double, double>> pairs;
-    for (const KernelRecord &k : kernels) {
-        const Experiment *head = experiment(k.headExperiment);
-        if (head && head->metrics.correct && Metrics::has(head->metrics.speedup))
-            pairs.append({ k.share, head->metrics.speedup });
-    }
+    for (const KernelRecord &k : kernels)
+        pairs.append({ k.share, headSpeedup(k) }); // NaN and slower heads count as PyTorch's own
     return Amdahl::projectedFromSpeedups(pairs);
+}
+
+double RunSnapshot::headSpeedup(const KernelRecord &k) const
+{
+    const Experiment *head = experiment(k.headExperiment);
+    return head && head->metrics.correct && Metrics::has(head->metrics.speedup) ? head->metrics.speedup
+                                                                                : std::nan("");
+}
+
+bool RunSnapshot::pytorchWins(const KernelRecord &k) const
+{
+    // Only once the kernel is done: while it is worked on, a slower head is a starting point.
+    return k.state == KernelState::Done && headSpeedup(k) < 1.0;
+}
+
+QString RunSnapshot::stateText(const KernelRecord &k) const
+{
+    return pytorchWins(k) ? QStringLiteral("pytorch wins") : kernelStateName(k.state);
 }
 
 } // namespace ak

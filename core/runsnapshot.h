@@ -75,6 +75,13 @@ struct RunSnapshot
     // Whole-model speedup if every kernel's head (best kept, else its baseline) ran inside the model
     // at its harness speedup (Amdahl over the shares); the projection beside verify's measurement.
     double projectedSpeedup() const;
+    // A kernel the loop retired (done) whose head is still slower than PyTorch's own: the run says
+    // "PyTorch wins" (table, status, summary, report) and verify does not offer it for the model.
+    bool pytorchWins(const KernelRecord &k) const;
+    // The head's speedup over PyTorch (NaN when not measured or not correct).
+    double headSpeedup(const KernelRecord &k) const;
+    // The state as people read it: kernelStateName, or "pytorch wins".
+    QString stateText(const KernelRecord &k) const;
 };
 
 using RunSnapshotPtr = std::shared_ptr<const RunSnapshot>;

@@ -13,6 +13,8 @@ namespace ak {
 RunStats RunStats::of(const RunSnapshot &run)
 {
     RunStats s;
+    for (const KernelRecord &k : run.kernels)
+        s.pytorchWins += run.pytorchWins(k) ? 1 : 0;
     std::vector<QDateTime> finishes;
     for (const Experiment &e : run.experiments) {
         if (e.started.isValid() && (!s.first.isValid() || e.started < s.first))
@@ -88,13 +90,19 @@ QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
 
 QString RunStats::countsText() const
 {
-    return QStringLiteral("%1 kept · %2 pending · %3 reverted · %4 failed · %5 rejected · %6 running")
-        .arg(kept)
-        .arg(pending)
-        .arg(reverted)
-        .arg(failed)
-        .arg(rejected)
-        .arg(running);
+    const QString counts
+        = QStringLiteral("%1 kept · %2 pending · %3 reverted · %4 failed · %5 rejected · %6 running")
+              .arg(kept)
+              .arg(pending)
+              .arg(reverted)
+              .arg(failed)
+              .arg(rejected)
+              .arg(running);
+    if (pytorchWins == 0)
+        return counts;
+    return counts
+        + (pytorchWins == 1 ? QStringLiteral(" · PyTorch wins on 1 kernel")
+                            : QStringLiteral(" · PyTorch wins on %1 kernels").arg(pytorchWins));
 }
 
 } // namespace ak

@@ -21,6 +21,7 @@ struct RunStats
     int failed = 0; // failed, crashed, timed out
     int rejected = 0;
     int running = 0;
+    int pytorchWins = 0; // kernels done and still slower than PyTorch's own (RunSnapshot::pytorchWins)
     QDateTime first; // the first experiment started
     QDateTime last; // the last one finished
     QString currentKernel; // the kernel of the newest running experiment; empty when none runs
@@ -34,7 +35,8 @@ struct RunStats
     // changed a kernel's head, in id order: (experiment id, projection). A head is the newest keep or
     // baseline of its kernel, as the loader sets it; pending experiments are not heads.
     static QVector<QPair<int, double>> projectedTimeline(const RunSnapshot &run);
-    // "4 kept · 38 pending · 25 reverted · 0 failed · 0 rejected · 0 running"
+    // "4 kept · 38 pending · 25 reverted · 0 failed · 0 rejected · 0 running", then
+    // " · PyTorch wins on 2 kernels" when it does
     QString countsText() const;
 };
 

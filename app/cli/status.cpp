@@ -56,6 +56,7 @@ int runStatus(const QStringList &args)
         for (const KernelRecord &k : s->kernels) {
             nlohmann::json kj = ExperimentLog::kernelRecordToJson(k);
             kj["state"] = kernelStateName(k.state).toStdString();
+            kj["pytorch_wins"] = s->pytorchWins(k);
             kj["head"] = k.head.toStdString();
             kj["head_experiment"] = k.headExperiment;
             kj["experiment_count"] = k.experimentCount;
@@ -84,7 +85,7 @@ int runStatus(const QStringList &args)
         << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
                .arg(QStringLiteral("kernel"), -28)
                .arg(QStringLiteral("op"), -14)
-               .arg(QStringLiteral("state"), -8)
+               .arg(QStringLiteral("state"), -12)
                .arg(QStringLiteral("tries"), 5)
                .arg(QStringLiteral("head"), 6)
                .arg(QStringLiteral("speedup"), 8);
@@ -96,7 +97,7 @@ int runStatus(const QStringList &args)
         out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
                    .arg(KernelRecord::keyOf(k.folder), -28)
                    .arg(k.opType, -14)
-                   .arg(kernelStateName(k.state), -8)
+                   .arg(s->stateText(k), -12)
                    .arg(k.experimentCount, 5)
                    .arg(QStringLiteral("#%1").arg(k.headExperiment), 6)
                    .arg(speed, 8);

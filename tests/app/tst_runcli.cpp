@@ -125,12 +125,12 @@ private Q_SLOTS:
         QVERIFY2(finished >= 3, qPrintable(r.err));
         QCOMPARE(countStatus(*run, isRunning), 0);
         // The summary table: a header and one row per kernel, then the totals line.
-        QVERIFY2(r.out.contains(QRegularExpression(
-                     QStringLiteral("kernel\\s+state\\s+exps\\s+kept\\s+base us\\s+best us\\s+speedup"))),
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral(
+                     "kernel\\s+state\\s+exps\\s+kept\\s+base us\\s+torch us\\s+best us\\s+speedup"))),
             qPrintable(r.out));
         for (const KernelRecord &k : run->kernels)
             QVERIFY2(r.out.contains(QRegularExpression(QLatin1Char('\n') + KernelRecord::keyOf(k.folder)
-                         + QStringLiteral("\\s+(done|active|waiting|skipped)\\s+\\d+"))),
+                         + QStringLiteral("\\s+(done|active|waiting|skipped|pytorch wins)\\s+\\d+"))),
                 qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("%1 experiments (").arg(finished)), qPrintable(r.out));
         qInfo("%d experiments in %.1f s", finished, r.seconds);

@@ -1,6 +1,7 @@
 #include "costdelegate.h"
 #include "kernelfilterproxy.h"
 #include "kerneltablemodel.h"
+#include "runstats.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 
@@ -65,6 +66,41 @@ private Q_SLOTS:
                     .data()
                     .toString()
                     .contains(QStringLiteral("1 to review")));
+    }
+
+    void pytorchWinsOnceDoneAndSlower()
+    {
+        // Kernel 3 (layernorm): its baseline is the only experiment, 0.8x PyTorch's own.
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        ak::Experiment base = ak::test::experiment(
+            7, QStringLiteral("03-layernorm"), ak::ExperimentStatus::Baseline, 0.8, 30.0);
+        base.metrics.refLatencyUs = 100.0;
+        s->experiments.append(base);
+        s->experimentIndex.insert(7, int(s->experiments.size()) - 1);
+        s->kernels[2].headExperiment = 7;
+        const auto state = [&] {
+            KernelTableModel model;
+            model.resetRows(KernelTableModel::rowsFrom(*s));
+            return model.index(2, KernelTableModel::StateColumn).data().toString();
+        };
+        // While the loop still works on it, a slower head is only where it starts.
+        s->kernels[2].state = ak::KernelState::Active;
+        QCOMPARE(state(), QStringLiteral("active"));
+        QVERIFY(!ak::RunStats::of(*s).countsText().contains(QStringLiteral("PyTorch")));
+        s->kernels[2].state = ak::KernelState::Done;
+        QCOMPARE(state(), QStringLiteral("pytorch wins"));
+        QVERIFY(ak::RunStats::of(*s).countsText().endsWith(QStringLiteral(" · PyTorch wins on 1 kernel")));
+        // A done kernel that beats PyTorch is just done; the projection never counts a slower head.
+        s->kernels[0].state = ak::KernelState::Done;
+        QVERIFY(!s->pytorchWins(s->kernels[0]));
+        QCOMPARE(s->projectedSpeedup(), 1.0 / (1.0 - 0.55 * (1.0 - 1.0 / 1.5)));
+        // The baseline column: the starter's time beside PyTorch's in the same bench.
+        KernelTableModel model;
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data().toString(),
+            QStringLiteral("125.0 µs · PyTorch 100.0 µs"));
+        QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data(KernelTableModel::SortRole).toDouble(),
+            125.0);
     }
 
     void headersHaveTooltipsAndInitialOrder()

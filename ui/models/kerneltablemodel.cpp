@@ -19,6 +19,7 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
         KernelRow row;
         row.kernel = k;
         row.key = k.key();
+        row.stateText = snapshot.stateText(k);
         byKey.insert(row.key, int(rows.size()));
         rows.append(row);
     }
@@ -31,6 +32,10 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
             ++row.experiments;
         if (e.status == ExperimentStatus::Pending)
             ++row.pending;
+        if (e.status == ExperimentStatus::Baseline && e.metrics.correct) {
+            row.baselineUs = e.metrics.latencyUs;
+            row.torchUs = e.metrics.refLatencyUs;
+        }
         if (e.status != ExperimentStatus::Kept || !e.metrics.correct)
             continue;
         ++row.kept;
@@ -150,6 +155,12 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
             return headroomText(k.modelSpeedupAt90);
         case InModelColumn:
             return row.inModel ? inModelText(*row.inModel) : QString();
+        case BaselineColumn:
+            if (!Metrics::has(row.baselineUs))
+                return notMeasured();
+            return Metrics::has(row.torchUs)
+                ? tr("%1 · PyTorch %2").arg(formatMicros(row.baselineUs), formatMicros(row.torchUs))
+                : formatMicros(row.baselineUs);
         case BestSpeedupColumn:
             return formatRatio(row.bestSpeedup);
         case RoofColumn:
@@ -161,7 +172,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
                 ? tr("%1 (%2 kept, %3 to review)").arg(row.experiments).arg(row.kept).arg(row.pending)
                 : tr("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
         case StateColumn:
-            return kernelStateName(k.state);
+            return row.stateText;
         }
     } else if (role == SortRole) {
         switch (column) {
@@ -175,6 +186,8 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
             return k.modelSpeedupAt90;
         case InModelColumn:
             return row.inModel ? row.inModel->effectPct : std::nan(""); // the proxy puts NaN last
+        case BaselineColumn:
+            return sortable(row.baselineUs);
         case BestSpeedupColumn:
             return sortable(row.bestSpeedup);
         case RoofColumn:
@@ -198,6 +211,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case HeadroomColumn:
         case ModelGainColumn:
         case InModelColumn:
+        case BaselineColumn:
         case BestSpeedupColumn:
         case RoofColumn:
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -222,6 +236,11 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case RoofColumn:
         case BestSpeedupColumn:
             return row.kept == 0 ? tr("No kept experiment for this kernel yet") : QVariant();
+        case StateColumn:
+            return row.stateText == QLatin1String("pytorch wins")
+                ? tr("The loop is done with this kernel and its best is still slower than PyTorch's "
+                     "own: Verify does not offer it for the model")
+                : QVariant();
         }
     }
     return {};
@@ -253,6 +272,8 @@ QVariant KernelTableModel::header(int column, int role) const
             return tr("Model @90%");
         case InModelColumn:
             return tr("In model");
+        case BaselineColumn:
+            return tr("Baseline");
         case BestSpeedupColumn:
             return tr("Best");
         case RoofColumn:
@@ -289,6 +310,8 @@ QVariant KernelTableModel::header(int column, int role) const
             return QStringLiteral(
                 "Measured inside the model by Verify: % of the model's time the kernel saves "
                 "(leave one out); ✓ in the final set, left out, not plugged, or parity ✗");
+        case BaselineColumn:
+            return tr("The starter's time at its baseline bench, and PyTorch's own in the same bench");
         case BestSpeedupColumn:
             return tr("Best kept experiment, speedup over the PyTorch reference");
         case RoofColumn:
@@ -297,7 +320,8 @@ QVariant KernelTableModel::header(int column, int role) const
         case ExperimentsColumn:
             return tr("Experiments run on this kernel (baseline not counted)");
         case StateColumn:
-            return tr("Steering state: waiting, active, pinned, skipped or done");
+            return tr("Steering state: waiting, active, pinned, skipped or done; pytorch wins: done and "
+                      "still slower than PyTorch's own");
         }
     } else if (role == Qt::InitialSortOrderRole) {
         // Costs and gains read best largest-first; names and rank smallest-first.

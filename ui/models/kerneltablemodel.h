@@ -19,6 +19,9 @@ struct KernelRow
     int pending = 0;
     double bestSpeedup = std::nan(""); // best kept experiment vs the PyTorch reference
     double bestPctPeak = std::nan(""); // best kept experiment, % of the kernel's roof
+    double baselineUs = std::nan(""); // the starter's latency at its baseline experiment
+    double torchUs = std::nan(""); // PyTorch's own at the same bench
+    QString stateText; // RunSnapshot::stateText: the state, or "pytorch wins"
     std::optional<KernelVerification> inModel; // what verification.json says of it; none: not verified
     QString modelNote; // the verification's note on the final set (it failed parity together)
 };
@@ -45,6 +48,7 @@ public:
         HeadroomColumn,
         ModelGainColumn,
         InModelColumn,
+        BaselineColumn,
         BestSpeedupColumn,
         RoofColumn,
         ExperimentsColumn,
