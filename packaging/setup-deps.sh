@@ -17,6 +17,7 @@ PACKAGES=(
   libgl-dev libegl-dev libxkbcommon-dev libgit2-dev nlohmann-json3-dev python3-dev
   librocm-smi-dev xvfb xauth imagemagick fontconfig fonts-dejavu-core
   python3-torch python3-numpy git ca-certificates bubblewrap clang-format
+  lintian appstream desktop-file-utils
 )
 
 log() { printf '[setup-deps] %s\n' "$*" >&2; }
