@@ -2,6 +2,7 @@
 
 #include "browserow.h"
 #include "llmconnectiontest.h"
+#include "wrappedlabel.h"
 
 #include <QButtonGroup>
 #include <QComboBox>
@@ -28,14 +29,6 @@ namespace ak {
 
 namespace {
 
-QLabel *wrapped(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
 QLineEdit *lineEdit(const QString &name, const QString &placeholder, QWidget *parent)
 {
     auto *edit = new QLineEdit(parent);
@@ -56,7 +49,7 @@ QString defaultBaseUrl(const QString &protocol)
 
 AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     : QDialog(parent)
-    , m_source(wrapped(QString(), this))
+    , m_source(wrappedLabel(QString(), this))
     , m_kind(new QComboBox(this))
     , m_seed(new QSpinBox(this))
     , m_context(new QSpinBox(this))
@@ -68,22 +61,22 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     , m_keyStored(new QRadioButton(tr("Stored in my settings"), this))
     , m_keyEnv(lineEdit(QStringLiteral("apiKeyEnv"), QStringLiteral("OPENAI_API_KEY"), this))
     , m_key(lineEdit(QStringLiteral("apiKey"), tr("the key itself"), this))
-    , m_keyEnvStatus(wrapped(QString(), this))
-    , m_keyNote(wrapped(QString(), this))
+    , m_keyEnvStatus(wrappedLabel(QString(), this))
+    , m_keyNote(wrappedLabel(QString(), this))
     , m_command(
           lineEdit(QStringLiteral("command"), tr("mytool --prompt-file {prompt} --workdir {dir}"), this))
     , m_replay(lineEdit(QStringLiteral("replayRun"), tr("a run directory (holds run.json)"), this))
     , m_devices(lineEdit(
           QStringLiteral("devices"), tr("default: cuda if the run was profiled on a GPU, else cpu"), this))
     , m_python(lineEdit(QStringLiteral("python"), QStringLiteral("automatic"), this))
-    , m_error(wrapped(QString(), this))
+    , m_error(wrappedLabel(QString(), this))
     , m_buttons(new QDialogButtonBox(
           QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::Reset, this))
 {
     setWindowTitle(tr("Agent"));
     setObjectName(QStringLiteral("AgentSettingsDialog"));
 
-    auto *intro = wrapped(
+    auto *intro = wrappedLabel(
         QStringLiteral("What <b>Loop ▸ Start</b> runs, for any run opened in this window. The choice is "
                        "saved in your settings, not in the run, and takes effect at the next Start. "
                        "Without one, Start uses the run's own agent (run.json \"agent\"; the tune agent "
@@ -109,7 +102,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_seed->setToolTip(
         tr("Seeds the random restarts of the search; the same seed proposes the same sequence."));
     auto *tuneForm = new QFormLayout(tunePage);
-    tuneForm->addRow(wrapped(
+    tuneForm->addRow(wrappedLabel(
         QStringLiteral("Coordinate descent over the kernel's UPPER_CASE constants (block sizes, warps, "
                        "stages), with random restarts; never repeats a configuration."),
         tunePage));
@@ -157,8 +150,8 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     llmForm->addRow(tr("Protocol"), m_protocol);
     llmForm->addRow(tr("Base URL"), m_baseUrl);
     auto *servers
-        = wrapped(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
-                                 ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
+        = wrappedLabel(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
+                                      ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
             llmPage);
     llmForm->addRow(servers);
     llmForm->addRow(tr("Model"), m_model);
@@ -184,7 +177,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     auto *commandPage = new QWidget(this);
     auto *commandForm = new QFormLayout(commandPage);
     commandForm->addRow(tr("Command"), m_command);
-    auto *commandHelp = wrapped(
+    auto *commandHelp = wrappedLabel(
         QStringLiteral("Runs once per experiment in a scratch copy of the kernel's folder. "
                        "<b>{prompt}</b> is replaced by a file with the instructions and the kernel's "
                        "context, <b>{dir}</b> by that scratch folder (also the working directory), "
@@ -201,10 +194,10 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     QPushButton *browseReplay = nullptr;
     auto *replayForm = new QFormLayout(replayPage);
     replayForm->addRow(tr("Recorded run"), withBrowse(m_replay, &browseReplay, replayPage));
-    replayForm->addRow(
-        wrapped(QStringLiteral("Serves the proposals recorded in that run again, kernel by kernel and in "
-                               "their order (to re-measure them on this machine)."),
-            replayPage));
+    replayForm->addRow(wrappedLabel(
+        QStringLiteral("Serves the proposals recorded in that run again, kernel by kernel and in "
+                       "their order (to re-measure them on this machine)."),
+        replayPage));
 
     m_pages = { tunePage, llmPage, commandPage, replayPage };
     for (QWidget *page : m_pages)

@@ -1,6 +1,7 @@
 #include "moveonrulesdialog.h"
 
 #include "experimentlog.h"
+#include "wrappedlabel.h"
 
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -31,14 +32,6 @@ QDoubleSpinBox *doubleBox(
     return box;
 }
 
-QLabel *wrapped(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
 } // namespace
 
 MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
@@ -47,10 +40,10 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     , m_roof(doubleBox(QStringLiteral("roof_pct"), 100, 1, QStringLiteral(" %"), this))
     , m_hours(doubleBox(QStringLiteral("hours_per_kernel"), 10000, 2, tr(" h"), this))
     , m_speedup(doubleBox(QStringLiteral("speedup_over_baseline"), 10000, 2, tr(" x"), this))
-    , m_current(wrapped(QString(), this))
-    , m_warning(wrapped(QString(), this))
-    , m_error(wrapped(QString(), this))
-    , m_readOnly(wrapped(QString(), this))
+    , m_current(wrappedLabel(QString(), this))
+    , m_warning(wrappedLabel(QString(), this))
+    , m_error(wrappedLabel(QString(), this))
+    , m_readOnly(wrappedLabel(QString(), this))
     , m_buttons(new QDialogButtonBox(
           QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this))
 {
@@ -74,7 +67,7 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
         QStringLiteral("hours_per_kernel: leave the kernel after this much work on it (agent time plus "
                        "benchmark time of its experiments; time the loop was stopped does not count)."));
 
-    auto *intro = wrapped(
+    auto *intro = wrappedLabel(
         QStringLiteral("When the loop leaves a kernel for the next one. Any rule that fires is enough; "
                        "the goals are checked before the limits. <b>0 switches a rule off</b> (the box "
                        "shows \"off\"). A change takes effect at the loop's next experiment, without a "

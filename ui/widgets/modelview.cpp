@@ -6,6 +6,7 @@
 #include "modeleffectchart.h"
 #include "numberformat.h"
 #include "verifyoptionsdialog.h"
+#include "wrappedlabel.h"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -42,15 +43,6 @@ QLabel *bigNumber(QWidget *parent, const QString &objectName)
     return label;
 }
 
-QLabel *wrapped(QWidget *parent, const QString &objectName)
-{
-    auto *label = new QLabel(parent);
-    label->setObjectName(objectName);
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
 QString seconds(double s)
 {
     if (std::isnan(s))
@@ -76,7 +68,7 @@ ModelView::ModelView(QWidget *parent)
     , m_verifyAtEndAction(new QAction(tr("Verify When the &Loop Ends"), this))
     , m_verifyWithOptionsAction(new QAction(tr("Verify With &Options…"), this))
     , m_progress(new QProgressBar(this))
-    , m_status(wrapped(this, QStringLiteral("ModelStatus")))
+    , m_status(wrappedLabel(QString(), this, QStringLiteral("ModelStatus")))
     , m_stack(new QStackedWidget(this))
     , m_empty(new EmptyState(m_stack))
 {
@@ -150,10 +142,10 @@ ModelView::ModelView(QWidget *parent)
             m_timings->addWidget(new QLabel(content), r + 1, c + 1, Qt::AlignRight);
     }
     column->addLayout(m_timings);
-    m_compileTime = wrapped(content, QStringLiteral("CompileSeconds"));
-    m_parity = wrapped(content, QStringLiteral("Parity"));
-    m_finalSet = wrapped(content, QStringLiteral("FinalSet"));
-    m_environment = wrapped(content, QStringLiteral("Environment"));
+    m_compileTime = wrappedLabel(QString(), content, QStringLiteral("CompileSeconds"));
+    m_parity = wrappedLabel(QString(), content, QStringLiteral("Parity"));
+    m_finalSet = wrappedLabel(QString(), content, QStringLiteral("FinalSet"));
+    m_environment = wrappedLabel(QString(), content, QStringLiteral("Environment"));
     for (QLabel *l : { m_compileTime, m_parity, m_finalSet, m_environment })
         column->addWidget(l);
     m_chart = new ModelEffectChart(content);
