@@ -19,6 +19,11 @@ QString kernelStateName(KernelState s)
     return QString();
 }
 
+QString kernelStateText(KernelState s, bool pytorchWins)
+{
+    return pytorchWins ? QStringLiteral("pytorch wins") : kernelStateName(s);
+}
+
 QString KernelRecord::keyOf(const QString &folderOrName)
 {
     QString n = folderOrName;

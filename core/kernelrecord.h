@@ -46,6 +46,9 @@ struct KernelRecord
 };
 
 QString kernelStateName(KernelState s);
+// The state as people read it: kernelStateName, or "pytorch wins" for a done kernel still slower
+// than PyTorch's own (RunSnapshot::pytorchWins decides).
+QString kernelStateText(KernelState s, bool pytorchWins);
 
 } // namespace ak
 

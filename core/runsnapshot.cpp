@@ -32,7 +32,7 @@ bool RunSnapshot::pytorchWins(const KernelRecord &k) const
 
 QString RunSnapshot::stateText(const KernelRecord &k) const
 {
-    return pytorchWins(k) ? QStringLiteral("pytorch wins") : kernelStateName(k.state);
+    return kernelStateText(k.state, pytorchWins(k));
 }
 
 } // namespace ak

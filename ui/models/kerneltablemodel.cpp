@@ -19,7 +19,7 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
         KernelRow row;
         row.kernel = k;
         row.key = k.key();
-        row.stateText = snapshot.stateText(k);
+        row.pytorchWins = snapshot.pytorchWins(k);
         byKey.insert(row.key, int(rows.size()));
         rows.append(row);
     }
@@ -172,7 +172,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
                 ? tr("%1 (%2 kept, %3 to review)").arg(row.experiments).arg(row.kept).arg(row.pending)
                 : tr("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
         case StateColumn:
-            return row.stateText;
+            return kernelStateText(k.state, row.pytorchWins);
         }
     } else if (role == SortRole) {
         switch (column) {
@@ -237,7 +237,7 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case BestSpeedupColumn:
             return row.kept == 0 ? tr("No kept experiment for this kernel yet") : QVariant();
         case StateColumn:
-            return row.stateText == QLatin1String("pytorch wins")
+            return row.pytorchWins
                 ? tr("The loop is done with this kernel and its best is still slower than PyTorch's "
                      "own: Verify does not offer it for the model")
                 : QVariant();
