@@ -7,12 +7,14 @@
 #     not blank;
 #  4. `apt-get purge` leaves none of the package's files behind.
 # Usage: packaging/test-deb.sh [BUILD_DIR] [OUT_DIR]   (root, or sudo; OUT_DIR keeps the .deb,
-# lintian's report and the screenshot, default BUILD_DIR/deb)
+# lintian's report and the screenshot, default BUILD_DIR-deb: outside the build tree, which is
+# moved away before the install)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build/ci}")
-out=$(realpath -m "${2:-$build/deb}")
+out=$(realpath -m "${2:-$build-deb}")
 log() { printf '[test-deb] %s (%d s)\n' "$*" "$SECONDS" >&2; }
+[[ $out/ == "$build"/* ]] && { log "OUT_DIR $out is inside BUILD_DIR $build, which is moved away before the install"; exit 2; }
 if [[ $(id -u) -ne 0 ]]; then
   command -v sudo >/dev/null && exec sudo -E bash "$0" "$@"
   log "must run as root (it installs a package)"; exit 1

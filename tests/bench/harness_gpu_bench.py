@@ -7,7 +7,7 @@
    torch.compile(mode="max-autotune-no-cudagraphs"), do_bench medians with L2 flush, one table.
 3. `cheaters`: the CPU regression cheaters run on CUDA tensors; each must be caught.
 
-    python3 tests/bench/harness_gpu_bench.py [--parts harness,compare,cheaters] [--ops softmax,...]
+    python3 tests/bench/harness_gpu_bench.py [--parts harness,compare,cheaters] [--ops softmax,...] [--starters DIR]
 
 Prints markdown tables; writes harness_gpu_bench.json to $OUT (or --json PATH) when set.
 """
@@ -137,7 +137,10 @@ def main():
     ap.add_argument("--parts", default="harness,compare,cheaters")
     ap.add_argument("--ops", default=",".join(ops.OPS))
     ap.add_argument("--json", default=None)
+    ap.add_argument("--starters", default=STARTERS, help="folder of Triton starters (candidates before promotion)")
     a = ap.parse_args()
+    global STARTERS
+    STARTERS = os.path.abspath(a.starters)
     names = [n for n in a.ops.split(",") if n]
     props = torch.cuda.get_device_properties(0)
     env = {"gpu": props.name, "torch": torch.__version__, "python": sys.version.split()[0]}
