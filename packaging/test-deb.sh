@@ -89,7 +89,8 @@ log "screenshot: $out/screenshot.png"
 log "apt-get purge"
 cd /
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq autokernel > "$out/purge.log" 2>&1 || { cat "$out/purge.log"; exit 1; }
-left=$(while read -r f; do [[ -f $f || -L $f ]] && echo "$f"; done < "$out/files.txt"; [[ -d /usr/lib/autokernel ]] && echo /usr/lib/autokernel)
+left=$(while read -r f; do if [[ -f $f || -L $f ]]; then echo "$f"; fi; done < "$out/files.txt"
+  if [[ -d /usr/lib/autokernel ]]; then echo /usr/lib/autokernel; fi)
 [[ -z $left ]] || { log "left behind after purge:"; echo "$left"; exit 1; }
 rm -rf "$work"
 log "package test passed"
