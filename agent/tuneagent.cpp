@@ -186,8 +186,10 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     bool found = false;
     // A tile that needs more shared memory than the device has does not compile: never proposed.
     const double sharedMemoryKiB = TunePriors::sharedMemoryKiB(context.device);
+    const bool tensorDescriptors = TunePriors::hasTensorDescriptors(context.device);
     auto feasible = [&](const TuneConfig &c) {
-        return TunePriors::fitsSharedMemory(c, sharedMemoryKiB, context.record.dtype);
+        return TunePriors::fitsSharedMemory(
+            c, sharedMemoryKiB, context.record.dtype, context.record.opType, tensorDescriptors);
     };
     auto take = [&](const TuneConfig &c, const QString &why, const QString &more = QString()) {
         if (found || seen.contains(TuneSpace::key(c)) || !feasible(c))

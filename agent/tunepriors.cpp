@@ -91,7 +91,15 @@ double TunePriors::sharedMemoryKiB(const DeviceInfo &device)
     return it != table.end() && it->is_number() ? it->get<double>() : 0;
 }
 
-bool TunePriors::fitsSharedMemory(const TuneConfig &config, double limitKiB, const QString &dtype)
+bool TunePriors::hasTensorDescriptors(const DeviceInfo &device)
+{
+    if (device.vendor == QLatin1String("cpu") || device.vendor == QLatin1String("amd"))
+        return false;
+    return device.computeCapability.section(QLatin1Char('.'), 0, 0).toInt() >= 9;
+}
+
+bool TunePriors::fitsSharedMemory(const TuneConfig &config, double limitKiB, const QString &dtype,
+    const QString &opType, bool tensorDescriptors)
 {
     const QString m = QStringLiteral("BLOCK_M"), n = QStringLiteral("BLOCK_N"), k = QStringLiteral("BLOCK_K");
     if (limitKiB <= 0 || !config.contains(m) || !config.contains(n) || !config.contains(k))
@@ -101,8 +109,13 @@ bool TunePriors::fitsSharedMemory(const TuneConfig &config, double limitKiB, con
         : d.contains(QLatin1String("32"))                                                      ? 4
                                                                                                : 2;
     const double stages = config.value(QStringLiteral("NUM_STAGES"), 1);
-    const double need
-        = stages * (config.value(m) * config.value(k) + config.value(k) * config.value(n)) * bytes;
+    const double weightTiles = opType == QLatin1String("fused_mlp") ? 2 : 1; // gate and up
+    const double outputTile = tensorDescriptors && config.value(QStringLiteral("TMA"), 0) > 0
+        ? config.value(m) * config.value(n) * bytes
+        : 0;
+    const double need = stages
+            * (config.value(m) * config.value(k) + weightTiles * config.value(k) * config.value(n)) * bytes
+        + outputTile;
     return need <= limitKiB * 1024;
 }
 

@@ -33,9 +33,15 @@ public:
     static double sharedMemoryKiB(const DeviceInfo &device);
     // Whether a tiled kernel's configuration fits `limitKiB` (sharedMemoryKiB, asked once by the
     // caller): a config with BLOCK_M, BLOCK_N and BLOCK_K (and NUM_STAGES, else 1) keeps NUM_STAGES x
-    // (BLOCK_M x BLOCK_K + BLOCK_K x BLOCK_N) elements of `dtype` in shared memory. True when the
-    // limit (0) or the tile is unknown.
-    static bool fitsSharedMemory(const TuneConfig &config, double limitKiB, const QString &dtype);
+    // (BLOCK_M x BLOCK_K + BLOCK_K x BLOCK_N) elements of `dtype` in shared memory; fused_mlp's
+    // gate/up kernel two weight tiles per stage; with TMA 1 where `tensorDescriptors` (compute
+    // capability 9+) also the BLOCK_M x BLOCK_N output tile its store stages. (Checked against the
+    // compile failures Triton 3.6 reported on an H100: docs/agents.md.) True when the limit (0) or
+    // the tile is unknown.
+    static bool fitsSharedMemory(const TuneConfig &config, double limitKiB, const QString &dtype,
+        const QString &opType = QString(), bool tensorDescriptors = false);
+    // Whether `device` has tensor descriptors (TMA): an NVIDIA GPU of compute capability 9 or more.
+    static bool hasTensorDescriptors(const DeviceInfo &device);
 };
 
 } // namespace ak

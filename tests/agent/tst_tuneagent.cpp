@@ -4,6 +4,7 @@
 #include "testregistry.h"
 #include "tuneagent.h"
 #include "tunememory.h"
+#include "tunepriors.h"
 #include "tunespace.h"
 
 #include <QFile>
@@ -391,6 +392,35 @@ private Q_SLOTS:
         TuneAgent cpuAgent(2);
         while (onCpu.step(cpuAgent)) { }
         QCOMPARE(int(onCpu.proposedKeys.size()), 108 - 1);
+    }
+
+    void sharedMemoryModelMatchesWhatTritonRefused()
+    {
+        // Triton 3.6 on an H100 (227 KiB per block; tests/bench/starter_sweep.py, session 13): with
+        // TMA the output tile is staged too, and fused_mlp's gate/up kernel holds two weight tiles.
+        const double limit = TunePriors::sharedMemoryKiB(hopper());
+        QCOMPARE(limit, 227.0);
+        QVERIFY(TunePriors::hasTensorDescriptors(hopper()));
+        QVERIFY(!TunePriors::hasTensorDescriptors(cpu()));
+        auto tile = [](double m, double n, double k, double stages, double tma) {
+            return TuneConfig { { QStringLiteral("BLOCK_M"), m }, { QStringLiteral("BLOCK_N"), n },
+                { QStringLiteral("BLOCK_K"), k }, { QStringLiteral("NUM_STAGES"), stages },
+                { QStringLiteral("TMA"), tma } };
+        };
+        const QString bf16 = QStringLiteral("bfloat16");
+        // matmul: compiled (735 TFLOP/s) / refused, "Required: 262176".
+        QVERIFY(TunePriors::fitsSharedMemory(
+            tile(128, 256, 64, 3, 1), limit, bf16, QStringLiteral("matmul"), true));
+        QVERIFY(!TunePriors::fitsSharedMemory(
+            tile(128, 256, 64, 4, 1), limit, bf16, QStringLiteral("matmul"), true));
+        // Without descriptors (an Ampere part, or TMA 0) the same 4 stages need no output tile.
+        QVERIFY(TunePriors::fitsSharedMemory(
+            tile(128, 256, 64, 4, 1), limit, bf16, QStringLiteral("matmul"), false));
+        // fused_mlp: refused, "Required: 311352" / compiled (611 TFLOP/s).
+        QVERIFY(!TunePriors::fitsSharedMemory(
+            tile(128, 256, 64, 3, 1), limit, bf16, QStringLiteral("fused_mlp"), true));
+        QVERIFY(TunePriors::fitsSharedMemory(
+            tile(128, 128, 64, 4, 1), limit, bf16, QStringLiteral("fused_mlp"), true));
     }
 
     void remembersAcrossRuns()

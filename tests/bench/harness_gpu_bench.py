@@ -137,10 +137,10 @@ def main():
     ap.add_argument("--parts", default="harness,compare,cheaters")
     ap.add_argument("--ops", default=",".join(ops.OPS))
     ap.add_argument("--json", default=None)
-    ap.add_argument("--starters", default=STARTERS, help="folder of Triton starters (candidates before promotion)")
+    ap.add_argument("--starters", default=None, help="folder of Triton starters (candidates before promotion)")
     a = ap.parse_args()
     global STARTERS
-    STARTERS = os.path.abspath(a.starters)
+    STARTERS = os.path.abspath(a.starters or STARTERS)
     names = [n for n in a.ops.split(",") if n]
     props = torch.cuda.get_device_properties(0)
     env = {"gpu": props.name, "torch": torch.__version__, "python": sys.version.split()[0]}
