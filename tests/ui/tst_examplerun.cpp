@@ -64,7 +64,12 @@ private Q_SLOTS:
         MainWindow w;
         auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("ExampleMenu"));
         QVERIFY(menu);
-        QCOMPARE(menu->actions().size(), names.size());
+        // The examples, then the bundled recordings, each labelled as one.
+        const QStringList recordings = ExampleRun::recordings();
+        QCOMPARE(menu->actions().size(), names.size() + recordings.size());
+        for (int i = 0; i < recordings.size(); ++i)
+            QCOMPARE(menu->actions().at(names.size() + i)->text(),
+                recordings.at(i) + QStringLiteral(" (recording)"));
     }
 
     void createsTheExampleRunAndOpensIt()
@@ -225,6 +230,30 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loadedAgain.count(), 2, 10000);
         QVERIFY(test::named<QLabel>(&again, "SummaryRecording")->isHidden());
         QVERIFY(!again.windowTitle().contains(QStringLiteral("Recording")));
+    }
+
+    void bundledRecordingsOpen()
+    {
+        // Every recording compiled into the app (resources/recordings/) restores and opens, labelled
+        // with the GPU it ran on: a recording that no longer matches the store's format fails here.
+        const QStringList names = ExampleRun::recordings();
+        QVERIFY(!names.isEmpty());
+        for (const QString &name : names) {
+            QTemporaryDir tmp;
+            ExampleRun::Options o;
+            o.name = name;
+            o.recording = ExampleRun::recordingPath(name);
+            o.baseDir = tmp.path();
+            MainWindow w;
+            QSignalSpy loaded(&w, &MainWindow::runLoaded);
+            QSignalSpy failed(&w, &MainWindow::exampleFailed);
+            w.openExample(o);
+            QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 30000);
+            QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+            const QString label = test::named<QLabel>(&w, "SummaryRecording")->text();
+            QVERIFY2(
+                label.contains(QStringLiteral("NVIDIA")), qPrintable(name + QStringLiteral(": ") + label));
+        }
     }
 };
 
