@@ -67,24 +67,50 @@ ExperimentLoop::Step DeviceLoop::run()
     if (cudaIndex(m_setup.device) >= 0)
         worker.setEnvironment(environmentFor(m_setup.device));
     const ExperimentLoopConfig cfg = configFor(m_setup);
-    QString error;
-    std::unique_ptr<Agent> agent = createAgent(m_setup.agent, m_setup.inputs, &error);
-    if (!agent) {
-        m_session->requestStop(QStringLiteral("agent: ") + error, true);
-        worker.stop();
-        return ExperimentLoop::Step::Stopped;
-    }
-    {
-        QMutexLocker lock(&m_mutex);
-        m_agent = agent.get();
-        m_worker = &worker;
-    }
-    if (m_session->stopRequested()) // a stop() that came before the pointers were set
-        agent->requestStop();
     HarnessClient harness(&worker);
-    ExperimentLoop loop(
-        m_session, agent.get(), [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
-    const ExperimentLoop::Step last = loop.run();
+    AgentConfig config = m_setup.agent;
+    AgentInputs inputs = m_setup.inputs;
+    ExperimentLoop::Step last = ExperimentLoop::Step::Stopped;
+    for (bool first = true;; first = false) {
+        QString error;
+        std::unique_ptr<Agent> agent = createAgent(config, inputs, &error);
+        if (!agent && first) {
+            m_session->requestStop(QStringLiteral("agent: ") + error, true);
+            break;
+        }
+        if (agent) {
+            {
+                QMutexLocker lock(&m_mutex);
+                m_agent = agent.get();
+                m_worker = &worker;
+            }
+            if (m_session->stopRequested()) // a stop() that came before the pointers were set
+                agent->requestStop();
+            ExperimentLoop loop(
+                m_session, agent.get(), [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
+            last = loop.run();
+            QMutexLocker lock(&m_mutex);
+            m_agent = nullptr;
+        } else {
+            // Resumed with a configuration that still makes no agent: paused again, with why.
+            m_session->pauseFor(QStringLiteral("agent configuration: %1 — fix it and Resume").arg(error), -1);
+            last = ExperimentLoop::Step::Reconfigure;
+        }
+        if (last != ExperimentLoop::Step::Reconfigure || !m_session->waitWhilePaused()) {
+            if (last == ExperimentLoop::Step::Reconfigure)
+                last = ExperimentLoop::Step::Stopped;
+            break;
+        }
+        bool resumed = true;
+        while (resumed && m_setup.currentAgent && !m_setup.currentAgent(&config, &inputs, &error)) {
+            m_session->pauseFor(QStringLiteral("agent configuration: %1 — fix it and Resume").arg(error), -1);
+            resumed = m_session->waitWhilePaused();
+        }
+        if (!resumed) {
+            last = ExperimentLoop::Step::Stopped;
+            break;
+        }
+    }
     {
         QMutexLocker lock(&m_mutex);
         m_agent = nullptr;

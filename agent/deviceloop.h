@@ -8,6 +8,7 @@
 #include <QMutex>
 #include <QProcessEnvironment>
 #include <QString>
+#include <functional>
 
 namespace ak {
 
@@ -32,6 +33,9 @@ public:
         int maxKernels = 0;
         bool quickBench = false;
         int benchTimeLimitSec = 0;
+        // The agent as configured now (LocalLoop: its options, or run.json's "agent"), asked after
+        // a configuration error paused the loop and a person resumed it; none: `agent` again.
+        std::function<bool(AgentConfig *config, AgentInputs *inputs, QString *error)> currentAgent;
     };
 
     DeviceLoop(LoopSession *session, Setup setup);
@@ -43,7 +47,9 @@ public:
     static QProcessEnvironment environmentFor(const QString &device);
 
     // Runs on the calling thread until the loop ends; returns its last step. An agent that cannot be
-    // made stops the whole session (a failure), since every device would fail the same way.
+    // made stops the whole session (a failure), since every device would fail the same way. After a
+    // configuration error (ExperimentLoop::Step::Reconfigure) it waits for the pause to end and
+    // builds the agent again from Setup::currentAgent; one that still cannot be made pauses again.
     ExperimentLoop::Step run();
     void stop();
 

@@ -260,8 +260,15 @@ ExperimentLoop::Step ExperimentLoop::agentFailed(const QString &kernel, const Ag
         return Step::Worked;
     }
     case AgentError::Kind::Config:
-        m_session->requestStop(QStringLiteral("agent cannot work: ") + e.reason, true);
-        return Step::Stopped;
+        // Every kernel would fail alike: pause at once, charge nothing to the kernel, and let a
+        // person fix the setting the reason names (DeviceLoop builds the agent again on Resume).
+        m_session->pauseFor(
+            QStringLiteral("agent configuration: %1 — fix it and Resume (Loop ▸ Agent… in the "
+                           "window; in a CLI run, edit run.json's \"agent\": the loop "
+                           "takes it up), or stop the loop")
+                .arg(secrets::redact(e.reason)),
+            -1);
+        return Step::Reconfigure;
     default:
         draft.description = AgentError::failureDescription(e.kind);
         const Experiment failed

@@ -43,11 +43,15 @@ public:
 
     ExperimentLoop(LoopSession *session, Agent *agent, BenchFn bench, ExperimentLoopConfig config);
 
-    enum class Step { Worked, NothingLeft, Stopped };
+    // Reconfigure: the agent reported a configuration error (a refused key, a wrong model, an
+    // unreachable server): the session is paused until a person resumes it, nothing was recorded
+    // against the kernel, and the caller builds the agent again from the configuration then current.
+    enum class Step { Worked, NothingLeft, Stopped, Reconfigure };
     // One experiment (or one baseline measurement, or one retirement of kernels). Requests queued in
     // the run directory (pin, skip, revert, accept, reject) are applied first: the experiment boundary.
     Step step();
-    // Steps until nothing is left, a stop, or the session's budget is spent. Returns the last step.
+    // Steps until nothing is left, a stop, a configuration error, or the session's budget is spent.
+    // Returns the last step.
     Step run();
 
     // Loop time of the last experiment outside the agent and the harness, in ms.

@@ -5,13 +5,18 @@
 #include "loopsession.h"
 #include "pythonlocator.h"
 #include "recordedrun.h"
+#include "runconfig.h"
 #include "runloader.h"
 #include "runsteering.h"
 #include "runstore.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QMutex>
 #include <QThread>
+#include <QTimer>
 
 #include <atomic>
 #include <vector>
@@ -30,7 +35,30 @@ struct LocalLoop::Private
     LoopStats lastStats; // totals of the last invocation, kept after it ends
     AgentConfig agent;
     QString python;
+    // The agent a device loop builds after a configuration pause (DeviceLoop::Setup::currentAgent):
+    // read from the loop threads, changed by setAgent and by an edit of run.json's "agent".
+    QMutex agentMutex;
+    bool overrideAgent = false;
+    AgentConfig agentOverride;
+    AgentInputs agentInputs;
+    // While paused by a configuration error: run.json's "agent" as it was, checked every second.
+    QTimer *runJsonWatch = nullptr;
+    QByteArray agentJsonAtPause;
 };
+
+namespace {
+
+// run.json's "agent" section as text; empty when absent or unreadable.
+QByteArray runAgentJson(const QString &runDir)
+{
+    QFile f(QDir(runDir).filePath(QStringLiteral("run.json")));
+    RunConfig config;
+    if (!f.open(QIODevice::ReadOnly) || !RunConfig::parse(f.readAll(), &config))
+        return QByteArray();
+    return config.agentJson;
+}
+
+} // namespace
 
 LocalLoop::LocalLoop(const LoopOptions &options, QObject *parent)
     : LoopControl(parent)
@@ -90,6 +118,12 @@ void LocalLoop::start()
     if (!createAgent(config, inputs, &error)) // fail before any thread starts, with the reason
         return Q_EMIT actionFailed(QStringLiteral("start"), error);
     d->agent = config;
+    {
+        QMutexLocker lock(&d->agentMutex);
+        d->overrideAgent = m_options.overrideAgent;
+        d->agentOverride = m_options.agent;
+        d->agentInputs = inputs;
+    }
 
     // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the interpreter
     // the run was profiled with if it exists on this machine, then auto-detection.
@@ -114,14 +148,17 @@ void LocalLoop::start()
               Q_EMIT experimentFinished(id, kernel, status, line);
           };
     d->session->onSelfPause = [this](const QString &reason) {
+        const bool untilResumed = !reason.isEmpty() && d->session->pausedUntilResumed();
         // From a loop thread: the state belongs to this object's thread.
         QMetaObject::invokeMethod(
             this,
-            [this, reason] {
+            [this, reason, untilResumed] {
                 if (!reason.isEmpty()) {
                     if (m_state == State::Running)
                         setState(State::Paused);
                     Q_EMIT message(QStringLiteral("paused: ") + reason);
+                    if (untilResumed)
+                        watchRunJson();
                 } else if (m_state == State::Paused) {
                     setState(State::Running);
                     Q_EMIT message(QStringLiteral("the pause is over: asking the agent again"));
@@ -144,6 +181,9 @@ void LocalLoop::start()
         setup.maxKernels = m_options.maxKernels;
         setup.quickBench = m_options.quickBench;
         setup.benchTimeLimitSec = m_options.benchTimeLimitSec;
+        setup.currentAgent = [this](AgentConfig *config, AgentInputs *inputs, QString *error) {
+            return currentAgent(config, inputs, error);
+        };
         d->devices.push_back(std::make_unique<DeviceLoop>(d->session.get(), setup));
         DeviceLoop *loop = d->devices.back().get();
         QThread *thread = QThread::create([this, loop] {
@@ -172,6 +212,53 @@ void LocalLoop::start()
         d->threads << thread;
         thread->start();
     }
+}
+
+bool LocalLoop::currentAgent(AgentConfig *config, AgentInputs *inputs, QString *error) const
+{
+    QMutexLocker lock(&d->agentMutex);
+    *config = d->agentOverride;
+    *inputs = d->agentInputs;
+    const QByteArray agentJson = d->overrideAgent ? QByteArray() : runAgentJson(m_options.runDir);
+    if (!agentJson.isEmpty() && !AgentConfig::fromJson(agentJson, config, error)) {
+        *error = QStringLiteral("run.json: ") + *error;
+        return false;
+    }
+    return true;
+}
+
+void LocalLoop::setAgent(const AgentConfig &config, const AgentInputs &inputs, bool overrideRunJson)
+{
+    QMutexLocker lock(&d->agentMutex);
+    d->agentOverride = config;
+    d->agentInputs = inputs;
+    d->overrideAgent = overrideRunJson;
+}
+
+void LocalLoop::watchRunJson()
+{
+    // A CLI run has nobody to press Resume: an edit of run.json's "agent" resumes it with the edit.
+    d->agentJsonAtPause = runAgentJson(m_options.runDir);
+    if (!d->runJsonWatch) {
+        d->runJsonWatch = new QTimer(this);
+        d->runJsonWatch->setInterval(1000);
+        connect(d->runJsonWatch, &QTimer::timeout, this, [this] {
+            if (m_state != State::Paused || !d->session || !d->session->pausedUntilResumed()) {
+                d->runJsonWatch->stop();
+                return;
+            }
+            if (runAgentJson(m_options.runDir) == d->agentJsonAtPause)
+                return;
+            d->runJsonWatch->stop();
+            {
+                QMutexLocker lock(&d->agentMutex);
+                d->overrideAgent = false; // the edit is the newer word than this invocation's flags
+            }
+            Q_EMIT message(QStringLiteral("run.json's agent changed: resuming with it"));
+            resume();
+        });
+    }
+    d->runJsonWatch->start();
 }
 
 void LocalLoop::pause()

@@ -66,6 +66,11 @@ public:
     // experiment boundary (an experiment already running finishes under the old mode).
     void setReviewMode(bool on) override;
 
+    // The agent a loop paused by a configuration error builds on Resume (Loop ▸ Agent… while it
+    // runs): `config` as it is, or under run.json's "agent" when !overrideRunJson. The running agent
+    // is not replaced. While such a pause lasts, an edit of run.json's "agent" resumes the loop with it.
+    void setAgent(const AgentConfig &config, const AgentInputs &inputs, bool overrideRunJson);
+
     // Blocks the calling thread until every loop thread has ended (the CLI; tests).
     void wait();
     // Totals since start() (thread-safe).
@@ -83,6 +88,9 @@ Q_SIGNALS:
 private:
     struct Private;
     void setState(State s);
+    // DeviceLoop::Setup::currentAgent (from the loop threads).
+    bool currentAgent(AgentConfig *config, AgentInputs *inputs, QString *error) const;
+    void watchRunJson();
     // RunSteering::steer; `name` is the LoopControl call for actionFinished / actionFailed.
     void send(const QString &name, const SteerRequest &request);
 

@@ -53,11 +53,18 @@ void LoopSession::pauseFor(const QString &reason, int seconds)
         if (m_paused.load() && m_resumeAt.isForever())
             return; // a person paused it: theirs to resume
         m_paused.store(true);
-        m_resumeAt = QDeadlineTimer(qint64(seconds) * 1000);
+        m_resumeAt
+            = seconds < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(qint64(seconds) * 1000);
         m_pauseChanged.wakeAll();
     }
     if (onSelfPause)
         onSelfPause(reason);
+}
+
+bool LoopSession::pausedUntilResumed() const
+{
+    QMutexLocker lock(&m_pauseMutex);
+    return m_paused.load() && m_resumeAt.isForever();
 }
 
 bool LoopSession::waitWhilePaused()

@@ -55,7 +55,10 @@ public:
     // The loop pauses itself (the agent's breaker, ExperimentLoop): until `seconds` pass, a person
     // resumes, or a stop. onSelfPause is called with the reason now, and with an empty reason when
     // the time is up and the loop goes on by itself.
+    // `seconds` < 0: until a person resumes (a configuration error).
     void pauseFor(const QString &reason, int seconds);
+    // Whether the current pause lasts until a person resumes (pauseFor with seconds < 0).
+    bool pausedUntilResumed() const;
     // Blocks while paused; false when a stop arrived (before or during the wait).
     bool waitWhilePaused();
 
@@ -82,7 +85,7 @@ private:
     std::atomic<bool> m_stop { false };
     std::atomic<bool> m_paused { false };
     std::atomic<bool> m_failed { false };
-    QMutex m_pauseMutex;
+    mutable QMutex m_pauseMutex;
     QWaitCondition m_pauseChanged;
     QDeadlineTimer m_resumeAt { QDeadlineTimer::Forever }; // a self-pause's end; Forever otherwise
     mutable QMutex m_statsMutex;

@@ -11,6 +11,7 @@
 #include "emptystate.h"
 #include "experimentlog.h"
 #include "gitrepo.h"
+#include "localloop.h"
 #include "logview.h"
 #include "loopcontrol.h"
 #include "modelview.h"
@@ -778,10 +779,19 @@ void MainWindow::editAgent()
         const QString what = dialog->forgotten() ? tr("each run's own agent (run.json) on its default device")
                                                  : dialog->settings().summary();
         const bool running = m_loops->loop() && m_loops->loop()->state() != LoopControl::State::Stopped;
+        // A loop paused by a configuration error builds its agent again on Resume: from these settings.
+        if (auto *local = qobject_cast<LocalLoop *>(m_loops->loop()); local && running) {
+            const LoopOptions o
+                = dialog->forgotten() ? LoopOptions() : dialog->settings().loopOptions(m_runDir);
+            local->setAgent(o.agent, o.agentInputs, o.overrideAgent);
+        }
         m_log->appendMessage(LogView::Level::Info,
             tr("Loop ▸ Start will use %1%2")
                 .arg(what,
-                    running ? tr(" (from the next Start; the running loop keeps its agent)") : QString()));
+                    running
+                        ? tr(" (the running loop keeps its agent, unless a configuration error paused it: "
+                             "then Resume uses this one)")
+                        : QString()));
         statusBar()->showMessage(tr("Agent: %1").arg(what), 5000);
         updateAgentTip();
     });

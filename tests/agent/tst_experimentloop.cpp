@@ -397,14 +397,24 @@ private Q_SLOTS:
         QCOMPARE(int(r.state().experiments.size()), count); // a person's stop is not an experiment
         QVERIFY(!r.session->failed());
 
+        // A configuration error pauses until a person resumes: no experiment, no failure, no stop.
+        QStringList pauses;
+        r.session->onSelfPause = [&pauses](const QString &why) { pauses << why; };
         r.agent.enqueue(
             agentError(AgentError::Kind::Config, QStringLiteral("no API key in $OPENAI_API_KEY")));
-        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(r.step(), ExperimentLoop::Step::Reconfigure);
         QCOMPARE(int(r.state().experiments.size()), count);
-        QVERIFY(r.session->failed());
-        QVERIFY(r.session->stopRequested());
-        QVERIFY2(r.session->endReason().contains(QStringLiteral("no API key")),
-            qPrintable(r.session->endReason()));
+        QVERIFY(!r.session->failed());
+        QVERIFY(!r.session->stopRequested());
+        QVERIFY(r.session->paused());
+        QVERIFY(r.session->pausedUntilResumed());
+        QCOMPARE(pauses.size(), 1);
+        QVERIFY2(pauses.first().contains(QStringLiteral("no API key in $OPENAI_API_KEY")),
+            qPrintable(pauses.first()));
+        QVERIFY(r.kernel(kA).state != KernelState::Done);
+        QCOMPARE(r.agent.contexts.size(), 2);
+        // A stop during that pause ends the loop without another request.
+        r.session->requestStop();
         QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
         QCOMPARE(r.agent.contexts.size(), 2);
     }

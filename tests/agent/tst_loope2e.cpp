@@ -16,6 +16,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QRandomGenerator>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
@@ -289,10 +290,11 @@ private Q_SLOTS:
     // The offline default on a deliberately mis-tuned CPU kernel (ROW_CHUNK = 1: one Python iteration
     // per row), through the real loop, worker and harness: the tune agent must find a configuration
     // that is kept and at least twice as fast as the baseline, within a few experiments.
-    void badKeyStopsTheRunAndFailsNoKernel()
+    void badKeyPausesTheRunUntilFixed()
     {
-        // A refused key fails every request alike: the loop stops at once with the cause and the
-        // setting to change; no experiment is recorded against the kernel, which stays to be worked on.
+        // A refused key fails every request alike: the loop pauses at once with the cause and the
+        // setting to change; nothing is recorded against the kernel. Resume (after Loop ▸ Agent…)
+        // builds the agent again: with the fixed key the loop goes on and keeps the good edit.
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("run"));
         const QString kernel = QStringLiteral("01-softmax");
@@ -301,20 +303,86 @@ private Q_SLOTS:
         qputenv(kKeyEnv, "sk-e2e-wrong-key");
         LoopbackLlmServer server;
         QVERIFY(server.start());
-        for (int i = 0; i < 6; ++i)
-            server.enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided")));
-        LocalLoop loop(llmOptions(dir, QStringLiteral("openai"), server));
+        server.enqueue(ScriptedReply::error(401, QStringLiteral("Incorrect API key provided")));
+        LoopOptions options = llmOptions(dir, QStringLiteral("openai"), server);
+        options.maxExperiments = 1;
+        LocalLoop loop(options);
+        QStringList messages;
+        connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
         loop.start();
-        loop.wait();
-        QVERIFY(loop.endedWithFailure());
-        QVERIFY2(
-            loop.endReason().contains(QStringLiteral("refused the API key")), qPrintable(loop.endReason()));
+        QTRY_COMPARE_WITH_TIMEOUT(loop.state(), LoopControl::State::Paused, 60000);
+        const QString paused = messages.filter(QStringLiteral("paused: ")).value(0);
+        QVERIFY2(paused.contains(QStringLiteral("refused the API key")), qPrintable(messages.join('\n')));
+        QVERIFY2(!paused.contains(QStringLiteral("sk-e2e-wrong-key")), qPrintable(paused));
+        QTest::qWait(1500); // paused means paused: no second request, no experiment
         QCOMPARE(server.requests().size(), 1);
-        const RunSnapshotPtr run = RunLoader::load(dir, &error);
+        RunSnapshotPtr run = RunLoader::load(dir, &error);
         QVERIFY2(run, qPrintable(error));
         for (const Experiment &e : run->experiments)
             QCOMPARE(e.status, ExperimentStatus::Baseline);
         QVERIFY(run->kernels.first().state != KernelState::Done);
+
+        // The key is fixed (Loop ▸ Agent… with the key stored); Resume.
+        AgentInputs fixed;
+        fixed.apiKey = QStringLiteral("sk-e2e-right-key");
+        loop.setAgent(options.agent, fixed, true);
+        server.enqueue(scripted(reply(QStringLiteral("ROW_CHUNK 1 -> 256"), chunk(256)), 1001));
+        loop.resume();
+        loop.wait();
+        QVERIFY2(!loop.endedWithFailure(), qPrintable(loop.endReason()));
+        QCOMPARE(server.requests().size(), 2);
+        QVERIFY(server.requests().last().headers.value("authorization").contains("sk-e2e-right-key"));
+        run = RunLoader::load(dir, &error);
+        QVERIFY2(run, qPrintable(error));
+        QCOMPARE(run->experiments.last().status, ExperimentStatus::Kept);
+    }
+
+    void configPauseInACliRunEndsWithAnEditOfRunJson()
+    {
+        // Nobody presses Resume in a CLI run: an edit of run.json's "agent" resumes it, with the edit.
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        QString error;
+        QVERIFY2(makeSoftmaxRun(dir, QStringLiteral("01-softmax"), &error), qPrintable(error));
+        qputenv(kKeyEnv, "sk-e2e-wrong-key");
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        server.enqueue(ScriptedReply::error(404, QStringLiteral("The model `test-model` does not exist")));
+        LoopOptions options
+            = llmOptions(dir, QStringLiteral("openai"), server); // as `run --agent llm` sets it
+        options.maxExperiments = 1;
+        LocalLoop loop(options);
+        QSignalSpy finished(&loop, &LocalLoop::finished); // the CLI runs an event loop, not wait()
+        QStringList messages;
+        connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
+        loop.start();
+        QTRY_COMPARE_WITH_TIMEOUT(loop.state(), LoopControl::State::Paused, 60000);
+        QVERIFY2(messages.filter(QStringLiteral("paused: agent configuration")).size() == 1,
+            qPrintable(messages.join('\n')));
+        // The fix: a command that writes the faster kernel.
+        const QString fixedKernel = tmp.filePath(QStringLiteral("fixed.py"));
+        {
+            QFile f(fixedKernel);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(chunk(256));
+        }
+        QFile runJson(QDir(dir).filePath(QStringLiteral("run.json")));
+        QVERIFY(runJson.open(QIODevice::ReadOnly));
+        nlohmann::json config = nlohmann::json::parse(runJson.readAll().toStdString());
+        runJson.close();
+        config["agent"] = { { "kind", "command" },
+            { "command", QStringLiteral("cp %1 {kernel}").arg(fixedKernel).toStdString() } };
+        QVERIFY(runJson.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        runJson.write(QByteArray::fromStdString(config.dump(2)));
+        runJson.close();
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(messages.filter(QStringLiteral("run.json's agent changed")).size() == 1,
+            qPrintable(messages.join('\n')));
+        QVERIFY2(!loop.endedWithFailure(), qPrintable(loop.endReason()));
+        const RunSnapshotPtr run = RunLoader::load(dir, &error);
+        QVERIFY2(run, qPrintable(error));
+        QCOMPARE(run->experiments.last().status, ExperimentStatus::Kept);
+        QCOMPARE(run->experiments.last().agent, QStringLiteral("command"));
     }
 
     void tuneAgentImprovesMisTunedCpuKernel()
