@@ -44,7 +44,8 @@ QByteArray AgentConfig::toJson() const
         { "replay_run", replayRun.toStdString() }, { "seed", seed }, { "max_tokens", maxTokens },
         { "context_tokens", contextTokens }, { "temperature", temperature }, { "stream", stream },
         { "request_timeout_sec", requestTimeoutSec }, { "idle_timeout_sec", idleTimeoutSec },
-        { "max_attempts", maxAttempts }, { "command_timeout_sec", commandTimeoutSec } };
+        { "first_byte_timeout_sec", firstByteTimeoutSec }, { "max_attempts", maxAttempts },
+        { "command_timeout_sec", commandTimeoutSec } };
     return QByteArray::fromStdString(o.dump(2));
 }
 
@@ -97,7 +98,8 @@ bool AgentConfig::fromJson(const QByteArray &text, AgentConfig *out, QString *er
         int *field;
     } ints[] = { { "seed", &c.seed }, { "max_tokens", &c.maxTokens }, { "context_tokens", &c.contextTokens },
         { "request_timeout_sec", &c.requestTimeoutSec }, { "idle_timeout_sec", &c.idleTimeoutSec },
-        { "max_attempts", &c.maxAttempts }, { "command_timeout_sec", &c.commandTimeoutSec } };
+        { "first_byte_timeout_sec", &c.firstByteTimeoutSec }, { "max_attempts", &c.maxAttempts },
+        { "command_timeout_sec", &c.commandTimeoutSec } };
     for (const auto &f : ints)
         if (!integer(f.key, f.field))
             return fail(QStringLiteral("agent.%1: expected an integer").arg(QLatin1String(f.key)));

@@ -28,7 +28,8 @@ struct AgentConfig
     double temperature = -1; // < 0: the server's default
     bool stream = true;
     int requestTimeoutSec = 600;
-    int idleTimeoutSec = 120;
+    int idleTimeoutSec = 120; // between bytes, once the reply has started
+    int firstByteTimeoutSec = 300; // until the reply's first byte (a non-streamed reply, a long think)
     int maxAttempts = 4; // 429 / 5xx / connection failures are retried with backoff
     // Command agent: the external command is killed after this long.
     int commandTimeoutSec = 1800;

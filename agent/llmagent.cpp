@@ -31,6 +31,7 @@ LlmAgent::LlmAgent(const AgentConfig &config, const QString &apiKey, const Price
     m_request.stream = config.stream;
     m_request.totalTimeoutMs = std::max(1, config.requestTimeoutSec) * 1000;
     m_request.idleTimeoutMs = std::max(1, config.idleTimeoutSec) * 1000;
+    m_request.firstByteTimeoutMs = std::max(1, config.firstByteTimeoutSec) * 1000;
     m_request.maxAttempts = std::max(1, config.maxAttempts);
 
     if (m_configError.isEmpty() && m_request.model.isEmpty())

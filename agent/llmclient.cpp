@@ -8,6 +8,7 @@
 #include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QNetworkAccessManager>
+#include <QRandomGenerator>
 #include <QThread>
 #include <QTimer>
 
@@ -118,9 +119,7 @@ LlmResponse LlmClient::send(const LlmRequest &original)
         }
         if (last.ok || !last.retryable || i == attempts)
             break;
-        const qint64 backoff
-            = std::min<qint64>(qint64(request.initialBackoffMs) << std::min(i - 1, 20), request.maxBackoffMs);
-        const int wait = retryAfter >= 0 ? std::min(retryAfter, request.maxBackoffMs) : int(backoff);
+        const int wait = retryDelayMs(request, i, retryAfter, QRandomGenerator::global()->generateDouble());
         if (!sleepMs(wait)) {
             last.ok = false;
             last.errorKind = AgentError::Kind::Cancelled;
@@ -136,6 +135,18 @@ LlmResponse LlmClient::send(const LlmRequest &original)
     return last;
 }
 
+int LlmClient::retryDelayMs(const LlmRequest &request, int attempt, int retryAfterMs, double random01)
+{
+    const double r = std::clamp(random01, 0.0, 1.0);
+    if (retryAfterMs >= 0) {
+        const qint64 base = std::min<qint64>(retryAfterMs, request.maxRetryAfterMs);
+        return int(base + qint64(base * 0.1 * r));
+    }
+    const qint64 backoff = std::min<qint64>(
+        qint64(request.initialBackoffMs) << std::clamp(attempt - 1, 0, 20), request.maxBackoffMs);
+    return int(backoff / 2 + qint64(backoff / 2 * r));
+}
+
 LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
 {
     LlmResponse out;
@@ -147,10 +158,9 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
 
     QNetworkAccessManager nam;
     QNetworkRequest nr = LlmProtocol::networkRequest(request);
-    nr.setTransferTimeout(request.idleTimeoutMs); // aborts after this long without a byte
     QNetworkReply *reply = nam.post(nr, LlmProtocol::body(request));
 
-    enum class Abort { None, Total, Cancel, TooLarge, BadStream };
+    enum class Abort { None, Total, Cancel, TooLarge, BadStream, FirstByte, Idle };
     Abort abortReason = Abort::None;
     bool streaming = false;
     bool done = false;
@@ -162,6 +172,10 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
     QEventLoop loop;
     QTimer total;
     total.setSingleShot(true);
+    // Silence: until the first byte the first-byte limit (a non-streamed reply sends nothing until
+    // the model is done), then the idle limit between bytes.
+    QTimer silence;
+    silence.setSingleShot(true);
     QTimer poll;
     auto abortWith = [&](Abort why) {
         if (abortReason == Abort::None)
@@ -169,6 +183,8 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
         reply->abort();
     };
     QObject::connect(&total, &QTimer::timeout, &loop, [&] { abortWith(Abort::Total); });
+    QObject::connect(
+        &silence, &QTimer::timeout, &loop, [&] { abortWith(gotData ? Abort::Idle : Abort::FirstByte); });
     QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
         if (m_stop && m_stop->load())
             abortWith(Abort::Cancel);
@@ -180,6 +196,7 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
     QObject::connect(reply, &QNetworkReply::readyRead, &loop, [&] {
         const QByteArray chunk = reply->readAll();
         gotData = gotData || !chunk.isEmpty();
+        silence.start(std::max(1, request.idleTimeoutMs));
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (!streaming || status >= 300) {
             whole.append(chunk);
@@ -199,6 +216,8 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
     });
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     total.start(std::max(1, request.totalTimeoutMs));
+    silence.start(
+        std::max(1, request.firstByteTimeoutMs > 0 ? request.firstByteTimeoutMs : request.idleTimeoutMs));
     poll.start(kStopPollMs);
     if (!reply->isFinished())
         loop.exec();
@@ -237,6 +256,17 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
     case Abort::Total:
         return fail(
             AgentError::Kind::Timeout, QStringLiteral("no complete reply within %1 s").arg(seconds), true);
+    case Abort::FirstByte:
+        return fail(AgentError::Kind::Timeout,
+            QStringLiteral(
+                "no answer from the server within %1 s of the request (agent.first_byte_timeout_sec)")
+                .arg(std::max(1, request.firstByteTimeoutMs / 1000)),
+            true);
+    case Abort::Idle:
+        return fail(AgentError::Kind::Timeout,
+            QStringLiteral("no data from the server for %1 s mid-reply (agent.idle_timeout_sec)")
+                .arg(std::max(1, request.idleTimeoutMs / 1000)),
+            true);
     case Abort::TooLarge:
         return fail(AgentError::Kind::BadReply,
             QStringLiteral("the reply exceeds %1 MiB").arg(kMaxReplyBytes >> 20), false);

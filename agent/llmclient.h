@@ -25,6 +25,10 @@ public:
     static QString redact(QString text, const QString &secret);
     // Seconds to wait from a Retry-After value (delta-seconds or an HTTP date); -1 when absent/invalid.
     static int retryAfterMs(const QByteArray &value);
+    // How long to wait before attempt `attempt` + 1: the server's Retry-After (`retryAfterMs` >= 0,
+    // up to maxRetryAfterMs) plus up to 10 % more, else the doubling back-off with equal jitter (half
+    // fixed, half random), so several devices' agents do not retry in step. `random01` in [0, 1).
+    static int retryDelayMs(const LlmRequest &request, int attempt, int retryAfterMs, double random01);
     static bool isRetryableStatus(int status);
     static bool isRetryableNetworkError(QNetworkReply::NetworkError error);
 

@@ -24,10 +24,14 @@ struct LlmRequest
     double temperature = -1; // < 0: the server's default
     bool stream = true;
     int totalTimeoutMs = 600000; // per attempt, from sending to the last byte
-    int idleTimeoutMs = 120000; // per attempt, longest silence (no byte received)
+    int idleTimeoutMs = 120000; // per attempt, longest silence between bytes once the reply started
+    // Per attempt, longest wait for the reply's first byte (a non-streamed reply, a model that
+    // thinks long before it streams); <= 0: idleTimeoutMs.
+    int firstByteTimeoutMs = 600000;
     int maxAttempts = 4; // retries on 429, 5xx and connection failures
     int initialBackoffMs = 1000; // doubled per retry unless the server sends Retry-After
-    int maxBackoffMs = 60000;
+    int maxBackoffMs = 60000; // our own back-off's ceiling
+    int maxRetryAfterMs = 900000; // the server's Retry-After is honoured up to this (15 min)
 };
 
 struct LlmResponse

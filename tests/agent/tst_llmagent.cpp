@@ -491,6 +491,33 @@ private Q_SLOTS:
         QVERIFY2(t.elapsed() >= 600 && t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
     }
 
+    void firstByteTimeoutIsSeparateFromIdle()
+    {
+        // A non-streamed reply sends nothing until the model is done: 1.2 s of silence before the
+        // status line is fine under a 3 s first-byte limit although the idle limit is 0.5 s ...
+        ScriptedReply late = ScriptedReply::reply(goodReply());
+        late.delayMs = 1200;
+        m_server->enqueue(late);
+        auto a = agent(QStringLiteral("openai"), false, 1);
+        a->requestDefaults().idleTimeoutMs = 500;
+        a->requestDefaults().firstByteTimeoutMs = 3000;
+        AgentResult result = a->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        // ... and a server that never starts answering is named as such once the first-byte limit passes.
+        ScriptedReply never = ScriptedReply::reply(goodReply());
+        never.delayMs = 5000;
+        m_server->enqueue(never);
+        a->requestDefaults().firstByteTimeoutMs = 800;
+        QElapsedTimer t;
+        t.start();
+        result = a->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Timeout);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("first_byte_timeout_sec")),
+            qPrintable(result.error().reason));
+        QVERIFY2(t.elapsed() >= 700 && t.elapsed() < 4000, qPrintable(QString::number(t.elapsed())));
+    }
+
     void totalTimeout()
     {
         ScriptedReply slow = ScriptedReply::reply(goodReply()); // trickles: never idle, never done in time
@@ -652,6 +679,23 @@ private Q_SLOTS:
                                    .toLatin1();
         const int gmtMs = LlmClient::retryAfterMs(gmt);
         QVERIFY2(gmtMs > 55000 && gmtMs <= 61000, gmt.constData());
+    }
+
+    void retryDelaysAreJitteredAndHonourLongRetryAfter()
+    {
+        LlmRequest r; // 1 s doubling to 60 s; Retry-After up to 15 min
+        // Our back-off: half fixed, half random, so agents on several devices spread out.
+        QCOMPARE(LlmClient::retryDelayMs(r, 1, -1, 0.0), 500);
+        QCOMPARE(LlmClient::retryDelayMs(r, 1, -1, 0.999), 999);
+        QCOMPARE(LlmClient::retryDelayMs(r, 3, -1, 0.0), 2000);
+        QCOMPARE(LlmClient::retryDelayMs(r, 30, -1, 0.0), 30000); // capped at 60 s, jittered
+        QVERIFY(LlmClient::retryDelayMs(r, 30, -1, 0.5) < 60000);
+        QVERIFY(LlmClient::retryDelayMs(r, 2, -1, 0.1) != LlmClient::retryDelayMs(r, 2, -1, 0.9));
+        // The server's word is kept, beyond our 60 s (a quota window of 5 minutes), plus up to 10 %.
+        QCOMPARE(LlmClient::retryDelayMs(r, 1, 300000, 0.0), 300000);
+        QCOMPARE(LlmClient::retryDelayMs(r, 1, 300000, 0.5), 315000);
+        QCOMPARE(LlmClient::retryDelayMs(r, 1, 0, 0.7), 0);
+        QCOMPARE(LlmClient::retryDelayMs(r, 1, 3600000, 0.0), 900000); // at most 15 min
     }
 };
 
