@@ -5,7 +5,9 @@
 #  3. from /usr/bin, in an empty folder with a fresh HOME: --version, `profile` on a bundled example
 #     on the CPU, a short tune run, `autokernel --example gpt2` under Xvfb with a screenshot that is
 #     not blank;
-#  4. `apt-get purge` leaves none of the package's files behind.
+#  4. `apt-get purge` leaves none of the package's files behind;
+#  5. the server bundle (packaging/bundle-cli.sh), unpacked with the build tree still away: its
+#     checksum holds, `doctor` reports what it finds, and a Python without torch is a clear error.
 # Usage: packaging/test-deb.sh [BUILD_DIR] [OUT_DIR]   (root, or sudo; OUT_DIR keeps the .deb,
 # lintian's report and the screenshot, default BUILD_DIR-deb: outside the build tree, which is
 # moved away before the install)
@@ -32,6 +34,9 @@ log "lintian"
 # --fail-on error: warnings are reported (kept in OUT_DIR), errors fail the test.
 lintian --fail-on error --no-tag-display-limit "$deb" > "$out/lintian.txt" 2>&1 || { cat "$out/lintian.txt"; exit 1; }
 log "lintian: $(grep -c '^E:' "$out/lintian.txt" || true) errors, $(grep -c '^W:' "$out/lintian.txt" || true) warnings"
+
+log "the server bundle"
+packaging/bundle-cli.sh "$build" "$out/autokernel-cli.tar.xz" >&2
 
 # Nothing from the build tree may be needed any more.
 away="$build.away-$$"
@@ -92,5 +97,23 @@ DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq autokernel > "$out/purge.log
 left=$(while read -r f; do if [[ -f $f || -L $f ]]; then echo "$f"; fi; done < "$out/files.txt"
   if [[ -d /usr/lib/autokernel ]]; then echo /usr/lib/autokernel; fi)
 [[ -z $left ]] || { log "left behind after purge:"; echo "$left"; exit 1; }
+log "the server bundle, unpacked"
+(cd "$out" && sha256sum -c --quiet autokernel-cli.tar.xz.sha256)
+ak=$work/bundle
+mkdir -p "$ak"
+tar -C "$ak" -xJf "$out/autokernel-cli.tar.xz"
+bundled() { LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python "$ak/bin/autokernel-cli" "$@"; }
+grep -q "autokernel-cli" "$ak/VERSION"
+bundled doctor --python /usr/bin/python3 > "$out/doctor.txt" 2>&1 || { cat "$out/doctor.txt"; exit 1; }
+grep -q "ok       embedded Python: Python 3" "$out/doctor.txt" && grep -q "ok       Python with torch" "$out/doctor.txt" \
+  || { cat "$out/doctor.txt"; log "doctor in the bundle did not find the embedded Python or torch"; exit 1; }
+printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > "$work/python-without-torch"
+chmod +x "$work/python-without-torch"
+if bundled doctor --python "$work/python-without-torch" > "$out/doctor-no-torch.txt" 2>&1; then
+  cat "$out/doctor-no-torch.txt"; log "doctor passed with a Python that has no torch"; exit 1
+fi
+grep -q "error    Python with torch: none found" "$out/doctor-no-torch.txt" \
+  || { cat "$out/doctor-no-torch.txt"; log "doctor's missing-torch error is not clear"; exit 1; }
+log "bundle: $(cat "$ak/VERSION"); doctor ok, and a missing torch named"
 rm -rf "$work"
 log "package test passed"
