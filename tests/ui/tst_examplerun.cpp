@@ -50,6 +50,18 @@ ExampleRun::Options options(const QString &baseDir)
 class ExampleRunTest : public QObject
 {
     Q_OBJECT
+    // Opens `o` in `w` as Help ▸ Open Example Run does and waits for the run or its failure: the
+    // failure's text, empty when the run loaded.
+    static QString openAndWait(MainWindow &w, const ExampleRun::Options &o)
+    {
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        QSignalSpy failed(&w, &MainWindow::exampleFailed);
+        w.openExample(o);
+        if (!QTest::qWaitFor([&] { return loaded.count() + failed.count() > 0; }, 30000))
+            return QStringLiteral("neither loaded nor failed within 30 s");
+        return failed.isEmpty() ? QString() : failed.first().at(1).toString();
+    }
+
 private Q_SLOTS:
     void bundledExamplesAreListed()
     {
@@ -200,11 +212,8 @@ private Q_SLOTS:
         o.recording = file;
         o.baseDir = tmp.filePath(QStringLiteral("examples"));
         MainWindow w;
-        QSignalSpy loaded(&w, &MainWindow::runLoaded);
-        QSignalSpy failed(&w, &MainWindow::exampleFailed);
-        w.openExample(o);
-        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 30000);
-        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        const QString why = openAndWait(w, o);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
         QCOMPARE(w.runDir(), QDir(o.baseDir).filePath(QStringLiteral("h200-llama")));
         QVERIFY(w.windowTitle().contains(QStringLiteral("Recording")));
         QLabel *label = test::named<QLabel>(&w, "SummaryRecording");
@@ -245,11 +254,8 @@ private Q_SLOTS:
             o.recording = ExampleRun::recordingPath(name);
             o.baseDir = tmp.path();
             MainWindow w;
-            QSignalSpy loaded(&w, &MainWindow::runLoaded);
-            QSignalSpy failed(&w, &MainWindow::exampleFailed);
-            w.openExample(o);
-            QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 30000);
-            QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+            const QString why = openAndWait(w, o);
+            QVERIFY2(why.isEmpty(), qPrintable(name + QStringLiteral(": ") + why));
             const QString label = test::named<QLabel>(&w, "SummaryRecording")->text();
             QVERIFY2(
                 label.contains(QStringLiteral("NVIDIA")), qPrintable(name + QStringLiteral(": ") + label));
