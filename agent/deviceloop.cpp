@@ -71,6 +71,11 @@ ExperimentLoop::Step DeviceLoop::run()
     AgentConfig config = m_setup.agent;
     AgentInputs inputs = m_setup.inputs;
     ExperimentLoop::Step last = ExperimentLoop::Step::Stopped;
+    // A configuration that makes no agent: paused until a person resumes; false on a stop.
+    auto pauseUntilFixed = [this](const QString &error) {
+        m_session->pauseFor(QStringLiteral("agent configuration: %1 — fix it and Resume").arg(error), -1);
+        return m_session->waitWhilePaused();
+    };
     for (bool first = true;; first = false) {
         QString error;
         std::unique_ptr<Agent> agent = createAgent(config, inputs, &error);
@@ -91,21 +96,13 @@ ExperimentLoop::Step DeviceLoop::run()
             last = loop.run();
             QMutexLocker lock(&m_mutex);
             m_agent = nullptr;
-        } else {
-            // Resumed with a configuration that still makes no agent: paused again, with why.
-            m_session->pauseFor(QStringLiteral("agent configuration: %1 — fix it and Resume").arg(error), -1);
-            last = ExperimentLoop::Step::Reconfigure;
+            if (last != ExperimentLoop::Step::Reconfigure)
+                break;
         }
-        if (last != ExperimentLoop::Step::Reconfigure || !m_session->waitWhilePaused()) {
-            if (last == ExperimentLoop::Step::Reconfigure)
-                last = ExperimentLoop::Step::Stopped;
-            break;
-        }
-        bool resumed = true;
-        while (resumed && m_setup.currentAgent && !m_setup.currentAgent(&config, &inputs, &error)) {
-            m_session->pauseFor(QStringLiteral("agent configuration: %1 — fix it and Resume").arg(error), -1);
-            resumed = m_session->waitWhilePaused();
-        }
+        // Resumed with a configuration that still makes no agent: paused again, with why.
+        bool resumed = agent ? m_session->waitWhilePaused() : pauseUntilFixed(error);
+        while (resumed && m_setup.currentAgent && !m_setup.currentAgent(&config, &inputs, &error))
+            resumed = pauseUntilFixed(error);
         if (!resumed) {
             last = ExperimentLoop::Step::Stopped;
             break;

@@ -58,6 +58,18 @@ QByteArray runAgentJson(const QString &runDir)
     return config.agentJson;
 }
 
+// The agent a loop uses: `options`' own when it overrides run.json, else run.json's "agent"
+// (`runAgent`, its text) over it. The one rule for start() and for a rebuild after a pause.
+bool resolveAgent(const AgentConfig &options, bool overrideRunJson, const QByteArray &runAgent,
+    AgentConfig *out, QString *error)
+{
+    *out = options;
+    if (overrideRunJson || runAgent.isEmpty() || AgentConfig::fromJson(runAgent, out, error))
+        return true;
+    *error = QStringLiteral("run.json: ") + *error;
+    return false;
+}
+
 } // namespace
 
 LocalLoop::LocalLoop(const LoopOptions &options, QObject *parent)
@@ -107,11 +119,9 @@ void LocalLoop::start()
     const RunSnapshot &run = store->state();
 
     // The agent: the run's configuration unless this invocation overrides it.
-    AgentConfig config = m_options.agent;
-    if (!m_options.overrideAgent) {
-        if (!run.config.agentJson.isEmpty() && !AgentConfig::fromJson(run.config.agentJson, &config, &error))
-            return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("run.json: ") + error);
-    }
+    AgentConfig config;
+    if (!resolveAgent(m_options.agent, m_options.overrideAgent, run.config.agentJson, &config, &error))
+        return Q_EMIT actionFailed(QStringLiteral("start"), error);
     AgentInputs inputs = m_options.agentInputs;
     if (config.kind == AgentConfig::Kind::Replay && inputs.recorded.isEmpty() && !config.replayRun.isEmpty())
         inputs.recorded = readRecordedProposals(config.replayRun, &error);
@@ -217,14 +227,9 @@ void LocalLoop::start()
 bool LocalLoop::currentAgent(AgentConfig *config, AgentInputs *inputs, QString *error) const
 {
     QMutexLocker lock(&d->agentMutex);
-    *config = d->agentOverride;
     *inputs = d->agentInputs;
-    const QByteArray agentJson = d->overrideAgent ? QByteArray() : runAgentJson(m_options.runDir);
-    if (!agentJson.isEmpty() && !AgentConfig::fromJson(agentJson, config, error)) {
-        *error = QStringLiteral("run.json: ") + *error;
-        return false;
-    }
-    return true;
+    return resolveAgent(d->agentOverride, d->overrideAgent,
+        d->overrideAgent ? QByteArray() : runAgentJson(m_options.runDir), config, error);
 }
 
 void LocalLoop::setAgent(const AgentConfig &config, const AgentInputs &inputs, bool overrideRunJson)
