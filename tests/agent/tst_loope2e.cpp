@@ -370,13 +370,22 @@ private Q_SLOTS:
         QVERIFY(runJson.open(QIODevice::ReadOnly));
         nlohmann::json config = nlohmann::json::parse(runJson.readAll().toStdString());
         runJson.close();
+        // First a broken edit: the loop stays paused and says which field of run.json is wrong.
+        config["agent"] = { { "kind", "no-such-agent" } };
+        QVERIFY(runJson.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        runJson.write(QByteArray::fromStdString(config.dump(2)));
+        runJson.close();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            messages.filter(QStringLiteral("paused: agent configuration: run.json: ")).size() == 1, 30000);
+        QCOMPARE(loop.state(), LoopControl::State::Paused);
         config["agent"] = { { "kind", "command" },
             { "command", QStringLiteral("cp %1 {kernel}").arg(fixedKernel).toStdString() } };
         QVERIFY(runJson.open(QIODevice::WriteOnly | QIODevice::Truncate));
         runJson.write(QByteArray::fromStdString(config.dump(2)));
         runJson.close();
         QVERIFY(finished.wait(120000));
-        QVERIFY2(messages.filter(QStringLiteral("run.json's agent changed")).size() == 1,
+        // one resume per edit: the broken one (paused again), then the fix
+        QVERIFY2(messages.filter(QStringLiteral("run.json's agent changed")).size() == 2,
             qPrintable(messages.join('\n')));
         QVERIFY2(!loop.endedWithFailure(), qPrintable(loop.endReason()));
         const RunSnapshotPtr run = RunLoader::load(dir, &error);
