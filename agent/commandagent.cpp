@@ -1,4 +1,5 @@
 #include "commandagent.h"
+#include "shellwords.h"
 
 #include "contextprompt.h"
 
@@ -101,51 +102,13 @@ CommandAgent::CommandAgent(const QString &commandTemplate, int timeoutMs)
 QStringList CommandAgent::expand(
     const QString &commandTemplate, const QHash<QString, QString> &values, QString *error)
 {
-    // POSIX shell word splitting without expansions: '...' is literal, "..." allows \" and \\,
-    // a backslash outside quotes escapes the next character. (QProcess::splitCommand knows only ".)
-    QStringList args;
-    QString word;
-    bool inWord = false;
-    QChar quote;
-    for (qsizetype i = 0; i < commandTemplate.size(); ++i) {
-        const QChar c = commandTemplate.at(i);
-        if (quote == QLatin1Char('\'')) {
-            if (c == quote)
-                quote = QChar();
-            else
-                word += c;
-        } else if (quote == QLatin1Char('"')) {
-            if (c == quote)
-                quote = QChar();
-            else if (c == QLatin1Char('\\') && i + 1 < commandTemplate.size()
-                && (commandTemplate.at(i + 1) == QLatin1Char('"')
-                    || commandTemplate.at(i + 1) == QLatin1Char('\\')))
-                word += commandTemplate.at(++i);
-            else
-                word += c;
-        } else if (c == QLatin1Char('\'') || c == QLatin1Char('"')) {
-            quote = c;
-            inWord = true;
-        } else if (c == QLatin1Char('\\') && i + 1 < commandTemplate.size()) {
-            word += commandTemplate.at(++i);
-            inWord = true;
-        } else if (c.isSpace()) {
-            if (inWord)
-                args << word;
-            word.clear();
-            inWord = false;
-        } else {
-            word += c;
-            inWord = true;
-        }
-    }
-    if (!quote.isNull()) {
+    QChar unclosed;
+    QStringList args = shellwords::split(commandTemplate, &unclosed);
+    if (!unclosed.isNull()) {
         *error = QStringLiteral("the command template has an unclosed %1 quote: %2")
-                     .arg(QString(quote), commandTemplate);
+                     .arg(QString(unclosed), commandTemplate);
         return {};
     }
-    if (inWord)
-        args << word;
     if (args.isEmpty()) {
         *error = QStringLiteral("no command template is set for the command agent");
         return {};

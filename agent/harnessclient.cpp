@@ -2,6 +2,7 @@
 
 #include "jsonfield.h"
 
+#include <QFile>
 #include <QFileInfo>
 
 namespace ak {
@@ -57,6 +58,12 @@ nlohmann::json HarnessClient::requestArgs(const BenchRequest &request) const
 {
     nlohmann::json args = request.extra.is_object() ? request.extra : nlohmann::json::object();
     args["kernel_path"] = QFileInfo(request.kernelPath).absoluteFilePath().toStdString();
+    // The source travels with the request, so a worker on another machine (a launcher) needs no
+    // shared disk; the path stays the name failures are reported under. Base64: a kernel.py that is
+    // not UTF-8 must still arrive byte for byte (and JSON carries only UTF-8).
+    QFile kernel(request.kernelPath);
+    if (kernel.open(QIODevice::ReadOnly))
+        args["kernel_source_b64"] = kernel.readAll().toBase64().toStdString();
     args["device"] = request.device.toStdString();
     if (request.dtype.isEmpty())
         args["dtype"] = nullptr;

@@ -10,6 +10,8 @@
 #include <QStandardPaths>
 #include <QUuid>
 
+#include <nlohmann/json.hpp>
+
 namespace ak {
 
 namespace {
@@ -116,6 +118,26 @@ QString PythonScripts::contentHash()
         hash.addData(QByteArrayView("\0", 1));
     }
     return QString::fromLatin1(hash.result().toHex().left(16));
+}
+
+QByteArray PythonScripts::bundle()
+{
+    static const QByteArray packed = [] {
+        nlohmann::json files = nlohmann::json::object();
+        for (const QString &f : PythonScripts::files()) {
+            QFile in(resourcePath(f));
+            if (in.open(QIODevice::ReadOnly))
+                files[f.toStdString()] = in.readAll().toBase64().toStdString();
+        }
+        return qCompress(QByteArray::fromStdString(files.dump()), 9);
+    }();
+    return packed;
+}
+
+QString PythonScripts::bootstrapSource()
+{
+    QFile in(resourcePath(QStringLiteral("akboot.py")));
+    return in.open(QIODevice::ReadOnly) ? QString::fromUtf8(in.readAll()) : QString();
 }
 
 QString PythonScripts::defaultCacheRoot()

@@ -27,6 +27,13 @@ public:
     // First 16 hex digits of SHA-256 over every file's relative path and contents.
     static QString contentHash();
 
+    // Every file as the remote bootstrap (akboot.py) takes it: qCompress'd JSON {path: base64 bytes}.
+    // Built once per process (a few hundred kilobytes).
+    static QByteArray bundle();
+
+    // akboot.py's source, run with `python -c` on the far side of a launcher (WorkerLauncher).
+    static QString bootstrapSource();
+
     // Where directory() extracts to: $XDG_CACHE_HOME/autokernel (or ~/.cache/autokernel).
     static QString defaultCacheRoot();
 

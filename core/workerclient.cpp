@@ -65,9 +65,9 @@ void WorkerClient::setPython(const QString &python)
 {
     m_python = python;
 }
-void WorkerClient::setLauncher(const QStringList &prefix)
+void WorkerClient::setLauncher(const WorkerLauncher &launcher)
 {
-    m_launcher = prefix;
+    m_launcher = launcher;
 }
 void WorkerClient::setScriptDir(const QString &dir)
 {
@@ -192,23 +192,41 @@ void WorkerClient::pump()
     send(m_current);
 }
 
-void WorkerClient::launch()
+QStringList WorkerClient::localCommand()
 {
     QString dir = m_scriptDir;
     QString error;
     if (dir.isEmpty())
         dir = PythonScripts::directory(&error);
-    if (m_python.isEmpty() || dir.isEmpty()) {
+    if (dir.isEmpty()) {
         failQueued(WorkerReply::Status::Unavailable,
-            m_python.isEmpty() ? QStringLiteral("no Python interpreter was chosen for the worker")
-                               : QStringLiteral("cannot extract the worker's Python files: ") + error);
+            QStringLiteral("cannot extract the worker's Python files: ") + error);
+        return {};
+    }
+    return { m_python, QStringLiteral("-u"), dir + QStringLiteral("/akworker.py") };
+}
+
+void WorkerClient::launch()
+{
+    if (m_python.isEmpty()) {
+        failQueued(WorkerReply::Status::Unavailable,
+            QStringLiteral("no Python interpreter was chosen for the worker"));
         return;
     }
-    QStringList command = m_launcher;
-    command << m_python << QStringLiteral("-u") << dir + QStringLiteral("/akworker.py");
+    QStringList command;
+    if (m_launcher.isLocal()) {
+        command = localCommand();
+        if (command.isEmpty())
+            return;
+    } else {
+        // The bootstrap fetches the worker's files through the channel when the far side lacks them.
+        command = m_launcher.command({ m_python, QStringLiteral("-u"), QStringLiteral("-c"),
+            PythonScripts::bootstrapSource(), PythonScripts::contentHash(),
+            QString::fromLatin1(WorkerLauncher::forwardedEnvironment(m_env)) });
+    }
 
     m_process = new QProcess(this);
-    m_process->setProcessEnvironment(m_env);
+    m_process->setProcessEnvironment(m_launcher.isLocal() ? m_env : m_launcher.localEnvironment(m_env));
     m_process->setProgram(command.takeFirst());
     m_process->setArguments(command);
     // Own process group, so a kill also reaches what the worker spawned (compile workers, ssh's
@@ -417,6 +435,10 @@ void WorkerClient::handleLine(const QByteArray &line)
         return;
     }
     const QString event = jsonfield::text(msg, "event");
+    if (event == QLatin1String("bundle") && m_state == State::Starting) {
+        sendBundle();
+        return;
+    }
     if (event == QLatin1String("ready")) {
         const qint64 protocol = jsonfield::integer(msg, "protocol", 0);
         m_workerPid = jsonfield::integer(msg, "pid", 0);
@@ -472,15 +494,21 @@ void WorkerClient::handleLine(const QByteArray &line)
     pump();
 }
 
+void WorkerClient::sendBundle()
+{
+    const QByteArray bundle = PythonScripts::bundle();
+    qCDebug(lcCore) << "sending the worker's files through the launcher:" << bundle.size() << "bytes";
+    m_process->write(QByteArray::number(bundle.size()) + '\n');
+    m_process->write(bundle);
+}
+
 void WorkerClient::onFinished(int exitCode, QProcess::ExitStatus status)
 {
     readStdout(); // a reply written just before exiting still counts
     readStderr();
     if (!m_process)
         return;
-    const QString reason = status == QProcess::CrashExit
-        ? QStringLiteral("the worker process crashed (killed by a signal)")
-        : QStringLiteral("the worker process exited with code %1").arg(exitCode);
+    const QString reason = m_launcher.describeExit(exitCode, status == QProcess::CrashExit);
     const bool wasStarting = m_state == State::Starting;
     retire(reason);
     if (m_hasCurrent) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "workerlauncher.h"
 #include "workerreply.h"
 
 #include <QDeadlineTimer>
@@ -36,7 +37,10 @@ public:
 
     // Configuration; takes effect at the next worker start.
     void setPython(const QString &python); // interpreter (see PythonLocator)
-    void setLauncher(const QStringList &prefix); // prepended to the command, e.g. {"ssh", "gpu1"}
+    // A launcher (`ssh gpu1`, `srun ...`) starts the worker elsewhere; its files travel over the
+    // channel (see WorkerLauncher). The interpreter is then a name on that machine ("python3").
+    void setLauncher(const WorkerLauncher &launcher);
+    const WorkerLauncher &launcher() const { return m_launcher; }
     void setScriptDir(const QString &dir); // holds akworker.py; default PythonScripts::directory()
     void setEnvironment(
         const QProcessEnvironment &env); // default: this process's; secrets are always removed
@@ -87,6 +91,8 @@ private:
         const QString &op, const nlohmann::json &args, int timeoutMs, bool blocking, const ProgressFn &fn);
     void pump();
     void launch();
+    QStringList localCommand();
+    void sendBundle();
     void send(Pending &p);
     void finish(WorkerReply reply);
     void failQueued(WorkerReply::Status status, const QString &error);
@@ -103,7 +109,7 @@ private:
     void onError(QProcess::ProcessError error);
 
     QString m_python;
-    QStringList m_launcher;
+    WorkerLauncher m_launcher;
     QString m_scriptDir;
     QProcessEnvironment m_env;
     int m_startTimeoutMs = 60000;

@@ -1,14 +1,18 @@
 #include "pythonscripts.h"
+#include "shellwords.h"
 #include "testregistry.h"
 #include "workerclient.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
 #include <algorithm>
 #include <memory>
 #include <thread>
+
+#include <csignal>
 
 using namespace ak;
 using json = nlohmann::json;
@@ -240,16 +244,121 @@ private Q_SLOTS:
         QVERIFY2(r.error.contains(QStringLiteral("/nonexistent/bin/python3")), qPrintable(r.error));
     }
 
-    // A launcher prefix runs the same worker through another program (here `env`, later `ssh host`).
-    void launcherPrefixIsPrepended()
+    // A launcher runs the worker through another program (`env` here, `ssh host` for real). Nothing is
+    // shared: the far side's cache starts empty, the bootstrap asks for the files and checks them.
+    void launcherFetchesTheWorkerFilesThroughTheChannel()
     {
+        QTemporaryDir far;
+        QVERIFY(far.isValid());
         auto c = makeClient();
-        c->setLauncher({ QStringLiteral("env"), QStringLiteral("AK_LAUNCHED=yes") });
-        const WorkerReply r = c->request(QStringLiteral("ping"), json::object(), 10000);
+        c->setLauncher(WorkerLauncher({ QStringLiteral("env"), QStringLiteral("AK_LAUNCHED=yes"),
+            QStringLiteral("XDG_CACHE_HOME=") + far.path() }));
+        WorkerReply r = c->request(QStringLiteral("ping"), json::object(), 20000);
         QVERIFY2(r.ok(), qPrintable(describe(r)));
+        const QString dir
+            = far.path() + QStringLiteral("/autokernel/remote/python-") + PythonScripts::contentHash();
+        QCOMPARE(QString::fromStdString(r.result.value("worker_dir", std::string())), dir);
+        QVERIFY(QFileInfo::exists(dir + QStringLiteral("/akworker.py")));
         QFile environ(QStringLiteral("/proc/%1/environ").arg(c->workerPid()));
         QVERIFY(environ.open(QIODevice::ReadOnly));
         QVERIFY(environ.readAll().contains("AK_LAUNCHED=yes"));
+        // The test ops need AK_WORKER_TEST, forwarded by the bootstrap's ENV argument.
+        r = c->request(QStringLiteral("debug.echo"), json { { "progress", 1 } }, 10000);
+        QVERIFY2(r.ok(), qPrintable(describe(r)));
+        c->stop();
+
+        // A file changed there (same size) is noticed by content and replaced on the next start.
+        const QString bench = dir + QStringLiteral("/akboot.py");
+        QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QFile::setPermissions(bench, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        QByteArray bytes;
+        {
+            QFile f(bench);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            bytes = f.readAll();
+            f.seek(0);
+            f.write(QByteArray(bytes.size(), '#'));
+        }
+        r = c->request(QStringLiteral("ping"), json::object(), 20000);
+        QVERIFY2(r.ok(), qPrintable(describe(r)));
+        QFile again(bench);
+        QVERIFY(again.open(QIODevice::ReadOnly));
+        QCOMPARE(again.readAll(), bytes);
+    }
+
+    // ssh hands its remote command to a shell as one line: the bootstrap (quotes, newlines and all)
+    // must survive that. A stand-in `ssh` runs the line with sh, as sshd would; its 255 is a
+    // connection failure in words, and a launcher killed mid-request is a crash of that request.
+    void sshLauncherQuotesForTheRemoteShell()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString fake = dir.filePath(QStringLiteral("ssh"));
+        {
+            QFile f(fake);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(
+                "#!/bin/sh\n"
+                "while [ $# -gt 1 ]; do case \"$1\" in -o|-p) shift 2;; -*) shift;; *) break;; esac; done\n"
+                "[ \"$1\" = unreachable ] && { echo 'ssh: connect to host unreachable: refused' >&2; exit "
+                "255; }\n"
+                "shift\nexec sh -c \"$*\"\n");
+        }
+        QFile::setPermissions(fake, QFileDevice::ReadOwner | QFileDevice::ExeOwner | QFileDevice::WriteOwner);
+        const QString python
+            = qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
+        qputenv("XDG_CACHE_HOME", dir.path().toUtf8()); // the stand-in's "remote" side inherits it
+        auto c = makeClient();
+        c->setLauncher(WorkerLauncher({ fake, QStringLiteral("gpu1") }));
+        WorkerReply r = c->request(QStringLiteral("ping"), json::object(), 20000);
+        QVERIFY2(r.ok(), qPrintable(describe(r)));
+        QVERIFY(QFileInfo::exists(dir.path() + QStringLiteral("/autokernel/remote")));
+
+        // Mid-request, the launcher dies: the request is a crash that says so; the next one restarts.
+        const int startsBefore = c->startCount();
+        std::thread killer([pid = c->workerPid()] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            ::kill(pid_t(pid), SIGKILL);
+        });
+        r = c->request(QStringLiteral("debug.sleep"), json { { "seconds", 10 } }, 20000);
+        killer.join();
+        QCOMPARE(r.status, WorkerReply::Status::Crash);
+        r = c->request(QStringLiteral("ping"), json::object(), 20000);
+        QVERIFY2(r.ok(), qPrintable(describe(r)));
+        QCOMPARE(c->startCount(), startsBefore + 1);
+
+        auto down = makeClient();
+        down->setLauncher(WorkerLauncher({ fake, QStringLiteral("unreachable") }));
+        r = down->request(QStringLiteral("ping"), json::object(), 20000);
+        QCOMPARE(r.status, WorkerReply::Status::Unavailable);
+        QVERIFY2(r.error.contains(QStringLiteral("ssh connection failed")), qPrintable(r.error));
+        QVERIFY2(r.error.contains(QStringLiteral("refused")), qPrintable(r.error));
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
+    void launcherWordsAndQuoting()
+    {
+        QString error;
+        const WorkerLauncher l = WorkerLauncher::parse(QStringLiteral("ssh -p 2222 'gpu 1'"), &error);
+        QVERIFY(error.isEmpty());
+        QVERIFY(l.isSsh());
+        const QStringList words = { QStringLiteral("python3"), QStringLiteral("-c"),
+            QStringLiteral("print('a b')\n\"x\" $HOME `id`"), QStringLiteral("e30=") };
+        const QStringList cmd = l.command(words);
+        QCOMPARE(cmd.first(), QStringLiteral("ssh"));
+        QVERIFY(cmd.contains(QStringLiteral("BatchMode=yes")));
+        QCOMPARE(cmd.at(cmd.size() - 2), QStringLiteral("gpu 1"));
+        QChar unclosed;
+        QCOMPARE(shellwords::split(cmd.last(), &unclosed), words); // what the remote shell will run
+        QVERIFY(WorkerLauncher::parse(QStringLiteral("ssh -o BatchMode=no h"), &error)
+                    .command(words)
+                    .filter(QStringLiteral("BatchMode"))
+                    .size()
+            == 1);
+        // srun and the like get the words unquoted; a bad quote is an error that names it.
+        QCOMPARE(WorkerLauncher::parse(QStringLiteral("srun --gpus=1"), &error).command(words).mid(2), words);
+        WorkerLauncher::parse(QStringLiteral("ssh 'gpu1"), &error);
+        QVERIFY2(error.contains(QStringLiteral("unclosed")), qPrintable(error));
     }
 };
 

@@ -5,12 +5,13 @@ sandbox (remote.py, sandbox.py, runner.py), gets its inputs through shared memor
 outputs back as bytes. Inputs, ground truths, the comparison, the clocks and the reply to the
 worker's client live here, in a process the kernel cannot see.
 
-handle(args, ctx) with args {kernel_path, device: cpu|cuda, dtype?, quick?, peaks?, seed?,
+handle(args, ctx) with args {kernel_path, kernel_source_b64?, device: cpu|cuda, dtype?, quick?, peaks?, seed?,
 best_latency_us?, time_limit_s?}. Returns the result dict described in docs/harness.md. Never
 raises for a bad kernel: problems come back as status "error" (unusable file or environment),
 "incorrect", "crash" (the kernel's process died) or "timeout".
 """
 
+import base64
 import os
 import random
 import time
@@ -87,6 +88,18 @@ def _model_sizes(spec, raw):
         raise loader.KernelFileError("TEST_SIZES: %s" % e)
 
 
+def _source(args, path):
+    """The kernel's bytes: sent with the request (a worker on another machine shares no disk), else
+    read from kernel_path."""
+    sent = args.get("kernel_source_b64")
+    if sent is None:
+        return loader.read_source(path)
+    try:
+        return base64.b64decode(sent, validate=True)
+    except (ValueError, TypeError) as e:
+        raise loader.KernelFileError("bench: args.kernel_source_b64 is not base64: %s" % e)
+
+
 def handle(args, ctx=None):
     return run(args or {}, _Progress(ctx))
 
@@ -115,7 +128,7 @@ def run(args, progress=lambda m, f: None):
     load_stage = stages.StageResult("import")
     t0 = _now()
     try:
-        source = loader.read_source(path)
+        source = _source(args, path)
         static = loader.read_static(path, source)
         ktype = static.get("KERNEL_TYPE")
         if ktype is None:

@@ -337,3 +337,23 @@ class Sandbox(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SourceInTheRequest(unittest.TestCase):
+    """A worker behind a launcher shares no disk: the kernel's bytes come in the request."""
+
+    def test_the_sent_source_is_judged_not_the_path(self):
+        import base64
+        with open(os.path.join(STARTERS, "cpu", "softmax.py"), "rb") as f:
+            honest = f.read()
+        missing = "/nonexistent/far/side/kernel.py"
+        r = run(missing, kernel_source_b64=base64.b64encode(honest).decode())
+        self.assertEqual(r["status"], "ok", r["failure"])
+        # What is judged is what was sent, even where a file of that name exists with other bytes.
+        with open(os.path.join(CHEATERS, "zeros.py"), "rb") as f:
+            zeros = f.read()
+        r = run(os.path.join(STARTERS, "cpu", "softmax.py"), kernel_source_b64=base64.b64encode(zeros).decode())
+        self.assertEqual(r["status"], "incorrect")
+        r = run(missing, kernel_source_b64="not base64!")
+        self.assertEqual(r["status"], "error")
+        self.assertIn("kernel_source_b64", r["failure"])
