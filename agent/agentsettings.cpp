@@ -1,4 +1,5 @@
 #include "agentsettings.h"
+#include "workerlauncher.h"
 
 #include "runconfig.h"
 
@@ -155,8 +156,12 @@ AgentSettings::Problem AgentSettings::check() const
     }
     if (const Problem p = devicesProblem(devices); !p.isEmpty())
         return p;
+    QString launcherError;
+    const WorkerLauncher workers = WorkerLauncher::parse(launcher, &launcherError);
+    if (!launcherError.isEmpty())
+        return { QStringLiteral("launcher"), QStringLiteral("Launcher: ") + launcherError };
     const QString py = python.trimmed();
-    if (!py.isEmpty()) {
+    if (!py.isEmpty() && (workers.isLocal() || launcher.trimmed() == QLatin1String("local"))) {
         const bool isPath = py.contains(QLatin1Char('/')) || py.contains(QDir::separator());
         const QFileInfo fi(py);
         const bool ok
@@ -209,6 +214,7 @@ bool AgentSettings::load(QSettings &settings, AgentSettings *out)
     QString ignored;
     parseDevices(settings.value(QStringLiteral("devices")).toString(), &s.devices, &ignored);
     s.python = settings.value(QStringLiteral("python")).toString();
+    s.launcher = settings.value(QStringLiteral("launcher")).toString();
     settings.endGroup();
     *out = s;
     return true;
@@ -229,6 +235,7 @@ void AgentSettings::save(QSettings &settings) const
     settings.setValue(QStringLiteral("contextTokens"), agent.contextTokens);
     settings.setValue(QStringLiteral("devices"), devices.join(QLatin1Char(',')));
     settings.setValue(QStringLiteral("python"), python.trimmed());
+    settings.setValue(QStringLiteral("launcher"), launcher.trimmed());
     const bool storeKey = keySource == KeySource::Stored && !apiKey.trimmed().isEmpty();
     if (storeKey)
         settings.setValue(QStringLiteral("apiKey"), apiKey.trimmed());
@@ -255,6 +262,10 @@ LoopOptions AgentSettings::loopOptions(const QString &runDir) const
     o.runDir = runDir;
     o.devices = devices;
     o.python = python.trimmed();
+    if (!launcher.trimmed().isEmpty()) {
+        o.setLauncher = true;
+        o.launcher = launcher.trimmed() == QLatin1String("local") ? QString() : launcher.trimmed();
+    }
     // run.json's agent underneath: its request limits (max tokens, timeouts, attempts) still apply.
     QFile runJson(QDir(runDir).filePath(QStringLiteral("run.json")));
     if (runJson.open(QIODevice::ReadOnly))
@@ -312,11 +323,14 @@ QString AgentSettings::summary() const
         break;
     }
     return QStringLiteral("%1 on %2, %3")
-        .arg(what,
-            devices.isEmpty() ? QStringLiteral("the run's default device")
-                              : devices.join(QStringLiteral(", ")),
-            python.trimmed().isEmpty() ? QStringLiteral("Python found automatically")
-                                       : QStringLiteral("Python %1").arg(python.trimmed()));
+               .arg(what,
+                   devices.isEmpty() ? QStringLiteral("the run's default device")
+                                     : devices.join(QStringLiteral(", ")),
+                   python.trimmed().isEmpty() ? QStringLiteral("Python found automatically")
+                                              : QStringLiteral("Python %1").arg(python.trimmed()))
+        + (launcher.trimmed().isEmpty() || launcher.trimmed() == QLatin1String("local")
+                ? QString()
+                : QStringLiteral(", workers through '%1'").arg(launcher.trimmed()));
 }
 
 } // namespace ak

@@ -32,9 +32,12 @@ struct AgentSettings
     QStringList
         devices; // "cpu", "cuda", "cuda:0", ...; empty: "cuda" if the run was profiled on a GPU, else "cpu"
     QString python; // empty: $AUTOKERNEL_PYTHON, the run's interpreter, then auto-detection
+    // Workers through a launcher ("ssh gpu1", "srun ..."; docs/remote.md); python is then the
+    // interpreter's name there. Empty: run.json's "worker" section; "local": local workers.
+    QString launcher;
 
     // What is wrong, if anything. `field` is the object name of the dialog's widget ("model",
-    // "baseUrl", "apiKeyEnv", "apiKey", "command", "replayRun", "devices", "python"); `message`
+    // "baseUrl", "apiKeyEnv", "apiKey", "command", "replayRun", "devices", "python", "launcher"); `message`
     // starts with the field's label ("Model: ..."). Both empty when the settings can be used.
     struct Problem
     {

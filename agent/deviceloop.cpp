@@ -41,8 +41,11 @@ ExperimentLoopConfig DeviceLoop::configFor(const Setup &setup)
     cfg.maxKernels = setup.maxKernels;
     cfg.quickBench = setup.quickBench;
     cfg.benchTimeLimitSec = setup.benchTimeLimitSec;
+    cfg.remoteWorker = !setup.launcher.isLocal();
     if (cfg.benchDevice == QLatin1String("cpu")) {
         cfg.device = cpuDevice();
+    } else if (cfg.remoteWorker) {
+        cfg.device = setup.runDevice; // this machine's GPU (if any) is not the one benchmarked
     } else {
         cfg.device = DeviceDetector::detect(std::max(0, cudaIndex(setup.device)));
         if (!cfg.device.available)
@@ -64,7 +67,8 @@ ExperimentLoop::Step DeviceLoop::run()
 {
     WorkerClient worker;
     worker.setPython(m_setup.python);
-    if (cudaIndex(m_setup.device) >= 0)
+    worker.setLauncher(m_setup.launcher);
+    if (cudaIndex(m_setup.device) >= 0 && !m_setup.launcher.isSrun())
         worker.setEnvironment(environmentFor(m_setup.device));
     const ExperimentLoopConfig cfg = configFor(m_setup);
     HarnessClient harness(&worker);

@@ -4,6 +4,7 @@
 #include "agentfactory.h"
 #include "deviceinfo.h"
 #include "experimentloop.h"
+#include "workerlauncher.h"
 
 #include <QMutex>
 #include <QProcessEnvironment>
@@ -26,7 +27,8 @@ public:
     struct Setup
     {
         QString device; // "cpu", "cuda", "cuda:1"
-        QString python;
+        QString python; // with a launcher: the interpreter's name on the far side
+        WorkerLauncher launcher; // local unless set: ssh, srun (docs/remote.md)
         AgentConfig agent;
         AgentInputs inputs;
         DeviceInfo runDevice; // what profiling found: used when no vendor library answers here

@@ -178,13 +178,16 @@ ExperimentLoop::Step ExperimentLoop::step()
     const BenchResult bench = benchCandidate(c.kernel, proposed);
     clock.resume();
     const BenchVerdict verdict = BenchVerdict::of(bench, c.run, c.kernel, m_session->stopRequested());
-    if (verdict.environmentError) {
+    if (verdict.environmentError && pauseForWorker(BenchVerdict::failureOf(bench))) {
+        // paused with back-off; the experiment is recorded below, the kernel keeps its turn
+    } else if (verdict.environmentError) {
         if (++m_environmentErrors >= 3)
             m_session->requestStop(
                 QStringLiteral("the harness failed 3 times in a row: ") + BenchVerdict::failureOf(bench),
                 true);
     } else if (!verdict.interrupted) {
         m_environmentErrors = 0;
+        m_workerPauses = 0;
     }
     Experiment recorded;
     const Step s = record(e, verdict, bench, clock, &recorded);
@@ -279,6 +282,20 @@ ExperimentLoop::Step ExperimentLoop::agentFailed(const QString &kernel, const Ag
         countOutage(e);
         return Step::Worked;
     }
+}
+
+bool ExperimentLoop::pauseForWorker(const QString &why)
+{
+    if (!m_config.remoteWorker || m_session->stopRequested())
+        return false;
+    const int seconds = std::min(15 * 60, m_config.workerRetrySec << std::min(m_workerPauses, 8));
+    ++m_workerPauses;
+    m_session->pauseFor(QStringLiteral("[%1] the remote worker cannot run the harness (%2): the loop pauses "
+                                       "for %3 s and then starts it again; Resume tries now")
+                            .arg(m_config.label, secrets::redact(why))
+                            .arg(seconds),
+        seconds);
+    return true;
 }
 
 void ExperimentLoop::countOutage(const AgentError &e)
@@ -383,10 +400,13 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
     if (m_session->stopRequested())
         return Step::Stopped;
     if (bench.environmentError) {
+        if (pauseForWorker(BenchVerdict::failureOf(bench)))
+            return Step::Worked; // measured again after the pause
         m_session->requestStop(
             QStringLiteral("the harness cannot run: ") + BenchVerdict::failureOf(bench), true);
         return Step::Stopped;
     }
+    m_workerPauses = 0;
     LockedStore store = m_session->lock();
     const bool correct = bench.status == BenchStatus::Ok && bench.correct;
     const QString failure = correct ? QString() : BenchVerdict::failureOf(bench);

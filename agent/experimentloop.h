@@ -31,6 +31,11 @@ struct ExperimentLoopConfig
     // next proposal after it is the probe, and one more outage trips it again.
     int breakerOutages = 3;
     int breakerPauseSec = 60;
+    // The worker runs through a launcher (ssh, srun): a harness that cannot run there (host down, no
+    // torch on that side) pauses the loop for workerRetrySec, doubling per failure up to 15 min, and
+    // then starts the worker again, instead of stopping the run (a local harness failure stops it).
+    bool remoteWorker = false;
+    int workerRetrySec = 30;
 };
 
 // One device's loop: propose -> static check -> commit -> harness -> keep or revert -> log, kernel
@@ -96,6 +101,8 @@ private:
     // session's, held by the caller.
     void keepReply(RunStore &store, const Experiment &e, const QString &reply);
     // The agent's breaker: counts outages in a row and pauses the session when they reach the limit.
+    // Pauses with back-off after a remote worker's environment error; false where the caller stops.
+    bool pauseForWorker(const QString &why);
     void countOutage(const AgentError &e);
     void finished(const Experiment &e, const QString &verdict);
     // After a refused run-store write: waits before the loop goes on (waitBeforeRetrying), unless the
@@ -128,6 +135,7 @@ private:
     int m_environmentErrors = 0;
     int m_outages = 0; // the agent's outages in a row (the breaker's count)
     int m_breakerTrips = 0; // since the last usable answer
+    int m_workerPauses = 0; // remote worker failures in a row (the back-off's exponent)
     int m_writeDelayMs = 0; // current back-off after refused writes; 0 = writes work
     static constexpr int kMaxWriteRetryMs = 300000;
     double m_lastOverheadMs = 0;

@@ -9,6 +9,7 @@
 #include "runloader.h"
 #include "runsteering.h"
 #include "runstore.h"
+#include "workerlauncher.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -135,13 +136,32 @@ void LocalLoop::start()
         d->agentInputs = inputs;
     }
 
-    // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the interpreter
-    // the run was profiled with if it exists on this machine, then auto-detection.
-    const PythonLocator::Choice choice = PythonLocator::forRun(run.config.python, m_options.python);
-    if (!choice.ok())
-        return Q_EMIT actionFailed(
-            QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
-    d->python = choice.python;
+    // Where the workers start: this invocation's launcher (kept in run.json for a resume), else
+    // run.json's.
+    const QString launcherText = m_options.setLauncher ? m_options.launcher : run.config.workerLauncher;
+    QString launcherError;
+    const WorkerLauncher launcher = WorkerLauncher::parse(launcherText, &launcherError);
+    if (!launcherError.isEmpty())
+        return Q_EMIT actionFailed(QStringLiteral("start"), launcherError);
+    if (!launcher.isLocal()) {
+        // The interpreter is a name on the far side: nothing here can check it; the worker's first
+        // start does (and a missing torch there pauses the loop, docs/remote.md).
+        d->python = !m_options.python.isEmpty()  ? m_options.python
+            : !run.config.workerPython.isEmpty() ? run.config.workerPython
+                                                 : QStringLiteral("python3");
+    } else {
+        // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the
+        // interpreter the run was profiled with if it exists on this machine, then auto-detection.
+        const PythonLocator::Choice choice = PythonLocator::forRun(run.config.python, m_options.python);
+        if (!choice.ok())
+            return Q_EMIT actionFailed(
+                QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
+        d->python = choice.python;
+    }
+    if (m_options.setLauncher
+        && !store->setWorker(m_options.slurm.isEmpty() ? launcher.text() : QString(),
+            launcher.isLocal() ? QString() : d->python, m_options.slurm, &error))
+        Q_EMIT message(QStringLiteral("run.json's worker section not updated: ") + error);
 
     QStringList devices = m_options.devices;
     if (devices.isEmpty())
@@ -185,6 +205,7 @@ void LocalLoop::start()
         DeviceLoop::Setup setup;
         setup.device = device;
         setup.python = d->python;
+        setup.launcher = launcher;
         setup.agent = config;
         setup.inputs = inputs;
         setup.runDevice = runDevice;

@@ -25,6 +25,13 @@ struct LoopOptions
     // else {"cpu"}.
     QStringList devices;
     QString python; // interpreter with torch; empty: the run's, else auto-detect
+    // Workers through a launcher ("ssh gpu1", "srun ..."; docs/remote.md). Unset: run.json's
+    // "worker" section; set (even to empty = local): this, written to run.json for the next resume.
+    bool setLauncher = false;
+    QString launcher;
+    // With setLauncher: the workers are steps of a Slurm allocation taken with these salloc
+    // arguments (autokernel-cli run --slurm); run.json keeps them instead of the job's launcher.
+    QString slurm;
     bool overrideAgent = false; // use `agent` below instead of run.json's "agent" section
     AgentConfig agent;
     AgentInputs agentInputs; // API key, prices, recorded proposals (never written to the run)

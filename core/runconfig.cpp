@@ -73,6 +73,11 @@ bool RunConfig::parse(const QByteArray &runJson, RunConfig *out, QString *error)
     }
     if (const auto a = o.find("agent"); a != o.end())
         out->agentJson = QByteArray::fromStdString(a->dump());
+    if (const auto w = o.find("worker"); w != o.end() && w->is_object()) {
+        out->workerLauncher = jsonfield::text(*w, "launcher");
+        out->workerPython = jsonfield::text(*w, "python");
+        out->workerSlurm = jsonfield::text(*w, "slurm");
+    }
     return true;
 }
 
@@ -85,6 +90,12 @@ json RunConfig::stripSecrets(const json &config, QStringList *removed)
 
 QByteArray RunConfig::withMoveOn(const QByteArray &runJson, const MoveOnRules &rules, QString *error)
 {
+    return withSection(runJson, "move_on", json::parse(rules.toJson().toStdString()), error);
+}
+
+QByteArray RunConfig::withSection(
+    const QByteArray &runJson, const char *key, const nlohmann::json &section, QString *error)
+{
     using ordered = nlohmann::ordered_json;
     ordered config
         = ordered::parse(runJson.constData(), runJson.constData() + runJson.size(), nullptr, false);
@@ -94,9 +105,9 @@ QByteArray RunConfig::withMoveOn(const QByteArray &runJson, const MoveOnRules &r
         return QByteArray();
     }
     strip(config, QString(), nullptr);
-    const ordered value = ordered::parse(rules.toJson().toStdString());
-    if (config.contains("move_on")) {
-        config["move_on"] = value;
+    const ordered value = ordered::parse(section.dump());
+    if (config.contains(key)) {
+        config[key] = value;
     } else {
         // RunStore::create writes keys sorted: in a sorted file the new key goes where sorting puts
         // it; in any other order, at the end.
@@ -106,14 +117,14 @@ QByteArray RunConfig::withMoveOn(const QByteArray &runJson, const MoveOnRules &r
         ordered with = ordered::object();
         bool placed = false;
         for (auto it = config.begin(); it != config.end(); ++it) {
-            if (sorted && !placed && it.key() > std::string("move_on")) {
-                with["move_on"] = value;
+            if (sorted && !placed && it.key() > std::string(key)) {
+                with[key] = value;
                 placed = true;
             }
             with[it.key()] = it.value();
         }
         if (!placed)
-            with["move_on"] = value;
+            with[key] = value;
         config = std::move(with);
     }
     return QByteArray::fromStdString(config.dump(2, ' ', false, ordered::error_handler_t::replace)) + '\n';

@@ -28,6 +28,11 @@ struct RunConfig
     MoveOnRules moveOn; // "move_on"; the defaults when absent or malformed
     QString moveOnWarning; // why the defaults stand in for a malformed "move_on"; empty otherwise
     QByteArray agentJson; // the "agent" section as JSON text (AgentConfig::fromJson); empty: none
+    // "worker": where the loop's workers start (docs/remote.md). launcher: a command prefix such as
+    // "ssh gpu1" (empty: local child processes, unless slurm); python: the interpreter on that side.
+    QString workerLauncher;
+    QString workerPython;
+    QString workerSlurm; // "slurm": salloc's arguments; a resume takes a new allocation with them
 
     // false with `error` ("run.json: not a JSON object") when `runJson` is not an object; `out` then
     // holds the defaults. A malformed "move_on" is not an error: its reason is in moveOnWarning.
@@ -37,6 +42,11 @@ struct RunConfig
     // in its order; empty with *error when `runJson` is not a JSON object.
     static QByteArray withMoveOn(
         const QByteArray &runJson, const MoveOnRules &rules, QString *error = nullptr);
+
+    // run.json with its `key` section replaced (or added where sorting puts it) and secrets
+    // stripped, every other key in its order; empty with *error when `runJson` is not an object.
+    static QByteArray withSection(
+        const QByteArray &runJson, const char *key, const nlohmann::json &value, QString *error = nullptr);
 
     // A copy without credentials (API keys, tokens, passwords, at any depth); names of what was
     // removed go to `removed` ("agent.api_key").

@@ -96,6 +96,11 @@ public:
     // kept, secrets dropped) and the best commit follow. Rules equal to run.json's change nothing.
     // `by` names who asked (empty: this process, see author()).
     bool setMoveOnRules(const MoveOnRules &rules, QString *error = nullptr, const QString &by = QString());
+    // run.json's "worker" section (launcher, remote python), so that a resume starts its workers the
+    // same way; committed, not logged (a setting of how to run, like a hand edit, not run history).
+    // `slurm`: salloc's arguments when the workers run in a Slurm allocation (then no launcher).
+    bool setWorker(const QString &launcher, const QString &python, const QString &slurm = QString(),
+        QString *error = nullptr);
     // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
     // a request are reported in `errors` and the request is dropped.
     int applyRequests(QStringList *errors = nullptr);

@@ -112,6 +112,37 @@ bool RunStore::setMoveOnRules(const MoveOnRules &rules, QString *error, const QS
         QString(), QStringLiteral("Move-on rules: %1 (set by %2)").arg(rules.summary(), line.by), error);
 }
 
+bool RunStore::setWorker(const QString &launcher, const QString &python, const QString &slurm, QString *error)
+{
+    if (launcher == m_state.config.workerLauncher && python == m_state.config.workerPython
+        && slurm == m_state.config.workerSlurm)
+        return true;
+    QByteArray before = m_state.runJson;
+    QFile file(path(QStringLiteral("run.json")));
+    if (file.open(QIODevice::ReadOnly))
+        before = file.readAll(); // keep a hand edit made while this writer runs
+    nlohmann::json worker = nlohmann::json::object();
+    if (!launcher.isEmpty())
+        worker["launcher"] = launcher.toStdString();
+    if (!python.isEmpty())
+        worker["python"] = python.toStdString();
+    if (!slurm.isEmpty())
+        worker["slurm"] = slurm.toStdString();
+    const QByteArray after = RunConfig::withSection(before, "worker", worker, error);
+    if (after.isEmpty())
+        return false;
+    const QString blob = m_repo->writeBlob(after, error);
+    if (blob.isEmpty() || !AtomicFile::write(path(QStringLiteral("run.json")), after, error))
+        return false;
+    RunLoader::setRunJson(m_state, after, nullptr);
+    m_rootFiles.insert(QStringLiteral("run.json"), blob);
+    return updateBest(QString(),
+        !slurm.isEmpty()         ? QStringLiteral("Workers: in a Slurm allocation (salloc %1)").arg(slurm)
+            : launcher.isEmpty() ? QStringLiteral("Workers: local")
+                                 : QStringLiteral("Workers: through '%1'").arg(launcher),
+        error);
+}
+
 Experiment RunStore::revert(const QString &kernel, int experimentId, QString *error)
 {
     const KernelRecord *k = findKernel(kernel, error);

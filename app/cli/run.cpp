@@ -11,6 +11,7 @@
 #include "loopsession.h"
 #include "orchestrator.h"
 #include "runloader.h"
+#include "slurmallocation.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -86,6 +87,16 @@ int runRun(const QStringList &arguments)
         { QStringLiteral("python"),
             QStringLiteral("Python interpreter with torch (default: the run's, else auto-detect)"),
             QStringLiteral("PY") },
+        { QStringLiteral("launcher"),
+            QStringLiteral("start each device's worker through this command, e.g. 'ssh gpu1' or 'srun "
+                           "--gpus=1 --ntasks=1' (--python then names the interpreter there; kept in "
+                           "run.json for a resume; 'local' goes back to local workers; docs/remote.md)"),
+            QStringLiteral("CMD") },
+        { QStringLiteral("slurm"),
+            QStringLiteral("take one Slurm allocation with these salloc arguments (e.g. '--partition=gpu "
+                           "--gpus=2 --time=8:00:00') and run each device's worker as an srun step in "
+                           "it; the job ends with the loop (kept in run.json for a resume)"),
+            QStringLiteral("ARGS") },
         { QStringLiteral("quick"), QStringLiteral("the harness's quick mode: fewer sizes and repetitions") },
         { QStringLiteral("bench-timeout"), QStringLiteral("seconds one benchmark may take (default 180)"),
             QStringLiteral("SEC") },
@@ -157,6 +168,35 @@ int runRun(const QStringList &arguments)
         }
     }
     o.python = p.value(QStringLiteral("python"));
+    if (p.isSet(QStringLiteral("launcher"))) {
+        o.setLauncher = true;
+        o.launcher = p.value(QStringLiteral("launcher")).trimmed();
+        if (o.launcher == QLatin1String("local"))
+            o.launcher.clear();
+    }
+    if (p.isSet(QStringLiteral("launcher")) && p.isSet(QStringLiteral("slurm")))
+        return printUsageError(
+            QStringLiteral("--launcher and --slurm: give one (--slurm makes its own launcher)"));
+    // A Slurm allocation for this invocation: asked for now, ended (scancel) when this returns.
+    SlurmAllocation slurm;
+    const QString slurmArgs = p.isSet(QStringLiteral("slurm"))
+        ? p.value(QStringLiteral("slurm")).trimmed()
+        : (p.isSet(QStringLiteral("launcher")) ? QString() : run->config.workerSlurm);
+    if (!slurmArgs.isEmpty()) {
+        QTextStream(stderr) << "slurm: asking for an allocation: salloc --no-shell " << slurmArgs << Qt::endl;
+        if (!slurm.allocate(slurmArgs, &error)) {
+            QTextStream(stderr) << "autokernel-cli: slurm: " << error << Qt::endl;
+            return 2;
+        }
+        QTextStream(stderr) << "slurm: job " << slurm.jobId() << " granted; one srun step per device"
+                            << Qt::endl;
+        const bool gpu = o.devices.isEmpty()
+            ? run->device.available && run->device.vendor != QLatin1String("cpu")
+            : o.devices.first().startsWith(QLatin1String("cuda"));
+        o.setLauncher = true;
+        o.launcher = slurm.launcher(gpu);
+        o.slurm = slurmArgs;
+    }
     o.quickBench = p.isSet(QStringLiteral("quick"));
 
     // The agent: run.json's configuration, with this command line's choices on top.
@@ -214,8 +254,10 @@ int runRun(const QStringList &arguments)
                 << Qt::endl;
             loop.stop();
         }
-        if (g_signals.load() > 1)
-            std::_Exit(130); // the run stays consistent: the next open repairs the interrupted experiment
+        if (g_signals.load() > 1) {
+            slurm.release(); // an allocation taken with --no-shell would outlive us until its time limit
+            std::_Exit(130);
+        } // the run stays consistent: the next open repairs the interrupted experiment
     });
     signalPoll.start();
 

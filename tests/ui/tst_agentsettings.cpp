@@ -419,6 +419,33 @@ private Q_SLOTS:
         QVERIFY(c.python.isEmpty());
         QVERIFY(c.agentInputs.apiKey.isEmpty());
 
+        QVERIFY(!c.setLauncher); // no launcher chosen: run.json's "worker" section decides
+
+        // A launcher typed in the dialog reaches the loop (and run.json, where the loop writes it);
+        // "local" is an explicit return to local workers; a bad quote names the field.
+        AgentSettingsDialog launchDialog;
+        AgentSettings remote = command;
+        remote.python = QStringLiteral("/opt/venv/bin/python"); // a path on the far side: not checked here
+        remote.launcher = QStringLiteral("ssh -p 2222 gpu1");
+        launchDialog.setSettings(remote);
+        QCOMPARE(launchDialog.launcherEdit()->text(), remote.launcher);
+        QVERIFY(launchDialog.settings().check().isEmpty());
+        launchDialog.settings().save(store);
+        const LoopOptions r = AgentSettings::loopOptions(runDir, store);
+        QVERIFY(r.setLauncher);
+        QCOMPARE(r.launcher, QStringLiteral("ssh -p 2222 gpu1"));
+        QCOMPARE(r.python, QStringLiteral("/opt/venv/bin/python"));
+        remote.launcher = QStringLiteral("local");
+        remote.python.clear();
+        remote.save(store);
+        const LoopOptions l = AgentSettings::loopOptions(runDir, store);
+        QVERIFY(l.setLauncher);
+        QVERIFY(l.launcher.isEmpty());
+        remote.launcher = QStringLiteral("ssh 'gpu1");
+        QCOMPARE(remote.check().field, QStringLiteral("launcher"));
+        QVERIFY2(remote.check().message.startsWith(QStringLiteral("Launcher: ")),
+            qPrintable(remote.check().message));
+
         // Forgotten: back to the run's agent.
         AgentSettings::forget(store);
         QVERIFY(!AgentSettings::loopOptions(runDir, store).overrideAgent);

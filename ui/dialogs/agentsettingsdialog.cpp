@@ -69,6 +69,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     , m_devices(lineEdit(
           QStringLiteral("devices"), tr("default: cuda if the run was profiled on a GPU, else cpu"), this))
     , m_python(lineEdit(QStringLiteral("python"), QStringLiteral("automatic"), this))
+    , m_launcher(lineEdit(QStringLiteral("launcher"), QStringLiteral("the run's (local)"), this))
     , m_error(wrappedLabel(QString(), this))
     , m_buttons(new QDialogButtonBox(
           QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::Reset, this))
@@ -211,10 +212,15 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_python->setToolTip(
         QStringLiteral("An interpreter with torch (and triton for GPU kernels). Empty: $AUTOKERNEL_PYTHON, "
                        "the run's own interpreter, then an active venv or conda, then python3 on PATH."));
+    m_launcher->setToolTip(tr(
+        "Start each device's worker through this command, e.g. \"ssh gpu1\" or \"srun --gpus=1 "
+        "--ntasks=1\": nothing needs to be shared with that machine, only a Python with torch there "
+        "(Python names it). Empty: the run's own setting (run.json \"worker\"); \"local\": this machine."));
     auto *whereBox = new QGroupBox(tr("Where it runs"), this);
     auto *whereForm = new QFormLayout(whereBox);
     whereForm->addRow(tr("Devices"), m_devices);
     whereForm->addRow(tr("Python"), withBrowse(m_python, &browsePython, whereBox));
+    whereForm->addRow(tr("Launcher"), m_launcher);
 
     m_error->setObjectName(QStringLiteral("error"));
     QPalette p = m_error->palette();
@@ -325,6 +331,7 @@ void AgentSettingsDialog::setSettings(const AgentSettings &s)
     m_replay->setText(QDir::toNativeSeparators(s.agent.replayRun));
     m_devices->setText(s.devices.join(QLatin1Char(',')));
     m_python->setText(s.python);
+    m_launcher->setText(s.launcher);
     kindChanged();
     protocolChanged();
     keySourceChanged();
@@ -349,6 +356,7 @@ AgentSettings::Problem AgentSettingsDialog::collect(AgentSettings *out) const
     s.agent.commandTemplate = m_command->text().trimmed();
     s.agent.replayRun = QDir::fromNativeSeparators(m_replay->text().trimmed());
     s.python = m_python->text().trimmed();
+    s.launcher = m_launcher->text().trimmed();
     QString why;
     const bool devicesOk = AgentSettings::parseDevices(m_devices->text(), &s.devices, &why);
     *out = s;

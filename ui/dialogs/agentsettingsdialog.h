@@ -51,6 +51,7 @@ public:
     QSpinBox *contextBox() const { return m_context; }
     QLineEdit *devicesEdit() const { return m_devices; }
     QLineEdit *pythonEdit() const { return m_python; }
+    QLineEdit *launcherEdit() const { return m_launcher; }
     QDialogButtonBox *buttons() const { return m_buttons; }
     void setKind(AgentConfig::Kind kind);
 
@@ -90,6 +91,7 @@ private:
     QLineEdit *m_replay;
     QLineEdit *m_devices;
     QLineEdit *m_python;
+    QLineEdit *m_launcher;
     QLabel *m_error;
     QDialogButtonBox *m_buttons;
     QString m_protocolShown; // the protocol whose default key variable the field may hold
