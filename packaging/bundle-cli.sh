@@ -36,7 +36,7 @@ autokernel-cli for a server without Qt. First check the machine:
 then profile and run as in the project's README (autokernel-cli --help lists the commands).
 TXT
 mkdir -p "$(dirname "$out")"
-tar -C "$stage" -cJf "$out" VERSION README bin lib $( [[ -d $stage/python ]] && echo python )
+XZ_OPT=${XZ_OPT:--T0} tar -C "$stage" -cJf "$out" VERSION README bin lib $( [[ -d $stage/python ]] && echo python )
 # A checksum beside the archive: `sha256sum -c` on the server proves the copy whole.
 (cd "$(dirname "$out")" && sha256sum "$(basename "$out")" > "$(basename "$out").sha256")
 echo "bundle-cli: $(cat "$stage/VERSION"), $(du -h "$out" | cut -f1) -> $out (+ .sha256)"

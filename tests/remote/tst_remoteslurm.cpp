@@ -1,0 +1,142 @@
+// `autokernel-cli run --slurm ARGS` against a real single-node Slurm the suite starts itself
+// (slurmcluster.h): one allocation, each device's worker an srun step in it; a step cancelled in the
+// middle of a benchmark is a recorded crash and the run goes on; when the loop ends, no job is left.
+#include "experiment.h"
+#include "runloader.h"
+#include "slurmcluster.h"
+#include "testfixtures.h"
+#include "testregistry.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QThread>
+
+using namespace ak;
+
+class RemoteSlurmTest : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    test::SlurmCluster m_slurm;
+    QString m_run;
+
+    QProcessEnvironment environment() const
+    {
+        QProcessEnvironment env = m_slurm.environment();
+        env.insert(QStringLiteral("XDG_CACHE_HOME"), m_dir.filePath(QStringLiteral("cache")));
+        return env;
+    }
+
+    test::CliResult cli(const QStringList &args, int timeoutMs = 180000)
+    {
+        return test::runCli(args, timeoutMs, environment());
+    }
+
+    static QString describe(const test::CliResult &r)
+    {
+        return QStringLiteral("exit %1\n%2\n%3").arg(r.exitCode).arg(r.out, r.err);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString why = test::SlurmCluster::unavailableReason();
+        if (!why.isEmpty())
+            QSKIP(qPrintable(why));
+        QVERIFY(m_dir.isValid());
+        QString error;
+        QVERIFY2(m_slurm.start(&error), qPrintable(error));
+        m_run = m_dir.filePath(QStringLiteral("run"));
+        test::CliResult r = cli({ QStringLiteral("profile"), QStringLiteral("--model"), QStringLiteral("cnn"),
+            QStringLiteral("--out"), m_run, QStringLiteral("--device"), QStringLiteral("cpu"),
+            QStringLiteral("--top"), QStringLiteral("2"), QStringLiteral("--python"), test::testPython() });
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        r = cli({ QStringLiteral("rules"), m_run, QStringLiteral("--speedup-over-baseline"),
+            QStringLiteral("0"), QStringLiteral("--roof-pct"), QStringLiteral("0") });
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    }
+
+    void cancelledStepIsACrashAndNoJobIsLeft()
+    {
+        QProcess p;
+        p.setProcessEnvironment(environment());
+        p.start(test::cliPath(),
+            { QStringLiteral("run"), m_run, QStringLiteral("--device"), QStringLiteral("cpu"),
+                QStringLiteral("--quick"), QStringLiteral("--agent"), QStringLiteral("tune"),
+                QStringLiteral("--experiments"), QStringLiteral("6"), QStringLiteral("--slurm"),
+                QStringLiteral("--ntasks=1"), QStringLiteral("--python"), test::testPython() });
+        QVERIFY(p.waitForStarted());
+        QElapsedTimer clock;
+        clock.start();
+        QSet<int> cancelledIn;
+        QString jobSeen;
+        while (p.state() == QProcess::Running && clock.elapsed() < 150000 && cancelledIn.size() < 3) {
+            const RunSnapshotPtr run = RunLoader::load(m_run);
+            const Experiment *running = nullptr;
+            if (run)
+                for (const Experiment &e : run->experiments)
+                    if (e.status == ExperimentStatus::Running)
+                        running = &e;
+            if (running && !cancelledIn.contains(running->id)) {
+                QThread::msleep(300); // into the benchmark
+                // The worker's step: "JOB.STEP" (a number after the dot; not the allocation itself).
+                const QStringList steps = m_slurm
+                                              .tool(QStringLiteral("squeue"),
+                                                  { QStringLiteral("-h"), QStringLiteral("-s"),
+                                                      QStringLiteral("-o"), QStringLiteral("%i") })
+                                              .split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+                                              .filter(QRegularExpression(QStringLiteral("^\\d+\\.\\d+$")));
+                if (!steps.isEmpty()) {
+                    jobSeen = steps.first().section(QLatin1Char('.'), 0, 0);
+                    m_slurm.tool(QStringLiteral("scancel"), { steps.first() });
+                    cancelledIn.insert(running->id);
+                    QThread::msleep(1500);
+                    const RunSnapshotPtr now = RunLoader::load(m_run);
+                    const Experiment *e = now ? now->experiment(running->id) : nullptr;
+                    if (e && e->status == ExperimentStatus::Crashed)
+                        break;
+                }
+            }
+            QThread::msleep(20);
+        }
+        QVERIFY(p.waitForFinished(180000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitCode() == 0, qPrintable(err));
+        QVERIFY2(!jobSeen.isEmpty(), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("slurm: job %1 granted").arg(jobSeen)), qPrintable(err));
+        const RunSnapshotPtr run = RunLoader::load(m_run);
+        QVERIFY(run);
+        const Experiment *crashed = nullptr;
+        for (const Experiment &e : run->experiments)
+            if (cancelledIn.contains(e.id) && e.status == ExperimentStatus::Crashed)
+                crashed = &e;
+        QVERIFY2(crashed, qPrintable(err));
+        QVERIFY2(crashed->failure.contains(QStringLiteral("Slurm step")), qPrintable(crashed->failure));
+        int after = 0;
+        for (const Experiment &e : run->experiments)
+            after += e.id > crashed->id && e.status != ExperimentStatus::Baseline ? 1 : 0;
+        QVERIFY2(after >= 1, qPrintable(err));
+        // The loop ended: so did its allocation.
+        QElapsedTimer t;
+        t.start();
+        QString queue;
+        do {
+            queue = m_slurm.tool(QStringLiteral("squeue"), { QStringLiteral("-h") }).trimmed();
+            if (queue.isEmpty())
+                break;
+            QThread::msleep(200);
+        } while (t.elapsed() < 10000);
+        QVERIFY2(queue.isEmpty(), qPrintable(queue));
+        // run.json keeps the salloc arguments (a resume asks for a new allocation), not the old job.
+        QCOMPARE(run->config.workerSlurm, QStringLiteral("--ntasks=1"));
+        QVERIFY(run->config.workerLauncher.isEmpty());
+        qInfo("job %s; experiment %d: %s; %d experiments after it", qPrintable(jobSeen), crashed->id,
+            qPrintable(crashed->failure), after);
+    }
+};
+
+AK_TEST_CLASS(RemoteSlurmTest)
+#include "tst_remoteslurm.moc"
