@@ -160,7 +160,7 @@ void LocalLoop::start()
     }
     if (m_options.setLauncher
         && !store->setWorker(m_options.slurm.isEmpty() ? launcher.text() : QString(),
-            launcher.isLocal() ? QString() : d->python, m_options.slurm, &error))
+            launcher.isLocal() ? QString() : d->python, m_options.slurm, m_options.slurmJob, &error))
         Q_EMIT message(QStringLiteral("run.json's worker section not updated: ") + error);
 
     QStringList devices = m_options.devices;

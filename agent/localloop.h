@@ -32,6 +32,7 @@ struct LoopOptions
     // With setLauncher: the workers are steps of a Slurm allocation taken with these salloc
     // arguments (autokernel-cli run --slurm); run.json keeps them instead of the job's launcher.
     QString slurm;
+    qint64 slurmJob = 0; // its job id, shown in the run's summary (run.json worker.slurm_job)
     bool overrideAgent = false; // use `agent` below instead of run.json's "agent" section
     AgentConfig agent;
     AgentInputs agentInputs; // API key, prices, recorded proposals (never written to the run)

@@ -45,6 +45,16 @@ void strip(Json &j, const QString &prefix, QStringList *removed)
 
 } // namespace
 
+QString RunConfig::workerSummary() const
+{
+    if (!workerSlurm.isEmpty())
+        return workerSlurmJob > 0
+            ? QStringLiteral("Slurm job %1 (salloc %2)").arg(workerSlurmJob).arg(workerSlurm)
+            : QStringLiteral("Slurm (salloc %1)").arg(workerSlurm);
+    return workerLauncher.isEmpty() ? QStringLiteral("local")
+                                    : QStringLiteral("through '%1'").arg(workerLauncher);
+}
+
 bool RunConfig::parse(const QByteArray &runJson, RunConfig *out, QString *error)
 {
     *out = RunConfig();
@@ -77,6 +87,7 @@ bool RunConfig::parse(const QByteArray &runJson, RunConfig *out, QString *error)
         out->workerLauncher = jsonfield::text(*w, "launcher");
         out->workerPython = jsonfield::text(*w, "python");
         out->workerSlurm = jsonfield::text(*w, "slurm");
+        out->workerSlurmJob = jsonfield::integer(*w, "slurm_job", 0);
     }
     return true;
 }

@@ -33,6 +33,9 @@ struct RunConfig
     QString workerLauncher;
     QString workerPython;
     QString workerSlurm; // "slurm": salloc's arguments; a resume takes a new allocation with them
+    qint64 workerSlurmJob = 0; // "slurm_job": the allocation its last writer took (shown, never reused)
+    // Where the workers run, in words: "local", "through 'ssh gpu1'", "Slurm job 4242 (salloc ARGS)".
+    QString workerSummary() const;
 
     // false with `error` ("run.json: not a JSON object") when `runJson` is not an object; `out` then
     // holds the defaults. A malformed "move_on" is not an error: its reason is in moveOnWarning.

@@ -100,7 +100,7 @@ public:
     // same way; committed, not logged (a setting of how to run, like a hand edit, not run history).
     // `slurm`: salloc's arguments when the workers run in a Slurm allocation (then no launcher).
     bool setWorker(const QString &launcher, const QString &python, const QString &slurm = QString(),
-        QString *error = nullptr);
+        qint64 slurmJob = 0, QString *error = nullptr);
     // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
     // a request are reported in `errors` and the request is dropped.
     int applyRequests(QStringList *errors = nullptr);

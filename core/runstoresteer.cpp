@@ -112,10 +112,13 @@ bool RunStore::setMoveOnRules(const MoveOnRules &rules, QString *error, const QS
         QString(), QStringLiteral("Move-on rules: %1 (set by %2)").arg(rules.summary(), line.by), error);
 }
 
-bool RunStore::setWorker(const QString &launcher, const QString &python, const QString &slurm, QString *error)
+bool RunStore::setWorker(
+    const QString &launcher, const QString &python, const QString &slurm, qint64 slurmJob, QString *error)
 {
+    if (slurm.isEmpty())
+        slurmJob = 0;
     if (launcher == m_state.config.workerLauncher && python == m_state.config.workerPython
-        && slurm == m_state.config.workerSlurm)
+        && slurm == m_state.config.workerSlurm && slurmJob == m_state.config.workerSlurmJob)
         return true;
     QByteArray before = m_state.runJson;
     QFile file(path(QStringLiteral("run.json")));
@@ -128,6 +131,8 @@ bool RunStore::setWorker(const QString &launcher, const QString &python, const Q
         worker["python"] = python.toStdString();
     if (!slurm.isEmpty())
         worker["slurm"] = slurm.toStdString();
+    if (slurmJob > 0)
+        worker["slurm_job"] = slurmJob;
     const QByteArray after = RunConfig::withSection(before, "worker", worker, error);
     if (after.isEmpty())
         return false;
@@ -137,7 +142,7 @@ bool RunStore::setWorker(const QString &launcher, const QString &python, const Q
     RunLoader::setRunJson(m_state, after, nullptr);
     m_rootFiles.insert(QStringLiteral("run.json"), blob);
     return updateBest(QString(),
-        !slurm.isEmpty()         ? QStringLiteral("Workers: in a Slurm allocation (salloc %1)").arg(slurm)
+        !slurm.isEmpty() ? QStringLiteral("Workers: in Slurm job %1 (salloc %2)").arg(slurmJob).arg(slurm)
             : launcher.isEmpty() ? QStringLiteral("Workers: local")
                                  : QStringLiteral("Workers: through '%1'").arg(launcher),
         error);

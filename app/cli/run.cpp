@@ -196,6 +196,7 @@ int runRun(const QStringList &arguments)
         o.setLauncher = true;
         o.launcher = slurm.launcher(gpu);
         o.slurm = slurmArgs;
+        o.slurmJob = slurm.jobId();
     }
     o.quickBench = p.isSet(QStringLiteral("quick"));
 

@@ -48,6 +48,9 @@ int runStatus(const QStringList &args)
         o["review_mode"] = s->reviewMode;
         o["best_commit"] = s->bestCommit.toStdString();
         o["writer_pid"] = writer;
+        o["workers"] = s->config.workerSummary().toStdString();
+        if (s->config.workerSlurmJob > 0 && !s->config.workerSlurm.isEmpty())
+            o["slurm_job"] = s->config.workerSlurmJob;
         o["experiments"] = s->experiments.size();
         for (auto it = counts.cbegin(); it != counts.cend(); ++it)
             o["counts"][it.key().toStdString()] = it.value();
@@ -76,6 +79,7 @@ int runStatus(const QStringList &args)
         << "model    " << s->model << '\n'
         << "device   " << (s->device.name.isEmpty() ? QStringLiteral("-") : s->device.summary()) << '\n'
         << "writer   " << (writer ? QStringLiteral("pid %1").arg(writer) : QStringLiteral("none")) << '\n'
+        << "workers  " << s->config.workerSummary() << '\n'
         << "review   " << (s->reviewMode ? "on" : "off") << '\n'
         << "best     " << (s->bestCommit.isEmpty() ? QStringLiteral("-") : s->bestCommit.left(12)) << '\n'
         << "experiments " << s->experiments.size();

@@ -133,6 +133,12 @@ private Q_SLOTS:
         // run.json keeps the salloc arguments (a resume asks for a new allocation), not the old job.
         QCOMPARE(run->config.workerSlurm, QStringLiteral("--ntasks=1"));
         QVERIFY(run->config.workerLauncher.isEmpty());
+        // ... and, for the summary and `status`, the job this loop held.
+        QCOMPARE(QString::number(run->config.workerSlurmJob), jobSeen);
+        const test::CliResult status
+            = test::runCli({ QStringLiteral("status"), m_run }, 30000, environment());
+        QVERIFY2(status.out.contains(QStringLiteral("Slurm job %1 (salloc --ntasks=1)").arg(jobSeen)),
+            qPrintable(status.out));
         qInfo("job %s; experiment %d: %s; %d experiments after it", qPrintable(jobSeen), crashed->id,
             qPrintable(crashed->failure), after);
     }
