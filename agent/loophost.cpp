@@ -32,17 +32,25 @@ void LoopHost::setRunDir(const QString &runDir)
     }
     delete m_directory;
     m_directory = nullptr;
-    if (!dir.isEmpty()) {
-        m_directory = new DirectoryControl(dir, this);
-        connect(m_directory, &DirectoryControl::writerChanged, this, &LoopHost::startAvailabilityChanged);
-    }
+    makeDirectoryControl();
     updateCurrent();
     Q_EMIT startAvailabilityChanged();
+}
+
+void LoopHost::makeDirectoryControl()
+{
+    // Not while an override steers: a remote run's mirror must not be probed (probing takes the lock
+    // for a moment, which would write into the copy); made when the override goes.
+    if (m_directory || m_runDir.isEmpty() || m_override)
+        return;
+    m_directory = new DirectoryControl(m_runDir, this);
+    connect(m_directory, &DirectoryControl::writerChanged, this, &LoopHost::startAvailabilityChanged);
 }
 
 void LoopHost::setOverride(LoopControl *control)
 {
     m_override = control;
+    makeDirectoryControl();
     updateCurrent();
     Q_EMIT startAvailabilityChanged();
 }

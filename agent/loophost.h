@@ -58,6 +58,7 @@ Q_SIGNALS:
 
 private:
     void updateCurrent();
+    void makeDirectoryControl();
     void onLoopState();
     void dropLoop();
     void retire(LoopControl *loop);

@@ -18,7 +18,7 @@ PACKAGES=(
   librocm-smi-dev xvfb xauth imagemagick fontconfig fonts-dejavu-core
   python3-torch python3-numpy git ca-certificates bubblewrap clang-format
   lintian appstream desktop-file-utils
-  openssh-client openssh-server slurm-wlm munge
+  openssh-client openssh-server rsync slurm-wlm munge
 )
 
 log() { printf '[setup-deps] %s\n' "$*" >&2; }

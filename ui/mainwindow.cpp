@@ -18,6 +18,9 @@
 #include "moveonrulesdialog.h"
 #include "newrundialog.h"
 #include "presentationview.h"
+#include "remotecontrol.h"
+#include "remoterundialog.h"
+#include "remotesession.h"
 #include "replaybar.h"
 #include "reportexport.h"
 #include "runloader.h"
@@ -195,6 +198,9 @@ void MainWindow::createMenus()
     });
     m_cancelCreation->setObjectName(QStringLiteral("CancelProfilingAction"));
     m_cancelCreation->setEnabled(false);
+    QAction *openRemote = file->addAction(tr("Open Re&mote Run…"), this, &MainWindow::openRemoteDialog);
+    openRemote->setObjectName(QStringLiteral("OpenRemoteRunAction"));
+    openRemote->setToolTip(tr("Follow a run on another machine over ssh (ssh://host/path/to/run)"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_reloadAction = file->addAction(tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
@@ -366,9 +372,84 @@ void MainWindow::updateLauncher()
 
 void MainWindow::openRun(const QString &runDir)
 {
+    if (RemoteRun::isRemote(runDir)) {
+        QString error;
+        RemoteRun run = RemoteRun::parse(runDir, &error);
+        if (!run.isValid()) {
+            m_log->appendMessage(LogView::Level::Error, error);
+            statusBar()->showMessage(tr("Could not open %1").arg(error), 10000);
+            if (!isShowingRun())
+                m_noRun->setMessage(tr("Could not open %1").arg(runDir), error);
+            Q_EMIT runLoadFailed(runDir, error);
+            return;
+        }
+        RemoteRunDialog::applySettings(&run);
+        openRemoteRun(run);
+        return;
+    }
     ++m_opens;
     m_replayBar->stop();
+    dropRemote();
     startLoad(QDir(runDir).absolutePath(), false);
+}
+
+void MainWindow::openRemoteRun(const RemoteRun &run)
+{
+    ++m_opens;
+    m_replayBar->stop();
+    dropRemote();
+    m_remote = new RemoteSession(run, this);
+    const QString where = run.display();
+    m_log->appendMessage(
+        LogView::Level::Info, tr("mirroring %1 into %2").arg(run.url(), m_remote->localDir()));
+    statusBar()->showMessage(tr("Copying %1…").arg(where));
+    if (!isShowingRun())
+        m_noRun->setMessage(tr("Copying %1…").arg(where),
+            tr("The first copy takes the whole run; then only "
+               "what changes travels."));
+    connect(m_remote, &RemoteSession::ready, this, [this](const QString &dir) {
+        setLoopControl(m_remote->control());
+        startLoad(dir, false);
+    });
+    connect(m_remote, &RemoteSession::changed, this, &MainWindow::scheduleReload);
+    connect(m_remote, &RemoteSession::problem, this, [this, where](const QString &error, bool beforeReady) {
+        m_log->appendMessage(LogView::Level::Error, error);
+        if (beforeReady) {
+            statusBar()->showMessage(tr("Could not open %1: %2").arg(where, error), 10000);
+            if (!isShowingRun())
+                m_noRun->setMessage(tr("Could not open %1").arg(where),
+                    tr("%1\n\nStill trying; File ▸ Open Remote Run… to change the address or the ssh "
+                       "command.")
+                        .arg(error));
+            Q_EMIT runLoadFailed(m_remote->run().url(), error);
+        } else {
+            statusBar()->showMessage(tr("%1: the copy is not current (%2); still trying").arg(where, error));
+        }
+        updateLoopSummary();
+    });
+    connect(m_remote, &RemoteSession::reconnected, this, [this, where] {
+        m_log->appendMessage(LogView::Level::Info, tr("%1: connected again").arg(where));
+        statusBar()->showMessage(tr("%1: connected again").arg(where), 5000);
+        updateLoopSummary();
+    });
+    m_remote->start();
+}
+
+void MainWindow::dropRemote()
+{
+    if (!m_remote)
+        return;
+    if (m_loops->control() == m_remote->control())
+        setLoopControl(nullptr);
+    delete m_remote;
+    m_remote = nullptr;
+}
+
+void MainWindow::openRemoteDialog()
+{
+    RemoteRunDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted)
+        openRemoteRun(dialog.remoteRun());
 }
 
 void MainWindow::openExample(const QString &name)
@@ -555,7 +636,7 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
             for (const QString &w : snapshot->warnings)
                 m_log->appendMessage(LogView::Level::Warning, w);
             if (!isReload) {
-                addRecent(dir);
+                addRecent(m_remote && dir == m_remote->localDir() ? m_remote->run().url() : dir);
                 watch(dir);
                 statusBar()->showMessage(tr("Opened %1: %2 kernels, %3 experiments")
                                              .arg(dir)
@@ -602,7 +683,9 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_reloadAction->setEnabled(true);
     m_replayAction->setEnabled(true);
     m_presentAction->setEnabled(true);
-    const QString name = QFileInfo(snapshot->runDir).fileName();
+    QString name = QFileInfo(snapshot->runDir).fileName();
+    if (m_remote && snapshot->runDir == m_remote->localDir())
+        name = m_remote->run().display(); // the mirror's folder name means nothing to the user
     setWindowTitle((snapshot->recording.isEmpty() ? tr("%1 — AutoKernel Studio")
                                                   : tr("%1 — Recording — AutoKernel Studio"))
                        .arg(name.isEmpty() ? snapshot->runDir : name));
@@ -876,8 +959,16 @@ void MainWindow::updateLoopSummary()
     const LoopControl *own = m_loops->loop();
     if (own && own->state() != LoopControl::State::Stopped)
         where = tr("in this window");
+    else if (m_remote && m_loops->control() == m_remote->control())
+        where = !m_remote->isConnected() ? tr("on %1, not reachable now").arg(m_remote->run().host())
+            : m_remote->control()->writer().isEmpty() ? QString()
+                                                      : m_remote->control()->writer();
     else if (const DirectoryControl *dir = m_loops->directoryControl(); dir && dir->writerPid() != 0)
         where = tr("in another process (pid %1)").arg(dir->writerPid());
+    // A CLI loop with --slurm: its job, so that squeue / scancel find it.
+    if (!where.isEmpty() && (!own || own->state() == LoopControl::State::Stopped) && m_shown
+        && m_shown->config.workerSlurmJob > 0 && !m_shown->config.workerSlurm.isEmpty())
+        where += tr(", Slurm job %1").arg(m_shown->config.workerSlurmJob);
     m_workspace->summaryBar()->setLoop(where);
     m_presentation->setLoop(where);
 }

@@ -28,6 +28,8 @@ class PresentationView;
 class ReplayBar;
 class ReportExport;
 class MoveOnRulesDialog;
+class RemoteRun;
+class RemoteSession;
 class RunWatcher;
 class SandboxStatus;
 class SteeringActions;
@@ -44,8 +46,14 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Starts loading runDir in the background; runLoaded or runLoadFailed follows.
+    // Starts loading runDir in the background; runLoaded or runLoadFailed follows. An ssh:// address
+    // opens a remote run (openRemoteRun) with the commands File ▸ Open Remote Run… remembered.
     void openRun(const QString &runDir);
+    // Mirrors a run on another machine into the local cache, opens the copy once complete and follows
+    // it live; the window's steering then runs the remote autokernel-cli (RemoteSession). Errors
+    // (no ssh, no rsync, no such run) show in the window, and the mirror keeps trying.
+    void openRemoteRun(const RemoteRun &run);
+    RemoteSession *remoteSession() const { return m_remote; }
     // Loads the open run again (File ▸ Reload, or the watcher saw a change); updates in place.
     void reload();
     // Coalesces bursts of change notifications into one reload.
@@ -104,6 +112,8 @@ private:
     void createMenus();
     void startLoad(const QString &dir, bool isReload);
     void openDialog();
+    void openRemoteDialog();
+    void dropRemote();
     void watch(const QString &dir);
     void addRecent(const QString &dir);
     void rebuildRecentMenu();
@@ -128,6 +138,7 @@ private:
     bool m_defaultLoader = true;
     RunSnapshotPtr m_shown; // what a reload reads on from (only what was appended to the log)
     QString m_runDir; // the run shown (or being opened)
+    RemoteSession *m_remote = nullptr; // owned: the remote run shown (or being mirrored)
     quint64 m_generation = 0;
     quint64 m_opens = 0; // openRun calls: an example finishing later does not replace a newer choice
     QTimer m_reloadTimer;
