@@ -29,8 +29,10 @@ int main(int argc, char **argv)
                        "this machine, in the background")
             .arg(examples.join(QStringLiteral(", "))),
         QStringLiteral("NAME") });
-    parser.addPositionalArgument(
-        QStringLiteral("RUN_DIR"), QStringLiteral("run directory to open (optional)"));
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"),
+        QStringLiteral(
+            "run directory to open (optional), or a run on another machine as "
+            "ssh://[user@]host[:port]/path/to/run (followed live over ssh and rsync; docs/remote.md)"));
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();

@@ -38,7 +38,12 @@ ENVIRONMENT = [
     ("AUTOKERNEL_PROMPT_FILE", "Set for the command agent's program: the file holding the prompt."),
     ("AUTOKERNEL_WORKDIR", "Set for the command agent's program: the folder it works in."),
     ("AUTOKERNEL_KERNEL_FILE", "Set for the command agent's program: the kernel.py it rewrites."),
-    ("XDG_CACHE_HOME", "Extracted harness files and the tune memory live under it (default ~/.cache)."),
+    ("AUTOKERNEL_SSH", "The ssh command (with its own options) the window uses for a run opened as "
+     "ssh://host/path, when File > Open Remote Run... remembers none (default: ssh, with ~/.ssh/config)."),
+    ("AUTOKERNEL_REMOTE_CLI", "How autokernel-cli is called on the machine of a run opened as "
+     "ssh://host/path, when File > Open Remote Run... remembers nothing (default: autokernel-cli)."),
+    ("XDG_CACHE_HOME", "Extracted harness files, the tune memory and the copies of remote runs live "
+     "under it (default ~/.cache)."),
     ("XDG_CONFIG_HOME", "The window's settings (default ~/.config)."),
     ("API keys", "The LLM agent reads its key from the variable --api-key-env names (default "
      "OPENAI_API_KEY or ANTHROPIC_API_KEY by protocol); a key is never written to the run, its log "
@@ -167,8 +172,8 @@ def gui_page(gui, version, date):
         lines += [".TP", "\\fI%s\\fR" % roff(arg), roff(text.strip())]
     lines += [".SH ENVIRONMENT"]
     for name, text in ENVIRONMENT:
-        if name in ("AUTOKERNEL_PYTHON", "AUTOKERNEL_BWRAP", "AUTOKERNEL_TUNE_MEMORY", "XDG_CACHE_HOME",
-                    "XDG_CONFIG_HOME", "API keys"):
+        if name in ("AUTOKERNEL_PYTHON", "AUTOKERNEL_BWRAP", "AUTOKERNEL_TUNE_MEMORY", "AUTOKERNEL_SSH",
+                    "AUTOKERNEL_REMOTE_CLI", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "API keys"):
             lines += [".TP", "\\fB%s\\fR" % roff(name), roff(text)]
     lines += [".SH SEE ALSO", "\\fBautokernel\\-cli\\fR(1)", ""]
     return "\n".join(lines)
