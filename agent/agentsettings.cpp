@@ -1,4 +1,6 @@
 #include "agentsettings.h"
+
+#include "llmprotocol.h"
 #include "workerlauncher.h"
 
 #include "runconfig.h"
@@ -102,6 +104,11 @@ AgentSettings::Problem AgentSettings::check() const
                         "Base URL: \"%1\" is not an http:// or https:// URL (e.g. http://localhost:8000/v1 "
                         "for vLLM; empty for the protocol's public endpoint)")
                         .arg(base) };
+            if (const QString secret = LlmProtocol::secretInUrl(url); !secret.isEmpty())
+                return { QStringLiteral("baseUrl"),
+                    QStringLiteral("Base URL: it carries a secret (%1); put the key in the Key field or an "
+                                   "environment variable, never in the URL")
+                        .arg(secret) };
         }
         if (agent.model.trimmed().isEmpty())
             return { QStringLiteral("model"),

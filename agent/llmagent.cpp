@@ -7,6 +7,7 @@
 #include "secrets.h"
 
 #include <QElapsedTimer>
+#include <QUrl>
 
 namespace ak {
 
@@ -38,6 +39,13 @@ LlmAgent::LlmAgent(const AgentConfig &config, const QString &apiKey, const Price
         m_configError = QStringLiteral("no model is set for the LLM agent");
     if (m_configError.isEmpty() && !LlmProtocol::endpoint(m_request).isValid())
         m_configError = QStringLiteral("the LLM base URL \"%1\" is not a valid URL").arg(config.baseUrl);
+    if (const QString secret = LlmProtocol::secretInUrl(QUrl(config.baseUrl.trimmed()));
+        m_configError.isEmpty() && !secret.isEmpty())
+        m_configError
+            = QStringLiteral("the LLM base URL carries a secret (%1): give the key through "
+                             "--api-key-env or the agent settings' key, never in the URL (it would be "
+                             "written into run.json and the log)")
+                  .arg(secret);
 }
 
 QString LlmAgent::name() const
@@ -169,9 +177,14 @@ AgentResult LlmAgent::propose(const AgentContext &context)
     usage.attempts = response.attempts;
     usage.seconds = seconds();
 
+    // The reasoning is kept for review before the reply, marked, and never parsed: only text is.
+    const QString raw = response.reasoning.trimmed().isEmpty()
+        ? response.text
+        : QStringLiteral("[reasoning — kept for review, not parsed]\n%1\n[reply]\n%2")
+              .arg(response.reasoning.trimmed(), response.text);
     auto fail = [&](AgentError e) {
         e.usage = usage;
-        e.rawReply = response.text;
+        e.rawReply = raw;
         return finish(AgentResult::failure(std::move(e)), usage.seconds);
     };
     if (!response.ok) {
@@ -181,8 +194,17 @@ AgentResult LlmAgent::propose(const AgentContext &context)
             return fail(error(AgentError::Kind::Config, why + QStringLiteral(" — ") + response.error, false));
         return fail(error(response.errorKind, response.error, response.retryable));
     }
+    // A refusal or a filtered reply is this proposal's failure, said as such (not "unusable reply").
+    if (const QString declined = response.declined(); !declined.isEmpty())
+        return fail(error(AgentError::Kind::BadReply, declined, true));
     if (response.text.trimmed().isEmpty())
-        return fail(error(AgentError::Kind::BadReply, QStringLiteral("the model's reply is empty"), true));
+        return fail(error(AgentError::Kind::BadReply,
+            response.reasoning.trimmed().isEmpty()
+                ? QStringLiteral("the model's reply is empty")
+                : QStringLiteral(
+                    "the model's reply is empty (it only reasoned: the output limit may be too small "
+                    "for a reasoning model)"),
+            true));
 
     const ParsedReply parsed = ReplyParser::parse(response.text);
     if (!parsed.ok) {
@@ -199,7 +221,7 @@ AgentResult LlmAgent::propose(const AgentContext &context)
     p.kernelPy = parsed.kernelPy;
     p.description = parsed.description;
     p.usage = usage;
-    p.rawReply = response.text;
+    p.rawReply = raw;
     return finish(AgentResult::success(std::move(p)), usage.seconds);
 }
 

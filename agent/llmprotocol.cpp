@@ -2,6 +2,8 @@
 
 #include "jsonfield.h"
 
+#include <QRegularExpression>
+#include <QUrlQuery>
 #include <nlohmann/json.hpp>
 
 using nlohmann::json;
@@ -24,6 +26,14 @@ json sub(const json &j, const char *key)
         return json();
     const auto it = j.find(key);
     return it == j.end() ? json() : *it;
+}
+
+// A reasoning model's thoughts in an OpenAI-style message or delta: vLLM and DeepSeek send
+// `reasoning_content`, newer vLLM, OpenRouter and llama.cpp `reasoning` (one of the two, not both).
+QString reasoningOf(const json &message)
+{
+    const QString content = jsonfield::text(message, "reasoning_content");
+    return content.isEmpty() ? jsonfield::text(message, "reasoning") : content;
 }
 
 // Token counts are whole numbers, but replies from other servers vary: a float one still counts,
@@ -192,8 +202,11 @@ bool LlmProtocol::parseBody(LlmRequest::Protocol p, const QByteArray &body, LlmR
         }
         QString text;
         for (const json &block : j["content"]) {
-            if (jsonfield::text(block, "type") == QLatin1String("text"))
+            const QString type = jsonfield::text(block, "type");
+            if (type == QLatin1String("text"))
                 text += jsonfield::text(block, "text");
+            else if (type == QLatin1String("thinking"))
+                out->reasoning += jsonfield::text(block, "thinking");
         }
         out->text = text;
         out->stopReason = jsonfield::text(j, "stop_reason");
@@ -205,7 +218,10 @@ bool LlmProtocol::parseBody(LlmRequest::Protocol p, const QByteArray &body, LlmR
         return false;
     }
     const json &choice = j["choices"][0];
-    out->text = jsonfield::text(sub(choice, "message"), "content");
+    const json message = sub(choice, "message");
+    out->text = jsonfield::text(message, "content");
+    out->reasoning = reasoningOf(message);
+    out->refusal = jsonfield::text(message, "refusal");
     out->stopReason = jsonfield::text(choice, "finish_reason");
     openAiUsage(sub(j, "usage"), out);
     return true;
@@ -235,8 +251,11 @@ bool LlmProtocol::applyEvent(LlmRequest::Protocol p, const SseEvent &event, LlmR
             anthropicUsage(sub(sub(j, "message"), "usage"), out);
         } else if (type == QLatin1String("content_block_delta")) {
             const json delta = sub(j, "delta");
-            if (jsonfield::text(delta, "type") == QLatin1String("text_delta"))
+            const QString type = jsonfield::text(delta, "type");
+            if (type == QLatin1String("text_delta"))
                 out->text += jsonfield::text(delta, "text");
+            else if (type == QLatin1String("thinking_delta"))
+                out->reasoning += jsonfield::text(delta, "thinking");
         } else if (type == QLatin1String("message_delta")) {
             out->stopReason = jsonfield::text(sub(j, "delta"), "stop_reason");
             anthropicUsage(sub(j, "usage"), out);
@@ -247,13 +266,30 @@ bool LlmProtocol::applyEvent(LlmRequest::Protocol p, const SseEvent &event, LlmR
     }
     if (j.contains("choices") && j["choices"].is_array() && !j["choices"].empty()) {
         const json &choice = j["choices"][0];
-        out->text += jsonfield::text(sub(choice, "delta"), "content");
+        const json delta = sub(choice, "delta");
+        out->text += jsonfield::text(delta, "content");
+        out->reasoning += reasoningOf(delta);
+        out->refusal += jsonfield::text(delta, "refusal");
         if (const QString r = jsonfield::text(choice, "finish_reason"); !r.isEmpty())
             out->stopReason = r;
     }
     if (j.contains("usage"))
         openAiUsage(j["usage"], out);
     return true;
+}
+
+QString LlmProtocol::secretInUrl(const QUrl &url)
+{
+    if (!url.password().isEmpty())
+        return QStringLiteral("a password before the host");
+    static const QRegularExpression secretName(
+        QStringLiteral("^(api[-_]?key|key|token|access[-_]?token|auth|authorization|secret|sig|signature|"
+                       "password|pass|x[-_]api[-_]key)$"),
+        QRegularExpression::CaseInsensitiveOption);
+    for (const auto &item : QUrlQuery(url).queryItems())
+        if (secretName.match(item.first).hasMatch() && !item.second.isEmpty())
+            return QStringLiteral("a query parameter '%1'").arg(item.first);
+    return QString();
 }
 
 QString LlmProtocol::errorMessage(const QByteArray &body)

@@ -33,6 +33,11 @@ public:
     static bool applyEvent(LlmRequest::Protocol p, const SseEvent &event, LlmResponse *out, bool *done);
     // The message of an error body ({"error": {"message": ...}}), else the body's first line.
     static QString errorMessage(const QByteArray &body);
+
+    // What in a base URL looks like a secret — a password, or a query parameter named like a key or
+    // token — in words without the value ("a query parameter 'api_key'"); empty when nothing does.
+    // Such a URL is refused: it would be written into run.json and the log.
+    static QString secretInUrl(const QUrl &url);
 };
 
 } // namespace ak

@@ -38,6 +38,10 @@ struct LlmResponse
 {
     bool ok = false;
     QString text; // the assistant's reply
+    // What a reasoning model thought before it answered (OpenAI-style `reasoning_content` or
+    // `reasoning`, Anthropic `thinking` blocks): kept for review beside the reply, never parsed as code.
+    QString reasoning;
+    QString refusal; // OpenAI's `refusal` field: the model declined, in its words
     QString stopReason; // "stop", "length", "end_turn", "max_tokens", ...
     qint64 tokensIn = 0;
     qint64 tokensOut = 0;
@@ -47,6 +51,19 @@ struct LlmResponse
     QString error; // one line, redacted
     bool retryable = false;
     bool switchedToMaxCompletionTokens = false; // the server asked for it: later requests should send it
+
+    // The model declined or the server's content filter cut the reply: why, in words; else empty.
+    QString declined() const
+    {
+        if (!refusal.trimmed().isEmpty())
+            return QStringLiteral("the model refused: ") + refusal.simplified().left(300);
+        if (stopReason == QLatin1String("refusal"))
+            return QStringLiteral("the model refused (stop_reason refusal)");
+        if (stopReason == QLatin1String("content_filter"))
+            return QStringLiteral(
+                "the server's content filter stopped the reply (finish_reason content_filter)");
+        return QString();
+    }
 
     // True when the model stopped because it hit max_tokens (a cut-off kernel.py).
     bool truncated() const

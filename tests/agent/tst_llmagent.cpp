@@ -1,6 +1,7 @@
 #include "llmagent.h"
 #include "llmclient.h"
 #include "llmpricing.h"
+#include "llmprotocol.h"
 #include "loopbackllmserver.h"
 #include "ssedecoder.h"
 #include "testregistry.h"
@@ -244,6 +245,118 @@ private Q_SLOTS:
         QVERIFY2(result.error().reason.contains(QStringLiteral("prompt too long")),
             qPrintable(result.error().reason));
         QCOMPARE(m_server->requests().size(), 1);
+    }
+
+    // Reasoning models: the thoughts arrive beside the answer (vLLM's reasoning_content, newer
+    // servers' reasoning, Anthropic's thinking blocks). They are kept with the reply for review and
+    // never parsed: a code block inside them is not the proposal.
+    void reasoningIsKeptButNeverParsed_data()
+    {
+        QTest::addColumn<QString>("protocol");
+        QTest::addColumn<QByteArray>("raw");
+        const QString thought = QStringLiteral("Maybe BLOCK_SIZE = 4096?\n```python\nBLOCK_SIZE = 4096\n```");
+        auto sse = [](const std::vector<nlohmann::json> &events, bool openai) {
+            QByteArray out;
+            for (const auto &e : events)
+                out += (openai ? QByteArray()
+                               : "event: " + QByteArray::fromStdString(e.value("type", "")) + "\n")
+                    + "data: " + QByteArray::fromStdString(e.dump()) + "\n\n";
+            if (openai)
+                out += "data: [DONE]\n\n";
+            return out;
+        };
+        const std::string t = thought.toStdString();
+        const std::string reply = goodReply().toStdString();
+        for (const char *field : { "reasoning_content", "reasoning" })
+            QTest::newRow(field) << QStringLiteral("openai")
+                                 << sse({ { { "choices", { { { "delta", { { field, t } } } } } } },
+                                            { { "choices", { { { "delta", { { "content", reply } } } } } } },
+                                            { { "choices",
+                                                { { { "delta", nlohmann::json::object() },
+                                                    { "finish_reason", "stop" } } } } } },
+                                        true);
+        QTest::newRow("anthropic thinking, ping")
+            << QStringLiteral("anthropic")
+            << sse({ { { "type", "message_start" },
+                         { "message", { { "usage", { { "input_tokens", 5 } } } } } },
+                       { { "type", "ping" } }, // Anthropic's keep-alive between events
+                       { { "type", "content_block_delta" },
+                           { "delta", { { "type", "thinking_delta" }, { "thinking", t } } } },
+                       { { "type", "content_block_delta" },
+                           { "delta", { { "type", "text_delta" }, { "text", reply } } } },
+                       { { "type", "message_delta" }, { "delta", { { "stop_reason", "end_turn" } } } },
+                       { { "type", "message_stop" } } },
+                   false);
+    }
+    void reasoningIsKeptButNeverParsed()
+    {
+        QFETCH(QString, protocol);
+        QFETCH(QByteArray, raw);
+        ScriptedReply r;
+        r.kind = ScriptedReply::Kind::Raw;
+        r.contentType = "text/event-stream";
+        r.raw = raw;
+        m_server->enqueue(r);
+        const AgentResult result = agent(protocol, true)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved); // the answer, not the thought's code block
+        QVERIFY(result.proposal().rawReply.startsWith(QStringLiteral("[reasoning")));
+        QVERIFY(result.proposal().rawReply.contains(QStringLiteral("Maybe BLOCK_SIZE = 4096?")));
+        QVERIFY(result.proposal().rawReply.contains(QStringLiteral("DESCRIPTION: BLOCK_SIZE 256 -> 512")));
+    }
+
+    // A refusal or a content filter is said as such, a failed proposal (not a configuration error:
+    // the next kernel or prompt may pass), with whatever the model said.
+    void refusalsAndContentFiltersAreSaidAsSuch_data()
+    {
+        QTest::addColumn<QByteArray>("raw");
+        QTest::addColumn<QString>("reasonHas");
+        QTest::newRow("openai refusal") << QByteArray(
+            "data: {\"choices\":[{\"delta\":{\"refusal\":\"I can't help with that.\"}}]}\n\n"
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+                                        << QStringLiteral("the model refused: I can't help with that.");
+        QTest::newRow("content filter") << QByteArray(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"DESCRIPTION: x\\n```py\"}}]}\n\n"
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"content_filter\"}]}\n\n"
+            "data: [DONE]\n\n") << QStringLiteral("content filter");
+    }
+    void refusalsAndContentFiltersAreSaidAsSuch()
+    {
+        QFETCH(QByteArray, raw);
+        QFETCH(QString, reasonHas);
+        ScriptedReply r;
+        r.kind = ScriptedReply::Kind::Raw;
+        r.contentType = "text/event-stream";
+        r.raw = raw;
+        m_server->enqueue(r);
+        const AgentResult result = agent(QStringLiteral("openai"), true)->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::BadReply);
+        QVERIFY2(result.error().reason.contains(reasonHas), qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 1); // not retried as a transport fault
+    }
+
+    // A key in the base URL would be written into run.json and the log: refused before any request,
+    // naming where it sits but not its value.
+    void secretInTheBaseUrlIsRefused()
+    {
+        for (const QString &base : { QStringLiteral("http://127.0.0.1:9/v1?api_key=abc123secret"),
+                 QStringLiteral("http://user:abc123secret@127.0.0.1:9/v1"),
+                 QStringLiteral("http://127.0.0.1:9/v1?token=abc123secret") }) {
+            AgentConfig c;
+            c.kind = AgentConfig::Kind::Llm;
+            c.llmProtocol = QStringLiteral("openai");
+            c.baseUrl = base;
+            c.model = QStringLiteral("test-model");
+            const LlmAgent a(c, kKey, PriceTable());
+            const QString why = a.configurationError();
+            QVERIFY2(why.contains(QStringLiteral("carries a secret")),
+                qPrintable(base + QStringLiteral(": ") + why));
+            QVERIFY2(!why.contains(QStringLiteral("abc123secret")), qPrintable(why));
+        }
+        // An ordinary query parameter is not a secret.
+        QVERIFY(
+            LlmProtocol::secretInUrl(QUrl(QStringLiteral("http://h/v1?api-version=2024-06-01"))).isEmpty());
     }
 
     void retriesAfter429HonouringRetryAfter()
