@@ -9,6 +9,7 @@
 #include <QSet>
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -28,6 +29,13 @@ quint64 fnv1a(const QString &text)
         h *= 1099511628211ull;
     }
     return h;
+}
+
+QString sortedNames(const QSet<QString> &names)
+{
+    QStringList list(names.cbegin(), names.cend());
+    list.sort();
+    return list.join(QStringLiteral(", "));
 }
 
 bool isRestart(const Experiment &e)
@@ -96,6 +104,49 @@ QVector<TuneAgent::Tried> TuneAgent::learn(const AgentContext &context, const Tu
     return tried;
 }
 
+QSet<QString> TuneAgent::inertAxes(const QVector<Tried> &tried, const TuneSpace &space)
+{
+    // Judged only near the best point measured: far from it a constant's effect drowns in a slow
+    // kernel's time (0.3 us on 45 us), and it would be set aside before it could matter.
+    double best = 0;
+    for (const Tried &t : tried)
+        best = std::max(best, t.score);
+    QSet<QString> out;
+    for (const TuneAxis &axis : space.axes()) {
+        // The other constants' values -> this one's value -> its best score there.
+        QHash<QString, QMap<double, double>> groups;
+        for (const Tried &t : tried) {
+            if (t.score == kFailed)
+                continue;
+            TuneConfig rest = t.config;
+            rest.remove(axis.name);
+            QMap<double, double> &group = groups[TuneSpace::key(rest)];
+            const double v = t.config.value(axis.name);
+            group.insert(v, std::max(group.value(v, 0.0), t.score));
+        }
+        int flatPairs = 0;
+        bool flat = false, matters = false;
+        for (const QMap<double, double> &group : std::as_const(groups)) {
+            if (group.size() < 2)
+                continue;
+            const auto [lo, hi] = std::minmax_element(group.cbegin(), group.cend());
+            const double spread = *hi / *lo;
+            if (*hi < 0.9 * best)
+                continue;
+            if (spread > 1.04)
+                matters = true;
+            else if (group.size() >= 3 && spread <= 1.02)
+                flat = true;
+            else if (spread <= 1.015)
+                ++flatPairs;
+        }
+        flat = flat || flatPairs >= 2; // the same at two points of the other constants
+        if (flat && !matters)
+            out.insert(axis.name);
+    }
+    return out;
+}
+
 AgentResult TuneAgent::propose(const AgentContext &context)
 {
     QElapsedTimer clock;
@@ -126,9 +177,16 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     space.configOf(info, &current);
 
     const QVector<Tried> tried = learn(context, space);
-    QSet<QString> seen { TuneSpace::key(current) };
+    // Configurations that differ only in constants that made no difference are the same one.
+    const QSet<QString> inert = inertAxes(tried, space);
+    auto identity = [&inert](TuneConfig c) {
+        for (const QString &name : inert)
+            c.remove(name);
+        return TuneSpace::key(c);
+    };
+    QSet<QString> seen { identity(current) };
     for (const Tried &t : tried)
-        seen.insert(TuneSpace::key(t.config));
+        seen.insert(identity(t.config));
 
     // Where the descent stands: the current kernel, or after a restart the best point measured since.
     TuneConfig walker = current;
@@ -192,7 +250,7 @@ AgentResult TuneAgent::propose(const AgentContext &context)
             c, sharedMemoryKiB, context.record.dtype, context.record.opType, tensorDescriptors);
     };
     auto take = [&](const TuneConfig &c, const QString &why, const QString &more = QString()) {
-        if (found || seen.contains(TuneSpace::key(c)) || !feasible(c))
+        if (found || seen.contains(identity(c)) || !feasible(c))
             return false;
         proposal = c;
         reason = why;
@@ -302,7 +360,7 @@ AgentResult TuneAgent::propose(const AgentContext &context)
             QVector<quint64> untried;
             for (quint64 i = 0; i < quint64(space.gridSize()); ++i) {
                 const TuneConfig c = configAt(i);
-                if (!seen.contains(TuneSpace::key(c)) && feasible(c))
+                if (!seen.contains(identity(c)) && feasible(c))
                     untried.append(i);
             }
             if (!untried.isEmpty())
@@ -319,8 +377,10 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     if (!found)
         return fail(AgentError::Kind::Exhausted,
             QStringLiteral("every configuration of the %1 tunable constants has been tried (or needs more "
-                           "shared memory than the device has)")
-                .arg(space.axes().size()));
+                           "shared memory than the device has)%2")
+                .arg(space.axes().size())
+                .arg(inert.isEmpty() ? QString()
+                                     : QStringLiteral("; %1 made no difference").arg(sortedNames(inert))));
 
     QMap<QString, double> changes;
     QStringList described;
@@ -345,6 +405,9 @@ AgentResult TuneAgent::propose(const AgentContext &context)
     p.kernelPy = QString::fromUtf8(text);
     // "neighbour: BLOCK_N 128 -> 256", "prior: … (where it comes from)"; restarts keep their prefix
     // (isRestart reads it back from the history).
+    if (!inert.isEmpty()) // so the commit list says why those constants stopped moving
+        detail += (detail.isEmpty() ? QString() : QStringLiteral("; "))
+            + QStringLiteral("%1 left alone: no effect measured").arg(sortedNames(inert));
     p.description = QStringLiteral("%1: %2").arg(reason, described.join(QStringLiteral(", ")))
         + (detail.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(detail));
     return done(AgentResult::success(std::move(p)));

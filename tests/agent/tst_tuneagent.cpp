@@ -309,6 +309,63 @@ private Q_SLOTS:
         QVERIFY2(sim.proposedKeys.size() < 15, qPrintable(QString::number(sim.proposedKeys.size())));
     }
 
+    // A constant the kernel never reaches at its shape (NUM_STAGES here, like softmax's CHUNK for rows
+    // that fit whole on the H200): once three of its values measured the same, moves of it alone stop
+    // (they would measure noise, and one might be kept on it), and the descriptions say so.
+    void constantsThatMakeNoDifferenceAreLeftAlone()
+    {
+        auto noise = [](const TuneConfig &c) {
+            const double b = std::log2(c.value(QStringLiteral("BLOCK_SIZE")));
+            const double w = std::log2(c.value(QStringLiteral("NUM_WARPS")));
+            // ±0.5 % by NUM_STAGES: what a real bench's noise looks like, not an effect.
+            const double jitter = 1 + 0.005 * std::sin(3 * c.value(QStringLiteral("NUM_STAGES")));
+            return (10 + (b - 10) * (b - 10) + 0.5 * (w - 3) * (w - 3)) * jitter;
+        };
+        Simulation sim(noise);
+        sim.device = cpu();
+        TuneAgent agent(3);
+        for (int i = 0; i < 40; ++i)
+            if (!sim.step(agent))
+                break;
+        // A proposal that changed only NUM_STAGES against a configuration already measured is waste.
+        int wasted = 0;
+        auto withoutStages = [](TuneConfig c) {
+            c.remove(QStringLiteral("NUM_STAGES"));
+            return TuneSpace::key(c);
+        };
+        QSet<QString> measuredWithoutStages { withoutStages(Simulation::config(kKernel)) };
+        for (int i = 1; i < sim.history.size(); ++i) {
+            const TuneConfig c = Simulation::config(sim.texts.value(sim.history.at(i).id));
+            if (measuredWithoutStages.contains(withoutStages(c)))
+                ++wasted;
+            measuredWithoutStages.insert(withoutStages(c));
+        }
+        // Learning it takes two such moves (three values); a tuner that never learns it spends one
+        // move per value per point it visits.
+        QVERIFY2(wasted <= 3, qPrintable(sim.descriptions.join(QStringLiteral(" | "))));
+        bool said = false;
+        for (const QString &d : sim.descriptions)
+            said = said || d.contains(QStringLiteral("NUM_STAGES left alone: no effect measured"));
+        QVERIFY2(said, qPrintable(sim.descriptions.join(QStringLiteral(" | "))));
+        // The constants that matter still reach their optimum (BLOCK_SIZE 1024, NUM_WARPS 8).
+        const TuneConfig best = Simulation::config(sim.best);
+        QCOMPARE(best.value(QStringLiteral("BLOCK_SIZE")), 1024.0);
+        QCOMPARE(best.value(QStringLiteral("NUM_WARPS")), 8.0);
+    }
+
+    // A constant that mattered somewhere is never called inert, however flat it was elsewhere.
+    void aConstantThatMatteredOnceIsNotInert()
+    {
+        Simulation sim(smooth);
+        sim.device = cpu();
+        TuneAgent agent(5);
+        for (int i = 0; i < 30; ++i)
+            if (!sim.step(agent))
+                break;
+        for (const QString &d : sim.descriptions)
+            QVERIFY2(!d.contains(QStringLiteral("left alone")), qPrintable(d));
+    }
+
     void priorsComeFirstOnTheirArchitecture()
     {
         // On Hopper the shipped prior for matmul (128 x 256, measured on the H200) is the first proposal,
@@ -377,7 +434,15 @@ private Q_SLOTS:
                                    { QStringLiteral("BLOCK_K"), k }, { QStringLiteral("NUM_STAGES"), s } })
                             <= 227;
         QVERIFY(feasible < 108 && feasible > 50);
-        Simulation sim([](const TuneConfig &) { return 10.0; }, kernel, QStringLiteral("matmul"));
+        // Every constant matters a little (a flat landscape would have them all set aside as making no
+        // difference, and the search would end before the space does).
+        const Objective slopes = [](const TuneConfig &c) {
+            return 10.0 + 0.6 * std::log2(c.value(QStringLiteral("BLOCK_M")))
+                + 0.7 * std::log2(c.value(QStringLiteral("BLOCK_N")))
+                + 0.8 * std::log2(c.value(QStringLiteral("BLOCK_K")))
+                + 0.9 * c.value(QStringLiteral("NUM_STAGES"));
+        };
+        Simulation sim(slopes, kernel, QStringLiteral("matmul"));
         sim.device = hopper();
         TuneAgent agent(2);
         while (sim.step(agent)) { }
@@ -387,7 +452,7 @@ private Q_SLOTS:
         for (int i = 1; i < sim.history.size(); ++i)
             QVERIFY2(smemKiB(Simulation::config(sim.texts.value(sim.history.at(i).id))) <= 227,
                 qPrintable(sim.history.at(i).description));
-        Simulation onCpu([](const TuneConfig &) { return 10.0; }, kernel, QStringLiteral("matmul"));
+        Simulation onCpu(slopes, kernel, QStringLiteral("matmul"));
         onCpu.device = cpu();
         TuneAgent cpuAgent(2);
         while (onCpu.step(cpuAgent)) { }
