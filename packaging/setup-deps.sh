@@ -17,7 +17,7 @@ PACKAGES=(
   libgl-dev libegl-dev libxkbcommon-dev libgit2-dev nlohmann-json3-dev python3-dev
   librocm-smi-dev xvfb xauth imagemagick fontconfig fonts-dejavu-core
   python3-torch python3-numpy git ca-certificates bubblewrap clang-format
-  lintian appstream desktop-file-utils
+  lintian appstream desktop-file-utils chromium
   openssh-client openssh-server rsync slurm-wlm munge
 )
 
