@@ -305,6 +305,39 @@ private Q_SLOTS:
         QVERIFY(result.proposal().rawReply.contains(QStringLiteral("DESCRIPTION: BLOCK_SIZE 256 -> 512")));
     }
 
+    // A reasoning model served without a reasoning parser: its thoughts arrive in the content as a
+    // <think> block, code included; the proposal is the answer after it.
+    void thinkBlockInTheContentIsNotTheProposal()
+    {
+        const QString content
+            = QStringLiteral("<think>\nWhat about this?\n```python\nBLOCK_SIZE = 4096\n```\n"
+                             "</think>\n")
+            + goodReply();
+        m_server->enqueue(ScriptedReply::reply(content));
+        const AgentResult result = agent(QStringLiteral("openai"), true)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved);
+        QVERIFY(result.proposal().rawReply.contains(QStringLiteral("<think>"))); // kept for review
+    }
+
+    // llama.cpp reports a failure inside an OpenAI-style stream (`data: {"error": ...}`) after the
+    // 200: read as the server's error, in its words, not as an unreadable or empty reply.
+    void llamaCppErrorInsideTheStream()
+    {
+        ScriptedReply r;
+        r.kind = ScriptedReply::Kind::Raw;
+        r.contentType = "text/event-stream";
+        r.raw = "data: {\"choices\":[{\"delta\":{\"content\":\"DESCRIPTION: \"}}]}\n\n"
+                "data: {\"error\":{\"code\":500,\"message\":\"the context is full (n_ctx 4096)\","
+                "\"type\":\"server_error\"}}\n\n";
+        m_server->enqueue(r);
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("openai"), true, 1)->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY2(result.error().reason.contains(QStringLiteral("the context is full (n_ctx 4096)")),
+            qPrintable(result.error().reason));
+    }
+
     // A refusal or a content filter is said as such, a failed proposal (not a configuration error:
     // the next kernel or prompt may pass), with whatever the model said.
     void refusalsAndContentFiltersAreSaidAsSuch_data()
