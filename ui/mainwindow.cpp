@@ -315,10 +315,19 @@ void MainWindow::showInViews(const RunSnapshotPtr &snapshot)
 
 QString MainWindow::noRunHint() const
 {
-    return QStringLiteral(
-        "Profile your model (File ▸ New Run…), open a run directory (File ▸ Open Run…) or try a "
-        "bundled example (Help ▸ Open Example Run). From a shell:\nautokernel-cli profile --model "
-        "model.py --out RUN_DIR");
+    // On a machine without a GPU the examples profile on the CPU; the recordings show what a GPU run
+    // looks like, so the first view can show the product doing its job anywhere.
+    QStringList recordings;
+    for (const QString &name : ExampleRun::recordings())
+        recordings << tr("%1 (recording)").arg(name);
+    const QString watch = recordings.isEmpty()
+        ? QString()
+        : tr(" To watch a real GPU run recorded elsewhere: Help ▸ Open Example Run ▸ %1.")
+              .arg(recordings.join(tr(" or ")));
+    return tr("Profile your model (File ▸ New Run…), open a run directory (File ▸ Open Run…) or one on "
+              "another machine (File ▸ Open Remote Run…), or try a bundled example (Help ▸ Open Example "
+              "Run).%1 From a shell:\nautokernel-cli profile --model model.py --out RUN_DIR")
+        .arg(watch);
 }
 
 void MainWindow::setLoopControl(LoopControl *control)

@@ -17,7 +17,8 @@ int main(int argc, char **argv)
     QApplication::setOrganizationName(QStringLiteral("AutoKernel"));
     QApplication::setApplicationVersion(QStringLiteral(AUTOKERNEL_VERSION));
 
-    const QStringList examples = ak::ExampleRun::names();
+    // Bundled example models (profiled here the first time) and recordings of real runs (restored).
+    const QStringList examples = ak::ExampleRun::names() + ak::ExampleRun::recordings();
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("AutoKernel Studio: profile a PyTorch model, rank its GPU "
@@ -25,9 +26,10 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOption({ QStringLiteral("example"),
-        QStringLiteral("open the run of a bundled example model (%1); the first time it is profiled on "
-                       "this machine, in the background")
-            .arg(examples.join(QStringLiteral(", "))),
+        QStringLiteral("open the run of a bundled example model (%1; the first time it is profiled on "
+                       "this machine, in the background) or a recording of a real GPU run (%2)")
+            .arg(ak::ExampleRun::names().join(QStringLiteral(", ")),
+                ak::ExampleRun::recordings().join(QStringLiteral(", "))),
         QStringLiteral("NAME") });
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"),
         QStringLiteral(
