@@ -51,6 +51,13 @@ struct ScriptedReply
         r.raw = body;
         return r;
     }
+    // A 200 event stream, byte for byte: a server's own events (errors inside it, reasoning, pings).
+    static ScriptedReply stream(const QByteArray &events)
+    {
+        ScriptedReply r = rawReply(200, events);
+        r.contentType = "text/event-stream";
+        return r;
+    }
 };
 
 struct RecordedRequest

@@ -228,15 +228,12 @@ private Q_SLOTS:
 
     void errorInsideStream()
     {
-        ScriptedReply r;
-        r.kind = ScriptedReply::Kind::Raw;
-        r.contentType = "text/event-stream";
-        r.raw = "event: message_start\ndata: "
-                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n"
-                "event: error\ndata: "
-                "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt too "
-                "long\"}}\n\n";
-        m_server->enqueue(r);
+        m_server->enqueue(ScriptedReply::stream(
+            "event: message_start\ndata: "
+            "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n"
+            "event: error\ndata: "
+            "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt too "
+            "long\"}}\n\n"));
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
         QVERIFY(!result.ok());
@@ -292,11 +289,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, protocol);
         QFETCH(QByteArray, raw);
-        ScriptedReply r;
-        r.kind = ScriptedReply::Kind::Raw;
-        r.contentType = "text/event-stream";
-        r.raw = raw;
-        m_server->enqueue(r);
+        m_server->enqueue(ScriptedReply::stream(raw));
         const AgentResult result = agent(protocol, true)->propose(context());
         QVERIFY2(result.ok(), qPrintable(result.error().reason));
         QCOMPARE(result.proposal().kernelPy, kImproved); // the answer, not the thought's code block
@@ -324,13 +317,10 @@ private Q_SLOTS:
     // 200: read as the server's error, in its words, not as an unreadable or empty reply.
     void llamaCppErrorInsideTheStream()
     {
-        ScriptedReply r;
-        r.kind = ScriptedReply::Kind::Raw;
-        r.contentType = "text/event-stream";
-        r.raw = "data: {\"choices\":[{\"delta\":{\"content\":\"DESCRIPTION: \"}}]}\n\n"
-                "data: {\"error\":{\"code\":500,\"message\":\"the context is full (n_ctx 4096)\","
-                "\"type\":\"server_error\"}}\n\n";
-        m_server->enqueue(r);
+        m_server->enqueue(ScriptedReply::stream(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"DESCRIPTION: \"}}]}\n\n"
+            "data: {\"error\":{\"code\":500,\"message\":\"the context is full (n_ctx 4096)\","
+            "\"type\":\"server_error\"}}\n\n"));
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         const AgentResult result = agent(QStringLiteral("openai"), true, 1)->propose(context());
         QVERIFY(!result.ok());
@@ -357,11 +347,7 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, raw);
         QFETCH(QString, reasonHas);
-        ScriptedReply r;
-        r.kind = ScriptedReply::Kind::Raw;
-        r.contentType = "text/event-stream";
-        r.raw = raw;
-        m_server->enqueue(r);
+        m_server->enqueue(ScriptedReply::stream(raw));
         const AgentResult result = agent(QStringLiteral("openai"), true)->propose(context());
         QVERIFY(!result.ok());
         QCOMPARE(result.error().kind, AgentError::Kind::BadReply);
