@@ -422,16 +422,11 @@ void MainWindow::openRemoteRun(const RemoteRun &run)
     });
     connect(m_remote, &RemoteSession::changed, this, &MainWindow::scheduleReload);
     connect(m_remote, &RemoteSession::problem, this, [this, where](const QString &error, bool beforeReady) {
-        m_log->appendMessage(LogView::Level::Error, error);
         if (beforeReady) {
-            statusBar()->showMessage(tr("Could not open %1: %2").arg(where, error), 10000);
-            if (!isShowingRun())
-                m_noRun->setMessage(tr("Could not open %1").arg(where),
-                    tr("%1\n\nStill trying; File ▸ Open Remote Run… to change the address or the ssh "
-                       "command.")
-                        .arg(error));
-            Q_EMIT runLoadFailed(m_remote->run().url(), error);
+            reportOpenFailure(m_remote->run().url(), error,
+                tr("Still trying; File ▸ Open Remote Run… to change the address or the ssh command."));
         } else {
+            m_log->appendMessage(LogView::Level::Error, error);
             statusBar()->showMessage(tr("%1: the copy is not current (%2); still trying").arg(where, error));
         }
         updateLoopSummary();
@@ -442,6 +437,16 @@ void MainWindow::openRemoteRun(const RemoteRun &run)
         updateLoopSummary();
     });
     m_remote->start();
+}
+
+void MainWindow::reportOpenFailure(const QString &what, const QString &error, const QString &next)
+{
+    m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(what, error));
+    statusBar()->showMessage(tr("Could not open %1: %2").arg(what, error), 10000);
+    if (!isShowingRun())
+        m_noRun->setMessage(tr("Could not open %1").arg(QDir::toNativeSeparators(what)),
+            QStringLiteral("%1\n\n%2").arg(error, next));
+    Q_EMIT runLoadFailed(what, error);
 }
 
 void MainWindow::dropRemote()
@@ -634,12 +639,7 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
                 return; // a newer open or reload superseded this one
             const auto &[snapshot, error] = result;
             if (!snapshot) {
-                m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(dir, error));
-                statusBar()->showMessage(tr("Could not open %1: %2").arg(dir, error), 10000);
-                if (!isShowingRun())
-                    m_noRun->setMessage(tr("Could not open %1").arg(QDir::toNativeSeparators(dir)),
-                        QStringLiteral("%1\n\n%2").arg(error, noRunHint()));
-                Q_EMIT runLoadFailed(dir, error);
+                reportOpenFailure(dir, error, noRunHint());
                 return;
             }
             for (const QString &w : snapshot->warnings)

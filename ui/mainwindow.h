@@ -114,6 +114,9 @@ private:
     void openDialog();
     void openRemoteDialog();
     void dropRemote();
+    // A run (a folder or an ssh:// address) could not be opened: the log, the status bar, the empty
+    // state (with `next`: what to try) and runLoadFailed say so.
+    void reportOpenFailure(const QString &what, const QString &error, const QString &next);
     void watch(const QString &dir);
     void addRecent(const QString &dir);
     void rebuildRecentMenu();
