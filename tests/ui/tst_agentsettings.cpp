@@ -158,6 +158,13 @@ private Q_SLOTS:
                 },
                 QStringLiteral("baseUrl"), QStringLiteral("Base URL: "),
                 QStringLiteral("localhost:8000/v1") },
+            { "secret in the base URL",
+                [&](AgentSettingsDialog &d) {
+                    llm(d);
+                    d.baseUrlEdit()->setText(QStringLiteral("http://localhost:8000/v1?api_key=sk-hidden-42"));
+                },
+                QStringLiteral("baseUrl"), QStringLiteral("Base URL: "),
+                QStringLiteral("query parameter 'api_key'") },
             { "key variable empty",
                 [&](AgentSettingsDialog &d) {
                     llm(d);
