@@ -56,8 +56,9 @@ def describe_mismatch(desc, shape, dtype, device):
     return None
 
 
-def read_output(reply, index, arena, out_region, shape, dtype, device):
-    """The index-th output of a run reply as a plain tensor (a copy), or raise KernelFault."""
+def read_output(reply, index, arena, out_region, shape, dtype, device, into=None):
+    """The index-th output of a run reply as a plain tensor (a copy, into `into` when given: a
+    fresh allocation faults its pages in, 50 ms for 16 MB on a VM), or raise KernelFault."""
     if not reply.get("ok"):
         raise KernelRaised(str(reply.get("error") or "kernel_fn failed"), bool(reply.get("fatal")))
     outs = reply.get("outs")
@@ -69,7 +70,8 @@ def read_output(reply, index, arena, out_region, shape, dtype, device):
     problem = describe_mismatch(desc, shape, dtype, device)
     if problem:
         raise KernelFault(problem)
-    return arena.tensor(out_region[0], shape, dtype).clone()
+    out = arena.tensor(out_region[0], shape, dtype)
+    return into.copy_(out) if into is not None else out.clone()
 
 
 class RemoteCaller:

@@ -12,7 +12,8 @@ by a fingerprint of a few elements returns a stale result) and nothing marks one
 After the candidate's round its process is stopped (SIGSTOP on every process of its sandbox), so
 nothing it left running can work outside the clock or slow the reference down; then the outputs of
 randomly chosen calls (and the last call) are copied and later compared with the reference on the
-very same inputs. On CUDA the judge flushes L2 before every round, and after each candidate round
+very same inputs: the first calls, and a uniform sample of every timed call of the stage (a
+reservoir), so no round, early or late, is safe from a check. On CUDA the judge flushes L2 before every round, and after each candidate round
 checks that the GPU is idle (work left queued by the candidate would delay a tiny probe kernel)
 and that the checked outputs do not change afterwards.
 """
@@ -28,7 +29,6 @@ from . import compare, plan
 from .caller import KernelFault, KernelRaised, layout, read_output
 from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize
 
-PROBE_PROBABILITY = 0.12
 MAX_CHECKS = 14
 POOL_SETS = 3
 GPU_IDLE_LIMIT_US = 500.0      # a tiny kernel takes a few us on an idle GPU; a busy context, a timeslice
@@ -102,17 +102,20 @@ class Slots:
         return [{"id": k, "inputs": self.specs[k], "out": list(self.outs[k])} for k in range(count)]
 
     def fill(self, pools, count):
-        """Fresh windows into every slot. Slots are equally spaced, so one argument's windows of all
-        slots are a strided view of the arena: written by one gather and one copy instead of one
-        copy per slot (on the H200, 128 slots' copies were launch-bound and took longer than the
-        round they feed). Large inputs, where the gather's temporary would cost memory, go slot by
-        slot."""
+        """Fresh windows into every slot. On CUDA, slots are equally spaced, so one argument's
+        windows of all slots are a strided view of the arena: written by one gather and one copy
+        instead of one copy per slot (on the H200, 128 slots' copies were launch-bound and took
+        longer than the round they feed). Large inputs, where the gather's temporary would cost
+        memory, go slot by slot, and so does the CPU, where a copy is no launch and torch.stack of
+        pool windows is slow (1.13, one thread: 240 ms for 32 windows of 2 MB, against 6 ms for 32
+        copies; the fills then took most of the timing budget)."""
         offsets = [pools.draw() for _ in range(count)]
         stride = self.specs[1][0][0] - self.specs[0][0][0] if len(self.specs) > 1 else 0
+        batched = getattr(self.arena, "device", "cpu") == "cuda"
         for i, pool in enumerate(pools.pools):
             base, shape, _ = self.specs[0][i]
             n, size = _numel(shape), pool.element_size()
-            if count > 1 and stride % size == 0 and count * n * size <= BATCHED_FILL_BYTES:
+            if batched and count > 1 and stride % size == 0 and count * n * size <= BATCHED_FILL_BYTES:
                 windows = torch.stack([pool[o[i]:o[i] + n] for o in offsets[:count]])
                 column = self.arena.tensor(base, [((count - 1) * stride) // size + n], pool.dtype)
                 column.as_strided((count, n), (stride // size, 1)).copy_(windows)
@@ -197,9 +200,10 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
 
     def round_(side, count, extra=None):
         t = time.perf_counter_ns()
-        slots.fill(pools, count)
+        if side != "N":         # the null kernel reads nothing: fresh inputs and a cold L2 are wasted on it
+            slots.fill(pools, count)
         t_filled = time.perf_counter_ns()
-        if gpu is not None:
+        if gpu is not None and side != "N":
             gpu.flush_l2()
         t_flushed = time.perf_counter_ns()
         runner = cand if side == "C" else ref_runner
@@ -250,7 +254,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
 
     samples = {"C": [], "R": [], "N": []}
     checks, idle_worst, calls, last = [], 0.0, 0, None
-    forced = {0, 2}
+    sample = Reservoir(MAX_CHECKS, rng)
     orders = (("C", "R", "N"), ("R", "N", "C"), ("N", "C", "R"))
     start = time.perf_counter()
     r = 0
@@ -269,29 +273,35 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
                 idle_worst = max(idle_worst, gpu.idle_probe_us())
                 phases["probe"] += time.perf_counter() - t_checks
                 t_checks = time.perf_counter()
-            picked = [k for k in range(count) if (calls + k) in forced or
-                      (len(checks) < MAX_CHECKS and rng.random() < PROBE_PROBABILITY)]
-            for k in picked:
-                out = read_output(reply, k, arena, slots.outs[k], shape, dtype, device)
-                checks.append(("timed call #%d" % (calls + k), slots.offsets[k], out, k))
+            picked = []
+            for k in range(count):
+                entry = sample.offer(calls + k)
+                if entry is None:
+                    continue
+                entry[1:] = [slots.offsets[k], read_output(reply, k, arena, slots.outs[k], shape, dtype,
+                                                           device, into=entry[2]), k]
+                picked.append(entry)
                 for name, (offset, ishape, _), original in zip(spec.args, slots.specs[k],
                                                                pools.inputs(slots.offsets[k])):
                     if not compare.bit_equal(arena.tensor(offset, ishape, original.dtype), original):
                         raise KernelFault("kernel_fn modified its input `%s` while being timed" % name)
             if gpu is not None:
-                for _, _, out, k in checks[len(checks) - len(picked):]:
+                for _, _, out, k in picked:
                     again = arena.tensor(slots.outs[k][0], shape, dtype)
                     if not compare.bit_equal(out, again):
                         raise KernelFault("the output of a timed call changed after the kernel's process "
                                           "reported it done: work was left running past the clock")
             last = (calls + count - 1, slots.offsets[count - 1],
-                    read_output(reply, count - 1, arena, slots.outs[count - 1], shape, dtype, device), count - 1)
+                    read_output(reply, count - 1, arena, slots.outs[count - 1], shape, dtype, device,
+                                into=last[2] if last else None), count - 1)
             calls += count
+            checks = sample.entries()
             phases["checks"] += time.perf_counter() - t_checks
         r += 1
         progress("timing round %d" % r, None)
     if last is None:
         raise KernelFault("no timed call finished within the time limit")
+    checks = [("timed call #%d" % e[0],) + tuple(e[1:]) for e in checks]
     checks.append(("last timed call #%d" % last[0],) + last[1:])
     if gpu is not None and idle_worst > GPU_IDLE_LIMIT_US:
         raise KernelFault("the GPU was still busy %.0f us after the kernel's process reported its calls "
@@ -321,6 +331,38 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         if why_eager:
             result["eager_because"] = why_eager
     return result, [(what, pools.inputs(offsets), out) for what, offsets, out, _ in checks]
+
+
+class Reservoir:
+    """Which timed calls are checked: the first FORCED ones, and a uniform sample of `size` of all
+    later ones (reservoir sampling). A fixed chance per call until the checks ran out spent them
+    all in the first rounds (a round on the GPU is up to 128 calls), so a kernel honest for a few
+    rounds and wrong after them was accepted (cheaters/late_rounds.py). An entry is a list [call,
+    offsets, output, slot]; a replaced entry's output tensor is reused for its successor."""
+
+    FORCED = (0, 2)
+
+    def __init__(self, size, rng):
+        self.size, self.rng = size, rng
+        self.forced, self.kept, self.seen = [], [], 0
+
+    def offer(self, call):
+        """The entry to fill for this call, or None when it is not checked."""
+        if call in self.FORCED:
+            self.forced.append([call, None, None, None])
+            return self.forced[-1]
+        self.seen += 1
+        if len(self.kept) < self.size:
+            self.kept.append([call, None, None, None])
+            return self.kept[-1]
+        j = self.rng.randrange(self.seen)
+        if j >= self.size:
+            return None
+        self.kept[j][0] = call
+        return self.kept[j]
+
+    def entries(self):
+        return self.forced + self.kept
 
 
 def _spin_seconds(device, budget):

@@ -28,6 +28,7 @@ REJECTED = {
     "lying_tensor.py": "expected a plain torch.Tensor",
     "lazy_tensor.py": "expected a plain torch.Tensor",
     "checked_flag.py": "timed call",
+    "late_rounds.py": "timed call",
     "system_exit.py": "kernel_fn raised SystemExit",
     "keyboard_interrupt.py": "kernel_fn raised KeyboardInterrupt",
 }

@@ -33,6 +33,11 @@ class ReferencePaths(TempDirMixin, unittest.TestCase):
                 self.assertEqual(stage_names(r), ALL_STAGES)
                 self.assertTrue(all(s["passed"] for s in r["stages"]))
                 # The reference against itself: a paired ratio near 1 (wide band: shared CI cores).
+                # A quick bench of a 100 us kernel on two cores shared with another suite once read
+                # 0.37 (when the CPU's fills left it five rounds); the full bench, which times until
+                # its medians settle, is the one asked to land in the band then.
+                if not 0.5 < r["speedup"] < 2.0:
+                    r = run(path, quick=False)
                 self.assertGreater(r["speedup"], 0.5)
                 self.assertLess(r["speedup"], 2.0)
 
