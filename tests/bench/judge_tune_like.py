@@ -12,7 +12,8 @@ bench by bench, so both meet the same GPU state.
   TUNE_LIKE_AB=AUTOKERNEL_TIMING_SPIN=0 python3 tests/bench/judge_tune_like.py - OUTDIR 2
   TUNE_LIKE_OLD_LABEL="isolated, HEAD" python3 tests/bench/judge_tune_like.py PREV/agent/python OUTDIR 2
       (OLD "-": no in-process judge; TUNE_LIKE_AB adds the isolated judge with that variable set;
-      three judges at once ran the H200 out of memory; TUNE_LIKE_MODES=full for full benches only)
+      three judges at once ran the H200 out of memory; TUNE_LIKE_MODES=full for full benches only;
+      TUNE_LIKE_OPS=rmsnorm,softmax for some ops only)
 
 Prints a markdown table (median bench seconds per op and mode, the difference, each judge's noise
 estimate and the run-to-run spread of the latency it measured); writes tune_like.json. Stops
@@ -31,7 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 NEW = os.path.join(os.path.dirname(os.path.dirname(HERE)), "agent", "python")
 STARTERS = os.path.join(NEW, "harness", "starters", "triton")
-OPS = ("rmsnorm", "softmax", "layernorm", "matmul", "cross_entropy")
+OPS = tuple(os.environ.get("TUNE_LIKE_OPS", "rmsnorm,softmax,layernorm,matmul,cross_entropy").split(","))
 PEAKS = {"name": "NVIDIA H200", "tflops": {"fp32": 67, "tf32": 494, "fp16": 989, "bf16": 989, "fp8": 1979},
          "bandwidth_gbs": 4800, "l2_mib": 60}
 T0 = time.time()
