@@ -8,6 +8,7 @@ from .compare import bit_equal
 from .dtypes import dtype_name
 from .remote import RunnerFailure
 from .shm import aligned
+from . import procmem
 
 
 class KernelFault(Exception):
@@ -51,12 +52,12 @@ def describe_mismatch(desc, shape, dtype, device):
         return "output dtype %s, expected %s" % (desc.get("dtype"), dtype_name(dtype))
     if desc.get("device") != device:
         return "output on %s, expected %s" % (desc.get("device"), device)
-    if not desc.get("copied"):
+    if not desc.get("copied") and not desc.get("held"):
         return "the output could not be read back"
     return None
 
 
-def read_output(reply, index, arena, out_region, shape, dtype, device, into=None):
+def read_output(reply, index, arena, out_region, shape, dtype, device, into=None, pid=None):
     """The index-th output of a run reply as a plain tensor (a copy, into `into` when given: a
     fresh allocation faults its pages in, 50 ms for 16 MB on a VM), or raise KernelFault."""
     if not reply.get("ok"):
@@ -70,8 +71,24 @@ def read_output(reply, index, arena, out_region, shape, dtype, device, into=None
     problem = describe_mismatch(desc, shape, dtype, device)
     if problem:
         raise KernelFault(problem)
+    if desc.get("held"):
+        return read_held(desc, pid, shape, dtype, into)
     out = arena.tensor(out_region[0], shape, dtype)
     return into.copy_(out) if into is not None else out.clone()
+
+
+def read_held(desc, pid, shape, dtype, into=None):
+    """An output the kernel's process kept (runner._hold), read from that process while it is
+    stopped. Its address is the process's word; the bytes there are what is checked."""
+    import torch
+    dst = into if into is not None else torch.empty(shape, dtype=dtype)
+    nbytes = dst.numel() * dst.element_size()
+    if pid is None or desc.get("nbytes") != nbytes or not isinstance(desc.get("ptr"), int):
+        raise KernelFault("the kernel's process described an output that cannot be read (%s bytes at %s)"
+                          % (desc.get("nbytes"), desc.get("ptr")))
+    if nbytes and procmem.read(pid, desc["ptr"], dst.data_ptr(), nbytes) != nbytes:
+        raise KernelFault("the kernel's output could not be read from its process at the address it gave")
+    return dst
 
 
 class RemoteCaller:

@@ -167,6 +167,10 @@ class Candidate:
     def output_tail(self, limit=4000):
         return sandbox.file_tail(os.path.join(self.cwd, "output.log"), limit)
 
+    def host_pid(self):
+        """This kernel's process as the judge sees it (outside its PID namespace), or None."""
+        return self.sb.host_pid(self.ns_pid)
+
     def freeze(self):
         self.sb.freeze(spare=(self.sb.init_pid,))
 

@@ -37,6 +37,7 @@ class State:
         self.graphs = {}            # (fn, slot ids) -> CUDA graph of a timing round
         self.graph_outs = {}
         self.golden_ready = False
+        self.held = []              # a "hold" round's outputs, alive until the next such round
 
 
 def _sync(device):
@@ -103,6 +104,29 @@ def _place(state, out, offset, capacity):
     with torch.no_grad():
         dst.copy_(out.detach())
     desc["copied"] = True
+    return desc
+
+
+def _hold(state, out):
+    """Keep the output where the kernel put it and say where: the judge reads it from this stopped
+    process (process_vm_readv) after the round, so no side's clock holds a copy into its region
+    that a kernel could skip by writing there itself (cheaters/direct_output.py in tests/agent/harness).
+    A non-contiguous output is made contiguous here, inside the clock: the kernel's own cost."""
+    import torch
+    if not isinstance(out, torch.Tensor):
+        return {"type": type(out).__name__, "copied": False}
+    desc = {"type": "Tensor", "shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", ""),
+            "device": out.device.type, "copied": False}
+    if type(out) is not torch.Tensor:
+        desc["type"] = type(out).__name__
+        return desc
+    if out.device.type != state.device:
+        return desc
+    t = out.detach()
+    if not t.is_contiguous():
+        t = t.contiguous()
+    state.held.append(t)
+    desc.update(held=True, ptr=t.data_ptr(), nbytes=t.numel() * t.element_size())
     return desc
 
 
@@ -217,8 +241,11 @@ def _run(state, msg):
     if msg.get("replay"):
         return _replay(state, msg)
     checked = bool(msg.get("checked"))
+    hold = bool(msg.get("hold")) and not checked and state.device == "cpu"
     fn = state.fns[msg.get("fn", "main")]
     outs = []
+    if hold:
+        state.held = []
     with torch.no_grad():
         for index, bid in enumerate(msg["ids"]):
             inputs, offset, capacity = state.bound[int(bid)]
@@ -239,7 +266,7 @@ def _run(state, msg):
                         desc["fault"] = fault
                 else:
                     out = fn(*inputs)
-                    desc = _place(state, out, offset, capacity)
+                    desc = _hold(state, out) if hold else _place(state, out, offset, capacity)
             except BaseException as exc:  # noqa: BLE001 - SystemExit in a kernel is the kernel's failure
                 return {"ok": False, "index": index, "error": _one_line(exc),
                         "fatal": guards.is_fatal(exc), "traceback": traceback.format_exc()[-4000:]}

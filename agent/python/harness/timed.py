@@ -25,7 +25,7 @@ import time
 
 import torch
 
-from . import compare, plan
+from . import compare, plan, procmem
 from .caller import KernelFault, KernelRaised, layout, read_output
 from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize
 
@@ -199,6 +199,10 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
     reference_sb.freeze()
     candidate.freeze()
 
+    # On the CPU the outputs of a timed round stay in the kernel's process and the judge reads the
+    # checked ones from it while it is stopped: a copy into the arena inside the clock (which the
+    # null kernel's rounds pay as well) is a cost a kernel could skip by writing there itself.
+    hold = {"on": device == "cpu", "pid": candidate.host_pid() if device == "cpu" else None, "why": ""}
     graphs = []                 # [True] once every side's round replays as a CUDA graph
     spin = _spin_seconds(device, budget)
 
@@ -213,7 +217,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
             gpu.flush_l2()
         t_flushed = time.perf_counter_ns()
         runner = cand if side == "C" else ref_runner
-        msg = {"op": "run", "ids": list(range(count))}
+        msg = {"op": "run", "ids": list(range(count)), "hold": hold["on"]}
         if side == "N":
             msg["fn"] = "null"
         if extra:
@@ -237,6 +241,15 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
             raise RuntimeError("the reference runner failed while timing: %s" % reply.get("error"))
         return (t1 - t0) / 1e3 / count, reply
 
+    if hold["on"]:
+        _, reply = round_("C", 1)
+        desc = (reply.get("outs") or [{}])[0]
+        probe = torch.empty(1, dtype=torch.uint8)
+        got = procmem.read(hold["pid"], desc["ptr"], probe.data_ptr(), 1) \
+            if hold["pid"] and isinstance(desc.get("ptr"), int) and desc.get("nbytes") else -1
+        if got < 0 and desc.get("held"):
+            hold.update(on=False, why="the kernel's process could not be read (%s): its outputs are copied "
+                        "inside the clock" % (os.strerror(-got) if got < -1 else "no pid"))
     # Warm-up (compiles, caches) and the round length: B calls of the slower of kernel and reference.
     per_call = {}
     for side in ("C", "R", "N"):
@@ -285,7 +298,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
                 if entry is None:
                     continue
                 entry[1:] = [slots.offsets[k], read_output(reply, k, arena, slots.outs[k], shape, dtype,
-                                                           device, into=entry[2]), k]
+                                                           device, into=entry[2], pid=hold["pid"]), k]
                 picked.append(entry)
                 for name, (offset, ishape, _), original in zip(spec.args, slots.specs[k],
                                                                pools.inputs(slots.offsets[k])):
@@ -299,7 +312,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
                                           "reported it done: work was left running past the clock")
             last = (calls + count - 1, slots.offsets[count - 1],
                     read_output(reply, count - 1, arena, slots.outs[count - 1], shape, dtype, device,
-                                into=last[2] if last else None), count - 1)
+                                into=last[2] if last else None, pid=hold["pid"]), count - 1)
             calls += count
             checks = sample.entries()
             phases["checks"] += time.perf_counter() - t_checks
@@ -323,6 +336,8 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
                   "call%s" % (count, "" if count == 1 else "s",
                                " replayed as a CUDA graph" if graphs and graphs[0] else "",
                                ", L2 flushed before every round" if gpu is not None else ""),
+        "outputs": "read from the kernel's stopped process" if hold["on"] else
+                   (hold["why"] or "copied into the judge's region inside the clock"),
         "cuda_graph": bool(graphs and graphs[0]),
         "cold_l2": gpu is not None, "reps": len(samples["C"]), "calls_per_round": count,
         "null_us": null, "raw_latency_us": median(samples["C"]), "raw_ref_latency_us": median(samples["R"]),
