@@ -33,6 +33,9 @@ ENVIRONMENT = [
      "ended (for side-by-side timing); default: prepared while the previous one is checked."),
     ("AUTOKERNEL_TIMING_SPIN", "0 makes the judge sleep instead of poll between timed rounds on CUDA "
      "(for side-by-side timing)."),
+    ("AUTOKERNEL_TIMING_MAX_SLOTS", "Raises the number of input slots a timed round may use (default "
+     "128 on CUDA, 32 on the CPU), and the memory they may take with it, so that rounds of fast "
+     "kernels are longer (for side-by-side timing)."),
     ("AUTOKERNEL_DEVICE", "Set by autokernel-cli for the model file it profiles or verifies (cpu, "
      "cuda): the bundled examples size themselves by it."),
     ("AUTOKERNEL_PROMPT_FILE", "Set for the command agent's program: the file holding the prompt."),
