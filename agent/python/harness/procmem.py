@@ -7,7 +7,11 @@ does, and then the judge falls back to copies (timed.py says so in the result).
 """
 
 import ctypes
-import os
+import errno
+
+# What the system says when it will not let this process read another at all (ptrace policy, no
+# such call); anything else (a bad address, a gone process) is about the address asked for.
+REFUSALS = (errno.EPERM, errno.EACCES, errno.ENOSYS)
 
 
 class _IoVec(ctypes.Structure):
@@ -41,4 +45,3 @@ def read(pid, remote_addr, local_addr, nbytes):
             break
         done += n
     return done
-

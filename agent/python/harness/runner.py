@@ -87,18 +87,24 @@ def _bind(state, msg):
     return {"ok": True}
 
 
+def _describe(state, out):
+    """(what was returned, whether its bytes may be taken): a plain tensor on this device only."""
+    import torch
+    if not isinstance(out, torch.Tensor):
+        return {"type": type(out).__name__, "copied": False}, False
+    desc = {"type": "Tensor", "shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", ""),
+            "device": out.device.type, "copied": False}
+    if type(out) is not torch.Tensor:
+        desc["type"] = type(out).__name__        # a subclass: its methods could answer for it
+        return desc, False
+    return desc, out.device.type == state.device
+
+
 def _place(state, out, offset, capacity):
     """Copy the output into the judge's region; describe what was returned."""
     import torch
-    if not isinstance(out, torch.Tensor):
-        return {"type": type(out).__name__, "copied": False}
-    desc = {"type": "Tensor", "shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", ""),
-            "device": out.device.type, "copied": False}
-    nbytes = out.numel() * out.element_size()
-    if type(out) is not torch.Tensor:
-        desc["type"] = type(out).__name__        # a subclass: its methods could answer for it
-        return desc
-    if out.device.type != state.device or nbytes > capacity:
+    desc, usable = _describe(state, out)
+    if not usable or out.numel() * out.element_size() > capacity:
         return desc
     dst = state.arena.tensor(offset, list(out.shape), out.dtype)
     with torch.no_grad():
@@ -112,15 +118,8 @@ def _hold(state, out):
     process (process_vm_readv) after the round, so no side's clock holds a copy into its region
     that a kernel could skip by writing there itself (cheaters/direct_output.py in tests/agent/harness).
     A non-contiguous output is made contiguous here, inside the clock: the kernel's own cost."""
-    import torch
-    if not isinstance(out, torch.Tensor):
-        return {"type": type(out).__name__, "copied": False}
-    desc = {"type": "Tensor", "shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", ""),
-            "device": out.device.type, "copied": False}
-    if type(out) is not torch.Tensor:
-        desc["type"] = type(out).__name__
-        return desc
-    if out.device.type != state.device:
+    desc, usable = _describe(state, out)
+    if not usable:
         return desc
     t = out.detach()
     if not t.is_contiguous():

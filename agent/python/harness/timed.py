@@ -242,14 +242,20 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         return (t1 - t0) / 1e3 / count, reply
 
     if hold["on"]:
+        # May this judge read the kernel's process at all? Only a refusal of the right to (the
+        # system's ptrace policy) turns reading off: a bad address or a vanished process is the
+        # kernel's doing, and must not talk the judge back into copies inside the clock.
         _, reply = round_("C", 1)
         desc = (reply.get("outs") or [{}])[0]
-        probe = torch.empty(1, dtype=torch.uint8)
-        got = procmem.read(hold["pid"], desc["ptr"], probe.data_ptr(), 1) \
-            if hold["pid"] and isinstance(desc.get("ptr"), int) and desc.get("nbytes") else -1
-        if got < 0 and desc.get("held"):
-            hold.update(on=False, why="the kernel's process could not be read (%s): its outputs are copied "
-                        "inside the clock" % (os.strerror(-got) if got < -1 else "no pid"))
+        if hold["pid"] is None:
+            hold.update(on=False, why="the kernel's process was not found outside its sandbox: its outputs "
+                        "are copied inside the clock")
+        elif desc.get("held") and isinstance(desc.get("ptr"), int):
+            probe = torch.empty(1, dtype=torch.uint8)
+            got = procmem.read(hold["pid"], desc["ptr"], probe.data_ptr(), 1)
+            if got < 0 and -got in procmem.REFUSALS:
+                hold.update(on=False, why="the kernel's process may not be read (%s): its outputs are copied "
+                            "inside the clock" % os.strerror(-got))
     # Warm-up (compiles, caches) and the round length: B calls of the slower of kernel and reference.
     per_call = {}
     for side in ("C", "R", "N"):
