@@ -34,7 +34,7 @@ REJECTED = {
 }
 # Computing honestly while trying to bend the clock or the baseline: measured as what they are.
 NO_GAIN = ("ctypes_timer.py", "slow_reference.py", "fingerprint_cache.py", "knows_timed_calls.py",
-           "signal_reference.py", "direct_output.py")
+           "signal_reference.py", "direct_output.py", "refuse_reading.py")
 HONEST_BAND = 1.6       # the reference against itself lands in 0.8-1.3 on two shared cores
 # Every file of cheaters/ this module uses (test_anticheat checks that each file is used somewhere).
 COVERED = set(REJECTED) | set(NO_GAIN) | {
@@ -76,6 +76,11 @@ class Attacks(unittest.TestCase):
         self.assertEqual(r["status"], "ok", r["failure"])
         self.assertEqual(r["timing"]["outputs"], "read from the kernel's stopped process")
         self.assertLess(r["timing"]["null_us"], 0.5 * r["latency_us"])
+        # Nor can a kernel talk the judge back into copies: a bad address in the first held output
+        # is not a refusal of the right to read its process.
+        r = self.bench("refuse_reading.py")
+        self.assertEqual(r["status"], "ok", r["failure"])
+        self.assertEqual(r["timing"]["outputs"], "read from the kernel's stopped process")
 
     def test_ending_the_process_is_the_kernels_crash(self):
         r = self.bench("os_exit.py")
