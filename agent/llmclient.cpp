@@ -312,9 +312,18 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
     }
 
     if (streaming) {
-        if (!done && out.text.isEmpty())
-            return fail(
-                AgentError::Kind::Network, QStringLiteral("the reply stream ended without an answer"), true);
+        // A stream that closes cleanly before its terminator ([DONE], message_stop) was cut off (a
+        // proxy's timeout, a restarted server): its text is a fragment, not a reply, so it is retried
+        // like a dropped connection. Servers that never send [DONE] (llama.cpp before 2024-09,
+        // ik_llama.cpp) still say why the model stopped: a finish_reason makes the reply complete.
+        if (!done && out.stopReason.isEmpty())
+            return fail(AgentError::Kind::Network,
+                out.text.isEmpty()
+                    ? QStringLiteral("the reply stream ended without an answer")
+                    : QStringLiteral("the reply stream ended before its end marker (cut off after %1 "
+                                     "characters)")
+                          .arg(out.text.size()),
+                true);
     } else if (!LlmProtocol::parseBody(request.protocol, whole, &out)) {
         return fail(AgentError::Kind::BadReply, out.error, false);
     }

@@ -590,6 +590,48 @@ private Q_SLOTS:
             QCOMPARE(result.usage().attempts, 2);
     }
 
+    // A stream that closes cleanly (whole chunked body, no connection error) before [DONE]: a
+    // fragment, retried, never taken as the (bad) reply.
+    void cutOffStreamIsRetried()
+    {
+        m_server->enqueue(ScriptedReply::stream(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"DESCRIPTION: BLOCK_SIZE 256 -> 512\\n```python\\n"
+            "KERNEL_TYPE = \\\"softmax\\\"\\n\"},\"finish_reason\":null}]}\n\n"));
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("openai"), true, 3)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved);
+        QCOMPARE(result.usage().attempts, 2);
+        QCOMPARE(m_server->requests().size(), 2);
+
+        // Only one attempt: the cut-off stream is the error, a retryable outage, not a bad reply.
+        m_server->enqueue(
+            ScriptedReply::stream("data: {\"choices\":[{\"delta\":{\"content\":\"DESC\"}}]}\n\n"));
+        const AgentResult cut = agent(QStringLiteral("openai"), true, 1)->propose(context());
+        QVERIFY(!cut.ok());
+        QCOMPARE(cut.error().kind, AgentError::Kind::Network);
+        QVERIFY(cut.error().retryable);
+        QVERIFY2(cut.error().reason.contains(QStringLiteral("before its end marker")),
+            qPrintable(cut.error().reason));
+    }
+
+    // llama.cpp before 2024-09 (and ik_llama.cpp) end a chat stream without [DONE], after the chunk
+    // with finish_reason: a complete reply, taken at the first attempt.
+    void streamWithFinishReasonButNoDoneIsComplete()
+    {
+        const nlohmann::json content
+            = { { "choices", { { { "delta", { { "content", goodReply().toStdString() } } } } } } };
+        const nlohmann::json last
+            = { { "choices", { { { "delta", nlohmann::json::object() }, { "finish_reason", "stop" } } } } };
+        m_server->enqueue(ScriptedReply::stream("data: " + QByteArray::fromStdString(content.dump())
+            + "\n\ndata: " + QByteArray::fromStdString(last.dump()) + "\n\n"));
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("openai"), true, 3)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.usage().attempts, 1);
+        QCOMPARE(m_server->requests().size(), 1);
+    }
+
     void droppedConnectionsExhaustRetries()
     {
         for (int i = 0; i < 8; ++i) {
