@@ -80,6 +80,10 @@ AgentError LlmAgent::error(AgentError::Kind kind, const QString &reason, bool re
 QString LlmAgent::configurationCause(const LlmRequest &request, const LlmResponse &response)
 {
     const QString url = LlmProtocol::endpoint(request).toDisplayString();
+    // Every request is redirected alike and the client follows same-origin redirects only: waiting
+    // cannot help, the base URL must name where the server really answers.
+    if (response.httpStatus >= 300 && response.httpStatus < 400)
+        return QStringLiteral("the base URL redirects to another host: set --base-url to the final URL");
     switch (response.httpStatus) {
     case 401:
     case 403:

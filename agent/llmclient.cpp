@@ -231,6 +231,7 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
         = msOk && ms >= 0 ? int(std::min(ms, 86400.0 * 1000)) : retryAfterMs(reply->rawHeader("Retry-After"));
     const QNetworkReply::NetworkError netError = reply->error();
     const QString netErrorText = reply->errorString();
+    const QString location = QString::fromUtf8(reply->rawHeader("Location")).trimmed();
     if (streaming && abortReason == Abort::None && out.httpStatus < 300) {
         for (const SseEvent &e : decoder.finish()) {
             if (!LlmProtocol::applyEvent(request.protocol, e, &out, &done)) {
@@ -299,6 +300,15 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
                     msg.isEmpty() ? QString() : QStringLiteral(": ") + msg),
             isRetryableStatus(out.httpStatus));
     }
+    // A redirect that was not followed (another origin must not get the key) is the base URL's
+    // fault, not an outage: said with the target, so the person can set the final URL.
+    if (netError == QNetworkReply::InsecureRedirectError || netError == QNetworkReply::TooManyRedirectsError
+        || (out.httpStatus >= 300 && out.httpStatus < 400))
+        return fail(AgentError::Kind::Network,
+            QStringLiteral("%1 redirects to %2 (not followed: the key is sent to the same origin only)")
+                .arg(LlmProtocol::endpoint(request).toDisplayString(),
+                    location.isEmpty() ? QStringLiteral("another host") : location),
+            false);
     if (netError == QNetworkReply::OperationCanceledError)
         return fail(AgentError::Kind::Timeout,
             QStringLiteral("no data from the server for %1 s").arg(std::max(1, request.idleTimeoutMs / 1000)),

@@ -485,9 +485,15 @@ private Q_SLOTS:
         moved.headers << qMakePair(QByteArray("Location"),
             QStringLiteral("http://localhost:%1/v1/messages").arg(other.port()).toUtf8());
         m_server->enqueue(moved);
-        const AgentResult result = agent(QStringLiteral("anthropic"), true, 1)->propose(context());
+        const AgentResult result = agent(QStringLiteral("anthropic"), true, 3)->propose(context());
         QVERIFY(!result.ok());
         QVERIFY(!result.error().retryable);
+        // The base URL's fault, not an outage: the loop pauses on it instead of tripping the breaker.
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("set --base-url to the final URL"))
+                && result.error().reason.contains(QStringLiteral("localhost:%1").arg(other.port())),
+            qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 1); // not retried: every attempt would be redirected alike
         for (const ak::test::RecordedRequest &r : other.requests())
             QVERIFY2(!r.headers.contains("x-api-key"), "the key reached another origin");
         QCOMPARE(other.requests().size(), 0);
