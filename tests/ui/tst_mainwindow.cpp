@@ -16,6 +16,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
@@ -242,6 +243,41 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 5000);
         QVERIFY(!ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->accept()->isEnabled());
         QVERIFY(!ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->reject()->isEnabled());
+    }
+
+    void experimentsAndStateColumnsInViewAt1600Px()
+    {
+        // Issue #14: as the last two of 16 columns, Experiments and State were off-screen in a 1600 px
+        // window; they are what changes while a run is watched.
+        QSettings().remove(QStringLiteral("mainWindow")); // saved column widths would skip the fitting
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.width(), 1600);
+        auto s = ak::test::makeRun(QStringLiteral("/runs/wide"));
+        // A real run's C++ template symbol and shapes, so the fitted columns are as wide as they get.
+        s->kernels[0].name = QStringLiteral("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_"
+                                            "bf16_32x32_128x2_tn_align8>(Params)");
+        s->kernels[0].shapes = { QStringLiteral("[8, 1024, 4096]"), QStringLiteral("[4096, 11008]"),
+            QStringLiteral("[8, 1024, 11008]") };
+        w.showSnapshot(s);
+        QTableView *view = ak::test::named<QTableView>(&w, "KernelView");
+        QTest::qWait(50); // the columns are fitted to the new run once the view is current
+        QVERIFY(view->isVisible());
+        QVERIFY(view->columnWidth(ak::KernelTableModel::KernelColumn) >= 200); // fitted, not the default
+        const int viewport = view->viewport()->width();
+        for (int column :
+            { int(ak::KernelTableModel::ExperimentsColumn), int(ak::KernelTableModel::StateColumn) }) {
+            const int left = view->columnViewportPosition(column);
+            const int right = left + view->columnWidth(column);
+            QVERIFY2(left >= 0 && right <= viewport,
+                qPrintable(QStringLiteral("column %1 at %2..%3 px, viewport %4 px")
+                               .arg(view->model()->headerData(column, Qt::Horizontal).toString())
+                               .arg(left)
+                               .arg(right)
+                               .arg(viewport)));
+        }
     }
 
     void staleLoadIsDropped()

@@ -36,9 +36,13 @@ class KernelTableModel : public RowTableModel<KernelRow>
 {
     Q_OBJECT
 public:
+    // Experiments and State follow the kernel's name: they change while a run is watched, and as the
+    // last of 16 columns they were off-screen in a 1600 px window.
     enum Columns {
         RankColumn,
         KernelColumn,
+        ExperimentsColumn,
+        StateColumn,
         OpColumn,
         ShapesColumn,
         DtypeColumn,
@@ -51,8 +55,6 @@ public:
         BaselineColumn,
         BestSpeedupColumn,
         RoofColumn,
-        ExperimentsColumn,
-        StateColumn,
         ColumnCount
     };
     Q_ENUM(Columns)

@@ -38,6 +38,8 @@ namespace ak {
 namespace {
 
 constexpr int kMaxFittedColumnWidth = 280; // px; wider columns are the user's choice
+// 2: the kernel table's Experiments and State columns moved after Kernel (saved headers of 1 ignored).
+constexpr quint32 kStateVersion = 2;
 
 QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 {
@@ -482,7 +484,7 @@ QByteArray RunWorkspace::saveState() const
 {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << quint32(1) << m_vertical->saveState() << m_top->saveState() << m_bottom->saveState()
+    out << kStateVersion << m_vertical->saveState() << m_top->saveState() << m_bottom->saveState()
         << m_kernelView->horizontalHeader()->saveState() << m_commitView->horizontalHeader()->saveState();
     return state;
 }
@@ -493,11 +495,15 @@ void RunWorkspace::restoreState(const QByteArray &state)
     quint32 version = 0;
     QByteArray vertical, top, bottom, kernelHeader, commitHeader;
     in >> version >> vertical >> top >> bottom >> kernelHeader >> commitHeader;
-    if (version != 1 || in.status() != QDataStream::Ok)
+    if (version < 1 || version > kStateVersion || in.status() != QDataStream::Ok)
         return;
     m_vertical->restoreState(vertical);
     m_top->restoreState(top);
     m_bottom->restoreState(bottom);
+    // A header keeps its widths and order by column number: one saved before the kernel table's
+    // columns moved (version 1) would put State's width on Op, and so on. The splitters still fit.
+    if (version != kStateVersion)
+        return;
     m_headersRestored = m_kernelView->horizontalHeader()->restoreState(kernelHeader)
         && m_commitView->horizontalHeader()->restoreState(commitHeader);
 }
