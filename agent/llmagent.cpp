@@ -77,8 +77,43 @@ AgentError LlmAgent::error(AgentError::Kind kind, const QString &reason, bool re
     return e;
 }
 
+namespace {
+
+// The server's words for "the prompt plus max_tokens exceed the model's context" (llama.cpp old and
+// new, vLLM, OpenAI, Anthropic), in lower case.
+bool contextExceeded(const QString &error)
+{
+    const QString e = error.toLower();
+    for (const char *words : { "context is full", "n_ctx", "exceed_context_size", "context size",
+             "context length", "context window", "prompt is too long" })
+        if (e.contains(QLatin1String(words)))
+            return true;
+    return false;
+}
+
+const QString kContextHint = QStringLiteral(
+    "the prompt and max_tokens do not fit the model's context: start the server with a larger one "
+    "(llama.cpp -c, vLLM --max-model-len, Ollama num_ctx) or lower max_tokens (run.json \"agent\")");
+
+} // namespace
+
 QString LlmAgent::configurationCause(const LlmRequest &request, const LlmResponse &response)
 {
+    // An error inside a 200 stream: the same request fails alike next time unless the server said it
+    // is overloaded (retryable), so a too-small context or a rejected request pauses the loop.
+    if (response.errorInStream) {
+        if (response.retryable)
+            return QString();
+        if (contextExceeded(response.error))
+            return kContextHint;
+        const QString e = response.error.toLower();
+        if (e.contains(QLatin1String("invalid_request_error"))
+            || e.contains(QLatin1String("badrequesterror")))
+            return QStringLiteral(
+                "the server rejected the request's parameters: check the model and the agent's max_tokens "
+                "(run.json \"agent\")");
+        return QString();
+    }
     const QString url = LlmProtocol::endpoint(request).toDisplayString();
     // Every request is redirected alike and the client follows same-origin redirects only: waiting
     // cannot help, the base URL must name where the server really answers.
@@ -93,7 +128,10 @@ QString LlmAgent::configurationCause(const LlmRequest &request, const LlmRespons
         return QStringLiteral("model \"%1\" or endpoint %2 not found: check --model and --base-url")
             .arg(request.model, url);
     case 400:
+    case 413:
     case 422:
+        if (contextExceeded(response.error))
+            return kContextHint;
         return QStringLiteral(
             "the server rejected the request's parameters: check the model and the agent's max_tokens "
             "(run.json \"agent\")");

@@ -275,6 +275,7 @@ LlmResponse LlmClient::attempt(const LlmRequest &request, int *retryAfter)
         // Anthropic reports overload inside a 200 stream; that one is worth retrying.
         const bool overloaded = streamError.contains(QLatin1String("overloaded"))
             || streamError.contains(QLatin1String("api_error"));
+        out.errorInStream = true;
         return fail(
             AgentError::Kind::Http, QStringLiteral("error in the reply stream: ") + streamError, overloaded);
     }

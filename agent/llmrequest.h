@@ -50,6 +50,9 @@ struct LlmResponse
     AgentError::Kind errorKind = AgentError::Kind::Network;
     QString error; // one line, redacted
     bool retryable = false;
+    // The server reported the error inside a 200 stream (Anthropic's `error` event, llama.cpp's and
+    // vLLM's `data: {"error": ...}`): httpStatus says nothing about it, the error's text does.
+    bool errorInStream = false;
     bool switchedToMaxCompletionTokens = false; // the server asked for it: later requests should send it
 
     // The model declined or the server's content filter cut the reply: why, in words; else empty.

@@ -226,22 +226,54 @@ private Q_SLOTS:
         QCOMPARE(result.usage().tokensOut, 22);
     }
 
+    // Anthropic reports a rejected request inside the 200 stream (an `error` event): the same request
+    // fails alike every time, so it is a configuration error naming the setting, never retried.
+    void errorInsideStream_data()
+    {
+        QTest::addColumn<QByteArray>("error");
+        QTest::addColumn<QString>("hint");
+        QTest::newRow("prompt too long") << QByteArray(
+            "{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 215000 "
+            "tokens > 200000 maximum\"}") << QStringLiteral("do not fit the model's context");
+        QTest::newRow("max_tokens over the model's limit")
+            << QByteArray("{\"type\":\"invalid_request_error\",\"message\":\"max_tokens: 100000 > 64000, "
+                          "which is the maximum allowed number of output tokens\"}")
+            << QStringLiteral("rejected the request's parameters");
+    }
     void errorInsideStream()
+    {
+        QFETCH(QByteArray, error);
+        QFETCH(QString, hint);
+        m_server->enqueue(ScriptedReply::stream(
+            "event: message_start\ndata: "
+            "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n"
+            "event: error\ndata: {\"type\":\"error\",\"error\":"
+            + error + "}\n\n"));
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
+        QVERIFY(!result.error().retryable); // not an overload: the same request would fail again
+        QVERIFY2(result.error().reason.contains(hint), qPrintable(result.error().reason));
+        QVERIFY2(result.error().reason.contains(QStringLiteral("invalid_request_error")),
+            qPrintable(result.error().reason)); // the server's own words follow the hint
+        QCOMPARE(m_server->requests().size(), 1);
+    }
+
+    // Anthropic's overload inside a 200 stream is transient: retried, and the retry's reply is used.
+    void overloadInsideStreamIsRetried()
     {
         m_server->enqueue(ScriptedReply::stream(
             "event: message_start\ndata: "
             "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n"
-            "event: error\ndata: "
-            "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt too "
-            "long\"}}\n\n"));
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+            "\"message\":\"Overloaded\"}}\n\n"));
         m_server->enqueue(ScriptedReply::reply(goodReply()));
-        const AgentResult result = agent(QStringLiteral("anthropic"), true)->propose(context());
-        QVERIFY(!result.ok());
-        QCOMPARE(result.error().kind, AgentError::Kind::Http);
-        QVERIFY(!result.error().retryable); // not an overload: the same request would fail again
-        QVERIFY2(result.error().reason.contains(QStringLiteral("prompt too long")),
-            qPrintable(result.error().reason));
-        QCOMPARE(m_server->requests().size(), 1);
+        const AgentResult result = agent(QStringLiteral("anthropic"), true, 3)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved);
+        QCOMPARE(result.usage().attempts, 2);
+        QCOMPARE(m_server->requests().size(), 2);
     }
 
     // Reasoning models: the thoughts arrive beside the answer (vLLM's reasoning_content, newer
@@ -322,10 +354,15 @@ private Q_SLOTS:
             "data: {\"error\":{\"code\":500,\"message\":\"the context is full (n_ctx 4096)\","
             "\"type\":\"server_error\"}}\n\n"));
         m_server->enqueue(ScriptedReply::reply(goodReply()));
-        const AgentResult result = agent(QStringLiteral("openai"), true, 1)->propose(context());
+        const AgentResult result = agent(QStringLiteral("openai"), true, 3)->propose(context());
         QVERIFY(!result.ok());
         QVERIFY2(result.error().reason.contains(QStringLiteral("the context is full (n_ctx 4096)")),
             qPrintable(result.error().reason));
+        // Too small a context fails every request alike: a configuration error naming the flag.
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("llama.cpp -c")),
+            qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 1);
     }
 
     // A refusal or a content filter is said as such, a failed proposal (not a configuration error:
