@@ -446,24 +446,44 @@ private Q_SLOTS:
         QVERIFY2(t.elapsed() >= 1100, qPrintable(QString::number(t.elapsed())));
     }
 
-    void vllmFlatErrorBodyIsRead()
+    // vLLM's error shapes: the old flat body, the newer nested one (OpenAI's), and an error inside
+    // the stream after the 200. Each is read in the server's words and, since the same request fails
+    // alike every time, is a configuration error naming the server's flag.
+    void vllmErrorShapesAreRead_data()
     {
-        ScriptedReply tooLong;
-        tooLong.kind = ScriptedReply::Kind::Raw;
-        tooLong.status = 400;
-        // A plain literal: moc's lexer reads the apostrophe in a raw string as a char literal and skips
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("body");
+        // Plain literals: moc's lexer reads the apostrophe in a raw string as a char literal and skips
         // tests.
-        tooLong.raw
-            = "{\"object\":\"error\",\"message\":\"This model's maximum context length is 4096 tokens. "
-              "However, "
-              "you requested 16384 tokens.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}";
-        m_server->enqueue(tooLong);
-        const AgentResult result = agent(QStringLiteral("openai"), false, 2)->propose(context());
+        const QByteArray message = "\"message\":\"This model's maximum context length is 4096 tokens. "
+                                   "However, you requested 16384 tokens.\",\"type\":\"BadRequestError\","
+                                   "\"param\":null,\"code\":400";
+        QTest::newRow("old flat body") << 400 << "{\"object\":\"error\"," + message + "}";
+        QTest::newRow("new nested body") << 400 << "{\"error\":{" + message + "}}";
+        QTest::newRow("in the stream")
+            << 200
+            << "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+               "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n"
+               "data: {\"error\":{"
+                + message + "}}\n\ndata: [DONE]\n\n";
+    }
+    void vllmErrorShapesAreRead()
+    {
+        QFETCH(int, status);
+        QFETCH(QByteArray, body);
+        m_server->enqueue(
+            status == 200 ? ScriptedReply::stream(body) : ScriptedReply::rawReply(status, body));
+        m_server->enqueue(ScriptedReply::reply(goodReply()));
+        const AgentResult result = agent(QStringLiteral("openai"), status == 200, 2)->propose(context());
         QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Config);
         QVERIFY(!result.error().retryable);
         QVERIFY2(result.error().reason.contains(
                      QStringLiteral("BadRequestError: This model's maximum context length is 4096")),
             qPrintable(result.error().reason));
+        QVERIFY2(result.error().reason.contains(QStringLiteral("vLLM --max-model-len")),
+            qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 1);
     }
 
     void exhaustedQuotaIsNotRetried()
@@ -479,6 +499,7 @@ private Q_SLOTS:
         m_server->enqueue(ScriptedReply::reply(goodReply()));
         const AgentResult result = agent(QStringLiteral("openai"), true, 4)->propose(context());
         QVERIFY(!result.ok());
+        QCOMPARE(result.error().kind, AgentError::Kind::Config); // the loop pauses: no kernel pays for it
         QVERIFY(!result.error().retryable);
         QVERIFY2(result.error().reason.contains(QStringLiteral("quota is exhausted")),
             qPrintable(result.error().reason));
