@@ -36,6 +36,9 @@ ENVIRONMENT = [
     ("AUTOKERNEL_TIMING_MAX_SLOTS", "Raises the number of input slots a timed round may use (default "
      "128 on CUDA, 32 on the CPU), and the memory they may take with it, so that rounds of fast "
      "kernels are longer (for side-by-side timing)."),
+    ("AUTOKERNEL_TIMING_HEAP", "0 makes every side of a timed round on CUDA copy its outputs into "
+     "the judge's region inside its clock, as before the heap (for side-by-side timing); default: "
+     "a kernel's outputs stay in GPU memory the judge reads, and no clock holds a copy."),
     ("AUTOKERNEL_DEVICE", "Set by autokernel-cli for the model file it profiles or verifies (cpu, "
      "cuda): the bundled examples size themselves by it."),
     ("AUTOKERNEL_PROMPT_FILE", "Set for the command agent's program: the file holding the prompt."),

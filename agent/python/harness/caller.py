@@ -57,9 +57,18 @@ def describe_mismatch(desc, shape, dtype, device):
     return None
 
 
-def read_output(reply, index, arena, out_region, shape, dtype, device, into=None, pid=None):
+def read_output(reply, index, arena, out_region, shape, dtype, device, into=None, pid=None, heap=None):
     """The index-th output of a run reply as a plain tensor (a copy, into `into` when given: a
     fresh allocation faults its pages in, 50 ms for 16 MB on a VM), or raise KernelFault."""
+    desc = output_desc(reply, index, shape, dtype, device)
+    if desc.get("held") and device == "cpu":
+        return read_held(desc, pid, shape, dtype, into)
+    out = output_view(desc, arena, out_region, heap, shape, dtype)
+    return into.copy_(out) if into is not None else out.clone()
+
+
+def output_desc(reply, index, shape, dtype, device):
+    """The runner's description of its index-th output, or raise what was wrong with it."""
     if not reply.get("ok"):
         raise KernelRaised(str(reply.get("error") or "kernel_fn failed"), bool(reply.get("fatal")))
     outs = reply.get("outs")
@@ -71,10 +80,25 @@ def read_output(reply, index, arena, out_region, shape, dtype, device, into=None
     problem = describe_mismatch(desc, shape, dtype, device)
     if problem:
         raise KernelFault(problem)
-    if desc.get("held"):
-        return read_held(desc, pid, shape, dtype, into)
-    out = arena.tensor(out_region[0], shape, dtype)
-    return into.copy_(out) if into is not None else out.clone()
+    return desc
+
+
+def output_view(desc, arena, out_region, heap, shape, dtype):
+    """The judge's own view of the bytes a (GPU or copied) output is in: the region it named, or,
+    for an output held on CUDA, the place in the heap (heap.py) the kernel's process names. The
+    offset is the process's word; the bytes there are what is checked."""
+    if not desc.get("held"):
+        return arena.tensor(out_region[0], shape, dtype)
+    import torch
+    offset, itemsize = desc.get("offset"), torch.empty((), dtype=dtype).element_size()
+    nbytes = itemsize
+    for s in shape:
+        nbytes *= s
+    if heap is None or not isinstance(offset, int) or desc.get("nbytes") != nbytes or offset < 0 \
+            or offset % itemsize or offset + nbytes > heap.size:
+        raise KernelFault("the kernel's process described an output that cannot be read (%s bytes at "
+                          "heap offset %s)" % (desc.get("nbytes"), offset))
+    return heap.tensor(offset, shape, dtype)
 
 
 def read_held(desc, pid, shape, dtype, into=None):
@@ -114,5 +138,5 @@ class RemoteCaller:
         return result
 
 
-__all__ = ["KernelFault", "KernelRaised", "RemoteCaller", "RunnerFailure", "layout", "region_bytes",
-           "read_output", "write"]
+__all__ = ["KernelFault", "KernelRaised", "RemoteCaller", "RunnerFailure", "layout", "output_desc",
+           "output_view", "region_bytes", "read_output", "write"]

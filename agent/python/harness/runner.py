@@ -38,6 +38,9 @@ class State:
         self.graph_outs = {}
         self.golden_ready = False
         self.held = []              # a "hold" round's outputs, alive until the next such round
+        self.heap = None            # CUDA: heap.Heap over GPU memory the judge reads (the candidate's)
+        self.graph_keep = {}        # (fn, slot ids) -> the captured round's outputs, kept alive
+        self.keep_only = False      # this round's held outputs are never read (the reference's, the null's)
 
 
 def _sync(device):
@@ -113,20 +116,55 @@ def _place(state, out, offset, capacity):
     return desc
 
 
-def _hold(state, out):
-    """Keep the output where the kernel put it and say where: the judge reads it from this stopped
-    process (process_vm_readv) after the round, so no side's clock holds a copy into its region
-    that a kernel could skip by writing there itself (cheaters/direct_output.py in tests/agent/harness).
-    A non-contiguous output is made contiguous here, inside the clock: the kernel's own cost."""
+def _hold(state, out, offset, capacity):
+    """Keep the output where the kernel put it and say where, so that no side's clock holds a copy
+    into the judge's region, a copy a kernel could skip by writing there itself
+    (cheaters/direct_output.py in tests/agent/harness). On the CPU the judge reads it from this
+    stopped process (process_vm_readv); on CUDA from the heap (heap.py), GPU memory the judge maps
+    too: an output outside the heap (or with no heap) is copied into the judge's region instead,
+    inside the clock (the kernel's own cost). The reference and the null kernel, never read while
+    timed, only keep theirs (hold "keep"). A non-contiguous output is made contiguous here, inside the
+    clock: the kernel's own cost."""
     desc, usable = _describe(state, out)
     if not usable:
         return desc
     t = out.detach()
     if not t.is_contiguous():
         t = t.contiguous()
+    nbytes = t.numel() * t.element_size()
+    if state.device == "cuda" and not state.keep_only and (state.heap is None or not state.heap.holds(t)):
+        return _place(state, t, offset, capacity)
     state.held.append(t)
-    desc.update(held=True, ptr=t.data_ptr(), nbytes=t.numel() * t.element_size())
+    desc.update(held=True, nbytes=nbytes)
+    if state.device == "cpu":
+        desc["ptr"] = t.data_ptr()
+    elif state.heap is not None:
+        desc["offset"] = state.heap.offset(t)
     return desc
+
+
+def _attach_heap(state, fd, size):
+    """The judge's GPU memory for this candidate's timed outputs (see heap.py)."""
+    from . import cudashm, heap
+    if state.heap is not None:
+        return {"ok": False, "error": "a heap is attached already"}
+    try:
+        if not heap.supported():
+            os.close(fd)
+            return {"ok": False, "error": "this torch has no MemPool with a custom allocator"}
+        import torch
+        torch.cuda.init()
+        state.heap = heap.Heap(cudashm.Arena.attach(fd, int(size)))
+    except Exception as exc:  # noqa: BLE001 - the kernel then copies its outputs, at its own cost
+        state.heap = None
+        return {"ok": False, "error": _one_line(exc)}
+    return {"ok": True}
+
+
+def _pool(state, hold):
+    """Where a timed round's allocations go: the heap when its outputs are held there."""
+    import contextlib
+    return state.heap.use() if hold and state.heap is not None else contextlib.nullcontext()
 
 
 def _contract_checks(state, inputs, out, pristine, threads_before):
@@ -180,41 +218,66 @@ def _peak(state, msg):
 
 
 def _graph(state, msg):
-    """Captures the round's calls (kernel_fn, then the copy into the judge's region) into a CUDA graph
-    and keeps it: replaying it runs the same GPU work with no Python in between, so a round's time
-    is the GPU's, not the launch overhead's (what do_bench's L2 flush hides by keeping the GPU busy).
-    Inputs are read where the judge writes fresh data before every round."""
+    """Captures the round's calls (kernel_fn, then, unless outputs are held, the copy into the
+    judge's region) into a CUDA graph and keeps it: replaying it runs the same GPU work with no
+    Python in between, so a round's time is the GPU's, not the launch overhead's (what do_bench's L2
+    flush hides by keeping the GPU busy). Inputs are read where the judge writes fresh data before
+    every round. Held outputs stay alive with the graph, each at its own address, in the heap when
+    there is one (captured into its pool)."""
     import torch
     key = (msg.get("fn", "main"), tuple(int(b) for b in msg["ids"]))
     fn = state.fns[key[0]]
+    hold = _hold_mode(state, msg)
     first = _run(state, dict(msg, graph=False))         # eager: compiles, and the outputs' shapes
     if not first.get("ok"):
         return first
 
     def body():
+        kept, descs = [], []
         for bid, desc in zip(key[1], first["outs"]):
             inputs, offset, capacity = state.bound[bid]
             out = fn(*inputs)
-            if desc.get("copied"):
+            if hold:
+                state.held = []
+                desc = _hold(state, out, offset, capacity)
+                kept.extend(state.held)
+            elif desc.get("copied"):
                 state.arena.tensor(offset, list(out.shape), out.dtype).copy_(out)
-    try:
+            descs.append(desc)
+        return kept, descs
+
+    def capture(pool):
         with torch.no_grad():
             side = torch.cuda.Stream()
             side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
+            with torch.cuda.stream(side), _pool(state, pool is not None):
                 body()
             torch.cuda.current_stream().wait_stream(side)
             graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                body()
+            with torch.cuda.graph(graph, pool=pool):
+                kept, descs = body()
         torch.cuda.synchronize()
+        return graph, kept, descs
+
+    pool = state.heap.pool.id if hold and state.heap is not None else None
+    state.held = []
+    try:
+        try:
+            graph, kept, descs = capture(pool)
+        except BaseException:  # noqa: BLE001 - no capture into the heap's pool: outputs copied, at the kernel's cost
+            if pool is None:
+                raise
+            torch.cuda.synchronize()
+            graph, kept, descs = capture(None)
     except BaseException as exc:  # noqa: BLE001 - not capturable: the judge times eager rounds
         torch.cuda.synchronize()
         state.graphs.pop(key, None)
         return dict(first, graph=False, why=_one_line(exc))
+    state.held = []
     state.graphs[key] = graph
-    state.graph_outs[key] = first["outs"]
-    return dict(first, graph=True)
+    state.graph_keep[key] = kept
+    state.graph_outs[key] = descs
+    return dict(first, outs=descs, graph=True)
 
 
 def _replay(state, msg):
@@ -230,6 +293,12 @@ def _replay(state, msg):
     return {"ok": True, "outs": state.graph_outs.get((msg.get("fn", "main"), tuple(int(b) for b in msg["ids"])), [])}
 
 
+def _hold_mode(state, msg):
+    """Whether a round's outputs stay where the kernel put them (timed rounds; never checked calls)."""
+    state.keep_only = msg.get("hold") == "keep"
+    return bool(msg.get("hold")) and not msg.get("checked")
+
+
 def _run(state, msg):
     import torch
     from . import guards, integrity
@@ -240,12 +309,12 @@ def _run(state, msg):
     if msg.get("replay"):
         return _replay(state, msg)
     checked = bool(msg.get("checked"))
-    hold = bool(msg.get("hold")) and not checked and state.device == "cpu"
+    hold = _hold_mode(state, msg)
     fn = state.fns[msg.get("fn", "main")]
     outs = []
     if hold:
         state.held = []
-    with torch.no_grad():
+    with torch.no_grad(), _pool(state, hold):
         for index, bid in enumerate(msg["ids"]):
             inputs, offset, capacity = state.bound[int(bid)]
             try:
@@ -265,7 +334,7 @@ def _run(state, msg):
                         desc["fault"] = fault
                 else:
                     out = fn(*inputs)
-                    desc = _hold(state, out) if hold else _place(state, out, offset, capacity)
+                    desc = _hold(state, out, offset, capacity) if hold else _place(state, out, offset, capacity)
             except BaseException as exc:  # noqa: BLE001 - SystemExit in a kernel is the kernel's failure
                 return {"ok": False, "index": index, "error": _one_line(exc),
                         "fatal": guards.is_fatal(exc), "traceback": traceback.format_exc()[-4000:]}
@@ -290,7 +359,9 @@ def serve(conn, device):
         # A ping may announce a timed request: wait for it awake (see wire.Connection.recv).
         spin = min(float(msg.get("spin") or 0.0), 0.1) if op == "ping" else 0.0
         try:
-            if op == "attach":
+            if op == "attach" and msg.get("role") == "heap":
+                reply = _attach_heap(state, fds[0], msg["size"])
+            elif op == "attach":
                 if state.arena is not None:
                     state.arena.close()
                 state.bound.clear()

@@ -26,7 +26,7 @@ import time
 import torch
 
 from . import compare, plan, procmem
-from .caller import KernelFault, KernelRaised, layout, read_output
+from .caller import KernelFault, KernelRaised, layout, output_desc, output_view, read_output
 from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize
 
 MAX_CHECKS = 14
@@ -46,6 +46,7 @@ BUDGETS = {  # per device and mode: target length of one round, timing budget (a
 SETTLED_MIN_CHECKS = MAX_CHECKS // 2
 MAX_SLOTS = 32      # CUDA: up to 128, a round of tiny kernels must outlast its overheads
 BATCHED_FILL_BYTES = 64 << 20
+HEAP_SPARE_BYTES = 256 << 20    # CUDA: the heap's room for a kernel's temporaries beside two rounds' outputs
 
 
 def slot_bytes(case):
@@ -196,13 +197,56 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         if not reply.get("ok"):
             raise KernelFault("binding the timing slots failed: %s" % reply.get("error"))
     ref_runner.request({"op": "null", "shape": shape, "dtype": str(dtype).replace("torch.", "")})
+    heap, heap_why, held = _attach_heap(cand, main_case, len(slots.specs)) if device == "cuda" else \
+        (None, "", True)
     reference_sb.freeze()
     candidate.freeze()
 
-    # On the CPU the outputs of a timed round stay in the kernel's process and the judge reads the
-    # checked ones from it while it is stopped: a copy into the arena inside the clock (which the
-    # null kernel's rounds pay as well) is a cost a kernel could skip by writing there itself.
-    hold = {"on": device == "cpu", "pid": candidate.host_pid() if device == "cpu" else None, "why": ""}
+    # The outputs of a timed round stay where the kernel put them and the judge reads the checked
+    # ones while its process is stopped: a copy into the arena inside the clock (which the null
+    # kernel's rounds would pay as well) is a cost a kernel could skip by writing there itself. On
+    # the CPU they are read from the process; on CUDA from the heap, GPU memory the judge maps too.
+    hold = {"on": held, "pid": candidate.host_pid() if device == "cpu" else None,
+            "why": "copied into the judge's region inside every side's clock (%s)" % heap_why if not held else ""}
+    try:
+        return _timed_rounds(candidate, cand, ref_runner, reference_sb, arena, spec, main_case, device,
+                             quick, deadline, progress, rng, budget, gpu, pools, slots, hold, heap, heap_why)
+    finally:
+        if heap is not None:
+            heap.close()
+
+
+def _attach_heap(cand, case, slot_count_):
+    """(heap arena or None, why not, whether outputs are held): the judge decides to hold a CUDA
+    kernel's outputs from its own torch and environment alone, then offers the heap; a runner that
+    does not take it copies its outputs into the judge's region at its own cost (never the null
+    kernel's), so refusing gains a kernel nothing. Room for two rounds' outputs (an eager round's
+    and a captured one's) and the kernel's temporaries. AUTOKERNEL_TIMING_HEAP=0 times as before
+    the heap (every side copies its outputs: side-by-side measurements)."""
+    from . import cudashm, heap as heap_mod
+    if os.environ.get("AUTOKERNEL_TIMING_HEAP", "1") == "0":
+        return None, "AUTOKERNEL_TIMING_HEAP=0", False
+    if not heap_mod.supported():
+        return None, "this torch cannot route allocations into a pool of the judge's memory", False
+    try:
+        arena = cudashm.Arena((2 * slot_count_ + 2) * case.out_nbytes() + HEAP_SPARE_BYTES)
+    except cudashm.CudaShmError as exc:
+        return None, "no GPU memory for the heap (%s)" % exc, False
+    fd = arena.export_fd()
+    try:
+        reply = cand.request({"op": "attach", "role": "heap", "size": arena.size}, fds=[fd])
+    finally:
+        os.close(fd)
+    if not reply.get("ok"):
+        arena.close()
+        return None, "the kernel's process did not take the heap (%s)" % reply.get("error"), True
+    return arena, "", True
+
+
+def _timed_rounds(candidate, cand, ref_runner, reference_sb, arena, spec, main_case, device, quick, deadline,
+                  progress, rng, budget, gpu, pools, slots, hold, heap, heap_why):
+    shape, dtype = list(main_case.truth.shape), main_case.torch_dtype
+    where = {"held": 0, "copied": 0}      # checked outputs read where the kernel left them / copied by it
     graphs = []                 # [True] once every side's round replays as a CUDA graph
     spin = _spin_seconds(device, budget)
 
@@ -217,7 +261,10 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
             gpu.flush_l2()
         t_flushed = time.perf_counter_ns()
         runner = cand if side == "C" else ref_runner
-        msg = {"op": "run", "ids": list(range(count)), "hold": hold["on"]}
+        # The reference's and the null kernel's outputs are never read while timed: on CUDA they
+        # are only kept ("keep"), never copied, whatever the kernel's outputs cost to read.
+        keep = hold["on"] and side != "C" and device == "cuda"
+        msg = {"op": "run", "ids": list(range(count)), "hold": "keep" if keep else hold["on"]}
         if side == "N":
             msg["fn"] = "null"
         if extra:
@@ -241,7 +288,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
             raise RuntimeError("the reference runner failed while timing: %s" % reply.get("error"))
         return (t1 - t0) / 1e3 / count, reply
 
-    if hold["on"]:
+    if hold["on"] and device == "cpu":
         # May this judge read the kernel's process at all? Only a refusal of the right to (the
         # system's ptrace policy) turns reading off: a bad address or a vanished process is the
         # kernel's doing, and must not talk the judge back into copies inside the clock.
@@ -304,7 +351,8 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
                 if entry is None:
                     continue
                 entry[1:] = [slots.offsets[k], read_output(reply, k, arena, slots.outs[k], shape, dtype,
-                                                           device, into=entry[2], pid=hold["pid"]), k]
+                                                           device, into=entry[2], pid=hold["pid"], heap=heap), k]
+                where["held" if reply["outs"][k].get("held") else "copied"] += 1
                 picked.append(entry)
                 for name, (offset, ishape, _), original in zip(spec.args, slots.specs[k],
                                                                pools.inputs(slots.offsets[k])):
@@ -312,13 +360,14 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
                         raise KernelFault("kernel_fn modified its input `%s` while being timed" % name)
             if gpu is not None:
                 for _, _, out, k in picked:
-                    again = arena.tensor(slots.outs[k][0], shape, dtype)
+                    again = output_view(output_desc(reply, k, shape, dtype, device), arena, slots.outs[k],
+                                        heap, shape, dtype)
                     if not compare.bit_equal(out, again):
                         raise KernelFault("the output of a timed call changed after the kernel's process "
                                           "reported it done: work was left running past the clock")
             last = (calls + count - 1, slots.offsets[count - 1],
                     read_output(reply, count - 1, arena, slots.outs[count - 1], shape, dtype, device,
-                                into=last[2] if last else None, pid=hold["pid"]), count - 1)
+                                into=last[2] if last else None, pid=hold["pid"], heap=heap), count - 1)
             calls += count
             checks = sample.entries()
             phases["checks"] += time.perf_counter() - t_checks
@@ -342,8 +391,7 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
                   "call%s" % (count, "" if count == 1 else "s",
                                " replayed as a CUDA graph" if graphs and graphs[0] else "",
                                ", L2 flushed before every round" if gpu is not None else ""),
-        "outputs": "read from the kernel's stopped process" if hold["on"] else
-                   (hold["why"] or "copied into the judge's region inside the clock"),
+        "outputs": _outputs_text(device, hold, where, heap_why),
         "cuda_graph": bool(graphs and graphs[0]),
         "cold_l2": gpu is not None, "reps": len(samples["C"]), "calls_per_round": count,
         "null_us": null, "raw_latency_us": median(samples["C"]), "raw_ref_latency_us": median(samples["R"]),
@@ -358,6 +406,21 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
         if why_eager:
             result["eager_because"] = why_eager
     return result, [(what, pools.inputs(offsets), out) for what, offsets, out, _ in checks]
+
+
+def _outputs_text(device, hold, where, heap_why):
+    """Where the checked outputs of the timed calls were read, for the result's timing.outputs."""
+    if not hold["on"]:
+        return hold["why"] or "copied into the judge's region inside the clock"
+    left = "read from the kernel's stopped process" if device == "cpu" else \
+        "read where the kernel left them, in GPU memory the judge maps (no copy on any clock)"
+    if not where["copied"]:
+        return left
+    text = "copied into the judge's region by the kernel's process, inside its own clock"
+    if where["held"]:
+        return "%s for %d of %d checked calls; the others %s" % (text, where["copied"], where["copied"] + where["held"],
+                                                                 left)
+    return "%s%s" % (text, " (%s)" % heap_why if heap_why else "")
 
 
 class Reservoir:

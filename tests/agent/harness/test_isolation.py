@@ -70,12 +70,17 @@ class Attacks(unittest.TestCase):
 
     def test_no_clock_holds_a_copy_of_the_output(self):
         # A copy into the judge's region inside the clock is what direct_output.py skipped (the null
-        # rounds paid it): the outputs are read from the stopped process instead, and the null
-        # kernel's calls cost only the runner's own call (it was ~250 us with the copy of a 2 MB output).
-        r = self.bench("direct_output.py")
+        # rounds paid it): an honest kernel's outputs are read from the stopped process instead, and
+        # the null kernel's calls cost only the runner's own call (it was ~250 us with the copy of a
+        # 2 MB output). direct_output.py still writes into the region, which now gains it nothing
+        # (NO_GAIN) and is said.
+        r = run(os.path.join(STARTERS, "cpu", "silu.py"))
         self.assertEqual(r["status"], "ok", r["failure"])
         self.assertEqual(r["timing"]["outputs"], "read from the kernel's stopped process")
         self.assertLess(r["timing"]["null_us"], 0.5 * r["latency_us"])
+        r = self.bench("direct_output.py")
+        self.assertEqual(r["status"], "ok", r["failure"])
+        self.assertIn("copied into the judge's region by the kernel's process", r["timing"]["outputs"])
         # Nor can a kernel talk the judge back into copies: a bad address in the first held output
         # is not a refusal of the right to read its process.
         r = self.bench("refuse_reading.py")
