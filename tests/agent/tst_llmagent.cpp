@@ -679,6 +679,38 @@ private Q_SLOTS:
             qPrintable(cut.error().reason));
     }
 
+    // Ollama's /v1/chat/completions, byte for byte as it streams: every chunk carries
+    // system_fingerprint fp_ollama and the assistant role, the last one finish_reason and the usage
+    // together, then [DONE].
+    void ollamaV1Stream()
+    {
+        QByteArray raw;
+        auto chunk = [&](const nlohmann::json &delta, const nlohmann::json &finish, const char *usage) {
+            nlohmann::json c = { { "id", "chatcmpl-512" }, { "object", "chat.completion.chunk" },
+                { "created", 1733400000 }, { "model", "qwen2.5-coder:7b" },
+                { "system_fingerprint", "fp_ollama" },
+                { "choices", { { { "index", 0 }, { "delta", delta }, { "finish_reason", finish } } } } };
+            if (usage)
+                c["usage"] = nlohmann::json::parse(usage);
+            raw += "data: " + QByteArray::fromStdString(c.dump()) + "\n\n";
+        };
+        const QString reply = goodReply();
+        for (qsizetype i = 0; i < reply.size(); i += 40)
+            chunk(
+                { { "role", "assistant" }, { "content", reply.mid(i, 40).toStdString() } }, nullptr, nullptr);
+        chunk({ { "role", "assistant" }, { "content", "" } }, "stop",
+            R"({"prompt_tokens":812,"completion_tokens":97,"total_tokens":909})");
+        raw += "data: [DONE]\n\n";
+        m_server->enqueue(ScriptedReply::stream(raw));
+        const AgentResult result = agent(QStringLiteral("openai"), true)->propose(context());
+        QVERIFY2(result.ok(), qPrintable(result.error().reason));
+        QCOMPARE(result.proposal().kernelPy, kImproved);
+        QCOMPARE(result.proposal().description, QStringLiteral("BLOCK_SIZE 256 -> 512 for fewer programs"));
+        QCOMPARE(result.usage().tokensIn, 812);
+        QCOMPARE(result.usage().tokensOut, 97);
+        QCOMPARE(m_server->requests().size(), 1);
+    }
+
     // llama.cpp before 2024-09 (and ik_llama.cpp) end a chat stream without [DONE], after the chunk
     // with finish_reason: a complete reply, taken at the first attempt.
     void streamWithFinishReasonButNoDoneIsComplete()
