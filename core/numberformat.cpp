@@ -49,6 +49,24 @@ QString formatRatio(double ratio)
     return QStringLiteral("%1×").arg(ratio, 0, 'f', ratio >= 100 ? 0 : 2);
 }
 
+QString formatSpeedup(double ratio)
+{
+    if (std::isnan(ratio) || ratio <= 0)
+        return notMeasured();
+    if (std::abs(ratio - 1.0) < 0.01)
+        return QStringLiteral("%1×").arg(ratio, 0, 'f', 3);
+    return formatRatio(ratio);
+}
+
+QString formatSpeedupVsStart(double speedup, double startSpeedup)
+{
+    const QString text = formatSpeedup(speedup);
+    if (std::isnan(speedup) || speedup <= 0 || std::isnan(startSpeedup) || startSpeedup <= 0)
+        return text;
+    return QStringLiteral("%1 · %2 vs start")
+        .arg(text, formatSignedPercent((speedup / startSpeedup - 1.0) * 100.0));
+}
+
 QString formatRate(double value, const QString &unit)
 {
     if (std::isnan(value))

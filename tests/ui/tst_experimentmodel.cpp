@@ -37,7 +37,7 @@ private Q_SLOTS:
         ExperimentModel model;
         model.resetRows(ak::test::makeRun(QStringLiteral("/r"))->experiments);
         const QModelIndex speedup = model.index(2, ExperimentModel::SpeedupColumn);
-        QCOMPARE(speedup.data().toString(), QStringLiteral("1.30×"));
+        QCOMPARE(speedup.data().toString(), QStringLiteral("1.30× · +30.0 % vs start")); // baseline 1.0×
         QCOMPARE(speedup.data(ExperimentModel::SortRole).toDouble(), 1.3);
         QCOMPARE(model.index(2, ExperimentModel::StatusColumn).data().toString(), QStringLiteral("keep"));
         QCOMPARE(model.index(2, ExperimentModel::CommitColumn).data().toString().size(), 8);
@@ -47,6 +47,46 @@ private Q_SLOTS:
         QCOMPARE(failed.data().toString(), QStringLiteral("—"));
         QVERIFY(failed.data(ExperimentModel::SortRole).toDouble() < 0);
         QVERIFY(model.index(3, ExperimentModel::StatusColumn).data(Qt::ForegroundRole).isValid());
+    }
+
+    void speedupShowsSmallKeepsAgainstTheStart()
+    {
+        // Issue #14: "0.99×" hid a 1 % keep. Beside the speedup over PyTorch, the gain over the
+        // kernel's baseline; 3 decimals within 1 % of 1.0. Sorting stays on the raw speedup.
+        QVector<ak::Experiment> rows = ak::test::makeRun(QStringLiteral("/r"))->experiments;
+        rows[0].metrics.speedup = 0.978; // 01-matmul's baseline: slower than PyTorch
+        rows[2].metrics.speedup = 0.99; // kept: still slower than PyTorch, 1.2 % faster than the start
+        rows[4].metrics.speedup = 0.982; // kept: 0.4 % faster than the start
+        ExperimentModel model;
+        model.resetRows(rows);
+        auto text
+            = [&](int row) { return model.index(row, ExperimentModel::SpeedupColumn).data().toString(); };
+        QCOMPARE(text(2), QStringLiteral("0.99× · +1.2 % vs start"));
+        QCOMPARE(text(4), QStringLiteral("0.98× · +0.4 % vs start")); // 1.8 % from 1.0: 2 decimals
+        rows[4].metrics.speedup = 1.004; // within 1 % of 1.0: 3 decimals
+        model.setRows(rows);
+        QCOMPARE(text(4), QStringLiteral("1.004× · +2.7 % vs start"));
+        QCOMPARE(text(1), QStringLiteral("0.90× · −8.0 % vs start")); // reverted 0.9×: worse than the start
+        QCOMPARE(text(0), QStringLiteral("0.98×")); // the baseline is the start
+        QCOMPARE(text(5), QStringLiteral("1.10×")); // 02-softmax has no baseline: nothing to compare with
+        QCOMPARE(
+            model.index(2, ExperimentModel::SpeedupColumn).data(ExperimentModel::SortRole).toDouble(), 0.99);
+
+        // A baseline that arrives with a live update changes the text of rows already shown.
+        QVector<ak::Experiment> more = rows;
+        more.append(
+            ak::test::experiment(7, QStringLiteral("02-softmax"), ak::ExperimentStatus::Baseline, 1.0, 20.0));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QVERIFY(!model.setRows(more));
+        QCOMPARE(resets.count(), 0);
+        QVERIFY(!changed.isEmpty());
+        const QModelIndex topLeft = changed.at(0).at(0).value<QModelIndex>();
+        const QModelIndex bottomRight = changed.at(0).at(1).value<QModelIndex>();
+        QVERIFY(topLeft.row() <= 5 && bottomRight.row() >= 5);
+        QVERIFY(topLeft.column() <= ExperimentModel::SpeedupColumn
+            && bottomRight.column() >= ExperimentModel::SpeedupColumn);
+        QCOMPARE(text(5), QStringLiteral("1.10× · +10.0 % vs start"));
     }
 
     void agentTooltipShowsTokensAndCost()

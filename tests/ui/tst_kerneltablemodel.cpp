@@ -46,18 +46,43 @@ private Q_SLOTS:
             QStringLiteral("01-matmul"));
     }
 
+    void bestShowsASmallKeepAgainstTheStart()
+    {
+        // Issue #14: a kernel still slower than PyTorch whose best keep gained 1.2 % read "0.99×" like
+        // one that gained nothing. The gain over its baseline shows beside it; 3 decimals near 1.0.
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        s->experiments[0].metrics.speedup = 0.978; // baseline
+        s->experiments[2].metrics.speedup = 0.97; // kept
+        s->experiments[4].metrics.speedup = 0.99; // kept, the best
+        KernelTableModel model;
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        const QModelIndex best = model.index(0, KernelTableModel::BestSpeedupColumn);
+        QCOMPARE(best.data().toString(), QStringLiteral("0.99× · +1.2 % vs start"));
+        QCOMPARE(best.data(KernelTableModel::SortRole).toDouble(), 0.99); // sorting: the raw number
+        s->experiments[4].metrics.speedup = 0.995;
+        model.setRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(best.data().toString(), QStringLiteral("0.995× · +1.7 % vs start"));
+        // Without a measured baseline (it failed), the speedup alone.
+        s->experiments[0].metrics.correct = false;
+        model.setRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(best.data().toString(), QStringLiteral("0.995×"));
+    }
+
     void bestOfKeptExperiments()
     {
         KernelTableModel model;
         model.resetRows(KernelTableModel::rowsFrom(*ak::test::makeRun(QStringLiteral("/r"))));
         // Kernel 1: kept 1.3x and 1.5x, a reverted 0.9x and a failure; the baseline is not counted.
-        QCOMPARE(
-            model.index(0, KernelTableModel::BestSpeedupColumn).data().toString(), QStringLiteral("1.50×"));
+        QCOMPARE(model.index(0, KernelTableModel::BestSpeedupColumn).data().toString(),
+            QStringLiteral("1.50× · +50.0 % vs start")); // its baseline: 1.0×
         QCOMPARE(
             model.index(0, KernelTableModel::RoofColumn).data(KernelTableModel::SortRole).toDouble(), 60.0);
         QCOMPARE(
             model.index(0, KernelTableModel::ExperimentsColumn).data(KernelTableModel::SortRole).toInt(), 4);
         QCOMPARE(model.rowAt(0).kept, 2);
+        QCOMPARE(
+            model.index(0, KernelTableModel::BestSpeedupColumn).data(KernelTableModel::SortRole).toDouble(),
+            1.5);
         // Kernel 2: only a pending experiment: nothing kept, nothing measured shown as a dash, no bar.
         QCOMPARE(model.index(1, KernelTableModel::BestSpeedupColumn).data().toString(), QStringLiteral("—"));
         QVERIFY(

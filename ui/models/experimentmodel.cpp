@@ -46,6 +46,20 @@ ExperimentModel::ExperimentModel(QObject *parent)
     : RowTableModel<Experiment>(parent)
 { }
 
+void ExperimentModel::rowsArriving(const QVector<Experiment> &rows)
+{
+    QHash<QString, double> start;
+    for (const Experiment &e : rows) // the newest baseline of a kernel, as the kernel table takes it
+        if (e.status == ExperimentStatus::Baseline && e.metrics.correct && Metrics::has(e.metrics.speedup))
+            start.insert(e.kernel, e.metrics.speedup);
+    if (start == m_startSpeedup)
+        return;
+    m_startSpeedup = std::move(start);
+    // Rows already shown read the new baseline too (a re-baseline is rare; one signal covers it).
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, SpeedupColumn), index(rowCount() - 1, SpeedupColumn));
+}
+
 int ExperimentModel::rowOfId(int id) const
 {
     for (int i = 0; i < rows().size(); ++i)
@@ -75,7 +89,10 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         case StatusColumn:
             return statusName(e.status);
         case SpeedupColumn:
-            return formatRatio(m.speedup);
+            // Over PyTorch a 1 % keep reads "0.99×" either way; over the kernel's start it shows.
+            return e.status == ExperimentStatus::Baseline
+                ? formatSpeedup(m.speedup)
+                : formatSpeedupVsStart(m.speedup, m_startSpeedup.value(e.kernel, std::nan("")));
         case RoofColumn:
             return formatPercentValue(m.pctPeak);
         case ThroughputColumn:
@@ -208,7 +225,8 @@ QVariant ExperimentModel::header(int column, int role) const
             return QStringLiteral(
                 "keep, revert, fail, crash, timeout, pending (waits for review), reject, baseline");
         case SpeedupColumn:
-            return tr("Paired speedup over the PyTorch reference (median of alternating runs)");
+            return tr("Paired speedup over the PyTorch reference (median of alternating runs), and "
+                      "against the kernel's baseline (vs start)");
         case RoofColumn:
             return tr("Percent of the roof that bounds this kernel on the device");
         case ThroughputColumn:

@@ -3,10 +3,13 @@
 #include "experiment.h"
 #include "rowtablemodel.h"
 
+#include <QHash>
+
 namespace ak {
 
 // The commit list: one row per experiment (one git commit each), in id order. Same role scheme as
-// KernelTableModel: DisplayRole formatted, SortRole raw, tooltips per column.
+// KernelTableModel: DisplayRole formatted, SortRole raw, tooltips per column. The Speedup column also
+// shows each result against its kernel's baseline ("0.990× · +1.2 % vs start").
 class ExperimentModel : public RowTableModel<Experiment>
 {
     Q_OBJECT
@@ -46,8 +49,13 @@ protected:
     QVariant cell(const Experiment &e, int column, int role) const override;
     QVariant header(int column, int role) const override;
     QString key(const Experiment &e) const override { return QString::number(e.id); }
-    // Every cell is a function of the Experiment alone.
+    // Every cell is a function of the Experiment and its kernel's baseline speedup; a changed baseline
+    // re-signals the Speedup column itself (rowsArriving).
     bool sameRow(const Experiment &a, const Experiment &b) const override { return a == b; }
+    void rowsArriving(const QVector<Experiment> &rows) override;
+
+private:
+    QHash<QString, double> m_startSpeedup; // kernel -> its baseline's speedup ("vs start")
 };
 
 } // namespace ak

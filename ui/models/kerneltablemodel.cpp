@@ -35,6 +35,7 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
         if (e.status == ExperimentStatus::Baseline && e.metrics.correct) {
             row.baselineUs = e.metrics.latencyUs;
             row.torchUs = e.metrics.refLatencyUs;
+            row.baselineSpeedup = e.metrics.speedup;
         }
         if (e.status != ExperimentStatus::Kept || !e.metrics.correct)
             continue;
@@ -162,7 +163,8 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
                 ? tr("%1 · PyTorch %2").arg(formatMicros(row.baselineUs), formatMicros(row.torchUs))
                 : formatMicros(row.baselineUs);
         case BestSpeedupColumn:
-            return formatRatio(row.bestSpeedup);
+            // Against PyTorch a 1 % keep reads "0.99×" either way; against the start it shows.
+            return formatSpeedupVsStart(row.bestSpeedup, row.baselineSpeedup);
         case RoofColumn:
             return formatPercentValue(row.bestPctPeak);
         case ExperimentsColumn:
@@ -313,7 +315,8 @@ QVariant KernelTableModel::header(int column, int role) const
         case BaselineColumn:
             return tr("The starter's time at its baseline bench, and PyTorch's own in the same bench");
         case BestSpeedupColumn:
-            return tr("Best kept experiment, speedup over the PyTorch reference");
+            return tr("Best kept experiment, speedup over the PyTorch reference, and its gain over the "
+                      "kernel's baseline (vs start)");
         case RoofColumn:
             return QStringLiteral(
                 "Best kept experiment, percent of the roof that bounds this kernel (compute or memory)");

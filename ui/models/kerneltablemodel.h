@@ -21,6 +21,7 @@ struct KernelRow
     double bestPctPeak = std::nan(""); // best kept experiment, % of the kernel's roof
     double baselineUs = std::nan(""); // the starter's latency at its baseline experiment
     double torchUs = std::nan(""); // PyTorch's own at the same bench
+    double baselineSpeedup = std::nan(""); // the starter's at its baseline: what "vs start" is against
     bool pytorchWins = false; // RunSnapshot::pytorchWins
     std::optional<KernelVerification> inModel; // what verification.json says of it; none: not verified
     QString modelNote; // the verification's note on the final set (it failed parity together)
