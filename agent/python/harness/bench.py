@@ -12,6 +12,7 @@ raises for a bad kernel: problems come back as status "error" (unusable file or 
 """
 
 import base64
+import importlib.util
 import os
 import random
 import time
@@ -240,7 +241,13 @@ class _Judge:
         self.results.append(load_stage)
         if not reply.get("ok"):
             load_stage.fail(str(reply.get("error")).replace(local, path), cheat=bool(reply.get("cheat")))
-            return self.finish("incorrect" if reply.get("cheat") else "error", load_stage.failure, t_start, base)
+            # A Triton kernel on a worker whose Python has no Triton (a remote machine set up without
+            # it) is the machine's fault, not the kernel's: the loop pauses instead of failing every
+            # kernel. The judge asks its own interpreter (the runner's), not the kernel's message.
+            missing = self.device == "cuda" and "imports triton" in load_stage.failure \
+                and importlib.util.find_spec("triton") is None
+            return self.finish("incorrect" if reply.get("cheat") else "error", load_stage.failure, t_start, base,
+                               environment_error=missing)
         load_stage.detail = "KERNEL_TYPE %s, kernel_fn(%s)" % (spec.name, ", ".join(static["kernel_fn_args"]))
 
         caller = RemoteCaller(runner, self.arena, self.device, spec.args)
