@@ -86,6 +86,33 @@ class FreshInputs(unittest.TestCase):
             self.assertEqual(len({tuple(o) for o in slots.offsets[:5]}), 5)
 
 
+class HeldOutputs(unittest.TestCase):
+    """The judge's reading of an output the kernel's process says it left in the heap (on CUDA a
+    VMM allocation; the bounds rules are the same over a CPU arena): the offset is the process's
+    word, so anything outside the heap or misaligned is the kernel's fault, never a read elsewhere."""
+
+    def test_offsets_are_checked_against_the_heap(self):
+        import torch
+        from harness import caller, shm
+        heap = shm.create("cpu", 4096)
+        heap.tensor(512, [4, 8], torch.float32).copy_(torch.arange(32, dtype=torch.float32).view(4, 8))
+        desc = {"type": "Tensor", "shape": [4, 8], "dtype": "float32", "device": "cuda", "held": True,
+                "offset": 512, "nbytes": 128}
+        got = caller.output_view(desc, None, None, heap, [4, 8], torch.float32)
+        self.assertTrue(torch.equal(got, torch.arange(32, dtype=torch.float32).view(4, 8)))
+        for bad in ({"offset": 4096 - 64}, {"offset": -128}, {"offset": 514}, {"offset": None},
+                    {"nbytes": 64}, {"offset": "512"}):
+            with self.subTest(bad=bad), self.assertRaises(caller.KernelFault):
+                caller.output_view(dict(desc, **bad), None, None, heap, [4, 8], torch.float32)
+        with self.assertRaises(caller.KernelFault):          # held, but no heap was given to the kernel
+            caller.output_view(desc, None, None, None, [4, 8], torch.float32)
+        region = shm.create("cpu", 4096)                       # an output the kernel copied: the region
+        region.tensor(0, [4, 8], torch.float32).fill_(7.0)
+        copied = dict(desc, held=False, copied=True)
+        self.assertEqual(float(caller.output_view(copied, region, (0, 128), heap, [4, 8], torch.float32).sum()),
+                         7.0 * 32)
+
+
 class Summary(unittest.TestCase):
     def test_paired_speedup_and_noise(self):
         k = [10.0, 11.0, 10.0, 12.0, 10.0, 10.5]
