@@ -16,6 +16,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -347,6 +348,51 @@ private Q_SLOTS:
             QStringLiteral("01-matmul"));
         QCOMPARE(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->experimentProxy()->rowCount(), 6);
         QCOMPARE(ak::test::named<ak::RunWorkspace>(&w, "RunWorkspace")->chartModel()->rowCount(), 5);
+    }
+
+    void arrivingExperimentsDoNotMoveTheCommitList()
+    {
+        // Issue #14: newest first, experiments that arrived went in above the rows being read and pushed
+        // them down under the mouse. Scrolled away from the top, the top row stays; at the top, the
+        // newest rows show.
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto append = [](ak::RunSnapshot &run, int count) {
+            for (int i = 0; i < count; ++i) {
+                const int id = run.experiments.last().id + 1;
+                run.experiments.append(ak::test::experiment(
+                    id, QStringLiteral("01-matmul"), ak::ExperimentStatus::Reverted, 0.9, 36.0));
+                run.experimentIndex.insert(id, int(run.experiments.size()) - 1);
+            }
+        };
+        auto s = ak::test::makeRun(QStringLiteral("/runs/arriving"));
+        append(*s, 80); // experiments 7..86
+        w.showSnapshot(s);
+        QTableView *commits = ak::test::named<QTableView>(&w, "CommitView");
+        auto topId
+            = [commits] { return commits->indexAt(QPoint(0, 0)).data(ak::ExperimentModel::IdRole).toInt(); };
+        QCOMPARE(topId(), 86);
+        auto next = std::make_shared<ak::RunSnapshot>(*s);
+        append(*next, 3);
+        w.showSnapshot(next);
+        QCOMPARE(topId(), 89); // at the top: the newest show as they arrive
+
+        int row50 = -1;
+        for (int r = 0; r < commits->model()->rowCount() && row50 < 0; ++r)
+            if (commits->model()->index(r, 0).data(ak::ExperimentModel::IdRole).toInt() == 50)
+                row50 = r;
+        commits->scrollTo(commits->model()->index(row50, 0), QAbstractItemView::PositionAtTop);
+        QCOMPARE(topId(), 50);
+        QVERIFY(commits->verticalScrollBar()->value() > 0);
+        const int horizontal = commits->horizontalScrollBar()->value();
+        auto more = std::make_shared<ak::RunSnapshot>(*next);
+        append(*more, 10);
+        w.showSnapshot(more);
+        QCOMPARE(commits->model()->rowCount(), 99);
+        QCOMPARE(topId(), 50);
+        QCOMPARE(commits->horizontalScrollBar()->value(), horizontal);
     }
 
     void commitSelectionShowsDiff()

@@ -24,6 +24,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -221,6 +222,14 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
     const QVector<KernelRow> kernels
         = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
     const QVector<Experiment> experiments = snapshot ? snapshot->experiments : QVector<Experiment>();
+    // Newest first: arriving rows go in above the ones being read and push them down, so a click
+    // meant for one lands on another (issue #14). Scrolled away from the top, the top row stays put;
+    // at the top, the newest rows show as they arrive.
+    int topId = 0;
+    if (sameRun && m_commitView->verticalScrollBar()->value() > 0) {
+        const QModelIndex top = m_commitView->indexAt(QPoint(0, 0));
+        topId = top.isValid() ? top.data(ExperimentModel::IdRole).toInt() : 0;
+    }
     if (sameRun) {
         m_kernelModel->setRows(kernels);
         m_experimentModel->setRows(experiments);
@@ -239,6 +248,8 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
     if (sameRun)
         experimentSelectionChanged();
     updateEmptyStates();
+    if (topId != 0)
+        keepCommitAtTop(topId);
     // Fit columns to a new run once the views are current (a hidden view measures no rows); the
     // user's saved column widths win over fitting.
     if (!sameRun && !m_headersRestored) {
@@ -252,6 +263,20 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
                     view->setColumnWidth(c, std::min(view->columnWidth(c), kMaxFittedColumnWidth));
         });
     }
+}
+
+void RunWorkspace::keepCommitAtTop(int id)
+{
+    const int row = m_experimentModel->rowOfId(id);
+    const QModelIndex index
+        = row < 0 ? QModelIndex() : m_experimentProxy->mapFromSource(m_experimentModel->index(row, 0));
+    if (!index.isValid())
+        return; // filtered out or gone: nothing to hold on to
+    // scrollTo also brings column 0 into view; the user's horizontal position is theirs.
+    QScrollBar *horizontal = m_commitView->horizontalScrollBar();
+    const int x = horizontal->value();
+    m_commitView->scrollTo(index, QAbstractItemView::PositionAtTop);
+    horizontal->setValue(x);
 }
 
 void RunWorkspace::updateEmptyStates()

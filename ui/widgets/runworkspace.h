@@ -98,6 +98,8 @@ private:
     void experimentSelectionChanged();
     void refreshKernelDependents();
     void updateEmptyStates();
+    // Scrolls the commit list so that experiment `id` is its top row again after a live update.
+    void keepCommitAtTop(int id);
     void loadDiff(const Experiment &e);
     void showReply(const Experiment &e, const QString &reply);
     void compareExperiments(const Experiment &older, const Experiment &newer);
