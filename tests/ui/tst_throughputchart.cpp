@@ -3,10 +3,12 @@
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
 
+#include <QAbstractItemModelTester>
 #include <QChart>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QScatterSeries>
+#include <QSignalSpy>
 #include <QTest>
 #include <QValueAxis>
 
@@ -60,6 +62,68 @@ private Q_SLOTS:
 
         const auto roofMarkers = chart.chart()->legend()->markers(chart.chart()->series().at(0));
         QVERIFY(!roofMarkers.isEmpty() && roofMarkers.first()->isVisible());
+    }
+
+    void aReloadThatOnlyAppendsInsertsRows()
+    {
+        // Issue #14: every reload reset the chart model, rebuilding every series of a 10k-experiment
+        // kernel. The same kernel again inserts the new rows; a changed outcome is a dataChanged;
+        // another kernel still resets.
+        auto run = test::makeRun(QStringLiteral("/runs/live"));
+        ThroughputChartModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ThroughputChart chart(&model);
+        const QString mm = QStringLiteral("01-matmul");
+        model.setKernel(run->kernels[0], mm, run->experiments);
+        QCOMPARE(model.rowCount(), 4);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+
+        model.setKernel(run->kernels[0], mm, run->experiments); // nothing new: nothing signalled
+        QCOMPARE(resets.count() + inserted.count() + changed.count(), 0);
+
+        run->experiments.append(test::experiment(7, mm, ExperimentStatus::Reverted, 1.2, 55.0));
+        run->experiments.append(test::experiment(8, mm, ExperimentStatus::Pending, 1.9, 75.0));
+        model.setKernel(run->kernels[0], mm, run->experiments);
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(inserted.at(0).at(1).toInt(), 4);
+        QCOMPARE(inserted.at(0).at(2).toInt(), 5);
+        // The chart follows the inserted rows: points, the best line to the end, colours, the x range.
+        QCOMPARE(chart.attemptsSeries()->count(), 6);
+        QCOMPARE(chart.attemptsSeries()->at(5), QPointF(8, 75));
+        QCOMPARE(chart.attemptsSeries()
+                     ->pointConfiguration(5)
+                     .value(QXYSeries::PointConfiguration::Color)
+                     .value<QColor>(),
+            ThroughputChart::outcomeColor(ExperimentStatus::Pending));
+        QVERIFY(chart.xAxis()->max() >= 8);
+        auto *best = qobject_cast<QXYSeries *>(chart.chart()->series().at(1)); // roof, best, attempts, ring
+        QVERIFY(best);
+        QCOMPARE(best->count(), 6); // from the baseline (the first kept row) to the appended rows
+        QCOMPARE(model.index(5, ThroughputChartModel::BestColumn).data().toDouble(), 60.0);
+
+        // Experiment 8 accepted: its row changes (the best line moves), nothing is inserted or reset.
+        run->experiments.last().status = ExperimentStatus::Kept;
+        model.setKernel(run->kernels[0], mm, run->experiments);
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 5);
+        QCOMPARE(model.index(5, ThroughputChartModel::BestColumn).data().toDouble(), 75.0);
+        QCOMPARE(chart.attemptsSeries()
+                     ->pointConfiguration(5)
+                     .value(QXYSeries::PointConfiguration::Color)
+                     .value<QColor>(),
+            ThroughputChart::outcomeColor(ExperimentStatus::Kept));
+
+        // Another kernel: a reset.
+        model.setKernel(run->kernels[1], QStringLiteral("02-softmax"), run->experiments);
+        QCOMPARE(resets.count(), 1);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(chart.attemptsSeries()->count(), 1);
     }
 
     void noRoofNoRoofInTheLegend()

@@ -11,11 +11,6 @@ ThroughputChartModel::ThroughputChartModel(QObject *parent)
 void ThroughputChartModel::setKernel(
     const KernelRecord &kernel, const QString &key, const QVector<Experiment> &allExperiments)
 {
-    beginResetModel();
-    m_points.clear();
-    m_key = key;
-    m_headroom = kernel.maxSpeedup;
-    m_firstBestRow = -1;
     QVector<const Experiment *> mine;
     bool anyPct = false;
     for (const Experiment &e : allExperiments) {
@@ -24,20 +19,60 @@ void ThroughputChartModel::setKernel(
         mine.append(&e);
         anyPct = anyPct || Metrics::has(e.metrics.pctPeak);
     }
-    m_metric = anyPct ? Metric::PercentOfRoof : Metric::Speedup;
+    const Metric metric = anyPct ? Metric::PercentOfRoof : Metric::Speedup;
+    QVector<Point> points;
+    int firstBestRow = -1;
     double best = std::nan("");
     for (const Experiment *e : mine) {
-        const double y = m_metric == Metric::PercentOfRoof ? e->metrics.pctPeak : e->metrics.speedup;
+        const double y = metric == Metric::PercentOfRoof ? e->metrics.pctPeak : e->metrics.speedup;
         if (!Metrics::has(y))
             continue;
         const bool kept = e->status == ExperimentStatus::Kept || e->status == ExperimentStatus::Baseline;
         if (kept && !(y <= best))
             best = y;
-        if (kept && m_firstBestRow < 0)
-            m_firstBestRow = int(m_points.size());
-        m_points.append({ e->id, y, best, e->status });
+        if (kept && firstBestRow < 0)
+            firstBestRow = int(points.size());
+        points.append({ e->id, y, best, e->status });
     }
-    endResetModel();
+
+    // A live reload of the same kernel mostly appends experiments: rows inserted, and the rows whose
+    // outcome changed (a pending one accepted moves the best line) signalled, so the chart adds
+    // points instead of rebuilding every series. Another kernel, or a change of what the axes mean,
+    // resets.
+    const int oldCount = int(m_points.size());
+    bool live
+        = key == m_key && metric == m_metric && kernel.maxSpeedup == m_headroom && points.size() >= oldCount;
+    for (int i = 0; live && i < oldCount; ++i)
+        live = points.at(i).id == m_points.at(i).id;
+    if (!live) {
+        beginResetModel();
+        m_points = std::move(points);
+        m_key = key;
+        m_metric = metric;
+        m_headroom = kernel.maxSpeedup;
+        m_firstBestRow = firstBestRow;
+        endResetModel();
+        return;
+    }
+    int firstChanged = -1, lastChanged = -1;
+    for (int i = 0; i < oldCount; ++i) {
+        if (points.at(i) == m_points.at(i))
+            continue;
+        if (firstChanged < 0)
+            firstChanged = i;
+        lastChanged = i;
+    }
+    m_firstBestRow = firstBestRow;
+    if (firstChanged >= 0) {
+        for (int i = firstChanged; i <= lastChanged; ++i)
+            m_points[i] = points.at(i);
+        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, ColumnCount - 1));
+    }
+    if (points.size() > oldCount) {
+        beginInsertRows({}, oldCount, int(points.size()) - 1);
+        m_points = std::move(points);
+        endInsertRows();
+    }
 }
 
 void ThroughputChartModel::clear()

@@ -6,6 +6,8 @@
 #include <QAbstractTableModel>
 #include <QVector>
 
+#include <cmath>
+
 namespace ak {
 
 // heaptrack's ChartModel: rows are points in time (measured experiments of one kernel, in id order),
@@ -29,7 +31,8 @@ public:
 
     explicit ThroughputChartModel(QObject *parent = nullptr);
 
-    // Resets the model (the chart shows one kernel at a time).
+    // Another kernel (the chart shows one at a time) resets the model; the same kernel again, as a
+    // live reload gives it, inserts the new experiments' rows and signals the changed ones.
     void setKernel(const KernelRecord &kernel, const QString &key, const QVector<Experiment> &allExperiments);
     void clear();
 
@@ -55,6 +58,12 @@ private:
         double y;
         double best;
         ExperimentStatus status;
+        bool operator==(const Point &o) const
+        {
+            // NaN (no kept experiment yet) equals NaN: an unchanged row must compare equal.
+            auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+            return id == o.id && same(y, o.y) && same(best, o.best) && status == o.status;
+        }
     };
     QVector<Point> m_points;
     QString m_key;

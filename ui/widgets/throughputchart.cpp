@@ -89,8 +89,12 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     m_bestMapper = mapper(model, m_best, ThroughputChartModel::BestColumn, this);
     m_roofMapper = mapper(model, m_roof, ThroughputChartModel::RoofColumn, this);
 
-    connect(model, &QAbstractItemModel::modelReset, this, &ThroughputChart::modelReset);
-    modelReset();
+    // After the mappers (connected first, so the series already hold the new points): ranges, the
+    // best line's start and the points' colours follow a reset, appended rows and changed outcomes.
+    connect(model, &QAbstractItemModel::modelReset, this, &ThroughputChart::relayout);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &ThroughputChart::relayout);
+    connect(model, &QAbstractItemModel::dataChanged, this, &ThroughputChart::relayout);
+    relayout();
 }
 
 void ThroughputChart::setEmptyMessage(const QString &title, const QString &body)
@@ -98,7 +102,7 @@ void ThroughputChart::setEmptyMessage(const QString &title, const QString &body)
     setEmptyText(title, body);
 }
 
-void ThroughputChart::modelReset()
+void ThroughputChart::relayout()
 {
     const int rows = m_model->rowCount();
     if (rows == 0) {
@@ -108,9 +112,16 @@ void ThroughputChart::modelReset()
     // The best line starts at the first kept experiment: before it there is nothing to draw, and
     // Qt Charts draws NaN badly. The roof line only exists when the roof is known.
     const int firstBest = m_model->firstBestRow();
-    m_bestMapper->setFirstRow(std::max(0, firstBest));
-    m_bestMapper->setRowCount(firstBest < 0 ? 0 : rows - firstBest);
-    m_roofMapper->setRowCount(m_model->hasRoof() ? -1 : 0);
+    // Each setter reads the whole series again from the model: only on a change, so appended rows
+    // stay an append (-1 maps to the last row, appended ones too).
+    auto map = [](QVXYModelMapper *mapper, int first, int count) {
+        if (mapper->firstRow() != first)
+            mapper->setFirstRow(first);
+        if (mapper->rowCount() != count)
+            mapper->setRowCount(count);
+    };
+    map(m_bestMapper, std::max(0, firstBest), firstBest < 0 ? 0 : -1);
+    map(m_roofMapper, 0, m_model->hasRoof() ? -1 : 0);
     m_roof->setName(
         m_model->headerData(ThroughputChartModel::RoofColumn, Qt::Horizontal, Qt::DisplayRole).toString());
     m_y->setTitleText(m_model->yAxisTitle());

@@ -35,7 +35,7 @@ public:
     static QColor outcomeColor(ExperimentStatus status);
 
 private:
-    void modelReset();
+    void relayout();
     void showSelected();
 
     ThroughputChartModel *m_model;
