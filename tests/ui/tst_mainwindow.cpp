@@ -246,6 +246,83 @@ private Q_SLOTS:
         QVERIFY(!ak::test::named<ak::SteeringActions>(&w, "SteeringActions")->reject()->isEnabled());
     }
 
+    void actionsFollowOutcomeAndKernelStateAcrossReloads()
+    {
+        // Issue #14, the rest of the review flow: reloads that change the selected experiment's outcome
+        // (keep -> revert, pending -> reject) or the selected kernel's state (pinned, done) must change
+        // the actions with them, without another row being selected.
+        MainWindow w;
+        std::atomic<int> stage { 0 };
+        w.setLoader([&stage](const QString &dir, QString *) -> ak::RunSnapshotPtr {
+            auto s = ak::test::makeRun(dir);
+            const int now = stage;
+            if (now >= 1)
+                s->experiments[4].status = ak::ExperimentStatus::Reverted; // experiment 5 restored away
+            if (now == 1)
+                s->kernels[0].state = ak::KernelState::Pinned;
+            if (now >= 2)
+                s->kernels[0].state = ak::KernelState::Done;
+            if (now >= 3)
+                s->experiments[5].status = ak::ExperimentStatus::Rejected; // experiment 6, 02-softmax
+            return s;
+        });
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(QStringLiteral("/runs/outcomes"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
+        auto *steering = ak::test::named<ak::SteeringActions>(&w, "SteeringActions");
+        QTableView *commits = ak::test::named<QTableView>(&w, "CommitView");
+        auto selectCommit = [commits](int id) {
+            for (int r = 0; r < commits->model()->rowCount(); ++r) {
+                const QModelIndex idx = commits->model()->index(r, 0);
+                if (idx.data(ak::ExperimentModel::IdRole).toInt() == id) {
+                    commits->selectionModel()->setCurrentIndex(
+                        idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                    return true;
+                }
+            }
+            return false;
+        };
+        auto reloadAt = [&](int next) {
+            stage = next;
+            w.reload();
+            QTRY_COMPARE_WITH_TIMEOUT(int(loaded.count()), next + 1, 5000);
+        };
+
+        selectKernel(w, QStringLiteral("01-matmul"));
+        QVERIFY(selectCommit(5)); // kept
+        QVERIFY(steering->revert()->isEnabled());
+        QVERIFY(!steering->accept()->isEnabled());
+        QVERIFY(steering->pin()->isEnabled() && !steering->pin()->isChecked());
+        QVERIFY(steering->skip()->isEnabled());
+
+        // keep -> revert, and the kernel pinned: Restore turns off; Pin shows pinned and offers unpin.
+        reloadAt(1);
+        QVERIFY(!steering->revert()->isEnabled());
+        QVERIFY(steering->revert()->toolTip().contains(QStringLiteral("not keep")));
+        QVERIFY(steering->pin()->isChecked());
+        QVERIFY(steering->pin()->isEnabled());
+        QVERIFY(steering->skip()->isEnabled());
+
+        // The kernel done: neither pin nor skip applies any more.
+        reloadAt(2);
+        QVERIFY(!steering->pin()->isChecked());
+        QVERIFY(!steering->pin()->isEnabled());
+        QVERIFY(!steering->skip()->isEnabled());
+        QVERIFY(steering->skip()->toolTip().contains(QStringLiteral("done")));
+
+        // pending -> reject on another kernel: Accept and Reject off, Restore on (a rejected version
+        // can be restored).
+        selectKernel(w, QStringLiteral("02-softmax"));
+        QVERIFY(selectCommit(6));
+        QVERIFY(steering->accept()->isEnabled() && steering->reject()->isEnabled());
+        QVERIFY(!steering->revert()->isEnabled());
+        reloadAt(3);
+        QVERIFY(!steering->accept()->isEnabled());
+        QVERIFY(!steering->reject()->isEnabled());
+        QVERIFY(steering->reject()->toolTip().contains(QStringLiteral("not pending")));
+        QVERIFY(steering->revert()->isEnabled());
+    }
+
     void experimentsAndStateColumnsInViewAt1600Px()
     {
         // Issue #14: as the last two of 16 columns, Experiments and State were off-screen in a 1600 px
