@@ -75,7 +75,10 @@ class LoopE2ETest : public QObject
     }
 
     // A CPU run with one softmax kernel; rules that would retire it early are off.
-    static bool makeSoftmaxRun(const QString &dir, const QString &kernel, QString *error)
+    // `measured`: the baseline's numbers are recorded already (as by an earlier invocation), so the
+    // loop asks the agent at once, with no worker started before the first proposal.
+    static bool makeSoftmaxRun(
+        const QString &dir, const QString &kernel, QString *error, bool measured = false)
     {
         const nlohmann::json config
             = { { "model", "e2e" }, { "python", python().toStdString() }, { "activity", "cpu" },
@@ -90,7 +93,13 @@ class LoopE2ETest : public QObject
         k.opType = QStringLiteral("softmax");
         k.dtype = QStringLiteral("fp32");
         k.share = 1.0;
-        return store->addKernel(k, chunk(1), error).id != 0;
+        const Experiment baseline = store->addKernel(k, chunk(1), error);
+        if (baseline.id == 0 || !measured)
+            return baseline.id != 0;
+        Metrics m;
+        m.latencyUs = 2500;
+        m.correct = true;
+        return store->finishExperiment(baseline.id, ExperimentStatus::Baseline, m, QString(), error);
     }
 
     // The loop on the CPU with the LLM agent talking to `server`, the key in kKeyEnv.
@@ -335,6 +344,135 @@ private Q_SLOTS:
         run = RunLoader::load(dir, &error);
         QVERIFY2(run, qPrintable(error));
         QCOMPARE(run->experiments.last().status, ExperimentStatus::Kept);
+    }
+
+    // Each reply shape a real server sends, through the whole loop (the rig of
+    // badKeyPausesTheRunUntilFixed): a configuration error pauses the loop at once and stays paused
+    // (no second request), naming the cause, with nothing recorded against the kernel; a transient
+    // one is retried by the client and the retry's proposal is what the loop records. The baseline is
+    // measured already and the retry's proposal fails the loop's static check before the harness, so
+    // no row starts a worker: the rows take about half a second each.
+    void eachReplyShapeAsTheLoopSeesIt_data()
+    {
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<bool>("pauses"); // else: retried, and the retry's proposal is recorded
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<QString>("says"); // in the pause message
+        QTest::newRow("401 bad key") << QStringLiteral("401") << true << 1
+                                     << QStringLiteral("refused the API key");
+        QTest::newRow("404 wrong model")
+            << QStringLiteral("404") << true << 1 << QStringLiteral("model \"test-model\" or endpoint");
+        QTest::newRow("400 max_tokens")
+            << QStringLiteral("400") << true << 1 << QStringLiteral("rejected the request's parameters");
+        QTest::newRow("429 insufficient_quota")
+            << QStringLiteral("quota") << true << 1 << QStringLiteral("quota is exhausted");
+        QTest::newRow("redirect to another host")
+            << QStringLiteral("redirect") << true << 1 << QStringLiteral("set --base-url to the final URL");
+        QTest::newRow("llama.cpp context full in the stream")
+            << QStringLiteral("llamacpp") << true << 1 << QStringLiteral("llama.cpp -c");
+        QTest::newRow("cut-off stream") << QStringLiteral("cutoff") << false << 2 << QString();
+        QTest::newRow("429 retry-after-ms") << QStringLiteral("retry-after-ms") << false << 2 << QString();
+    }
+    void eachReplyShapeAsTheLoopSeesIt()
+    {
+        QFETCH(QString, shape);
+        QFETCH(bool, pauses);
+        QFETCH(int, requests);
+        QFETCH(QString, says);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        const QString kernel = QStringLiteral("01-softmax");
+        QString error;
+        QVERIFY2(makeSoftmaxRun(dir, kernel, &error, true), qPrintable(error));
+        qputenv(kKeyEnv, "sk-e2e-shape-key");
+        LoopbackLlmServer server;
+        LoopbackLlmServer other; // where the redirect points: another origin
+        QVERIFY(server.start() && other.start());
+        other.enqueue(scripted(reply(QStringLiteral("ROW_CHUNK 1 -> 256"), chunk(256)), 1001));
+
+        constexpr int kRetryAfterMs = 400;
+        ScriptedReply first;
+        if (shape == QLatin1String("401")) {
+            first = ScriptedReply::error(401, QStringLiteral("Incorrect API key provided"));
+        } else if (shape == QLatin1String("404")) {
+            first = ScriptedReply::error(404, QStringLiteral("The model `test-model` does not exist"));
+        } else if (shape == QLatin1String("400")) {
+            first = ScriptedReply::rawReply(400,
+                R"({"error":{"message":"max_tokens is too large: 16384. This model supports at most 4096 completion tokens.","type":"invalid_request_error","param":"max_tokens","code":null}})");
+        } else if (shape == QLatin1String("quota")) {
+            first = ScriptedReply::rawReply(429,
+                R"({"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}})");
+        } else if (shape == QLatin1String("redirect")) {
+            first = ScriptedReply::rawReply(307, QByteArray());
+            first.headers << qMakePair(QByteArray("Location"),
+                QStringLiteral("http://localhost:%1/v1/chat/completions").arg(other.port()).toUtf8());
+        } else if (shape == QLatin1String("llamacpp")) {
+            first = ScriptedReply::stream(
+                "data: {\"choices\":[{\"delta\":{\"content\":\"DESCRIPTION: \"}}]}\n\n"
+                "data: {\"error\":{\"code\":500,\"message\":\"the context is full (n_ctx 4096)\","
+                "\"type\":\"server_error\"}}\n\n");
+        } else if (shape == QLatin1String("cutoff")) {
+            first = ScriptedReply::stream(
+                "data: {\"choices\":[{\"delta\":{\"content\":\"DESCRIPTION: ROW_CHUNK\"}}]}\n\n");
+        } else {
+            first = ScriptedReply::error(429, QStringLiteral("rate limited"));
+            first.headers << qMakePair(QByteArray("retry-after-ms"), QByteArray::number(kRetryAfterMs));
+        }
+        server.enqueue(first);
+        QByteArray otherType = chunk(256); // refused by the loop's static check: no worker needed
+        otherType.replace("KERNEL_TYPE = \"softmax\"", "KERNEL_TYPE = \"gelu\"");
+        server.enqueue(scripted(reply(QStringLiteral("call it gelu"), otherType), 1001));
+
+        LoopOptions options = llmOptions(dir, QStringLiteral("openai"), server);
+        options.maxExperiments = 1;
+        LocalLoop loop(options);
+        QStringList messages;
+        connect(&loop, &LoopControl::message, [&messages](const QString &line) { messages << line; });
+        QElapsedTimer clock;
+        clock.start();
+        loop.start();
+        if (pauses) {
+            QTRY_COMPARE_WITH_TIMEOUT(loop.state(), LoopControl::State::Paused, 60000);
+            const QString paused = messages.filter(QStringLiteral("paused: agent configuration")).value(0);
+            QVERIFY2(paused.contains(says), qPrintable(messages.join(QLatin1Char('\n'))));
+            QTest::qWait(300); // paused until resumed: no second request in the meantime
+            QCOMPARE(loop.state(), LoopControl::State::Paused);
+            QCOMPARE(server.requests().size(), requests);
+            loop.stop();
+            loop.wait();
+        } else {
+            loop.wait();
+            QVERIFY2(!loop.endedWithFailure(),
+                qPrintable(loop.endReason() + QLatin1Char('\n') + messages.join(QLatin1Char('\n'))));
+            QCOMPARE(server.requests().size(), requests);
+            QVERIFY2(messages.filter(QStringLiteral("paused: ")).isEmpty(),
+                qPrintable(messages.join(QLatin1Char('\n'))));
+            if (shape == QLatin1String("retry-after-ms"))
+                QVERIFY2(clock.elapsed() >= kRetryAfterMs, qPrintable(QString::number(clock.elapsed())));
+        }
+        QCOMPARE(other.requests().size(), 0); // a redirect is never followed to another origin
+
+        const RunSnapshotPtr run = RunLoader::load(dir, &error);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY(run->kernel(kernel)->state != KernelState::Done);
+        if (pauses) {
+            // Nothing charged to the kernel: the baseline is the only experiment.
+            for (const Experiment &e : run->experiments)
+                QVERIFY2(e.status != ExperimentStatus::Failed,
+                    qPrintable(e.description + QLatin1Char(' ') + e.failure));
+            QCOMPARE(run->experiments.size(), 1);
+        } else {
+            // The retry's proposal, judged on its own merits (its changed KERNEL_TYPE), not an agent
+            // error or an outage of the cut-off or rate-limited attempt.
+            QCOMPARE(run->experiments.size(), 2);
+            const Experiment &recorded = run->experiments.last();
+            QCOMPARE(recorded.description, QStringLiteral("call it gelu"));
+            QCOMPARE(recorded.tokensIn, 1001);
+            QVERIFY2(recorded.failure.startsWith(QStringLiteral("static check: KERNEL_TYPE changed")),
+                qPrintable(recorded.failure));
+            QVERIFY(!AgentError::isOutageDescription(recorded.description));
+        }
+        qunsetenv(kKeyEnv);
     }
 
     void configPauseInACliRunEndsWithAnEditOfRunJson()
