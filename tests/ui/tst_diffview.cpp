@@ -4,16 +4,61 @@
 #include "testregistry.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStyle>
 #include <QTextBlock>
 #include <QTextLayout>
 
+#include <algorithm>
+#include <cmath>
+
+using ak::DiffEditor;
 using ak::DiffView;
 
 namespace {
+
+// WCAG 2 relative luminance and contrast ratio (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio).
+double luminance(const QColor &c)
+{
+    auto linear = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) + 0.0722 * linear(c.blueF());
+}
+
+double contrast(const QColor &a, const QColor &b)
+{
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+// `over` drawn on `under` (alpha blending), as the intra-line change colour lies on the line's.
+QColor blend(const QColor &over, const QColor &under)
+{
+    const double a = over.alphaF();
+    return QColor::fromRgbF(float(over.redF() * a + under.redF() * (1 - a)),
+        float(over.greenF() * a + under.greenF() * (1 - a)),
+        float(over.blueF() * a + under.blueF() * (1 - a)));
+}
+
+// A dark palette as a dark desktop theme gives one (Fusion's colours).
+QPalette darkPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
+    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    p.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2a, 0x2a));
+    p.setColor(QPalette::Text, QColor(0xee, 0xee, 0xee));
+    p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::ButtonText, QColor(0xee, 0xee, 0xee));
+    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+    p.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    return p;
+}
 
 QString numbered(int n, int changedLine, const QString &changed)
 {
@@ -59,6 +104,79 @@ private Q_SLOTS:
         dark.setColor(QPalette::Base, Qt::black);
         view.setPalette(dark);
         QTRY_VERIFY_WITH_TIMEOUT(keywordColour().isValid() && keywordColour() != light, 5000);
+    }
+
+    // Issue #14: in a dark theme the diff's identifiers became unreadable. Grabbed under a light and a
+    // dark palette, every highlighted token of a changed line has a WCAG contrast of at least 4.5:1
+    // against its line's background as painted (and against the stronger intra-line change colour).
+    void highlightedTextIsReadableOnLightAndDark()
+    {
+        const QString oldText = QStringLiteral(
+            "import math\n\ndef scale(x, n=2):\n    # double the input\n    return x * n  # old\n");
+        const QString newText = QStringLiteral("import math\n\ndef scale(x, n=3):\n    # triple the input, "
+                                               "\"fast\"\n    return math.floor(x * n + 0.5)  # new\n");
+        for (const bool dark : { false, true }) {
+            DiffView view;
+            view.setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+            view.resize(1000, 300);
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            QSignalSpy shown(&view, &DiffView::diffShown);
+            view.showTexts(oldText, newText, QStringLiteral("old"), QStringLiteral("new"));
+            QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 5000);
+            // The highlighter formats the changed lines (it runs from the event loop).
+            QTRY_VERIFY_WITH_TIMEOUT(
+                !view.editor(1)->document()->findBlockByNumber(3).layout()->formats().isEmpty(), 5000);
+            const QImage shot = view.grab().toImage();
+            int tokens = 0;
+            double worst = 100;
+            QString worstWhat;
+            for (int side = 0; side < 2; ++side) {
+                DiffEditor *edit = view.editor(side);
+                const QColor plain = edit->palette().color(QPalette::Text);
+                for (QTextBlock block = edit->document()->firstBlock(); block.isValid();
+                     block = block.next()) {
+                    if (!block.blockFormat().hasProperty(QTextFormat::BackgroundBrush))
+                        continue; // unchanged lines: the editor's base, which the theme is chosen for
+                    // The line's background as painted: a pixel right of the text.
+                    QTextCursor end(block);
+                    end.movePosition(QTextCursor::EndOfBlock);
+                    const QRect caret = edit->cursorRect(end);
+                    const QPoint at
+                        = edit->viewport()->mapTo(&view, QPoint(caret.right() + 12, caret.center().y()));
+                    QVERIFY(shot.rect().contains(at));
+                    const QColor background = shot.pixelColor(at);
+                    const QColor strong
+                        = blend(side == 0 ? QColor(220, 40, 60, 110) : QColor(40, 170, 70, 110),
+                            background); // the changed characters' colour (removed left, added right)
+                    // Every character's colour: its highlighter format's, else the palette's text.
+                    for (int i = 0; i < block.length() - 1; ++i) {
+                        if (block.text().at(i).isSpace())
+                            continue;
+                        QColor fg = plain;
+                        for (const QTextLayout::FormatRange &r : block.layout()->formats())
+                            if (i >= r.start && i < r.start + r.length
+                                && r.format.hasProperty(QTextFormat::ForegroundBrush))
+                                fg = r.format.foreground().color();
+                        ++tokens;
+                        for (const QColor &bg : { background, strong }) {
+                            const double ratio = contrast(fg, bg);
+                            if (ratio < worst) {
+                                worst = ratio;
+                                worstWhat = QStringLiteral("'%1' in \"%2\": %3 on %4")
+                                                .arg(block.text().at(i), block.text(), fg.name(), bg.name());
+                            }
+                        }
+                    }
+                }
+            }
+            QVERIFY(tokens > 50); // changed lines were found and measured
+            QVERIFY2(worst >= 4.5,
+                qPrintable(QStringLiteral("%1 palette: contrast %2:1 for %3")
+                               .arg(dark ? QStringLiteral("dark") : QStringLiteral("light"))
+                               .arg(worst, 0, 'f', 2)
+                               .arg(worstWhat)));
+        }
     }
 
     void emptyStateBeforeSelection()

@@ -1,6 +1,7 @@
 #include "diffview.h"
 
 #include "backgroundjob.h"
+#include "readablehighlighter.h"
 
 #include "difffolding.h"
 #include "emptystate.h"
@@ -51,6 +52,26 @@ QColor charColor(DiffLineKind kind)
     return kind == DiffLineKind::Removed ? QColor(220, 40, 60, 110) : QColor(40, 170, 70, 110);
 }
 
+QColor over(const QColor &top, const QColor &under)
+{
+    const double a = top.alphaF();
+    return QColor::fromRgbF(float(top.redF() * a + under.redF() * (1 - a)),
+        float(top.greenF() * a + under.greenF() * (1 - a)), float(top.blueF() * a + under.blueF() * (1 - a)));
+}
+
+// What highlighted text lies on under `palette`: the base, each line colour over it, each changed
+// characters' colour over that line.
+QVector<QColor> textBackgrounds(const QPalette &palette)
+{
+    const QColor base = palette.color(QPalette::Base);
+    QVector<QColor> backgrounds { base };
+    for (DiffLineKind kind : { DiffLineKind::Removed, DiffLineKind::Added }) {
+        const QColor line = over(lineColor(kind), base);
+        backgrounds << line << over(charColor(kind), line);
+    }
+    return backgrounds;
+}
+
 } // namespace
 
 void DiffView::changeEvent(QEvent *event)
@@ -59,11 +80,15 @@ void DiffView::changeEvent(QEvent *event)
     if (event->type() != QEvent::PaletteChange)
         return;
     const auto theme = syntaxTheme(palette());
+    const QVector<QColor> backgrounds = textBackgrounds(palette());
     for (auto *hl : m_highlighters) {
-        if (hl && hl->theme().name() != theme.name()) {
+        if (!hl)
+            continue;
+        const bool newTheme = hl->theme().name() != theme.name();
+        if (newTheme)
             hl->setTheme(theme);
+        if (hl->setBackgrounds(backgrounds) || newTheme)
             hl->rehighlight();
-        }
     }
 }
 
@@ -89,8 +114,9 @@ DiffView::DiffView(QWidget *parent)
         title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         auto *edit = new DiffEditor(m_diffPage);
         edit->setFont(mono);
-        auto *hl = new KSyntaxHighlighting::SyntaxHighlighter(edit->document());
+        auto *hl = new ReadableHighlighter(edit->document());
         hl->setTheme(theme);
+        hl->setBackgrounds(textBackgrounds(palette()));
         hl->setDefinition(python);
         m_titles[size_t(s)] = title;
         m_editors[size_t(s)] = edit;

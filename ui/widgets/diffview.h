@@ -13,19 +13,16 @@ class QAction;
 class QLabel;
 class QStackedLayout;
 
-namespace KSyntaxHighlighting {
-class SyntaxHighlighter;
-}
-
 namespace ak {
 
 class EmptyState;
+class ReadableHighlighter;
 
 // Qt Creator's side-by-side diff (or, switched by unifiedAction(), a unified one): old text left, new text
 // right, padding rows so both sides have the same line count, scrolling kept in step (one vertical scroll
 // bar), line backgrounds for removed / added lines and stronger ones for the changed characters, old / new
-// line numbers in a gutter on each side. KSyntaxHighlighting colours the text; the diff only paints
-// backgrounds.
+// line numbers in a gutter on each side. KSyntaxHighlighting colours the text (ReadableHighlighter: kept
+// at 4.5:1 contrast on the diff's backgrounds); the diff only paints backgrounds.
 class DiffView : public QWidget
 {
     Q_OBJECT
@@ -90,7 +87,7 @@ private:
     QWidget *m_diffPage;
     std::array<QLabel *, 2> m_titles {};
     std::array<DiffEditor *, 2> m_editors {};
-    std::array<KSyntaxHighlighting::SyntaxHighlighter *, 2> m_highlighters {};
+    std::array<ReadableHighlighter *, 2> m_highlighters {};
     QVector<DiffRow> m_allRows; // every row of the diff
     QVector<DiffRow> m_rows; // m_allRows folded (or not): what side by side shows
     QVector<int> m_separatorKeys; // per separator row of m_rows: its fold key (foldUnchanged)
