@@ -66,9 +66,7 @@ void ollama(const LlmRequest &request, const QUrl &endpoint, LlmLimits &out)
             const QString name = jsonfield::text(m, "name"), model = jsonfield::text(m, "model");
             if ((name == request.model || model == request.model) && positiveInt(m, "context_length") > 0) {
                 out.contextTokens = positiveInt(m, "context_length");
-                out.source = QStringLiteral("Ollama's context_length");
-                out.findings << QStringLiteral("context length %1 tokens (Ollama, the loaded model)")
-                                    .arg(out.contextTokens);
+                out.source = QStringLiteral("Ollama's context_length of the loaded model");
                 return;
             }
         }
@@ -81,9 +79,7 @@ void ollama(const LlmRequest &request, const QUrl &endpoint, LlmLimits &out)
     const QRegularExpressionMatch m = numCtx.match(jsonfield::text(show, "parameters"));
     if (m.hasMatch()) {
         out.contextTokens = m.captured(1).toInt();
-        out.source = QStringLiteral("Ollama's num_ctx");
-        out.findings << QStringLiteral("context length %1 tokens (the model's num_ctx in Ollama)")
-                            .arg(out.contextTokens);
+        out.source = QStringLiteral("the model's num_ctx in Ollama");
         return;
     }
     int trained = 0;
@@ -121,6 +117,7 @@ LlmLimits LlmLimits::fromTable(const QString &model)
             out.contextTokens = positiveInt(m, "context");
             out.outputTokens = positiveInt(m, "output");
             out.source = QStringLiteral("the table of hosted models");
+            out.outputSource = out.outputTokens > 0 ? out.source : QString();
         }
     }
     return out;
@@ -146,8 +143,6 @@ LlmLimits LlmLimits::discover(const LlmRequest &request)
             if (id == request.model && positiveInt(m, "max_model_len") > 0) {
                 out.contextTokens = positiveInt(m, "max_model_len");
                 out.source = QStringLiteral("the server's max_model_len");
-                out.findings << QStringLiteral("context length %1 tokens (the server's max_model_len)")
-                                    .arg(out.contextTokens);
             }
         }
         out.findings << QStringLiteral("the server lists %1 model(s): %2")
@@ -165,21 +160,16 @@ LlmLimits LlmLimits::discover(const LlmRequest &request)
         if (positiveInt(settings, "n_ctx") > 0) {
             out.contextTokens = positiveInt(settings, "n_ctx");
             out.source = QStringLiteral("llama.cpp's n_ctx");
-            out.findings
-                << QStringLiteral("context length %1 tokens (llama.cpp's n_ctx)").arg(out.contextTokens);
         }
     }
     if (!anthropic && out.contextTokens == 0 && !LlmProtocol::isPublicCloud(request))
         ollama(request, endpoint, out);
     const LlmLimits table = fromTable(request.model);
     out.outputTokens = table.outputTokens;
+    out.outputSource = table.outputSource;
     if (out.contextTokens == 0 && table.contextTokens > 0) {
         out.contextTokens = table.contextTokens;
         out.source = table.source;
-        out.findings << QStringLiteral("context length %1 tokens, output up to %2 (%3)")
-                            .arg(table.contextTokens)
-                            .arg(table.outputTokens)
-                            .arg(table.source);
     }
     return out;
 }

@@ -15,8 +15,12 @@ struct LlmLimits
 {
     int contextTokens = 0; // 0: unknown
     int outputTokens = 0; // the model's own output limit; 0: unknown
-    QString source; // "vLLM max_model_len", "llama.cpp n_ctx", "table", "run.json" ...
-    QStringList findings; // what the server said about itself
+    QString source; // of contextTokens: "vLLM max_model_len", "llama.cpp n_ctx", "table", "run.json" ...
+    // Of outputTokens, apart: the context may come from the server and the output limit from the table.
+    QString outputSource;
+    // What the server said about itself beyond the limits (its models); the limits and their sources
+    // are said by LlmCheck::limitLines.
+    QStringList findings;
     QStringList warnings; // what will go wrong (Ollama's default context, a model not listed)
 
     static LlmLimits discover(const LlmRequest &request);

@@ -7,7 +7,27 @@
 
 #include <QElapsedTimer>
 
+#include <algorithm>
+
 namespace ak {
+
+QStringList LlmCheck::limitLines() const
+{
+    const QString context = contextTokens > 0
+        ? QStringLiteral("context: %1 tokens (%2)").arg(contextTokens).arg(contextSource)
+        : QStringLiteral("context: not reported by the server and not in the table of hosted models: "
+                         "requests are not sized (run --context-tokens N sizes them)");
+    const QString output = outputTokens > 0
+        ? QStringLiteral("output limit: %1 tokens (%2); a run asks for max_tokens %3")
+              .arg(outputTokens)
+              .arg(outputSource)
+              .arg(maxTokens)
+        : QStringLiteral(
+            "output limit: not reported (servers do not say it; the model is not in the table of "
+            "hosted models); a run asks for max_tokens %1")
+              .arg(maxTokens);
+    return { context, output };
+}
 
 LlmCheck LlmProbe::check(const LlmRequest &request)
 {
@@ -15,15 +35,20 @@ LlmCheck LlmProbe::check(const LlmRequest &request)
     // What the server (or the table of hosted models) says about the model's context and output.
     const LlmLimits limits = LlmLimits::discover(request);
     out.contextTokens = limits.contextTokens;
+    out.contextSource = limits.source;
+    out.outputTokens = limits.outputTokens;
+    out.outputSource = limits.outputSource;
+    out.maxTokens
+        = limits.outputTokens > 0 ? std::min(request.maxTokens, limits.outputTokens) : request.maxTokens;
     out.findings = limits.findings;
     out.warnings = limits.warnings;
-    if (out.contextTokens > 0 && out.contextTokens < TypicalPromptTokens + request.maxTokens)
+    if (out.contextTokens > 0 && out.contextTokens < TypicalPromptTokens + out.maxTokens)
         out.warnings << QStringLiteral(
             "a context of %1 tokens is smaller than a run's prompt (about %2) plus max_tokens %3: the run "
             "sends the compact playbook and fewer reply tokens; raise the server's context for the full one")
                             .arg(out.contextTokens)
                             .arg(TypicalPromptTokens)
-                            .arg(request.maxTokens);
+                            .arg(out.maxTokens);
 
     // One small request through the agent's own client.
     LlmRequest small = request;

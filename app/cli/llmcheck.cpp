@@ -1,7 +1,8 @@
 // autokernel-cli llm-check [RUN_DIR] [--protocol P] [--base-url URL] [--model NAME] [--api-key-env VAR]
 // [--max-tokens N]: one small request to the LLM server a run would use, and what the server says
-// about itself (its models, its context length), before an overnight run finds a bad key, a wrong
-// model or a context too small for the prompt. With RUN_DIR, run.json's agent is the starting point.
+// about itself (its models, its context length and output limit, each with its source), before an overnight
+// run finds a bad key, a wrong model or a context too small for the prompt. With RUN_DIR, run.json's agent is
+// the starting point.
 #include "clicommand.h"
 
 #include "agentconfig.h"
@@ -19,7 +20,8 @@ int runLlmCheck(const QStringList &args)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
-        "Check the LLM server a run would use: one small request, its models and context length."));
+        "Check the LLM server a run would use: one small request, its models, context length and "
+        "output limit."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RUN_DIR"),
         QStringLiteral("optional: start from this run's agent settings"), QStringLiteral("[RUN_DIR]"));
@@ -64,6 +66,8 @@ int runLlmCheck(const QStringList &args)
     }
     const LlmCheck check = LlmProbe::check(agent.requestDefaults());
     for (const QString &line : check.findings)
+        out << line << '\n';
+    for (const QString &line : check.limitLines())
         out << line << '\n';
     for (const QString &line : check.warnings)
         out << "warning: " << line << '\n';

@@ -57,7 +57,17 @@ private Q_SLOTS:
         QVERIFY2(c.ok, qPrintable(c.verdict));
         QVERIFY2(c.verdict.startsWith(QStringLiteral("ok: qwen-coder answered")), qPrintable(c.verdict));
         QCOMPARE(c.contextTokens, 8192);
-        QVERIFY(c.findings.join(QLatin1Char('\n')).contains(QStringLiteral("max_model_len")));
+        QVERIFY(c.findings.join(QLatin1Char('\n')).contains(QStringLiteral("lists 1 model(s): qwen-coder")));
+        // What llm-check prints about the limits: the context with its source; vLLM does not say the
+        // output limit and the model is not in the table, so a run asks for the configured max_tokens.
+        QCOMPARE(c.outputTokens, 0);
+        QCOMPARE(c.maxTokens, 16384);
+        const QStringList limits = c.limitLines();
+        QCOMPARE(limits.size(), 2);
+        QCOMPARE(limits[0], QStringLiteral("context: 8192 tokens (the server's max_model_len)"));
+        QVERIFY2(limits[1].startsWith(QStringLiteral("output limit: not reported"))
+                && limits[1].endsWith(QStringLiteral("a run asks for max_tokens 16384")),
+            qPrintable(limits[1]));
         QCOMPARE(c.warnings.size(), 1); // 8192 < ~13k prompt + 16384
         QVERIFY2(c.warnings.first().contains(QStringLiteral("smaller than a run's prompt")),
             qPrintable(c.warnings.first()));
@@ -85,6 +95,25 @@ private Q_SLOTS:
         QVERIFY(
             c.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("\"qwen-coder\" is not among them")));
         QVERIFY2(c.verdict.contains(QStringLiteral("check --model and --base-url")), qPrintable(c.verdict));
+    }
+
+    // A hosted model the server says nothing about: context and output limit from the shipped table,
+    // said as such, and the output limit caps what a run asks for (8192 < the default 16384).
+    void outputLimitFromTheTable()
+    {
+        LoopbackLlmServer server;
+        QVERIFY(server.start());
+        server.enqueue(ScriptedReply::reply(QStringLiteral("OK")));
+        const LlmCheck c = LlmProbe::check(request(server, QStringLiteral("claude-3-5-haiku-20241022")));
+        QVERIFY2(c.ok, qPrintable(c.verdict));
+        QCOMPARE(c.contextTokens, 200000);
+        QCOMPARE(c.outputTokens, 8192);
+        QCOMPARE(c.outputSource, QStringLiteral("the table of hosted models"));
+        QCOMPARE(c.maxTokens, 8192);
+        QCOMPARE(c.limitLines(),
+            QStringList({ QStringLiteral("context: 200000 tokens (the table of hosted models)"),
+                QStringLiteral("output limit: 8192 tokens (the table of hosted models); a run asks for "
+                               "max_tokens 8192") }));
     }
 
     void refusedKeyIsNamedAndRedacted()

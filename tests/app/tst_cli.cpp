@@ -103,6 +103,11 @@ private Q_SLOTS:
         QVERIFY2(out.contains(QStringLiteral("cannot reach the server at http://127.0.0.1:%1").arg(port))
                 && out.contains(QStringLiteral("--base-url")),
             qPrintable(out));
+        // The limits a run would meet, each with its source, are printed even when nothing answers.
+        QVERIFY2(out.contains(QStringLiteral("context: not reported"))
+                && out.contains(QStringLiteral("output limit: not reported"))
+                && out.contains(QStringLiteral("a run asks for max_tokens 16384")),
+            qPrintable(out));
         std::unique_ptr<QProcess> none(run({ QStringLiteral("llm-check") }));
         QCOMPARE(none->exitCode(), 2);
         QVERIFY(QString::fromUtf8(none->readAllStandardError()).contains(QStringLiteral("no model is set")));

@@ -73,6 +73,7 @@ void LlmConnectionTest::show(const LlmCheck &check)
 {
     QStringList lines { check.verdict };
     lines += check.findings;
+    lines += check.limitLines();
     for (const QString &w : check.warnings)
         lines << tr("warning: %1").arg(w);
     m_result->setText(lines.join(QLatin1Char('\n')));
