@@ -111,6 +111,10 @@ int runRun(const QStringList &arguments)
                 "llm agent: the model's context in tokens, when the server does not say it or says "
                 "wrong (default: asked from the server, else a table of hosted models)"),
             QStringLiteral("N") },
+        { QStringLiteral("max-tokens"),
+            QStringLiteral("llm agent: the most tokens one reply may take (default 16384; each request "
+                           "still caps it at the model's output limit and the room its context leaves)"),
+            QStringLiteral("N") },
         { QStringLiteral("api-key-env"),
             QStringLiteral("llm agent: environment variable holding the API key"), QStringLiteral("VAR") },
         { QStringLiteral("command"),
@@ -215,6 +219,14 @@ int runRun(const QStringList &arguments)
         o.agent.contextTokens = p.value(QStringLiteral("context-tokens")).toInt(&ok);
         if (!ok || o.agent.contextTokens < 1)
             return printUsageError(QStringLiteral("--context-tokens must be a positive number of tokens"));
+    }
+    // Without it the output limit could only be changed by editing run.json (a model whose limit the
+    // table does not know, a server that refuses 16384).
+    if (p.isSet(QStringLiteral("max-tokens"))) {
+        bool ok = false;
+        o.agent.maxTokens = p.value(QStringLiteral("max-tokens")).toInt(&ok);
+        if (!ok || o.agent.maxTokens < 1)
+            return printUsageError(QStringLiteral("--max-tokens must be a positive number of tokens"));
     }
     o.overrideAgent = true;
 

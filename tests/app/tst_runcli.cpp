@@ -277,6 +277,8 @@ private Q_SLOTS:
                                << QStringLiteral("--agent must be one of");
         QTest::newRow("context tokens") << QStringList { QStringLiteral("--context-tokens"),
             QStringLiteral("32k") } << QStringLiteral("--context-tokens must be a positive number of tokens");
+        QTest::newRow("max tokens") << QStringList { QStringLiteral("--max-tokens"), QStringLiteral("0") }
+                                    << QStringLiteral("--max-tokens must be a positive number of tokens");
     }
     void badArgumentsAreUsageErrors()
     {
