@@ -45,7 +45,7 @@ private Q_SLOTS:
     {
         const QString why = test::SlurmCluster::unavailableReason();
         if (!why.isEmpty())
-            QSKIP(qPrintable(why));
+            AK_SKIP_WITHOUT_SERVICE(why);
         QVERIFY(m_dir.isValid());
         QString error;
         QVERIFY2(m_slurm.start(&error), qPrintable(error));

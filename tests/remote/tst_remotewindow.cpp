@@ -71,9 +71,11 @@ private Q_SLOTS:
     void initTestCase()
     {
         if (test::SshServer::sshdPath().isEmpty())
-            QSKIP("openssh-server is not installed (packaging/setup-deps.sh installs it; CI has it)");
+            AK_SKIP_WITHOUT_SERVICE(QStringLiteral(
+                "openssh-server is not installed (packaging/setup-deps.sh installs it; CI has it)"));
         if (QStandardPaths::findExecutable(QStringLiteral("rsync")).isEmpty())
-            QSKIP("rsync is not installed (packaging/setup-deps.sh installs it; CI has it)");
+            AK_SKIP_WITHOUT_SERVICE(
+                QStringLiteral("rsync is not installed (packaging/setup-deps.sh installs it; CI has it)"));
         QVERIFY(m_dir.isValid());
         QString error;
         QVERIFY2(m_ssh.start(&error), qPrintable(error));
