@@ -8,6 +8,8 @@
 // --review: the review pass: Show Pending Only on and the first pending experiment selected (Next
 // Pending), so the Accept / Reject buttons are live.
 // --present: View ▸ Presentation, grabbed at 1600×1000 instead of the window.
+// --kernel=TEXT: select the first kernel with a cell reading TEXT (its op, say) instead of the top one,
+// and its newest experiment, with the commit list widened to its descriptions (one kernel's search).
 #include "diffview.h"
 #include "experimentmodel.h"
 #include "kerneltablemodel.h"
@@ -20,7 +22,9 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QItemSelectionModel>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -68,15 +72,21 @@ int main(int argc, char **argv)
     QObject::connect(&w, &ak::MainWindow::runLoaded, &app, [&] {
         QTableView *kernels = w.findChild<QTableView *>(QStringLiteral("KernelView"));
         // --model: the layernorm with three keeps, and the table scrolled to its In model column.
-        const int kernelRow = runDir == args.at(2) ? 0 : kernels->model()->rowCount() - 1;
+        int kernelRow = runDir == args.at(2) ? 0 : kernels->model()->rowCount() - 1;
+        const int kernelArg = int(args.indexOf(QRegularExpression(QStringLiteral("^--kernel=.+"))));
+        const QString kernelName = kernelArg > 0 ? args.at(kernelArg).mid(9) : QString();
+        for (int r = kernels->model()->rowCount() - 1; !kernelName.isEmpty() && r >= 0; --r)
+            for (int c = 0; c < kernels->model()->columnCount(); ++c)
+                if (kernels->model()->index(r, c).data().toString() == kernelName)
+                    kernelRow = r;
         kernels->selectionModel()->setCurrentIndex(kernels->model()->index(kernelRow, 0),
             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        if (kernelRow != 0)
+        if (kernelRow != 0 && kernelName.isEmpty())
             kernels->scrollTo(kernels->model()->index(kernelRow, ak::KernelTableModel::InModelColumn));
         QTableView *commits = w.findChild<QTableView *>(QStringLiteral("CommitView"));
         // Newest kept commit of that kernel, if any, else the newest.
         int row = 0;
-        for (int r = 0; r < commits->model()->rowCount(); ++r) {
+        for (int r = 0; kernelName.isEmpty() && r < commits->model()->rowCount(); ++r) {
             if (commits->model()->index(r, 0).data(ak::ExperimentModel::StatusRole).toInt()
                 == int(ak::ExperimentStatus::Kept)) {
                 row = r;
@@ -85,6 +95,18 @@ int main(int argc, char **argv)
         }
         commits->selectionModel()->setCurrentIndex(
             commits->model()->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        if (!kernelName.isEmpty()) {
+            for (int c : { ak::ExperimentModel::KernelColumn, ak::ExperimentModel::RoofColumn,
+                     ak::ExperimentModel::ThroughputColumn, ak::ExperimentModel::CommitColumn,
+                     ak::ExperimentModel::FinishedColumn })
+                commits->setColumnHidden(c, true);
+            commits->resizeColumnsToContents();
+            QWidget *up = commits;
+            while (up && !qobject_cast<QSplitter *>(up->parentWidget()))
+                up = up->parentWidget();
+            if (up)
+                static_cast<QSplitter *>(up->parentWidget())->setSizes({ 1000, 600 });
+        }
         if (args.contains(QStringLiteral("--model-chart")))
             w.findChild<QTabWidget *>(QStringLiteral("ChartTabs"))->setCurrentIndex(1);
         if (args.contains(QStringLiteral("--review"))) {
