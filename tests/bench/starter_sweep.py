@@ -53,6 +53,8 @@ ATTN_CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, NUM_WARPS=w, NUM_STAGES=s) for m, n, 
                 [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 3), (128, 128, 8, 2), (128, 32, 4, 3),
                  (64, 64, 4, 3), (128, 64, 8, 2), (64, 32, 4, 4), (128, 64, 8, 4)]]
 ROW_CONFIGS = [dict(NUM_WARPS=w) for w in (4, 8, 16, 32)]
+# Candidates with several rows per program (ROWS) get those too; the others ignore ROWS.
+MULTIROW_CONFIGS = [dict(ROWS=r, NUM_WARPS=w) for r, w in ((1, 8), (1, 16), (2, 8), (2, 16), (2, 32), (4, 16), (4, 32))]
 CE_CONFIGS = [dict(CHUNK=c, NUM_WARPS=w) for c in (2048, 4096, 8192) for w in (4, 8, 16)]
 MLP_CONFIGS = [dict(TMA=t, PERSISTENT=p, BLOCK_M=128, BLOCK_N=n, BLOCK_K=64, NUM_WARPS=8, NUM_STAGES=s)
                for t, p, n, s in [(0, 0, 128, 3), (1, 0, 128, 3), (1, 1, 128, 3), (1, 1, 128, 4), (1, 1, 256, 3)]]
@@ -90,11 +92,11 @@ def cases():
                 lambda x: torch.softmax(x, dim=-1), None, 2.0 * n * n * 2, ROW_CONFIGS))
     out.append(("rmsnorm", "8192x8192", lambda: (torch.randn(n, n, device="cuda", dtype=BF),
                                                  torch.rand(n, device="cuda", dtype=BF) + 0.5),
-                rmsnorm_ref, None, 2.0 * n * n * 2, ROW_CONFIGS))
+                rmsnorm_ref, None, 2.0 * n * n * 2, MULTIROW_CONFIGS))
     out.append(("layernorm", "8192x8192", lambda: (torch.randn(n, n, device="cuda", dtype=BF),
                                                    torch.rand(n, device="cuda", dtype=BF) + 0.5,
                                                    torch.randn(n, device="cuda", dtype=BF)),
-                lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5), None, 2.0 * n * n * 2, ROW_CONFIGS))
+                lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5), None, 2.0 * n * n * 2, MULTIROW_CONFIGS))
     v = 128256
     out.append(("cross_entropy", "8192x128256",
                 lambda: (torch.randn(n, v, device="cuda", dtype=BF) * 2,
