@@ -4,11 +4,14 @@ drop of the input's address marks a new round and the highest address seen is ea
 call (which the old judge checked in the final round). The old judge spent its spot checks in the
 first rounds (a fixed chance per call until 14 were taken): after a few honest rounds, every call
 but the last of a round returns zeros, the cheap rounds fit more of them into the timing budget,
-and the median is theirs."""
+and the median is theirs. Two honest rounds: with four, a timing stage cut to its five minimum rounds
+(a loaded machine) had one cheating round in five, which a uniform sample of 14 checks misses about
+once in twenty; the judge's promise is (1 - f)^14 for a kernel wrong on a fraction f of its calls,
+and a cheat that small barely moves the median."""
 import torch
 
 KERNEL_TYPE = "reduce"
-HONEST_ROUNDS = 4
+HONEST_ROUNDS = 2
 _state = {"prev": None, "rounds": 0, "top": 0}
 
 
