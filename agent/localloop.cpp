@@ -118,6 +118,13 @@ void LocalLoop::start()
     for (const QString &note : store->repairNotes())
         Q_EMIT message(QStringLiteral("repair: ") + note);
     const RunSnapshot &run = store->state();
+    // A --slurm run's workers are steps of an allocation that only `autokernel-cli run` takes (and
+    // ends); started here without a launcher, they would silently run on this machine instead.
+    if (!m_options.setLauncher && !run.config.workerSlurm.isEmpty())
+        return Q_EMIT actionFailed(QStringLiteral("start"),
+            QStringLiteral("this run was started with `autokernel-cli run --slurm '%1'`; start it the same "
+                           "way (or choose the launcher `local` to run its workers on this machine)")
+                .arg(run.config.workerSlurm));
 
     // The agent: the run's configuration unless this invocation overrides it.
     AgentConfig config;

@@ -80,6 +80,35 @@ private Q_SLOTS:
         QCOMPARE(done.count(), 2);
         QVERIFY(!RunLoader::load(rig.dir)->reviewMode);
     }
+
+    void slurmRunIsNotStartedLocally()
+    {
+        // run.json of an `autokernel-cli run --slurm` run: the window's Loop ▸ Start gives no launcher.
+        Rig rig;
+        QVERIFY2(rig.create({ { "worker", { { "slurm", "--ntasks=1" }, { "slurm_job", 42 } } } }),
+            qPrintable(rig.error));
+        rig.loop.reset();
+        rig.session.reset(); // nobody writes the run
+        LoopOptions options;
+        options.runDir = rig.dir;
+        LocalLoop loop(options);
+        QSignalSpy failed(&loop, &LoopControl::actionFailed);
+        QSignalSpy states(&loop, &LoopControl::stateChanged);
+        loop.start();
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("start"));
+        const QString why = failed.at(0).at(1).toString();
+        QVERIFY2(why.contains(QStringLiteral("autokernel-cli run --slurm '--ntasks=1'")), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("start it the same way")), qPrintable(why));
+        QCOMPARE(loop.state(), LoopControl::State::Stopped);
+        QVERIFY(states.isEmpty()); // no worker thread was started, not even for a moment
+        // The run keeps its Slurm setting and is not locked: the CLI can start it now.
+        const RunSnapshotPtr run = RunLoader::load(rig.dir);
+        QVERIFY(run);
+        QCOMPARE(run->config.workerSlurm, QStringLiteral("--ntasks=1"));
+        QString error;
+        QVERIFY2(RunStore::open(rig.dir, &error), qPrintable(error));
+    }
 };
 
 AK_TEST_CLASS(LocalLoopTest)
