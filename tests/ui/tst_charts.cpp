@@ -4,6 +4,7 @@
 #include "modeleffectchart.h"
 #include "modelspeedupchart.h"
 #include "runstats.h"
+#include "testpalettes.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 #include "throughputchart.h"
@@ -21,26 +22,6 @@
 using namespace ak;
 
 namespace {
-
-QPalette darkPalette()
-{
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0x20, 0x20, 0x24));
-    p.setColor(QPalette::Base, QColor(0x1a, 0x1a, 0x1e));
-    p.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
-    p.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
-    return p;
-}
-
-QPalette lightPalette()
-{
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0xef, 0xef, 0xef));
-    p.setColor(QPalette::Base, Qt::white);
-    p.setColor(QPalette::Text, Qt::black);
-    p.setColor(QPalette::WindowText, Qt::black);
-    return p;
-}
 
 // The chart's background and every axis's labels are painted from the palette.
 void checkFollows(QWidget *widget, QChart *chart, const QPalette &palette)
@@ -112,7 +93,7 @@ private Q_SLOTS:
         ThroughputChart throughput(&throughputModel);
         throughputModel.setKernel(run->kernels[0], QStringLiteral("01-matmul"), run->experiments);
         ModelEffectChart effect;
-        for (const QPalette &p : { darkPalette(), lightPalette(), darkPalette() }) {
+        for (const QPalette &p : { test::darkPalette(), test::lightPalette(), test::darkPalette() }) {
             checkFollows(&model, model.chart(), p);
             checkFollows(&throughput, throughput.chart(), p);
             QChart *effectChart = effect.findChild<QChartView *>()->chart();

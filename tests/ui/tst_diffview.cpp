@@ -1,6 +1,7 @@
 #include "diffview.h"
 #include "emptystate.h"
 #include "testfixtures.h"
+#include "testpalettes.h"
 #include "testregistry.h"
 
 #include <QAction>
@@ -41,23 +42,6 @@ QColor blend(const QColor &over, const QColor &under)
     return QColor::fromRgbF(float(over.redF() * a + under.redF() * (1 - a)),
         float(over.greenF() * a + under.greenF() * (1 - a)),
         float(over.blueF() * a + under.blueF() * (1 - a)));
-}
-
-// A dark palette as a dark desktop theme gives one (Fusion's colours).
-QPalette darkPalette()
-{
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0x35, 0x35, 0x35));
-    p.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
-    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-    p.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2a, 0x2a));
-    p.setColor(QPalette::Text, QColor(0xee, 0xee, 0xee));
-    p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
-    p.setColor(QPalette::ButtonText, QColor(0xee, 0xee, 0xee));
-    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
-    p.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    return p;
 }
 
 QString numbered(int n, int changedLine, const QString &changed)
@@ -117,7 +101,7 @@ private Q_SLOTS:
                                                "\"fast\"\n    return math.floor(x * n + 0.5)  # new\n");
         for (const bool dark : { false, true }) {
             DiffView view;
-            view.setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+            view.setPalette(dark ? ak::test::darkPalette() : QApplication::style()->standardPalette());
             view.resize(1000, 300);
             view.show();
             QVERIFY(QTest::qWaitForWindowExposed(&view));
