@@ -124,6 +124,8 @@ void DirectoryControl::runNext()
                 Q_EMIT writerChanged(m_writerPid);
                 Q_EMIT capabilitiesChanged(); // description() changed
             }
+            if (!outcome.queuedAs.isEmpty())
+                m_awaited.emplace(outcome.queuedAs, request.name);
             if (outcome.ok)
                 Q_EMIT actionFinished(request.name, outcome.text);
             else
@@ -140,57 +142,19 @@ DirectoryControl::Outcome DirectoryControl::apply(const QString &runDir, const R
         o.messages << QStringLiteral("repair: ") + note;
     o.ok = steered.ok();
     o.writer = steered.writer;
+    if (steered.kind == RunSteering::Outcome::Kind::Queued)
+        o.queuedAs = steered.request;
     if (steered.kind != RunSteering::Outcome::Kind::Applied) {
         o.text = steered.message;
         return o;
     }
-    const QString k = r.request.kernel();
-    const int id = r.request.experiment();
-    switch (r.request.action()) {
-    case SteerRequest::Action::Pin:
-        o.text
-            = QStringLiteral("%1 pinned: its current best is locked; the loop leaves it alone until unpinned")
-                  .arg(k);
-        break;
-    case SteerRequest::Action::Unpin:
-        o.text = QStringLiteral("%1 unpinned: the loop may work on it again").arg(k);
-        break;
-    case SteerRequest::Action::Skip:
-        o.text = QStringLiteral("%1 skipped: the loop moves on to the next kernel").arg(k);
-        break;
-    case SteerRequest::Action::Revert:
-        o.text = QStringLiteral("%1: experiment %2 restored as experiment %3 (commit %4)")
-                     .arg(k)
-                     .arg(id)
-                     .arg(steered.created.id)
-                     .arg(steered.created.commit.left(12));
-        break;
-    case SteerRequest::Action::Accept:
-        o.text = QStringLiteral("experiment %1 accepted").arg(id);
-        break;
-    case SteerRequest::Action::Reject:
-        o.text = QStringLiteral("experiment %1 rejected").arg(id);
-        break;
-    case SteerRequest::Action::MoveOn: {
-        o.text = QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment")
-                     .arg(steered.state->config.moveOn.summary());
-        break;
-    }
-    case SteerRequest::Action::Review:
-        o.text = r.request.on()
-            ? QStringLiteral("review mode on: a would-be keep waits as pending until accepted or rejected")
-            : QStringLiteral("review mode off: the loop keeps improvements itself");
-        break;
-    case SteerRequest::Action::Unskip:
-    case SteerRequest::Action::Verification:
-        o.text = QStringLiteral("%1: done").arg(r.request.actionName()); // the window does not send these
-        break;
-    }
+    o.text = r.request.appliedText(steered.created, steered.state->config.moveOn);
     return o;
 }
 
 void DirectoryControl::refresh()
 {
+    checkOutcomes();
     // While a request holds the lock the probe would find this very process; ask again afterwards.
     if (!m_queue.empty()) {
         m_refreshWhenIdle = true;
@@ -214,6 +178,43 @@ void DirectoryControl::refresh()
             if (changed) {
                 Q_EMIT writerChanged(pid);
                 Q_EMIT capabilitiesChanged(); // description() changed
+            }
+        });
+}
+
+void DirectoryControl::checkOutcomes()
+{
+    if (m_awaited.empty() || m_checking)
+        return;
+    m_checking = true;
+    QStringList files;
+    for (const auto &entry : m_awaited)
+        files << entry.first;
+    runInBackground(
+        this,
+        [dir = m_runDir, files] {
+            std::vector<Reported> found;
+            for (const QString &file : files) {
+                Reported r { file, {} };
+                if (RunStore::requestOutcome(dir, file, &r.outcome, true))
+                    found.push_back(r);
+            }
+            return found;
+        },
+        [this](const std::vector<Reported> &found) {
+            m_checking = false;
+            for (const Reported &r : found) {
+                const auto it = m_awaited.find(r.file);
+                if (it == m_awaited.end())
+                    continue;
+                const QString action = it->second;
+                m_awaited.erase(it);
+                if (r.outcome.ok)
+                    Q_EMIT actionFinished(
+                        action, QStringLiteral("applied by the run's writer: ") + r.outcome.text);
+                else
+                    Q_EMIT actionFailed(
+                        action, QStringLiteral("refused by the run's writer: ") + r.outcome.text);
             }
         });
 }

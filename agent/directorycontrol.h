@@ -1,11 +1,13 @@
 #pragma once
 
 #include "loopcontrol.h"
+#include "runstore.h"
 #include "steerrequest.h"
 
 #include <QTimer>
 
 #include <deque>
+#include <map>
 
 namespace ak {
 
@@ -13,7 +15,8 @@ namespace ak {
 // `autokernel-cli pin|skip|revert|accept|reject|rules|review` does, through the same
 // RunSteering::steer: when nobody writes the run the request is applied directly and the store is
 // closed again; when another process holds the run lock it is queued for that writer, which applies
-// it between experiments. Either way the outcome arrives as actionFinished / actionFailed.
+// it between experiments. Either way the outcome arrives as actionFinished / actionFailed; a queued
+// request gets a second one when the writer has applied or refused it.
 //
 // Opening the store takes the lock, repairs and may touch git, so requests run off the GUI thread,
 // one at a time in the order they were made (two at once would find each other's lock and queue).
@@ -60,6 +63,10 @@ public:
     void refresh();
     // Requests waiting or being applied.
     int pendingRequests() const { return int(m_queue.size()); }
+    // Requests queued for another process's loop whose outcome has not been reported yet. Their
+    // outcome (applied or refused, RunStore::requestOutcome) arrives as a second actionFinished /
+    // actionFailed once the writer has dealt with them; refresh() looks for it.
+    int awaitedRequests() const { return int(m_awaited.size()); }
 
 Q_SIGNALS:
     void writerChanged(qint64 pid);
@@ -78,6 +85,12 @@ private:
         QString text; // detail (ok) or error
         QStringList messages; // repair notes for the log
         qint64 writer = 0; // the lock holder the request was queued for
+        QString queuedAs; // the queued file's name, for the writer's outcome
+    };
+    struct Reported
+    {
+        QString file; // the queued file's name
+        RunStore::RequestOutcome outcome;
     };
 
     void enqueue(const Request &request);
@@ -86,6 +99,7 @@ private:
     static SteerRequest kernelAction(SteerRequest::Action action, const QString &kernel, int experiment);
     static Outcome apply(const QString &runDir, const Request &request);
     static qint64 probeWriter(const QString &runDir);
+    void checkOutcomes();
 
     QString m_runDir;
     std::deque<Request> m_queue; // front = the request being applied
@@ -93,6 +107,8 @@ private:
     bool m_writerKnown = false;
     bool m_probing = false;
     bool m_refreshWhenIdle = false;
+    bool m_checking = false;
+    std::map<QString, QString> m_awaited; // queued file name -> the LoopControl call, for its outcome
     QTimer m_poll;
 };
 

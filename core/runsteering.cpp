@@ -22,7 +22,7 @@ RunSteering::Outcome RunSteering::steer(const QString &runDir, const SteerReques
             o.message = error;
             return o;
         }
-        if (!RunStore::queueRequest(runDir, request.toJson(), &error)) {
+        if (!RunStore::queueRequest(runDir, request.toJson(), &error, &o.request)) {
             o.message = error;
             return o;
         }

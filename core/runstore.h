@@ -45,8 +45,23 @@ public:
     // Queues a steering request (SteerRequest::toJson; RunSteering::steer is the usual way in) for
     // the process that holds the lock (the GUI while the CLI runs the loop). The writer reads it back
     // with SteerRequest::fromJson and applies it in applyRequests(). Any JSON object with an "action"
-    // is written, so a malformed request reaches the writer and is reported there.
-    static bool queueRequest(const QString &dir, const nlohmann::json &request, QString *error);
+    // is written, so a malformed request reaches the writer and is reported there. `name`: the
+    // queued file's name, under which the writer records the outcome (requestOutcome).
+    static bool queueRequest(
+        const QString &dir, const nlohmann::json &request, QString *error, QString *name = nullptr);
+    // What the writer did with the queued request `name`: applyRequests() records it in
+    // requestDoneDir(dir)/<name> as {"ok", "text"}, since a refusal leaves no trace in the log and the
+    // requester (the window) would otherwise never hear of it. Returns false while there is no record
+    // yet; `remove` deletes a record that was read, so each outcome is reported once.
+    struct RequestOutcome
+    {
+        bool ok = false;
+        QString text; // applied: what was done; refused: why
+    };
+    static bool requestOutcome(const QString &dir, const QString &name, RequestOutcome *out, bool remove);
+    static QString requestDoneDir(const QString &dir);
+    // Records nobody read (the requester closed, or never looks: LocalLoop) are dropped after this long.
+    static constexpr qint64 RequestOutcomeKeepSecs = 24 * 3600;
 
     QString dir() const { return m_dir; }
     // The writer's current view of the run (same shape the loader builds).
@@ -102,7 +117,8 @@ public:
     bool setWorker(const QString &launcher, const QString &python, const QString &slurm = QString(),
         qint64 slurmJob = 0, QString *error = nullptr);
     // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
-    // a request are reported in `errors` and the request is dropped.
+    // a request are reported in `errors` and the request is dropped. Each one's outcome is recorded
+    // for its requester (requestOutcome).
     int applyRequests(QStringList *errors = nullptr);
     // Carries out one steering request, as applyRequests() does for a queued one: move_on's fields
     // replace those of the current rules, review is logged even when the mode is already so.

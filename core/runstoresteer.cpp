@@ -15,6 +15,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 #include <atomic>
 
@@ -347,18 +348,72 @@ QString RunStore::requestDir(const QString &dir)
     return QDir(dir).filePath(QStringLiteral(".git/autokernel-requests"));
 }
 
-bool RunStore::queueRequest(const QString &dir, const json &request, QString *error)
+bool RunStore::queueRequest(const QString &dir, const json &request, QString *error, QString *name)
 {
     if (!request.is_object() || !request.contains("action"))
         return fail(error, QStringLiteral("a steering request needs an \"action\""));
     static std::atomic<int> counter { 0 };
-    const QString name = QStringLiteral("%1-%2-%3.json")
+    const QString file = QStringLiteral("%1-%2-%3.json")
                              .arg(QDateTime::currentMSecsSinceEpoch(), 15, 10, QLatin1Char('0'))
                              .arg(QCoreApplication::applicationPid())
                              .arg(counter++);
+    if (name)
+        *name = file;
     return AtomicFile::write(
-        QDir(requestDir(dir)).filePath(name), QByteArray::fromStdString(request.dump()), error);
+        QDir(requestDir(dir)).filePath(file), QByteArray::fromStdString(request.dump()), error);
 }
+
+QString RunStore::requestDoneDir(const QString &dir)
+{
+    return QDir(requestDir(dir)).filePath(QStringLiteral("done"));
+}
+
+bool RunStore::requestOutcome(const QString &dir, const QString &name, RequestOutcome *out, bool remove)
+{
+    const QString file = QDir(requestDoneDir(dir)).filePath(name);
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray data = f.readAll();
+    f.close();
+    const json record = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    RequestOutcome o;
+    if (!record.is_object() || !record.contains("ok") || !record["ok"].is_boolean()) {
+        o.text = QStringLiteral("the writer's record of the request is not readable");
+    } else {
+        o.ok = record["ok"].get<bool>();
+        if (record.contains("text") && record["text"].is_string())
+            o.text = QString::fromStdString(record["text"].get<std::string>());
+    }
+    if (remove)
+        QFile::remove(file);
+    if (out)
+        *out = o;
+    return true;
+}
+
+namespace {
+
+void recordOutcome(const QString &runDir, const QString &name, bool ok, const QString &text)
+{
+    const json record { { "ok", ok }, { "text", text.toStdString() } };
+    // Best effort: the request itself was carried out (or refused) either way.
+    AtomicFile::write(QDir(RunStore::requestDoneDir(runDir)).filePath(name),
+        QByteArray::fromStdString(record.dump()), nullptr);
+}
+
+void pruneOutcomes(const QString &runDir)
+{
+    QDir done(RunStore::requestDoneDir(runDir));
+    if (!done.exists())
+        return;
+    const QDateTime cutoff = QDateTime::currentDateTimeUtc().addSecs(-RunStore::RequestOutcomeKeepSecs);
+    for (const QFileInfo &info : done.entryInfoList({ QStringLiteral("*.json") }, QDir::Files))
+        if (info.lastModified().toUTC() < cutoff)
+            QFile::remove(info.absoluteFilePath());
+}
+
+} // namespace
 
 int RunStore::applyRequests(QStringList *errors)
 {
@@ -375,20 +430,31 @@ int RunStore::applyRequests(QStringList *errors)
         const QByteArray data = f.readAll();
         const json request = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
         SteerRequest r;
+        QString done;
+        bool ok = false;
         if (request.is_discarded())
             why = QStringLiteral("not JSON");
         else if (SteerRequest::fromJson(request, &r, &why)) {
             try {
-                if (apply(r, &why))
+                Experiment created;
+                ok = apply(r, &why, &created);
+                if (ok) {
                     ++applied;
+                    done = r.appliedText(created, m_state.config.moveOn);
+                }
             } catch (const std::exception &ex) {
+                ok = false;
                 why = QString::fromUtf8(ex.what());
             }
         }
-        if (!why.isEmpty() && errors)
+        if (!ok && why.isEmpty())
+            why = QStringLiteral("not applied");
+        if (!ok && errors)
             *errors << QStringLiteral("request %1: %2").arg(file, why);
+        recordOutcome(m_dir, file, ok, ok ? done : why);
         QFile::remove(d.filePath(file));
     }
+    pruneOutcomes(m_dir);
     return applied;
 }
 

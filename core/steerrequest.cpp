@@ -94,6 +94,42 @@ SteerRequest &SteerRequest::withReason(const QString &reason)
     return *this;
 }
 
+QString SteerRequest::appliedText(const Experiment &created, const MoveOnRules &rules) const
+{
+    switch (m_action) {
+    case Action::Pin:
+        return QStringLiteral(
+            "%1 pinned: its current best is locked; the loop leaves it alone until unpinned")
+            .arg(m_kernel);
+    case Action::Unpin:
+        return QStringLiteral("%1 unpinned: the loop may work on it again").arg(m_kernel);
+    case Action::Skip:
+        return QStringLiteral("%1 skipped: the loop moves on to the next kernel").arg(m_kernel);
+    case Action::Unskip:
+        return QStringLiteral("%1 unskipped: the loop may work on it again").arg(m_kernel);
+    case Action::Revert:
+        return QStringLiteral("%1: experiment %2 restored as experiment %3 (commit %4)")
+            .arg(m_kernel)
+            .arg(m_experiment)
+            .arg(created.id)
+            .arg(created.commit.left(12));
+    case Action::Accept:
+        return QStringLiteral("experiment %1 accepted").arg(m_experiment);
+    case Action::Reject:
+        return QStringLiteral("experiment %1 rejected").arg(m_experiment);
+    case Action::MoveOn:
+        return QStringLiteral("move-on rules set: %1; the loop uses them from its next experiment")
+            .arg(rules.summary());
+    case Action::Review:
+        return m_on
+            ? QStringLiteral("review mode on: a would-be keep waits as pending until accepted or rejected")
+            : QStringLiteral("review mode off: the loop keeps improvements itself");
+    case Action::Verification:
+        return QStringLiteral("verification recorded");
+    }
+    return QStringLiteral("%1: done").arg(actionName());
+}
+
 json SteerRequest::toJson() const
 {
     json j { { "action", actionName().toStdString() } };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "experiment.h"
 #include "moveonrules.h"
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,11 @@ public:
     bool on() const { return m_on; } // review
     const nlohmann::json &value() const { return m_value; } // move_on fields, the verification
     QString by() const { return m_by; } // move_on
+
+    // What an applied request did, in the words the window shows (and the writer records for a
+    // queued one): "01-matmul pinned: …", "experiment 7 accepted". `created`: a revert's new
+    // experiment; `rules`: the move-on rules after a move_on.
+    QString appliedText(const Experiment &created, const MoveOnRules &rules) const;
 
     nlohmann::json toJson() const;
     // Missing fields take their defaults (no kernel, experiment 0, review off) as the writer always

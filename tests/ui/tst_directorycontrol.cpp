@@ -132,11 +132,40 @@ private Q_SLOTS:
         // Start is not offered while someone else writes the run (and never without a factory).
         QVERIFY(!test::named<SteeringActions>(&w, "SteeringActions")->start()->isEnabled());
 
-        // The writer applies queued requests when it next opens the run.
+        // A second skip of the same kernel is queued too; the writer will refuse it.
+        control->skip(QStringLiteral("02-softmax"));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 10000);
+        QCOMPARE(control->awaitedRequests(), 2);
+        QSignalSpy failed(control, &LoopControl::actionFailed);
+
+        // The writer applies queued requests when it next opens the run, and records each outcome.
         writer.reset();
         auto store = RunStore::open(tmp.path(), &error);
         QVERIFY2(store, qPrintable(error));
         QCOMPARE(store->state().kernel(QStringLiteral("02-softmax"))->state, KernelState::Skipped);
+        QVERIFY(QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files).isEmpty());
+
+        // The window hears both outcomes (after the reload the log change causes, or the writer poll):
+        // the skip applied, the second refused, each in the log and the status bar.
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+        QCOMPARE(finished.at(2).at(0).toString(), QStringLiteral("skip"));
+        QVERIFY2(finished.at(2).at(1).toString().contains(QStringLiteral("applied by the run's writer")),
+            qPrintable(finished.at(2).at(1).toString()));
+        QVERIFY(finished.at(2).at(1).toString().contains(QStringLiteral("02-softmax skipped")));
+        QCOMPARE(failed.first().at(0).toString(), QStringLiteral("skip"));
+        QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("already skipped")),
+            qPrintable(failed.first().at(1).toString()));
+        QCOMPARE(control->awaitedRequests(), 0);
+        const QString log = test::named<LogView>(&w, "LogView")->toPlainText();
+        QVERIFY2(
+            log.contains(QStringLiteral("refused by the run's writer: kernel 02-softmax is already skipped")),
+            qPrintable(log));
+        QVERIFY(log.contains(QStringLiteral("applied by the run's writer: 02-softmax skipped")));
+        // Each outcome is reported once: the records were consumed.
+        QVERIFY(QDir(RunStore::requestDoneDir(tmp.path())).entryList(QDir::Files).isEmpty());
+        QTest::qWait(200);
+        QCOMPARE(finished.count() + failed.count(), 4);
     }
 
     void failureOutsideARunIsReported()
