@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QNetworkAccessManager>
 #include <QRandomGenerator>
@@ -99,6 +100,9 @@ LlmResponse LlmClient::send(const LlmRequest &original)
     qint64 tokensIn = 0;
     qint64 tokensOut = 0;
     const int attempts = std::max(1, request.maxAttempts);
+    QElapsedTimer spent;
+    spent.start();
+    bool outOfBudget = false;
     for (int i = 1; i <= attempts; ++i) {
         int retryAfter = -1;
         last = attempt(request, &retryAfter);
@@ -120,6 +124,10 @@ LlmResponse LlmClient::send(const LlmRequest &original)
         if (last.ok || !last.retryable || i == attempts)
             break;
         const int wait = retryDelayMs(request, i, retryAfter, QRandomGenerator::global()->generateDouble());
+        if (spent.elapsed() + wait > request.retryBudgetMs) {
+            outOfBudget = true;
+            break;
+        }
         if (!sleepMs(wait)) {
             last.ok = false;
             last.errorKind = AgentError::Kind::Cancelled;
@@ -128,7 +136,12 @@ LlmResponse LlmClient::send(const LlmRequest &original)
             break;
         }
     }
-    if (!last.ok && last.attempts > 1 && last.errorKind != AgentError::Kind::Cancelled)
+    if (outOfBudget)
+        last.error
+            += QStringLiteral(" (after %1 attempt(s): the next wait would pass the retry budget of %2 s)")
+                   .arg(last.attempts)
+                   .arg(request.retryBudgetMs / 1000.0, 0, 'f', 1);
+    else if (!last.ok && last.attempts > 1 && last.errorKind != AgentError::Kind::Cancelled)
         last.error += QStringLiteral(" (after %1 attempts)").arg(last.attempts);
     last.error = redact(last.error, request.apiKey);
     last.switchedToMaxCompletionTokens = switched;

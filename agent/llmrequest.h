@@ -32,6 +32,10 @@ struct LlmRequest
     int initialBackoffMs = 1000; // doubled per retry unless the server sends Retry-After
     int maxBackoffMs = 60000; // our own back-off's ceiling
     int maxRetryAfterMs = 900000; // the server's Retry-After is honoured up to this (15 min)
+    // All attempts of one request and the waits between them: a retry whose wait would end past it
+    // is not made (the failure goes to the loop, whose outage rule pauses it). 20 min: one long
+    // Retry-After and a few attempts.
+    int retryBudgetMs = 1200000;
 };
 
 struct LlmResponse

@@ -574,6 +574,28 @@ private Q_SLOTS:
         QCOMPARE(m_server->pendingReplies(), 1);
     }
 
+    void retriesStopAtTheRetryBudget()
+    {
+        // A server that keeps failing with a long Retry-After: the request gives up once the next
+        // wait would pass its budget, instead of sleeping through every attempt.
+        for (int i = 0; i < 5; ++i) {
+            ScriptedReply busy = ScriptedReply::error(503, QStringLiteral("overloaded"));
+            busy.headers << qMakePair(QByteArray("retry-after-ms"), QByteArray("400"));
+            m_server->enqueue(busy);
+        }
+        auto a = agent(QStringLiteral("openai"), true, 5);
+        a->requestDefaults().retryBudgetMs = 1000;
+        QElapsedTimer t;
+        t.start();
+        const AgentResult result = a->propose(context());
+        QVERIFY(!result.ok());
+        QVERIFY(result.error().retryable);
+        QVERIFY2(result.error().reason.contains(QStringLiteral("retry budget of 1.0 s")),
+            qPrintable(result.error().reason));
+        QCOMPARE(m_server->requests().size(), 3); // waits of 400-440 ms: the third would end past 1 s
+        QVERIFY2(t.elapsed() < 2000, qPrintable(QString::number(t.elapsed())));
+    }
+
     void noRetryOnClientError()
     {
         m_server->enqueue(ScriptedReply::error(400, QStringLiteral("max_tokens is too large")));
