@@ -7,6 +7,7 @@
 #include "orchestrator.h"
 #include "runloader.h"
 #include "secrets.h"
+#include "slurmallocation.h"
 #include "tunespace.h"
 
 #include <QDeadlineTimer>
@@ -288,6 +289,17 @@ bool ExperimentLoop::pauseForWorker(const QString &why)
 {
     if (!m_config.remoteWorker || m_session->stopRequested())
         return false;
+    // An allocation that is over does not come back however long we wait: without this, every
+    // srun --jobid=N refuses and the loop pauses with back-off for ever.
+    QString srunWords;
+    if (const qint64 job = SlurmAllocation::endedJob(why, &srunWords)) {
+        m_session->requestStop(QStringLiteral("the Slurm allocation %1 ended (srun: %2); "
+                                              "`autokernel-cli run` again asks for a new one")
+                                   .arg(job)
+                                   .arg(srunWords),
+            true);
+        return true;
+    }
     const int seconds = std::min(15 * 60, m_config.workerRetrySec << std::min(m_workerPauses, 8));
     ++m_workerPauses;
     m_session->pauseFor(QStringLiteral("[%1] the remote worker cannot run the harness (%2): the loop pauses "

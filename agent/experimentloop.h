@@ -101,7 +101,8 @@ private:
     // session's, held by the caller.
     void keepReply(RunStore &store, const Experiment &e, const QString &reply);
     // The agent's breaker: counts outages in a row and pauses the session when they reach the limit.
-    // Pauses with back-off after a remote worker's environment error; false where the caller stops.
+    // Pauses with back-off after a remote worker's environment error, or stops the loop when srun
+    // says its Slurm allocation is over (true as well: handled); false where the caller stops.
     bool pauseForWorker(const QString &why);
     void countOutage(const AgentError &e);
     void finished(const Experiment &e, const QString &verdict);

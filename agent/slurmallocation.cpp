@@ -20,6 +20,21 @@ qint64 SlurmAllocation::parseJobId(const QString &sallocOutput)
     return m.hasMatch() ? m.captured(1).toLongLong() : 0;
 }
 
+qint64 SlurmAllocation::endedJob(const QString &srunOutput, QString *words)
+{
+    // srun's own words (src/srun/libsrun/allocate.c): ESLURM_ALREADY_DONE while the controller still
+    // remembers the job (MinJobAge), ESLURM_INVALID_JOB_ID after it forgot it.
+    static const QRegularExpression ended(QStringLiteral(
+        "Slurm job (\\d+) has expired|Unable to confirm allocation for job (\\d+): (?:Invalid job id "
+        "specified|Job/step already completing or completed)"));
+    const QRegularExpressionMatch m = ended.match(srunOutput);
+    if (!m.hasMatch())
+        return 0;
+    if (words)
+        *words = m.captured(0);
+    return (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toLongLong();
+}
+
 bool SlurmAllocation::allocate(const QString &arguments, QString *error, int timeoutMs)
 {
     QChar unclosed;

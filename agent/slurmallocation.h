@@ -29,6 +29,11 @@ public:
 
     // "salloc: Granted job allocation 123" -> 123; 0 when the text has no grant.
     static qint64 parseJobId(const QString &sallocOutput);
+    // The job srun refused to start a step in because it is over (cancelled, out of time, purged):
+    // "srun: error: Slurm job 123 has expired" or "Unable to confirm allocation for job 123: Invalid
+    // job id specified" -> 123, with srun's words in *words; 0 for anything else (a controller that
+    // cannot be reached now is not an ended job). Waiting does not bring such a job back.
+    static qint64 endedJob(const QString &srunOutput, QString *words = nullptr);
 
 private:
     qint64 m_jobId = 0;

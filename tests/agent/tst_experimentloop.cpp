@@ -6,6 +6,7 @@
 
 #include "orchestrator.h"
 #include "runloader.h"
+#include "slurmallocation.h"
 #include "testregistry.h"
 #include "tunememory.h"
 #include <thread>
@@ -460,6 +461,72 @@ private Q_SLOTS:
         QVERIFY(r.session->endReason().contains(QStringLiteral("No module named 'torch'")));
         QVERIFY(Orchestrator::needsBaseline(r.state(), kA)); // not recorded as the kernel's fault
         QCOMPARE(r.kernel(kA).state, KernelState::Waiting);
+    }
+
+    // A remote worker's harness problem pauses the loop (the host may come back), but an ended Slurm
+    // allocation never does: srun --jobid=N would refuse at every retry, so the loop stops, naming it.
+    void endedSlurmAllocationStopsTheLoop()
+    {
+        CREATE_RIG(r, kNoRules);
+        ExperimentLoopConfig cfg;
+        cfg.label = QStringLiteral("test");
+        cfg.quickBench = true;
+        cfg.remoteWorker = true;
+        r.loop = std::make_unique<ExperimentLoop>(
+            r.session.get(), &r.agent, [&r](const BenchRequest &q) { return r.bench.run(q); }, cfg);
+        const QString start = QStringLiteral(
+            "the worker exited during start-up (the Slurm step ended with code 1 (cancelled, preempted "
+            "or out of time?)): srun: error: ");
+        // The controller out of reach for now: a pause, not an end.
+        r.bench.results << bad(BenchStatus::Error,
+            start
+                + QStringLiteral(
+                    "Unable to confirm allocation for job 77: Unable to contact slurm controller"),
+            true);
+        STEP(r);
+        QVERIFY(r.session->paused());
+        QVERIFY(!r.session->stopRequested());
+        r.session->setPaused(false); // Resume: tries again at once
+        r.bench.results << bad(BenchStatus::Error, start + QStringLiteral("Slurm job 77 has expired"), true);
+        STEP(r); // the baseline step itself; the loop ends before the next one
+        QVERIFY(r.session->stopRequested());
+        QVERIFY(r.session->failed());
+        QVERIFY2(r.session->endReason().startsWith(QStringLiteral("the Slurm allocation 77 ended")),
+            qPrintable(r.session->endReason()));
+        QVERIFY2(r.session->endReason().contains(QStringLiteral("has expired")),
+            qPrintable(r.session->endReason()));
+        QVERIFY(Orchestrator::needsBaseline(r.state(), kA)); // not the kernel's fault
+        const int benches = int(r.bench.requests.size());
+        QCOMPARE(r.step(), ExperimentLoop::Step::Stopped);
+        QCOMPARE(int(r.bench.requests.size()), benches);
+    }
+
+    void slurmEndedJobWords_data()
+    {
+        QTest::addColumn<QString>("srun");
+        QTest::addColumn<qint64>("job");
+        QTest::newRow("expired") << QStringLiteral("srun: error: Slurm job 12 has expired") << qint64(12);
+        QTest::newRow("purged") << QStringLiteral(
+            "srun: error: Unable to confirm allocation for job 99999: Invalid job id specified")
+                                << qint64(99999);
+        QTest::newRow("completing") << QStringLiteral("srun: error: Unable to confirm allocation for job 5: "
+                                                      "Job/step already completing or completed")
+                                    << qint64(5);
+        QTest::newRow("controller down") << QStringLiteral(
+            "srun: error: Unable to confirm allocation for job 5: Unable to contact slurm controller")
+                                         << qint64(0);
+        QTest::newRow("step cancelled")
+            << QStringLiteral("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.")
+            << qint64(0);
+    }
+    void slurmEndedJobWords()
+    {
+        QFETCH(QString, srun);
+        QFETCH(qint64, job);
+        QString words;
+        QCOMPARE(SlurmAllocation::endedJob(srun, &words), job);
+        QCOMPARE(words.isEmpty(), job == 0);
+        QVERIFY(srun.endsWith(words));
     }
 
     // The run cannot be written any more: the loop stops as a failure instead of asking the agent

@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QThread>
 
+#include <csignal>
+
 using namespace ak;
 
 class RemoteSlurmTest : public QObject
@@ -38,6 +40,58 @@ class RemoteSlurmTest : public QObject
     static QString describe(const test::CliResult &r)
     {
         return QStringLiteral("exit %1\n%2\n%3").arg(r.exitCode).arg(r.out, r.err);
+    }
+
+    // Starts a --slurm loop with room for many experiments.
+    void startLoop(QProcess *p)
+    {
+        p->setProcessEnvironment(environment());
+        p->start(test::cliPath(),
+            { QStringLiteral("run"), m_run, QStringLiteral("--device"), QStringLiteral("cpu"),
+                QStringLiteral("--quick"), QStringLiteral("--agent"), QStringLiteral("tune"),
+                QStringLiteral("--experiments"), QStringLiteral("40"), QStringLiteral("--slurm"),
+                QStringLiteral("--ntasks=1"), QStringLiteral("--python"), test::testPython() });
+    }
+
+    // Waits until the loop benchmarks an agent's proposal (not a baseline); its id, or 0.
+    int waitForProposalInFlight(QProcess *p)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        while (p->state() == QProcess::Running && clock.elapsed() < 60000) {
+            if (const RunSnapshotPtr run = RunLoader::load(m_run))
+                for (const Experiment &e : run->experiments)
+                    if (e.status == ExperimentStatus::Running && e.agent == QLatin1String("tune"))
+                        return e.id;
+            QThread::msleep(20);
+        }
+        return 0;
+    }
+
+    // The allocation itself ("123"; its steps are "123.0", ...); empty when there is none.
+    QString allocation() const
+    {
+        const QStringList jobs = m_slurm
+                                     .tool(QStringLiteral("squeue"),
+                                         { QStringLiteral("-h"), QStringLiteral("-o"), QStringLiteral("%i") })
+                                     .split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+                                     .filter(QRegularExpression(QStringLiteral("^\\d+$")));
+        return jobs.isEmpty() ? QString() : jobs.first();
+    }
+
+    // squeue -h after the loop ended: empty within a few seconds (the controller's bookkeeping).
+    QString queueAfterTheEnd() const
+    {
+        QElapsedTimer t;
+        t.start();
+        QString queue;
+        do {
+            queue = m_slurm.tool(QStringLiteral("squeue"), { QStringLiteral("-h") }).trimmed();
+            if (queue.isEmpty())
+                break;
+            QThread::msleep(200);
+        } while (t.elapsed() < 10000);
+        return queue;
     }
 
 private Q_SLOTS:
@@ -120,15 +174,7 @@ private Q_SLOTS:
             after += e.id > crashed->id && e.status != ExperimentStatus::Baseline ? 1 : 0;
         QVERIFY2(after >= 1, qPrintable(err));
         // The loop ended: so did its allocation.
-        QElapsedTimer t;
-        t.start();
-        QString queue;
-        do {
-            queue = m_slurm.tool(QStringLiteral("squeue"), { QStringLiteral("-h") }).trimmed();
-            if (queue.isEmpty())
-                break;
-            QThread::msleep(200);
-        } while (t.elapsed() < 10000);
+        const QString queue = queueAfterTheEnd();
         QVERIFY2(queue.isEmpty(), qPrintable(queue));
         // run.json keeps the salloc arguments (a resume asks for a new allocation), not the old job.
         QCOMPARE(run->config.workerSlurm, QStringLiteral("--ntasks=1"));
@@ -141,6 +187,39 @@ private Q_SLOTS:
             qPrintable(status.out));
         qInfo("job %s; experiment %d: %s; %d experiments after it", qPrintable(jobSeen), crashed->id,
             qPrintable(crashed->failure), after);
+    }
+
+    // The allocation ends under the loop (scancel of the job, as its time limit would): the
+    // benchmark in flight is a crash, and the loop ends naming the job instead of pausing for ever
+    // on an srun --jobid that can never start again.
+    void endedAllocationEndsTheLoop()
+    {
+        QProcess p;
+        startLoop(&p);
+        QVERIFY(p.waitForStarted());
+        const int inFlight = waitForProposalInFlight(&p);
+        const QString job = allocation();
+        QVERIFY2(inFlight > 0 && !job.isEmpty(), qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        QThread::msleep(300); // into the benchmark
+        m_slurm.tool(QStringLiteral("scancel"), { job });
+        QVERIFY(p.waitForFinished(60000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 1, qPrintable(err));
+        QVERIFY2(
+            err.contains(QStringLiteral("ended: the Slurm allocation %1 ended").arg(job)), qPrintable(err));
+        const RunSnapshotPtr run = RunLoader::load(m_run);
+        QVERIFY(run);
+        const Experiment *e = run->experiment(inFlight);
+        QVERIFY(e);
+        QVERIFY2(e->status == ExperimentStatus::Crashed, qPrintable(e->failure));
+        QVERIFY2(e->failure.contains(QStringLiteral("Slurm step")), qPrintable(e->failure));
+        int running = 0;
+        for (const Experiment &x : run->experiments)
+            running += x.status == ExperimentStatus::Running && x.agent != QLatin1String("baseline") ? 1 : 0;
+        QCOMPARE(running, 0);
+        const QString queue = queueAfterTheEnd();
+        QVERIFY2(queue.isEmpty(), qPrintable(queue));
+        qInfo("%s", qPrintable(err.section(QStringLiteral("ended: "), 1).section(QLatin1Char('\n'), 0, 0)));
     }
 };
 
