@@ -4,6 +4,7 @@
 #include "gitrepo.h"
 #include "keeprule.h"
 #include "kernelstaticcheck.h"
+#include "looplogfile.h"
 #include "orchestrator.h"
 #include "runloader.h"
 #include "secrets.h"
@@ -58,8 +59,12 @@ ExperimentLoop::ExperimentLoop(LoopSession *session, Agent *agent, BenchFn bench
 
 void ExperimentLoop::message(const QString &text) const
 {
+    const QString line = QStringLiteral("[%1] %2").arg(m_config.label, secrets::redact(text));
+    // Also into the run, so a window watching a loop that runs elsewhere (the CLI) shows its lines.
+    if (!m_session->runDir().isEmpty())
+        LoopLogFile::append(m_session->runDir(), line);
     if (m_session->onMessage)
-        m_session->onMessage(QStringLiteral("[%1] %2").arg(m_config.label, secrets::redact(text)));
+        m_session->onMessage(line);
 }
 
 void ExperimentLoop::noteSandbox(const BenchResult &bench)

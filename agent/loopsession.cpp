@@ -4,6 +4,7 @@ namespace ak {
 
 LoopSession::LoopSession(std::unique_ptr<RunStore> store)
     : m_store(std::move(store))
+    , m_runDir(m_store ? m_store->dir() : QString())
 {
     m_clock.start();
 }

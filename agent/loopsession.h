@@ -38,6 +38,10 @@ class LoopSession
 public:
     explicit LoopSession(std::unique_ptr<RunStore> store);
 
+    // The run's directory, readable without the lock (messages are written from loop threads that may
+    // hold it).
+    QString runDir() const { return m_runDir; }
+
     // The store and the claims, under the session's lock for as long as the handle lives.
     LockedStore lock() { return LockedStore(&m_mutex, m_store.get(), &m_claimed); }
 
@@ -80,6 +84,7 @@ public:
 
 private:
     std::unique_ptr<RunStore> m_store;
+    QString m_runDir;
     QMutex m_mutex;
     QSet<QString> m_claimed;
     std::atomic<bool> m_stop { false };

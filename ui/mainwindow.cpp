@@ -660,7 +660,49 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
                           << "ms on the GUI thread";
             if (isReload)
                 m_loops->refresh(); // a loop may have started or stopped in another process
+            tailLoopLog(snapshot->runDir, !isReload);
             Q_EMIT runLoaded(dir);
+        });
+}
+
+void MainWindow::tailLoopLog(const QString &dir, bool opened)
+{
+    if (opened) {
+        // Where the file ends when the run is shown (a stat and 64 bytes, so here rather than in a job
+        // that would end after lines written meanwhile): the history of earlier loops is not news.
+        ++m_loopLogGeneration;
+        m_loopLog = LoopLogFile::endOf(dir);
+        m_loopLogReading = m_loopLogAgain = false; // a read of the previous run's file is dropped
+        return;
+    }
+    if (m_loopLogReading) {
+        m_loopLogAgain = true; // what this reload brought is read once the read in flight ends
+        return;
+    }
+    m_loopLogReading = true;
+    using Result = std::pair<LoopLogFile::Position, std::vector<LoopLogFile::Line>>;
+    runInBackground(
+        this,
+        [dir, pos = m_loopLog]() mutable {
+            std::vector<LoopLogFile::Line> lines = LoopLogFile::readNew(dir, &pos);
+            return Result(pos, lines);
+        },
+        [this, dir, generation = m_loopLogGeneration](const Result &result) {
+            if (generation != m_loopLogGeneration)
+                return;
+            m_loopLogReading = false;
+            m_loopLog = result.first;
+            const qint64 self = QCoreApplication::applicationPid();
+            for (const LoopLogFile::Line &line : result.second) {
+                if (line.pid == self)
+                    continue; // this window's own loop: its messages are in the log already
+                m_log->appendMessage(LogView::Level::Info,
+                    line.pid != 0 ? tr("loop (pid %1): %2").arg(line.pid).arg(line.text) : line.text);
+            }
+            if (m_loopLogAgain) {
+                m_loopLogAgain = false;
+                tailLoopLog(dir, false);
+            }
         });
 }
 

@@ -2,6 +2,7 @@
 
 #include "examplerun.h"
 #include "loophost.h"
+#include "looplogfile.h"
 #include "runsnapshot.h"
 #include "runworkspace.h"
 
@@ -118,6 +119,9 @@ private:
     // state (with `next`: what to try) and runLoadFailed say so.
     void reportOpenFailure(const QString &what, const QString &error, const QString &next);
     void watch(const QString &dir);
+    // The loop's live lines (LoopLogFile) written by another process since the last look go to the
+    // log; `opened`: a run was just opened, so start at the file's end (only what is new from now).
+    void tailLoopLog(const QString &dir, bool opened);
     void addRecent(const QString &dir);
     void rebuildRecentMenu();
     void showAbout();
@@ -148,6 +152,10 @@ private:
     bool m_reloadInFlight = false; // a reload's load runs; another waits for it (m_reloadAgain)
     bool m_reloadAgain = false;
     RunWatcher *m_watcher = nullptr;
+    LoopLogFile::Position m_loopLog; // how far the shown run's loop log was read
+    quint64 m_loopLogGeneration = 0; // another run opened: a read of the old one's file is dropped
+    bool m_loopLogReading = false;
+    bool m_loopLogAgain = false; // a reload came while a read ran: read once more after it
 
     SteeringActions *m_steering;
     LoopHost *m_loops;
