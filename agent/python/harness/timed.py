@@ -218,25 +218,30 @@ def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, 
 
 def _attach_heap(cand, case, slot_count_):
     """(heap arena or None, why not, whether outputs are held): the judge decides to hold a CUDA
-    kernel's outputs from its own torch and environment alone, then offers the heap; a runner that
-    does not take it copies its outputs into the judge's region at its own cost (never the null
-    kernel's), so refusing gains a kernel nothing. Room for two rounds' outputs (an eager round's
-    and a captured one's) and the kernel's temporaries. AUTOKERNEL_TIMING_HEAP=0 times as before
-    the heap (every side copies its outputs: side-by-side measurements)."""
+    kernel's outputs from its own environment alone, then offers the heap; a kernel without one
+    (a torch too old for a MemPool with our allocator, no GPU memory left for it, a runner that
+    does not take it) copies its outputs into the judge's region at its own cost, never the null
+    kernel's, so refusing gains a kernel nothing. Room for two rounds' outputs (an eager round's and
+    a captured one's: the caching allocator keeps blocks per stream) and the kernel's temporaries,
+    as checked on an H100 (docs/harness.md). AUTOKERNEL_TIMING_HEAP=0 times as before the heap (every side copies its outputs:
+    side-by-side measurements)."""
     from . import cudashm, heap as heap_mod
     if os.environ.get("AUTOKERNEL_TIMING_HEAP", "1") == "0":
         return None, "AUTOKERNEL_TIMING_HEAP=0", False
     if not heap_mod.supported():
-        return None, "this torch cannot route allocations into a pool of the judge's memory", False
+        return None, "this torch cannot route allocations into a pool of the judge's memory", True
     try:
         arena = cudashm.Arena((2 * slot_count_ + 2) * case.out_nbytes() + HEAP_SPARE_BYTES)
     except cudashm.CudaShmError as exc:
-        return None, "no GPU memory for the heap (%s)" % exc, False
-    fd = arena.export_fd()
+        return None, "no GPU memory for the heap (%s)" % exc, True
     try:
-        reply = cand.request({"op": "attach", "role": "heap", "size": arena.size}, fds=[fd])
-    finally:
-        os.close(fd)
+        fd = arena.export_fd()
+        try:
+            reply = cand.request({"op": "attach", "role": "heap", "size": arena.size}, fds=[fd])
+        finally:
+            os.close(fd)
+    except (cudashm.CudaShmError, OSError) as exc:
+        reply = {"ok": False, "error": str(exc)}
     if not reply.get("ok"):
         arena.close()
         return None, "the kernel's process did not take the heap (%s)" % reply.get("error"), True
