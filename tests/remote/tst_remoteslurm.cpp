@@ -1,6 +1,7 @@
 // `autokernel-cli run --slurm ARGS` against a real single-node Slurm the suite starts itself
 // (slurmcluster.h): one allocation, each device's worker an srun step in it; a step cancelled in the
-// middle of a benchmark is a recorded crash and the run goes on; when the loop ends, no job is left.
+// middle of a benchmark is a recorded crash and the run goes on; when the loop ends (its own end, a
+// Ctrl-C, or the allocation ending under it), no job is left.
 #include "experiment.h"
 #include "runloader.h"
 #include "slurmcluster.h"
@@ -189,6 +190,33 @@ private Q_SLOTS:
             qPrintable(crashed->failure), after);
     }
 
+    // Ctrl-C in the middle of a benchmark: the CLI stops the loop and ends its allocation.
+    void interruptEndsTheJob()
+    {
+        QProcess p;
+        startLoop(&p);
+        QVERIFY(p.waitForStarted());
+        const int inFlight = waitForProposalInFlight(&p);
+        const QString job = allocation();
+        if (inFlight == 0 || job.isEmpty()) {
+            p.kill(); // and show what it said
+            p.waitForFinished();
+        }
+        QVERIFY2(inFlight > 0 && !job.isEmpty(), qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("slurm: job %1 granted").arg(job)), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("ended: stopped by the user")), qPrintable(err));
+        // The benchmark in flight is recorded (interrupted, or its result if it finished first).
+        const RunSnapshotPtr run = RunLoader::load(m_run);
+        QVERIFY(run && run->experiment(inFlight));
+        QVERIFY(run->experiment(inFlight)->status != ExperimentStatus::Running);
+        const QString queue = queueAfterTheEnd();
+        QVERIFY2(queue.isEmpty(), qPrintable(queue + QLatin1Char('\n') + err));
+    }
+
     // The allocation ends under the loop (scancel of the job, as its time limit would): the
     // benchmark in flight is a crash, and the loop ends naming the job instead of pausing for ever
     // on an srun --jobid that can never start again.
@@ -199,6 +227,10 @@ private Q_SLOTS:
         QVERIFY(p.waitForStarted());
         const int inFlight = waitForProposalInFlight(&p);
         const QString job = allocation();
+        if (inFlight == 0 || job.isEmpty()) {
+            p.kill(); // and show what it said
+            p.waitForFinished();
+        }
         QVERIFY2(inFlight > 0 && !job.isEmpty(), qPrintable(QString::fromUtf8(p.readAllStandardError())));
         QThread::msleep(300); // into the benchmark
         m_slurm.tool(QStringLiteral("scancel"), { job });
