@@ -3,7 +3,9 @@
 // through the ssh channel; its experiments match a local run's; a killed ssh client is a recorded
 // crash and the loop goes on.
 #include "experiment.h"
+#include "gitrepo.h"
 #include "runloader.h"
+#include "runstore.h"
 #include "sshserver.h"
 #include "testfixtures.h"
 #include "testregistry.h"
@@ -144,8 +146,17 @@ private Q_SLOTS:
         auto correct = [](ExperimentStatus s) {
             return s == ExperimentStatus::Kept || s == ExperimentStatus::Reverted;
         };
+        QString error;
+        const std::unique_ptr<GitRepo> gitA = GitRepo::open(local, &error);
+        const std::unique_ptr<GitRepo> gitB = GitRepo::open(remote, &error);
+        QVERIFY2(gitA && gitB, qPrintable(error));
         for (int i = 0; i < ea.size(); ++i) {
             QCOMPARE(eb[i]->kernel, ea[i]->kernel);
+            // The kernel.py judged (each experiment's commit): the replayed proposal, byte for byte.
+            const QString path = RunStore::kernelPath(ea[i]->kernel);
+            const QByteArray source = gitA->readBlob(ea[i]->commit, path, &error);
+            QVERIFY2(!source.isEmpty(), qPrintable(error));
+            QCOMPARE(gitB->readBlob(eb[i]->commit, path, &error), source);
             QCOMPARE(correct(eb[i]->status), correct(ea[i]->status));
             QVERIFY2(eb[i]->failure.isEmpty() == ea[i]->failure.isEmpty() || correct(ea[i]->status),
                 qPrintable(eb[i]->failure + QStringLiteral(" | ") + ea[i]->failure));
