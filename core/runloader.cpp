@@ -239,6 +239,8 @@ void RunLoader::readSideFiles(RunSnapshot &s)
                 verification.readAll(), QStringLiteral("verification.json"), &s.warnings);
     }
 
+    s.loop = LoopInfo::read(s.runDir);
+
     RunRecording::Info recording;
     s.recording = RunRecording::isRecording(s.runDir, &recording) ? recording.summary() : QString();
 

@@ -3,6 +3,7 @@
 #include "deviceinfo.h"
 #include "experiment.h"
 #include "kernelrecord.h"
+#include "loopinfo.h"
 #include "modelverification.h"
 #include "moveonrules.h"
 #include "runconfig.h"
@@ -51,6 +52,8 @@ struct RunSnapshot
     // Not empty when the run was restored from a recording (RunRecording): what it is, for the
     // window to say so ("a recording of the llama run on NVIDIA H200 (2026-12-05)").
     QString recording;
+    // The CLI loop's budget and agent (.git/autokernel-loop.json) while one runs; none otherwise.
+    std::optional<LoopInfo> loop;
     QHash<QString, int> kernelIndex; // kernel folder name ("01-matmul") -> index in kernels
     QHash<int, int> experimentIndex; // experiment id -> index in experiments
 

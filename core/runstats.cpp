@@ -17,6 +17,9 @@ RunStats RunStats::of(const RunSnapshot &run)
         s.pytorchWins += run.pytorchWins(k) ? 1 : 0;
     std::vector<QDateTime> finishes;
     for (const Experiment &e : run.experiments) {
+        s.tokensIn += e.tokensIn;
+        s.tokensOut += e.tokensOut;
+        s.cost += e.cost;
         if (e.started.isValid() && (!s.first.isValid() || e.started < s.first))
             s.first = e.started;
         if (e.finished.isValid()) {

@@ -22,6 +22,10 @@ struct RunStats
     int rejected = 0;
     int running = 0;
     int pytorchWins = 0; // kernels done and still slower than PyTorch's own (RunSnapshot::pytorchWins)
+    // What proposing cost, summed over every experiment (LLM agents; 0 for the others).
+    qint64 tokensIn = 0;
+    qint64 tokensOut = 0;
+    double cost = 0; // USD
     QDateTime first; // the first experiment started
     QDateTime last; // the last one finished
     QString currentKernel; // the kernel of the newest running experiment; empty when none runs

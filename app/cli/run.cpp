@@ -8,6 +8,7 @@
 #include "modelverifier.h"
 
 #include "localloop.h"
+#include "loopinfo.h"
 #include "loopsession.h"
 #include "orchestrator.h"
 #include "runloader.h"
@@ -279,8 +280,20 @@ int runRun(const QStringList &arguments)
                    ? QStringLiteral("tune agent (offline)")
                    : AgentConfig::kindName(o.agent.kind) + QStringLiteral(" agent"))
         << Qt::endl;
+    // A window watching the run shows the budget left and the agent of this loop (LoopInfo).
+    LoopInfo info;
+    info.pid = QCoreApplication::applicationPid();
+    info.started = QDateTime::currentDateTimeUtc();
+    if (o.budgetSeconds > 0)
+        info.deadline = info.started.addMSecs(qint64(o.budgetSeconds * 1000));
+    info.maxExperiments = o.maxExperiments;
+    info.agent = AgentConfig::kindName(o.agent.kind);
+    if (o.agent.kind == AgentConfig::Kind::Llm && !o.agent.model.isEmpty())
+        info.agent += QStringLiteral(" (%1)").arg(o.agent.model);
+    info.write(o.runDir, nullptr); // best effort: the loop runs either way
     QTimer::singleShot(0, &loop, [&loop] { loop.start(); });
     QCoreApplication::exec();
+    LoopInfo::remove(o.runDir);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     if (exitCode != 0)

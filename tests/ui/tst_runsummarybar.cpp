@@ -1,7 +1,9 @@
 #include "fakeloopcontrol.h"
+#include "loopinfo.h"
 #include "mainwindow.h"
 #include "modelfixture.h"
 #include "numberformat.h"
+#include "runstats.h"
 #include "runsummarybar.h"
 #include "runworkspace.h"
 #include "steeringactions.h"
@@ -10,6 +12,7 @@
 #include "testsnapshot.h"
 
 #include <QAction>
+#include <QDir>
 #include <QLabel>
 #include <QPointer>
 #include <QSignalSpy>
@@ -53,6 +56,66 @@ private Q_SLOTS:
         bar.setLoop(QStringLiteral("in this window"));
         QCOMPARE(test::named<QLabel>(&bar, "SummaryLoop")->text(),
             QStringLiteral("Loop running in this window · on 02-softmax · 60 experiments/h"));
+    }
+
+    void budgetAgentAndSpend()
+    {
+        auto run = test::makeRun(QStringLiteral("/runs/x"));
+        run->experiments[1].tokensIn = 9000;
+        run->experiments[1].tokensOut = 2500;
+        run->experiments[1].cost = 0.25;
+        run->experiments[2].tokensIn = 400;
+        run->experiments[2].cost = 0.125;
+        const RunStats stats = RunStats::of(*run);
+        QCOMPARE(stats.tokensIn, qint64(9400));
+        QCOMPARE(stats.tokensOut, qint64(2500));
+        QCOMPARE(stats.cost, 0.375);
+
+        LoopInfo info;
+        info.pid = 4242;
+        info.started = QDateTime::currentDateTimeUtc();
+        info.deadline = info.started.addSecs(12 * 60 - 5); // rounds up: 12 min
+        info.agent = QStringLiteral("llm (gpt-4.1)");
+        run->loop = info;
+        RunSummaryBar bar;
+        bar.setSnapshot(*run);
+        // No loop running: neither budget nor spend is claimed for it.
+        QCOMPARE(test::named<QLabel>(&bar, "SummaryLoop")->text(), QStringLiteral("No loop running"));
+        bar.setLoop(QStringLiteral("in pid 4242"));
+        const QString text = test::named<QLabel>(&bar, "SummaryLoop")->text();
+        QVERIFY2(text.startsWith(QStringLiteral("Loop running in pid 4242")), qPrintable(text));
+        QVERIFY2(text.endsWith(QStringLiteral(" · 12 min left · llm (gpt-4.1) agent · 11.9k tokens · $0.38")),
+            qPrintable(text));
+
+        // A spent budget says so; a loop without a file (started in the window) shows no budget, and an
+        // agent that spends nothing no tokens.
+        info.deadline = info.started.addSecs(-1);
+        run->loop = info;
+        for (Experiment &e : run->experiments)
+            e.tokensIn = e.tokensOut = 0, e.cost = 0;
+        bar.setSnapshot(*run);
+        QVERIFY2(test::named<QLabel>(&bar, "SummaryLoop")
+                     ->text()
+                     .endsWith(QStringLiteral(" · budget spent · llm (gpt-4.1) agent")),
+            qPrintable(test::named<QLabel>(&bar, "SummaryLoop")->text()));
+        run->loop.reset();
+        bar.setSnapshot(*run);
+        QVERIFY(!test::named<QLabel>(&bar, "SummaryLoop")->text().contains(QStringLiteral("left")));
+        QVERIFY(!test::named<QLabel>(&bar, "SummaryLoop")->text().contains(QStringLiteral("agent")));
+
+        // What the CLI writes is what the loader reads back.
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral(".git")));
+        info.maxExperiments = 50;
+        QVERIFY(info.write(dir.path()));
+        const auto back = LoopInfo::read(dir.path());
+        QVERIFY(back);
+        QCOMPARE(back->pid, qint64(4242));
+        QCOMPARE(back->agent, info.agent);
+        QCOMPARE(back->maxExperiments, 50);
+        QCOMPARE(back->deadline.toSecsSinceEpoch(), info.deadline.toSecsSinceEpoch());
+        LoopInfo::remove(dir.path());
+        QVERIFY(!LoopInfo::read(dir.path()));
     }
 
     void windowSaysWhereTheLoopRuns()

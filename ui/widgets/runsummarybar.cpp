@@ -4,6 +4,7 @@
 #include "runloader.h"
 #include "runstats.h"
 
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QLabel>
 
@@ -66,6 +67,9 @@ void RunSummaryBar::setSnapshot(const RunSnapshot &run)
     m_counts->setText(tr("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
     m_currentKernel = stats.currentKernel.isEmpty() ? QString() : KernelRecord::keyOf(stats.currentKernel);
     m_perHour = stats.perHour;
+    m_loopInfo = run.loop;
+    m_tokens = stats.tokensIn + stats.tokensOut;
+    m_cost = stats.cost;
     showLoop();
 }
 
@@ -86,6 +90,20 @@ void RunSummaryBar::showLoop()
         text += tr(" · on %1").arg(m_currentKernel);
     if (std::isfinite(m_perHour))
         text += tr(" · %1 experiments/h").arg(std::lround(m_perHour));
+    // The budget and the agent are known only for a loop that says so (the CLI's run.json-side file).
+    if (m_loopInfo) {
+        const QString left = m_loopInfo->budgetLeftText(QDateTime::currentDateTimeUtc());
+        if (!left.isEmpty())
+            text += QStringLiteral(" · ") + left;
+        if (!m_loopInfo->agent.isEmpty())
+            text += tr(" · %1 agent").arg(m_loopInfo->agent);
+    }
+    if (m_tokens > 0) {
+        text += m_tokens >= 10000 ? tr(" · %1k tokens").arg(double(m_tokens) / 1000.0, 0, 'f', 1)
+                                  : tr(" · %1 tokens").arg(m_tokens);
+        if (m_cost > 0)
+            text += QStringLiteral(" · $%1").arg(m_cost, 0, 'f', 2);
+    }
     m_loop->setText(text);
 }
 

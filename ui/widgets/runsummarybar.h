@@ -11,7 +11,8 @@ namespace ak {
 // The strip above the kernel table that says what the run amounts to at a glance: the model's
 // measured speedup (verify) beside the projection, the experiments by outcome, and the loop — where
 // it runs (setLoop, from the window: this window, another process, nobody), on which kernel, at what
-// pace. Updated on every reload; numbers from RunStats, the same as the HTML report.
+// pace, with how much budget is left, which agent proposes and what it has spent (tokens, USD).
+// Updated on every reload; numbers from RunStats, the same as the HTML report.
 class RunSummaryBar : public QWidget
 {
     Q_OBJECT
@@ -32,6 +33,9 @@ private:
     QString m_where;
     QString m_currentKernel;
     double m_perHour = 0;
+    std::optional<LoopInfo> m_loopInfo; // the CLI loop's budget and agent
+    qint64 m_tokens = 0; // the agent's spend over the run
+    double m_cost = 0;
 };
 
 } // namespace ak
