@@ -1,7 +1,7 @@
 // `autokernel-cli run --launcher 'ssh …'` against a real sshd on a loopback port (docs/remote.md):
 // the far side starts with an empty cache of its own and gets the worker's files and every kernel
 // through the ssh channel; its experiments match a local run's; a killed ssh client is a recorded
-// crash and the loop goes on.
+// crash and the loop goes on; a far side without torch pauses the loop.
 #include "experiment.h"
 #include "gitrepo.h"
 #include "runloader.h"
@@ -239,6 +239,65 @@ private Q_SLOTS:
             QVERIFY(e.status != ExperimentStatus::Running);
         qInfo("%d kill(s); experiment %d: %s; %d experiments after it", kills, crashed->id,
             qPrintable(crashed->failure), after);
+    }
+
+    // The far side's Python cannot import torch: a harness problem of that machine, not of any
+    // kernel. The loop pauses (to start the worker again later) instead of burning every kernel,
+    // and nothing is recorded against a kernel.
+    void remotePythonWithoutTorchPauses()
+    {
+        const QString dir = copyOfRun(QStringLiteral("notorch"));
+        QVERIFY(!dir.isEmpty());
+        // A python3 whose `import torch` fails: a torch module that refuses, first on its path.
+        const QString hidden = m_dir.filePath(QStringLiteral("notorch"));
+        const QString python = m_dir.filePath(QStringLiteral("python-without-torch"));
+        QVERIFY(QDir().mkpath(hidden));
+        QFile module(hidden + QStringLiteral("/torch.py"));
+        QVERIFY(module.open(QIODevice::WriteOnly));
+        module.write("raise ImportError(\"No module named 'torch' (hidden by the test)\")\n");
+        module.close();
+        QFile wrapper(python);
+        QVERIFY(wrapper.open(QIODevice::WriteOnly));
+        wrapper.write(QStringLiteral("#!/bin/sh\nPYTHONPATH='%1' exec '%2' \"$@\"\n")
+                          .arg(hidden, test::testPython())
+                          .toUtf8());
+        wrapper.close();
+        QVERIFY(wrapper.setPermissions(wrapper.permissions() | QFileDevice::ExeOwner));
+        const int experiments = int(RunLoader::load(dir)->experiments.size());
+
+        QProcess p;
+        p.setProcessEnvironment(environment());
+        p.start(test::cliPath(),
+            runArgs(dir,
+                { QStringLiteral("--agent"), QStringLiteral("tune"), QStringLiteral("--experiments"),
+                    QStringLiteral("4"), QStringLiteral("--launcher"), m_ssh.launcher(),
+                    QStringLiteral("--python"), python }));
+        QVERIFY(p.waitForStarted());
+        QString err;
+        QElapsedTimer clock;
+        clock.start();
+        while (p.state() == QProcess::Running && !err.contains(QStringLiteral("paused: "))
+            && clock.elapsed() < 60000) {
+            p.waitForReadyRead(200);
+            err += QString::fromUtf8(p.readAllStandardError());
+        }
+        const bool paused = err.contains(QStringLiteral("paused: "));
+        const bool stillRunning = p.state() == QProcess::Running; // paused, not ended
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        err += QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(paused && stillRunning, qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("the remote worker cannot run the harness")), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("hidden by the test")), qPrintable(err)); // the cause, in words
+        QVERIFY2(p.exitCode() == 0, qPrintable(err)); // stopped by the user, not a failed run
+        const RunSnapshotPtr run = RunLoader::load(dir);
+        QVERIFY(run);
+        for (const KernelRecord &k : run->kernels)
+            QVERIFY2(k.state != KernelState::Done && k.state != KernelState::Skipped, qPrintable(k.folder));
+        QCOMPARE(int(run->experiments.size()), experiments); // nothing charged to a kernel
+        for (const Experiment &e : run->experiments)
+            QVERIFY(!Metrics::has(e.metrics.latencyUs)); // no baseline was measured either
+        qInfo("%s", qPrintable(err.section(QStringLiteral("paused: "), 1).section(QLatin1Char('\n'), 0, 0)));
     }
 };
 
