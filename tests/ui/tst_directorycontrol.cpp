@@ -19,6 +19,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QPointer>
 #include <QSignalSpy>
 #include <QTableView>
@@ -255,6 +256,29 @@ private Q_SLOTS:
         QVERIFY(test::named<LogView>(&w, "LogView")
                     ->toPlainText()
                     .contains(QStringLiteral("start: run is locked")));
+    }
+
+    // A CLI loop with --slurm holds the run: the summary names its job (for squeue / scancel), and
+    // stops naming it once that loop has ended.
+    void summaryNamesTheSlurmJobOfTheWriter()
+    {
+        QTemporaryDir tmp;
+        nlohmann::json runJson = kRunJson;
+        runJson["worker"] = { { "slurm", "--partition=gpu --gpus=2" }, { "slurm_job", 4242 } };
+        QVERIFY(test::makeRunDir(tmp.path(), runJson, kKernels));
+        auto writer = std::make_unique<RunLock>(tmp.path()); // the CLI's loop, as the window sees it
+        QString error;
+        QVERIFY2(writer->acquire(&error), qPrintable(error));
+
+        MainWindow w;
+        QVERIFY(test::openAndWait(w, tmp.path()));
+        QLabel *loop = test::named<QLabel>(&w, "SummaryLoop");
+        QTRY_VERIFY2(loop->text().contains(QStringLiteral("Slurm job 4242")), qPrintable(loop->text()));
+        QVERIFY2(loop->text().contains(
+                     QStringLiteral("in another process (pid %1)").arg(QCoreApplication::applicationPid())),
+            qPrintable(loop->text()));
+        writer.reset(); // the loop ended, and its allocation with it
+        QTRY_COMPARE_WITH_TIMEOUT(loop->text(), QStringLiteral("No loop running"), 10000);
     }
 };
 
