@@ -213,6 +213,7 @@ bool AgentSettings::load(QSettings &settings, AgentSettings *out)
     s.agent.replayRun = settings.value(QStringLiteral("replayRun")).toString();
     s.agent.seed = settings.value(QStringLiteral("seed"), 0).toInt();
     s.agent.contextTokens = std::max(0, settings.value(QStringLiteral("contextTokens"), 0).toInt());
+    s.maxTokens = std::max(0, settings.value(QStringLiteral("maxTokens"), 0).toInt());
     s.keySource = settings.value(QStringLiteral("keySource")).toString() == keySourceName(KeySource::Stored)
         ? KeySource::Stored
         : KeySource::Environment;
@@ -240,6 +241,7 @@ void AgentSettings::save(QSettings &settings) const
     settings.setValue(QStringLiteral("replayRun"), agent.replayRun.trimmed());
     settings.setValue(QStringLiteral("seed"), agent.seed);
     settings.setValue(QStringLiteral("contextTokens"), agent.contextTokens);
+    settings.setValue(QStringLiteral("maxTokens"), maxTokens);
     settings.setValue(QStringLiteral("devices"), devices.join(QLatin1Char(',')));
     settings.setValue(QStringLiteral("python"), python.trimmed());
     settings.setValue(QStringLiteral("launcher"), launcher.trimmed());
@@ -287,6 +289,8 @@ LoopOptions AgentSettings::loopOptions(const QString &runDir) const
     o.agent.seed = agent.seed;
     if (agent.contextTokens > 0) // 0: ask the server (or run.json's agent.context_tokens stands)
         o.agent.contextTokens = agent.contextTokens;
+    if (maxTokens > 0) // 0: run.json's agent.max_tokens stands
+        o.agent.maxTokens = maxTokens;
     o.overrideAgent = true;
     // The key travels in memory only, to createAgent (LoopOptions::agentInputs is never written).
     if (agent.kind == AgentConfig::Kind::Llm && keySource == KeySource::Stored)

@@ -35,6 +35,9 @@ struct AgentSettings
     // Workers through a launcher ("ssh gpu1", "srun ..."; docs/remote.md); python is then the
     // interpreter's name there. Empty: run.json's "worker" section; "local": local workers.
     QString launcher;
+    // The longest reply a request asks for; 0: run.json's agent.max_tokens (or the default) stands,
+    // as run.json's other request limits do.
+    int maxTokens = 0;
 
     // What is wrong, if anything. `field` is the object name of the dialog's widget ("model",
     // "baseUrl", "apiKeyEnv", "apiKey", "command", "replayRun", "devices", "python", "launcher"); `message`

@@ -403,6 +403,13 @@ private Q_SLOTS:
         dialog.setSettings(loaded);
         QCOMPARE(dialog.contextBox()->value(), 32768);
 
+        // So does the reply's limit (run's --max-tokens, run.json's agent.max_tokens).
+        QCOMPARE(dialog.maxTokensBox()->value(), 0); // run.json's 1234 stands (above)
+        sized.maxTokens = 4096;
+        sized.save(store);
+        QVERIFY(QString::fromUtf8(AgentSettings::loopOptions(runDir, store).agent.toJson())
+                    .contains(QStringLiteral("\"max_tokens\": 4096")));
+
         // Key from the environment: only the variable's name travels.
         AgentSettings env = llmSettings(QString());
         env.keySource = AgentSettings::KeySource::Environment;
@@ -503,6 +510,7 @@ private Q_SLOTS:
             QCOMPARE(d.keyEdit()->echoMode(), QLineEdit::Password);
             d.keyEdit()->setText(QStringLiteral("  %1\n").arg(key)); // pasted with whitespace
             d.devicesEdit()->setText(QStringLiteral("cuda:1"));
+            d.maxTokensBox()->setValue(4096);
             d.accept();
             QCOMPARE(d.result(), int(QDialog::Accepted));
             QVERIFY(!d.forgotten());
@@ -514,6 +522,7 @@ private Q_SLOTS:
             QCOMPARE(saved.agent.model, QStringLiteral("qwen2.5-coder"));
             QCOMPARE(saved.apiKey, key);
             QCOMPARE(saved.devices, QStringList { QStringLiteral("cuda:1") });
+            QCOMPARE(saved.maxTokens, 4096);
             QVERIFY(ownerOnly(store.fileName()));
         }
         {

@@ -53,6 +53,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     , m_kind(new QComboBox(this))
     , m_seed(new QSpinBox(this))
     , m_context(new QSpinBox(this))
+    , m_maxTokens(new QSpinBox(this))
     , m_protocol(new QComboBox(this))
     , m_baseUrl(lineEdit(QStringLiteral("baseUrl"), QString(), this))
     , m_model(lineEdit(QStringLiteral("model"),
@@ -165,6 +166,14 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
                              "Ollama) or a table of hosted models, and sends the compact playbook when the "
                              "whole one does not fit. Set it when the server does not say or says wrong."));
     llmForm->addRow(tr("Context"), m_context);
+    m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
+    m_maxTokens->setRange(0, 10000000);
+    m_maxTokens->setSingleStep(1024);
+    m_maxTokens->setSpecialValueText(tr("the run's (16384 by default)"));
+    m_maxTokens->setSuffix(tr(" tokens"));
+    m_maxTokens->setToolTip(tr("The longest reply asked for. Each request asks for at most this, the "
+                               "model's output limit and the room its context leaves."));
+    llmForm->addRow(tr("Max tokens"), m_maxTokens);
     llmForm->addRow(keyBox);
     llmForm->addRow(new LlmConnectionTest(
         [this] {
@@ -318,6 +327,7 @@ void AgentSettingsDialog::setSettings(const AgentSettings &s)
     setKind(s.agent.kind);
     m_seed->setValue(s.agent.seed);
     m_context->setValue(s.agent.contextTokens);
+    m_maxTokens->setValue(s.maxTokens);
     const int protocol = m_protocol->findData(s.agent.llmProtocol);
     m_protocol->setCurrentIndex(protocol < 0 ? 0 : protocol);
     m_protocolShown = m_protocol->currentData().toString();
@@ -345,6 +355,7 @@ AgentSettings::Problem AgentSettingsDialog::collect(AgentSettings *out) const
     AgentConfig::parseKind(m_kind->currentData().toString(), &s.agent.kind);
     s.agent.seed = m_seed->value();
     s.agent.contextTokens = m_context->value();
+    s.maxTokens = m_maxTokens->value();
     s.agent.llmProtocol = m_protocol->currentData().toString();
     s.agent.baseUrl = m_baseUrl->text().trimmed();
     s.agent.model = m_model->text().trimmed();

@@ -49,6 +49,7 @@ public:
     QLineEdit *replayEdit() const { return m_replay; }
     QSpinBox *seedBox() const { return m_seed; }
     QSpinBox *contextBox() const { return m_context; }
+    QSpinBox *maxTokensBox() const { return m_maxTokens; }
     QLineEdit *devicesEdit() const { return m_devices; }
     QLineEdit *pythonEdit() const { return m_python; }
     QLineEdit *launcherEdit() const { return m_launcher; }
@@ -78,6 +79,7 @@ private:
     QList<QWidget *> m_pages; // one per kind, in the combo's order; only the current one is shown
     QSpinBox *m_seed;
     QSpinBox *m_context;
+    QSpinBox *m_maxTokens;
     QComboBox *m_protocol;
     QLineEdit *m_baseUrl;
     QLineEdit *m_model;
