@@ -1,11 +1,12 @@
 #include "runstats.h"
 
-#include "amdahl.h"
 #include "runloader.h"
 
 #include <QHash>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 namespace ak {
@@ -73,20 +74,23 @@ QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
     QHash<QString, double> share;
     for (const KernelRecord &k : run.kernels)
         share.insert(KernelRecord::keyOf(k.folder), k.share);
-    QHash<QString, double> head; // kernel -> its head's speedup at this point of the run
+    // Each kernel's part of the time saved at this point of the run (Amdahl::projectedFromSpeedups,
+    // kept as a running sum: a live window recomputes this at every reload of a run of thousands
+    // of keeps, and summing every head at every keep was keeps x kernels).
+    QHash<QString, double> saving;
+    double saved = 0;
     QVector<QPair<int, double>> out;
     for (const Experiment &e : run.experiments) {
         if (e.status != ExperimentStatus::Kept && e.status != ExperimentStatus::Baseline)
             continue;
         const QString name = KernelRecord::keyOf(e.kernel);
-        if (e.metrics.correct && Metrics::has(e.metrics.speedup))
-            head.insert(name, e.metrics.speedup);
-        else
-            head.remove(name); // a head nobody measured projects nothing
-        QVector<QPair<double, double>> pairs;
-        for (auto it = head.constBegin(); it != head.constEnd(); ++it)
-            pairs.append({ share.value(it.key()), it.value() });
-        out.append({ e.id, Amdahl::projectedFromSpeedups(pairs) });
+        const double s = share.value(name);
+        const double speedup = e.metrics.correct && Metrics::has(e.metrics.speedup) ? e.metrics.speedup : NAN;
+        // A head nobody measured projects nothing; NaN fails both tests, as in projectedFromSpeedups.
+        const double part = s > 0 && speedup > 1 ? s * (1.0 - 1.0 / speedup) : 0.0;
+        saved += part - saving.value(name);
+        saving.insert(name, part);
+        out.append({ e.id, saved < 1.0 ? 1.0 / (1.0 - saved) : std::numeric_limits<double>::infinity() });
     }
     return out;
 }

@@ -4,7 +4,8 @@
 //   - how long after its log line was written each experiment appears in the commit list's model;
 //   - how long the event loop stalls, with a 5 ms precise timer as the probe (a tick that comes late
 //     by X ms means the GUI thread was busy X ms).
-// Usage: bench_live RUN_DIR [--rate 10] [--seconds 60]   (under xvfb-run or QT_QPA_PLATFORM=offscreen)
+// Usage: bench_live RUN_DIR [--rate 10] [--seconds 60] [--model-tab]   (under xvfb-run or
+// QT_QPA_PLATFORM=offscreen; --model-tab: the chart's Model tab in front, which follows every reload)
 // The run is written to: make a fresh one with autokernel-gen-run for each measurement.
 #include "experimentmodel.h"
 #include "mainwindow.h"
@@ -19,6 +20,7 @@
 #include <QHash>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QTabWidget>
 #include <QTextStream>
 #include <QThread>
 #include <QTimer>
@@ -101,6 +103,7 @@ int main(int argc, char **argv)
     p.addOption({ QStringLiteral("seconds"), QStringLiteral("how long the writer writes"),
         QStringLiteral("s"), QStringLiteral("60") });
     p.addOption({ QStringLiteral("writer"), QStringLiteral("be the writer (internal)") });
+    p.addOption({ QStringLiteral("model-tab"), QStringLiteral("the chart's Model tab in front") });
     p.process(app);
     if (p.positionalArguments().size() != 1)
         p.showHelp(2);
@@ -115,6 +118,8 @@ int main(int argc, char **argv)
     w.resize(1600, 1000);
     w.show();
     auto *ws = w.findChild<RunWorkspace *>(QStringLiteral("RunWorkspace"));
+    if (p.isSet(QStringLiteral("model-tab")))
+        ws->findChild<QTabWidget *>(QStringLiteral("ChartTabs"))->setCurrentIndex(1);
     QElapsedTimer openClock;
     openClock.start();
     bool opened = false;
