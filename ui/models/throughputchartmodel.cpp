@@ -5,7 +5,7 @@
 namespace ak {
 
 ThroughputChartModel::ThroughputChartModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel<ChartPoint>(parent)
 { }
 
 void ThroughputChartModel::setKernel(
@@ -20,7 +20,7 @@ void ThroughputChartModel::setKernel(
         anyPct = anyPct || Metrics::has(e.metrics.pctPeak);
     }
     const Metric metric = anyPct ? Metric::PercentOfRoof : Metric::Speedup;
-    QVector<Point> points;
+    QVector<ChartPoint> points;
     int firstBestRow = -1;
     double best = std::nan("");
     for (const Experiment *e : mine) {
@@ -34,61 +34,29 @@ void ThroughputChartModel::setKernel(
             firstBestRow = int(points.size());
         points.append({ e->id, y, best, e->status });
     }
-
-    // A live reload of the same kernel mostly appends experiments: rows inserted, and the rows whose
-    // outcome changed (a pending one accepted moves the best line) signalled, so the chart adds
-    // points instead of rebuilding every series. Another kernel, or a change of what the axes mean,
-    // resets.
-    const int oldCount = int(m_points.size());
-    bool live
-        = key == m_key && metric == m_metric && kernel.maxSpeedup == m_headroom && points.size() >= oldCount;
-    for (int i = 0; live && i < oldCount; ++i)
-        live = points.at(i).id == m_points.at(i).id;
-    if (!live) {
-        beginResetModel();
-        m_points = std::move(points);
-        m_key = key;
-        m_metric = metric;
-        m_headroom = kernel.maxSpeedup;
-        m_firstBestRow = firstBestRow;
-        endResetModel();
+    m_firstBestRow = firstBestRow;
+    if (key == m_key && metric == m_metric && kernel.maxSpeedup == m_headroom) {
+        setRows(std::move(points));
         return;
     }
-    int firstChanged = -1, lastChanged = -1;
-    for (int i = 0; i < oldCount; ++i) {
-        if (points.at(i) == m_points.at(i))
-            continue;
-        if (firstChanged < 0)
-            firstChanged = i;
-        lastChanged = i;
-    }
-    m_firstBestRow = firstBestRow;
-    if (firstChanged >= 0) {
-        for (int i = firstChanged; i <= lastChanged; ++i)
-            m_points[i] = points.at(i);
-        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, ColumnCount - 1));
-    }
-    if (points.size() > oldCount) {
-        beginInsertRows({}, oldCount, int(points.size()) - 1);
-        m_points = std::move(points);
-        endInsertRows();
-    }
+    m_key = key;
+    m_metric = metric;
+    m_headroom = kernel.maxSpeedup;
+    resetRows(std::move(points));
 }
 
 void ThroughputChartModel::clear()
 {
-    beginResetModel();
-    m_points.clear();
     m_key.clear();
     m_firstBestRow = -1;
     m_headroom = 0;
-    endResetModel();
+    resetRows({});
 }
 
 int ThroughputChartModel::rowOfExperiment(int id) const
 {
-    for (int r = 0; r < m_points.size(); ++r)
-        if (m_points[r].id == id)
+    for (int r = 0; r < rows().size(); ++r)
+        if (rows().at(r).id == id)
             return r;
     return -1;
 }
@@ -103,24 +71,11 @@ QString ThroughputChartModel::yAxisTitle() const
     return m_metric == Metric::PercentOfRoof ? tr("% of roof") : tr("speedup vs PyTorch");
 }
 
-int ThroughputChartModel::rowCount(const QModelIndex &parent) const
+QVariant ThroughputChartModel::cell(const ChartPoint &p, int column, int role) const
 {
-    return parent.isValid() ? 0 : int(m_points.size());
-}
-
-int ThroughputChartModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant ThroughputChartModel::data(const QModelIndex &index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
-    const Point &p = m_points.at(index.row());
-    switch (index.column()) {
+    switch (column) {
     case ExperimentColumn:
         return double(p.id);
     case MeasuredColumn:
@@ -135,11 +90,11 @@ QVariant ThroughputChartModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-QVariant ThroughputChartModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant ThroughputChartModel::header(int column, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (column) {
     case ExperimentColumn:
         return tr("Experiment");
     case MeasuredColumn:

@@ -2,20 +2,35 @@
 
 #include "experiment.h"
 #include "kernelrecord.h"
+#include "rowtablemodel.h"
 
-#include <QAbstractTableModel>
 #include <QVector>
 
 #include <cmath>
 
 namespace ak {
 
+// One point of ThroughputChartModel: a measured experiment of the kernel shown.
+struct ChartPoint
+{
+    int id;
+    double y;
+    double best;
+    ExperimentStatus status;
+    bool operator==(const ChartPoint &o) const
+    {
+        // NaN (no kept experiment yet) equals NaN: an unchanged row must compare equal.
+        auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+        return id == o.id && same(y, o.y) && same(best, o.best) && status == o.status;
+    }
+};
+
 // heaptrack's ChartModel: rows are points in time (measured experiments of one kernel, in id order),
 // one column per series, raw doubles in DisplayRole because QVXYModelMapper reads that role.
 //
 // Y is "% of the roof" when the run knows the device's peak, else "speedup vs PyTorch" (a CPU run
 // or an unknown GPU): the chart never plots a percentage of a peak nobody measured.
-class ThroughputChartModel : public QAbstractTableModel
+class ThroughputChartModel : public RowTableModel<ChartPoint>
 {
     Q_OBJECT
 public:
@@ -31,8 +46,10 @@ public:
 
     explicit ThroughputChartModel(QObject *parent = nullptr);
 
-    // Another kernel (the chart shows one at a time) resets the model; the same kernel again, as a
-    // live reload gives it, inserts the new experiments' rows and signals the changed ones.
+    // Another kernel (the chart shows one at a time), or a change of what the axes mean, resets the
+    // model; the same kernel again, as a live reload gives it, inserts the new experiments' rows and
+    // signals the changed ones (RowTableModel::setRows), so the chart adds points instead of
+    // rebuilding every series.
     void setKernel(const KernelRecord &kernel, const QString &key, const QVector<Experiment> &allExperiments);
     void clear();
 
@@ -42,30 +59,18 @@ public:
     bool hasRoof() const;
     // The outcome of the experiment at `row` (the chart colours its point by it) and the row of an
     // experiment id (-1 when it has no point: failed, or another kernel's).
-    ExperimentStatus statusAt(int row) const { return m_points.at(row).status; }
+    ExperimentStatus statusAt(int row) const { return rowAt(row).status; }
     int rowOfExperiment(int id) const;
     QString yAxisTitle() const;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
-    QVariant data(const QModelIndex &index, int role) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+protected:
+    int columns() const override { return ColumnCount; }
+    QVariant cell(const ChartPoint &p, int column, int role) const override;
+    QVariant header(int column, int role) const override;
+    QString key(const ChartPoint &p) const override { return QString::number(p.id); }
+    bool sameRow(const ChartPoint &a, const ChartPoint &b) const override { return a == b; }
 
 private:
-    struct Point
-    {
-        int id;
-        double y;
-        double best;
-        ExperimentStatus status;
-        bool operator==(const Point &o) const
-        {
-            // NaN (no kept experiment yet) equals NaN: an unchanged row must compare equal.
-            auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
-            return id == o.id && same(y, o.y) && same(best, o.best) && status == o.status;
-        }
-    };
-    QVector<Point> m_points;
     QString m_key;
     Metric m_metric = Metric::PercentOfRoof;
     double m_headroom = 0;
