@@ -55,8 +55,17 @@ double Amdahl::projectedFromSpeedups(const QVector<QPair<double, double>> &share
 {
     double saved = 0;
     for (const auto &[share, speedup] : shareAndSpeedup)
-        if (share > 0 && speedup > 1) // NaN (never kept) fails both tests
-            saved += share * (1.0 - 1.0 / speedup);
+        saved += savedShare(share, speedup);
+    return fromSavedShare(saved);
+}
+
+double Amdahl::savedShare(double share, double speedup)
+{
+    return share > 0 && speedup > 1 ? share * (1.0 - 1.0 / speedup) : 0.0; // NaN (never kept) fails both
+}
+
+double Amdahl::fromSavedShare(double saved)
+{
     return saved < 1.0 ? 1.0 / (1.0 - saved) : std::numeric_limits<double>::infinity();
 }
 

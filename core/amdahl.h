@@ -27,6 +27,10 @@ public:
     // over (share of the model's time, speedup of that kernel) pairs. Only speedups above 1 count: the
     // loop keeps a kernel only when it wins, so a slower one would not be put into the model.
     static double projectedFromSpeedups(const QVector<QPair<double, double>> &shareAndSpeedup);
+    // Its two halves, for a running sum (RunStats::projectedTimeline): one kernel's part of the time
+    // saved (0 unless share > 0 and speedup > 1; NaN fails both), and the speedup a total saving gives.
+    static double savedShare(double share, double speedup);
+    static double fromSavedShare(double saved);
 
     // Time one kernel would take at `fraction` of its roof, per iteration (its current time if that is
     // already faster, or if the floor is unknown).

@@ -1,12 +1,12 @@
 #include "runstats.h"
 
+#include "amdahl.h"
 #include "runloader.h"
 
 #include <QHash>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 namespace ak {
@@ -74,9 +74,9 @@ QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
     QHash<QString, double> share;
     for (const KernelRecord &k : run.kernels)
         share.insert(KernelRecord::keyOf(k.folder), k.share);
-    // Each kernel's part of the time saved at this point of the run (Amdahl::projectedFromSpeedups,
-    // kept as a running sum: a live window recomputes this at every reload of a run of thousands
-    // of keeps, and summing every head at every keep was keeps x kernels).
+    // Each kernel's part of the time saved at this point of the run (Amdahl::projectedFromSpeedups
+    // as a running sum: a live window recomputes this at every reload of a run of thousands of keeps,
+    // and summing every head at every keep was keeps x kernels).
     QHash<QString, double> saving;
     double saved = 0;
     QVector<QPair<int, double>> out;
@@ -84,13 +84,12 @@ QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
         if (e.status != ExperimentStatus::Kept && e.status != ExperimentStatus::Baseline)
             continue;
         const QString name = KernelRecord::keyOf(e.kernel);
-        const double s = share.value(name);
+        // A head nobody measured projects nothing.
         const double speedup = e.metrics.correct && Metrics::has(e.metrics.speedup) ? e.metrics.speedup : NAN;
-        // A head nobody measured projects nothing; NaN fails both tests, as in projectedFromSpeedups.
-        const double part = s > 0 && speedup > 1 ? s * (1.0 - 1.0 / speedup) : 0.0;
+        const double part = Amdahl::savedShare(share.value(name), speedup);
         saved += part - saving.value(name);
         saving.insert(name, part);
-        out.append({ e.id, saved < 1.0 ? 1.0 / (1.0 - saved) : std::numeric_limits<double>::infinity() });
+        out.append({ e.id, Amdahl::fromSavedShare(saved) });
     }
     return out;
 }
