@@ -1,6 +1,7 @@
 #include "loopinfo.h"
 
 #include "atomicfile.h"
+#include "jsonfield.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,17 +43,11 @@ std::optional<LoopInfo> LoopInfo::read(const QString &runDir)
     if (!j.is_object())
         return std::nullopt;
     LoopInfo info;
-    auto text = [&j](const char *key) {
-        return j.contains(key) && j[key].is_string() ? QString::fromStdString(j[key].get<std::string>())
-                                                     : QString();
-    };
-    if (j.contains("pid") && j["pid"].is_number_integer())
-        info.pid = j["pid"].get<qint64>();
-    if (j.contains("max_experiments") && j["max_experiments"].is_number_integer())
-        info.maxExperiments = j["max_experiments"].get<int>();
-    info.started = QDateTime::fromString(text("started"), Qt::ISODate);
-    info.deadline = QDateTime::fromString(text("deadline"), Qt::ISODate);
-    info.agent = text("agent");
+    info.pid = jsonfield::integer(j, "pid", info.pid);
+    info.maxExperiments = int(jsonfield::integer(j, "max_experiments", info.maxExperiments));
+    info.started = QDateTime::fromString(jsonfield::text(j, "started"), Qt::ISODate);
+    info.deadline = QDateTime::fromString(jsonfield::text(j, "deadline"), Qt::ISODate);
+    info.agent = jsonfield::text(j, "agent");
     return info;
 }
 

@@ -7,6 +7,7 @@
 #include "atomicfile.h"
 #include "experimentlog.h"
 #include "gitrepo.h"
+#include "jsonfield.h"
 #include "resultstsv.h"
 #include "runconfig.h"
 #include "runloader.h"
@@ -378,12 +379,11 @@ bool RunStore::requestOutcome(const QString &dir, const QString &name, RequestOu
     f.close();
     const json record = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
     RequestOutcome o;
-    if (!record.is_object() || !record.contains("ok") || !record["ok"].is_boolean()) {
-        o.text = QStringLiteral("the writer's record of the request is not readable");
+    if (const std::optional<bool> ok = jsonfield::strict::boolean(record, "ok")) {
+        o.ok = *ok;
+        o.text = jsonfield::text(record, "text");
     } else {
-        o.ok = record["ok"].get<bool>();
-        if (record.contains("text") && record["text"].is_string())
-            o.text = QString::fromStdString(record["text"].get<std::string>());
+        o.text = QStringLiteral("the writer's record of the request is not readable");
     }
     if (remove)
         QFile::remove(file);
