@@ -70,6 +70,30 @@ class RemoteSlurmTest : public QObject
         return 0;
     }
 
+    // Starts a --slurm loop and waits until a proposal is being benchmarked in a step of its job:
+    // (that experiment's id, the job), or (0, "", what the CLI said after being killed).
+    struct InFlight
+    {
+        int experiment = 0;
+        QString job;
+        QString why;
+    };
+    InFlight startWithAProposalInFlight(QProcess *p)
+    {
+        startLoop(p);
+        InFlight f;
+        if (p->waitForStarted()) {
+            f.experiment = waitForProposalInFlight(p);
+            f.job = allocation();
+        }
+        if (f.experiment == 0 || f.job.isEmpty()) {
+            p->kill(); // and show what it said
+            p->waitForFinished();
+            f = { 0, QString(), QString::fromUtf8(p->readAllStandardError()) };
+        }
+        return f;
+    }
+
     // The allocation itself ("123"; its steps are "123.0", ...); empty when there is none.
     QString allocation() const
     {
@@ -198,15 +222,8 @@ private Q_SLOTS:
     void interruptEndsTheJob()
     {
         QProcess p;
-        startLoop(&p);
-        QVERIFY(p.waitForStarted());
-        const int inFlight = waitForProposalInFlight(&p);
-        const QString job = allocation();
-        if (inFlight == 0 || job.isEmpty()) {
-            p.kill(); // and show what it said
-            p.waitForFinished();
-        }
-        QVERIFY2(inFlight > 0 && !job.isEmpty(), qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        const auto [inFlight, job, why] = startWithAProposalInFlight(&p);
+        QVERIFY2(inFlight > 0 && !job.isEmpty(), qPrintable(why));
         ::kill(pid_t(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(60000));
         const QString err = QString::fromUtf8(p.readAllStandardError());
@@ -227,15 +244,8 @@ private Q_SLOTS:
     void endedAllocationEndsTheLoop()
     {
         QProcess p;
-        startLoop(&p);
-        QVERIFY(p.waitForStarted());
-        const int inFlight = waitForProposalInFlight(&p);
-        const QString job = allocation();
-        if (inFlight == 0 || job.isEmpty()) {
-            p.kill(); // and show what it said
-            p.waitForFinished();
-        }
-        QVERIFY2(inFlight > 0 && !job.isEmpty(), qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        const auto [inFlight, job, why] = startWithAProposalInFlight(&p);
+        QVERIFY2(inFlight > 0 && !job.isEmpty(), qPrintable(why));
         QThread::msleep(300); // into the benchmark
         m_slurm.tool(QStringLiteral("scancel"), { job });
         QVERIFY(p.waitForFinished(60000));
