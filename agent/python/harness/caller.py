@@ -89,11 +89,10 @@ def output_view(desc, arena, out_region, heap, shape, dtype):
     offset is the process's word; the bytes there are what is checked."""
     if not desc.get("held"):
         return arena.tensor(out_region[0], shape, dtype)
+    import math
     import torch
     offset, itemsize = desc.get("offset"), torch.empty((), dtype=dtype).element_size()
-    nbytes = itemsize
-    for s in shape:
-        nbytes *= s
+    nbytes = itemsize * math.prod(shape)
     if heap is None or not isinstance(offset, int) or desc.get("nbytes") != nbytes or offset < 0 \
             or offset % itemsize or offset + nbytes > heap.size:
         raise KernelFault("the kernel's process described an output that cannot be read (%s bytes at "

@@ -233,18 +233,16 @@ def _graph(state, msg):
         return first
 
     def body():
-        kept, descs = [], []
+        state.held, descs = [], []               # _hold keeps each held output in state.held
         for bid, desc in zip(key[1], first["outs"]):
             inputs, offset, capacity = state.bound[bid]
             out = fn(*inputs)
             if hold:
-                state.held = []
                 desc = _hold(state, out, offset, capacity)
-                kept.extend(state.held)
             elif desc.get("copied"):
                 state.arena.tensor(offset, list(out.shape), out.dtype).copy_(out)
             descs.append(desc)
-        return kept, descs
+        return state.held, descs
 
     def capture(pool):
         with torch.no_grad():
