@@ -118,6 +118,38 @@ private Q_SLOTS:
         QCOMPARE(writer->state().kernel(kKernel)->state, KernelState::Skipped);
     }
 
+    void anUnreadableOutcomeRecordIsSaidSoAndConsumed()
+    {
+        // The writer's record of a queued request, read back by the requester: a damaged one is
+        // reported as such (not as applied), and taking it removes it like a good one.
+        QTemporaryDir tmp;
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
+        QVERIFY(QDir().mkpath(RunStore::requestDoneDir(tmp.path())));
+        const QString done = RunStore::requestDoneDir(tmp.path());
+        auto write = [&done](const QString &name, const QByteArray &bytes) {
+            QFile f(QDir(done).filePath(name));
+            return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+        };
+        QVERIFY(
+            write(QStringLiteral("good.json"), R"({"ok": false, "text": "01-matmul is already skipped"})"));
+        QVERIFY(write(QStringLiteral("torn.json"), R"({"ok": tr)"));
+        QVERIFY(write(QStringLiteral("typed.json"), R"({"ok": "yes", "text": "applied"})"));
+        RunStore::RequestOutcome o;
+        QVERIFY(!RunStore::requestOutcome(tmp.path(), QStringLiteral("absent.json"), &o, true));
+        QVERIFY(RunStore::requestOutcome(tmp.path(), QStringLiteral("good.json"), &o, false));
+        QVERIFY(!o.ok);
+        QCOMPARE(o.text, QStringLiteral("01-matmul is already skipped"));
+        QVERIFY(QFile::exists(QDir(done).filePath(QStringLiteral("good.json")))); // not taken
+        for (const QString &name : { QStringLiteral("torn.json"), QStringLiteral("typed.json") }) {
+            RunStore::RequestOutcome bad;
+            bad.ok = true;
+            QVERIFY(RunStore::requestOutcome(tmp.path(), name, &bad, true));
+            QVERIFY(!bad.ok);
+            QCOMPARE(bad.text, QStringLiteral("the writer's record of the request is not readable"));
+            QVERIFY(!QFile::exists(QDir(done).filePath(name)));
+        }
+    }
+
     void queuesForOurOwnLoopWithoutTheLock()
     {
         QTemporaryDir tmp;

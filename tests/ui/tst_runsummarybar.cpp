@@ -13,6 +13,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QPointer>
 #include <QSignalSpy>
@@ -115,6 +116,26 @@ private Q_SLOTS:
         QCOMPARE(back->maxExperiments, 50);
         QCOMPARE(back->deadline.toSecsSinceEpoch(), info.deadline.toSecsSinceEpoch());
         LoopInfo::remove(dir.path());
+        QVERIFY(!LoopInfo::read(dir.path()));
+
+        // A damaged file (another process's, half written or edited by hand) costs only what is wrong
+        // in it: a field of the wrong type reads as absent, and no object is no loop.
+        auto writeInfo = [&dir](const QByteArray &bytes) {
+            QFile f(LoopInfo::path(dir.path()));
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+        };
+        QVERIFY(writeInfo(
+            R"({"pid": "4242", "agent": 7, "max_experiments": 2.5, "started": "2026-12-06T01:00:00Z"})"));
+        const auto typed = LoopInfo::read(dir.path());
+        QVERIFY(typed);
+        QCOMPARE(typed->pid, qint64(0));
+        QVERIFY(typed->agent.isEmpty());
+        QCOMPARE(typed->maxExperiments, 0);
+        QVERIFY(typed->started.isValid());
+        QVERIFY(!typed->deadline.isValid());
+        QVERIFY(writeInfo(R"([1, 2])"));
+        QVERIFY(!LoopInfo::read(dir.path()));
+        QVERIFY(writeInfo(R"({"pid": 42)"));
         QVERIFY(!LoopInfo::read(dir.path()));
     }
 
