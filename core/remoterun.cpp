@@ -72,6 +72,44 @@ QString RemoteRun::display() const
     return m_host + QLatin1Char(':') + m_path;
 }
 
+QString RemoteRun::remoteCliDir() const
+{
+    // The program word: after `env`, its options and VAR=value assignments.
+    static const QRegularExpression assignment(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*="));
+    QString program;
+    for (int i = 0; i < m_cli.size() && program.isEmpty(); ++i) {
+        const QString &word = m_cli.at(i);
+        const bool isEnv = i == 0 && (word == QLatin1String("env") || word.endsWith(QLatin1String("/env")));
+        if (!isEnv && !word.startsWith(QLatin1Char('-')) && !assignment.match(word).hasMatch())
+            program = word;
+    }
+    const int slash = int(program.lastIndexOf(QLatin1Char('/')));
+    if (slash < 0)
+        return QString();
+    QString dir = slash == 0 ? QStringLiteral("/") : program.left(slash);
+    // A quoted ~ would not expand there; the remote commands start in the home anyway.
+    if (dir == QLatin1String("~"))
+        return QStringLiteral(".");
+    if (dir.startsWith(QLatin1String("~/")))
+        dir.remove(0, 2);
+    return dir;
+}
+
+QString RemoteRun::remoteRsync() const
+{
+    const QString dir = remoteCliDir();
+    if (dir.isEmpty())
+        return QString();
+    // Run by the far side's login shell with rsync's own arguments after it: `sh -c` so the choice
+    // is made by a POSIX shell whatever the login shell is, and "$@" passes those arguments on as the
+    // login shell split them. A missing fallback fails as `exec: …: not found` (exit 127), which the
+    // mirror reports as a missing command.
+    const QString fallback = dir + QLatin1String(dir.endsWith(QLatin1Char('/')) ? "rsync" : "/rsync");
+    const QString script
+        = QStringLiteral("exec \"$(command -v rsync || echo %1)\" \"$@\"").arg(shellwords::quote(fallback));
+    return shellwords::join({ QStringLiteral("sh"), QStringLiteral("-c"), script, QStringLiteral("rsync") });
+}
+
 QStringList RemoteRun::transport() const
 {
     QStringList words = m_ssh.isEmpty() ? QStringList { QStringLiteral("ssh") } : m_ssh;

@@ -35,6 +35,14 @@ public:
     // (a bundle unpacked elsewhere: `env LD_LIBRARY_PATH=/opt/ak/lib /opt/ak/bin/autokernel-cli`).
     void setRemoteCli(const QStringList &words) { m_cli = words; }
     QStringList remoteCli() const { return m_cli; }
+    // The folder of the remote autokernel-cli when its command names it by a path (an unpacked
+    // bundle of packaging/bundle-cli.sh, whose bin/ holds an rsync too); empty when the command is
+    // found on the remote PATH. A path under ~/ is given relative to the home (ssh starts there).
+    QString remoteCliDir() const;
+    // rsync's --rsync-path for the far side: its own rsync when its PATH has one, else the rsync
+    // beside the remote autokernel-cli, so a server with only the bundle needs nothing installed.
+    // Empty when remoteCliDir() is (the CLI is on the PATH, and so is the bundle's rsync).
+    QString remoteRsync() const;
 
     // ssh and every option, without the host: rsync's -e.
     QStringList transport() const;

@@ -62,10 +62,13 @@ QStringList RunMirror::fullCommand() const
 {
     // The remote path ends in / so rsync copies its contents, not the folder itself. The lock comes
     // along on purpose (who writes the run); local readers never take it.
-    return { QStringLiteral("rsync"), QStringLiteral("-a"), QStringLiteral("--delete"),
+    QStringList cmd { QStringLiteral("rsync"), QStringLiteral("-a"), QStringLiteral("--delete"),
         QStringLiteral("--delay-updates"), QStringLiteral("--itemize-changes"), QStringLiteral("-e"),
-        shellwords::join(m_run.transport()), QStringLiteral("%1:%2/").arg(m_run.host(), m_run.path()),
-        m_local + QLatin1Char('/') };
+        shellwords::join(m_run.transport()) };
+    // A server with only the bundle of packaging/bundle-cli.sh has rsync beside its autokernel-cli.
+    if (const QString far = m_run.remoteRsync(); !far.isEmpty())
+        cmd << QStringLiteral("--rsync-path=") + far;
+    return cmd << QStringLiteral("%1:%2/").arg(m_run.host(), m_run.path()) << m_local + QLatin1Char('/');
 }
 
 QStringList RunMirror::listerCommand() const
@@ -265,7 +268,9 @@ QString RunMirror::describe(const QProcess &p, int exitCode, const QString &stde
         || (exitCode == 23 && stderrText.contains(QLatin1String("No such file or directory"))))
         return QStringLiteral("there is no run directory at %1").arg(where);
     if (exitCode == 127 || stderrText.contains(QLatin1String("command not found")))
-        return QStringLiteral("a command is missing on %1 (rsync?): %2").arg(m_run.host(), tail);
+        return QStringLiteral("a command is missing on %1 (rsync? install it there, or name the "
+                              "autokernel-cli of a bundle, which has one beside it): %2")
+            .arg(m_run.host(), tail);
     if (exitCode == -1)
         return QStringLiteral("%1 for %2 was killed").arg(p.program(), where);
     if (&p == &m_lister)

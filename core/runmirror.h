@@ -19,7 +19,8 @@ namespace ak {
 //               the git objects by their changed fan-out folders only, so a round costs the same on
 //               a 10k-experiment run as on a new one) and whether the run's lock exists;
 //   rsync       the first copy (`rsync -a --delete`), then exactly the files the lister named
-//               (`--files-from`), one transfer at a time, the names of a round gathered meanwhile.
+//               (`--files-from`), one transfer at a time, the names of a round gathered meanwhile;
+//               on the server, its own rsync or else the bundle's (RemoteRun::remoteRsync).
 //
 // Each ssh command starts the user's login shell there (.bashrc, conda, pyenv: up to a second), so
 // a pass that found nothing costs no new command, and the lister is never restarted while it lives.

@@ -5,6 +5,10 @@
 #include "shellwords.h"
 #include "testregistry.h"
 
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace ak;
@@ -79,11 +83,92 @@ private Q_SLOTS:
         QCOMPARE(script.mid(0, 2), QStringList({ QStringLiteral("sh"), QStringLiteral("-c") }));
         QVERIFY2(
             script.at(2).startsWith(QStringLiteral("cd '/runs/my run' || exit 3")), qPrintable(script.at(2)));
+        // The CLI named by its path: rsync there is the server's own, else the one beside that CLI.
+        const QStringList far = pass.filter(QStringLiteral("--rsync-path="));
+        QCOMPARE(far.size(), 1);
+        QCOMPARE(far.first(), QStringLiteral("--rsync-path=") + r.remoteRsync());
+        QVERIFY2(r.remoteRsync().contains(QStringLiteral("/opt/ak/bin/rsync")), qPrintable(r.remoteRsync()));
+        QVERIFY(mirror.fetchCommand().contains(far.first()));
         QVERIFY(mirror.fetchCommand().contains(QStringLiteral("--files-from=-")));
         QVERIFY(!mirror.fetchCommand().contains(QStringLiteral("--delete")));
+        // A CLI found on the remote PATH: so is the bundle's rsync, and rsync is called plainly.
+        r.setRemoteCli({ QStringLiteral("autokernel-cli") });
+        QVERIFY(RunMirror(r).fullCommand().filter(QStringLiteral("--rsync-path")).isEmpty());
         // One cache folder per address.
         QVERIFY(r.cacheDir()
             != RemoteRun::parse(QStringLiteral("ssh://gpu2:2222/runs/my run"), nullptr).cacheDir());
+    }
+
+    // Where the remote autokernel-cli lives, from the words that run it.
+    void remoteCliDir()
+    {
+        RemoteRun r = RemoteRun::parse(QStringLiteral("ssh://gpu1/runs/x"), nullptr);
+        const QList<QPair<QStringList, QString>> cases {
+            { { QStringLiteral("autokernel-cli") }, QString() },
+            { { QStringLiteral("/opt/ak/bin/autokernel-cli"), QStringLiteral("--verbose") },
+                QStringLiteral("/opt/ak/bin") },
+            { { QStringLiteral("env"), QStringLiteral("LD_LIBRARY_PATH=/opt/ak/lib"),
+                  QStringLiteral("/opt/ak/bin/autokernel-cli") },
+                QStringLiteral("/opt/ak/bin") },
+            { { QStringLiteral("/usr/bin/env"), QStringLiteral("-i"), QStringLiteral("A=1"),
+                  QStringLiteral("ak/bin/autokernel-cli") },
+                QStringLiteral("ak/bin") },
+            { { QStringLiteral("~/ak/bin/autokernel-cli") }, QStringLiteral("ak/bin") },
+            { { QStringLiteral("./autokernel-cli") }, QStringLiteral(".") },
+        };
+        for (const auto &[words, dir] : cases) {
+            r.setRemoteCli(words);
+            QCOMPARE(r.remoteCliDir(), dir);
+            QCOMPARE(r.remoteRsync().isEmpty(), dir.isEmpty());
+        }
+    }
+
+    // The --rsync-path expression run as the far side's shell runs it (rsync's arguments appended):
+    // the server's own rsync when its PATH has one, else the one beside the CLI, even in a folder
+    // whose name needs quoting; neither is a missing command (127), which the mirror reports.
+    void remoteRsyncRunsTheFallback()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString bundle = tmp.filePath(QStringLiteral("an ak's $(bundle)/bin"));
+        const QString own = tmp.filePath(QStringLiteral("own"));
+        const QString tools = tmp.filePath(QStringLiteral("tools")); // sh and nothing else
+        QVERIFY(QDir().mkpath(bundle) && QDir().mkpath(own) && QDir().mkpath(tools));
+        QVERIFY(QFile::link(QStringLiteral("/bin/sh"), tools + QStringLiteral("/sh")));
+        auto script = [](const QString &path, const QByteArray &name) {
+            QFile f(path);
+            if (!f.open(QIODevice::WriteOnly))
+                return false;
+            f.write("#!/bin/sh\necho " + name + " \"$@\"\n");
+            f.close();
+            return f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+        };
+        QVERIFY(script(bundle + QStringLiteral("/rsync"), "bundle"));
+        QVERIFY(script(own + QStringLiteral("/rsync"), "own"));
+
+        RemoteRun r = RemoteRun::parse(QStringLiteral("ssh://gpu1/runs/x"), nullptr);
+        r.setRemoteCli({ QStringLiteral("env"), QStringLiteral("LD_LIBRARY_PATH=/x"),
+            bundle + QStringLiteral("/autokernel-cli") });
+        auto farSide = [&](const QString &path, QString *out) {
+            QProcess sh;
+            QProcessEnvironment env;
+            env.insert(QStringLiteral("PATH"), path);
+            sh.setProcessEnvironment(env);
+            sh.start(QStringLiteral("/bin/sh"),
+                { QStringLiteral("-c"),
+                    r.remoteRsync() + QStringLiteral(" --server -e.Lsf . '/runs/my run/'") });
+            if (!sh.waitForFinished(10000))
+                return -1;
+            *out = QString::fromUtf8(sh.readAllStandardOutput()).trimmed();
+            return sh.exitCode();
+        };
+        QString out;
+        QCOMPARE(farSide(tools, &out), 0);
+        QCOMPARE(out, QStringLiteral("bundle --server -e.Lsf . /runs/my run/"));
+        QCOMPARE(farSide(own + QLatin1Char(':') + tools, &out), 0);
+        QCOMPARE(out, QStringLiteral("own --server -e.Lsf . /runs/my run/"));
+        r.setRemoteCli({ tmp.filePath(QStringLiteral("elsewhere/autokernel-cli")) });
+        QCOMPARE(farSide(tools, &out), 127);
     }
 };
 
