@@ -55,6 +55,10 @@ ATTN_CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, NUM_WARPS=w, NUM_STAGES=s) for m, n, 
 ROW_CONFIGS = [dict(NUM_WARPS=w) for w in (4, 8, 16, 32)]
 # Candidates with several rows per program (ROWS) get those too; the others ignore ROWS.
 MULTIROW_CONFIGS = [dict(ROWS=r, NUM_WARPS=w) for r, w in ((1, 8), (1, 16), (2, 8), (2, 16), (2, 32), (4, 16), (4, 32))]
+# ... and the persistent, software-pipelined walk over row blocks (PERSISTENT=1; the others ignore it).
+MULTIROW_CONFIGS += [dict(PERSISTENT=1, ROWS=r, NUM_WARPS=w, STAGES=s, CTAS_PER_SM=c)
+                     for r, w, s, c in ((1, 8, 2, 4), (1, 16, 2, 2), (1, 16, 3, 2), (1, 8, 3, 4),
+                                        (2, 16, 2, 2), (2, 8, 2, 4), (1, 32, 2, 1), (1, 16, 1, 4))]
 CE_CONFIGS = [dict(CHUNK=c, NUM_WARPS=w) for c in (2048, 4096, 8192) for w in (4, 8, 16)]
 MLP_CONFIGS = [dict(TMA=t, PERSISTENT=p, BLOCK_M=128, BLOCK_N=n, BLOCK_K=64, NUM_WARPS=8, NUM_STAGES=s)
                for t, p, n, s in [(0, 0, 128, 3), (1, 0, 128, 3), (1, 1, 128, 3), (1, 1, 128, 4), (1, 1, 256, 3)]]

@@ -3,7 +3,10 @@ one 2-D block (more loads in flight per program; the shipped starter, one row pe
 under inductor's kernel on an H100).
 
 Rows up to MAX_FUSED_COLS wide stay in registers (one read, one write); wider rows take three
-CHUNK-wide passes (mean, variance, normalise). Tunables: ROWS, NUM_WARPS, MAX_FUSED_COLS, CHUNK.
+CHUNK-wide passes (mean, variance, normalise). PERSISTENT=1 (session 18): CTAS_PER_SM programs per
+SM walk the row blocks in a software-pipelined loop (tl.range num_stages=STAGES) and load weight and
+bias once per program. Tunables: ROWS, NUM_WARPS, MAX_FUSED_COLS, CHUNK, PERSISTENT, STAGES,
+CTAS_PER_SM.
 """
 
 import torch
@@ -16,9 +19,13 @@ ROWS = 2
 NUM_WARPS = 16
 MAX_FUSED_COLS = 16384
 CHUNK = 4096
+PERSISTENT = 0
+STAGES = 2
+CTAS_PER_SM = 2
 
 TUNE_SPACE = {"ROWS": [1, 2, 4], "NUM_WARPS": [2, 4, 8, 16, 32], "MAX_FUSED_COLS": [4096, 8192, 16384, 32768],
-              "CHUNK": [1024, 2048, 4096, 8192]}
+              "CHUNK": [1024, 2048, 4096, 8192], "PERSISTENT": [0, 1], "STAGES": [1, 2, 3],
+              "CTAS_PER_SM": [1, 2, 4]}
 
 _EPS = 1e-5
 _MAX_BLOCK_ELEMS = 32768          # ROWS x columns held in registers by one program
@@ -41,6 +48,36 @@ def _layernorm_rows_kernel(x_ptr, w_ptr, b_ptr, y_ptr, stride_x, stride_y, n_row
     b = tl.load(b_ptr + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
     y = xc * rstd[:, None] * w[None, :] + b[None, :]
     tl.store(y_ptr + rows64[:, None] * stride_y + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def _layernorm_persistent_kernel(x_ptr, w_ptr, b_ptr, y_ptr, stride_x, stride_y, n_rows, n_cols, eps,
+                                 BLOCK: tl.constexpr, ROWS: tl.constexpr, STAGES: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    cmask = cols < n_cols
+    w = tl.load(w_ptr + cols, mask=cmask, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + cols, mask=cmask, other=0.0).to(tl.float32)
+    n_blocks = tl.cdiv(n_rows, ROWS)
+    for blk in tl.range(tl.program_id(0), n_blocks, tl.num_programs(0), num_stages=STAGES):
+        rows = blk * ROWS + tl.arange(0, ROWS)
+        mask = (rows < n_rows)[:, None] & cmask[None, :]
+        rows64 = rows.to(tl.int64)
+        x = tl.load(x_ptr + rows64[:, None] * stride_x + cols[None, :], mask=mask, other=0.0,
+                    eviction_policy="evict_first").to(tl.float32)
+        mean = tl.sum(x, axis=1) / n_cols
+        xc = tl.where(mask, x - mean[:, None], 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(xc * xc, axis=1) / n_cols + eps)
+        y = xc * rstd[:, None] * w[None, :] + b[None, :]
+        tl.store(y_ptr + rows64[:, None] * stride_y + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+_SMS = {}
+
+
+def _sm_count(device):
+    if device not in _SMS:
+        _SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return _SMS[device]
 
 
 @triton.jit
@@ -81,6 +118,11 @@ def kernel_fn(x, weight, bias):
     if block <= MAX_FUSED_COLS:
         r = max(1, min(int(ROWS), _MAX_BLOCK_ELEMS // block, triton.next_power_of_2(rows)))
         r = 1 << (r.bit_length() - 1)            # a power of two (tl.arange)
+        if PERSISTENT:
+            grid = min(triton.cdiv(rows, r), _sm_count(x.device.index or 0) * int(CTAS_PER_SM))
+            _layernorm_persistent_kernel[(grid,)](x, weight, bias, y, x.stride(0), y.stride(0), rows, cols, _EPS,
+                                                  BLOCK=block, ROWS=r, STAGES=int(STAGES), num_warps=NUM_WARPS)
+            return y
         _layernorm_rows_kernel[(triton.cdiv(rows, r),)](x, weight, bias, y, x.stride(0), y.stride(0), rows, cols,
                                                         _EPS, BLOCK=block, ROWS=r, num_warps=NUM_WARPS)
     else:
