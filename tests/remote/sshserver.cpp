@@ -1,10 +1,13 @@
 #include "sshserver.h"
 
+#include "shellwords.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QThread>
 
 #include <unistd.h>
@@ -24,6 +27,26 @@ SshServer::~SshServer()
 QString SshServer::sshdPath()
 {
     return QFile::exists(QStringLiteral("/usr/sbin/sshd")) ? QStringLiteral("/usr/sbin/sshd") : QString();
+}
+
+QString SshServer::bwrapPath()
+{
+    return QStandardPaths::findExecutable(QStringLiteral("bwrap"));
+}
+
+QString SshServer::isolationProblem()
+{
+    // The same namespace the sessions get, over a folder made for the probe.
+    QTemporaryDir probe;
+    QProcess p;
+    p.start(bwrapPath(),
+        { QStringLiteral("--bind"), QStringLiteral("/"), QStringLiteral("/"), QStringLiteral("--dev-bind"),
+            QStringLiteral("/dev"), QStringLiteral("/dev"), QStringLiteral("--tmpfs"), probe.path(),
+            QStringLiteral("--die-with-parent"), QStringLiteral("true") });
+    if (!p.waitForFinished(20000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return QStringLiteral("bwrap cannot make a mount namespace here (%1): %2")
+            .arg(p.errorString(), QString::fromUtf8(p.readAllStandardError()).trimmed());
+    return QString();
 }
 
 bool SshServer::run(const QString &program, const QStringList &args, QString *error)
@@ -70,6 +93,33 @@ bool SshServer::start(QString *error)
         }
         m_port = probe.serverPort();
     }
+    QString sessionSetup;
+    if (!m_farPath.isEmpty())
+        sessionSetup += QStringLiteral(" PATH=") + m_farPath;
+    for (const QString &dir : std::as_const(m_hidden))
+        if (QString(d + QLatin1Char('/')).startsWith(QDir(dir).absolutePath() + QLatin1Char('/'))) {
+            *error = QStringLiteral("%1 would hide the far side's own folder %2").arg(dir, d);
+            return false;
+        }
+    if (!m_hidden.isEmpty()) {
+        // sshd runs the forced command with the user's shell; the session's own command is then
+        // run by that shell again, inside the namespace, as sshd would have run it.
+        QString script = QStringLiteral("#!/bin/sh\n# Each session of the test's sshd, with the "
+                                        "coordinator's folders hidden (sshserver.h).\nexec %1 --bind / / "
+                                        "--dev-bind /dev /dev")
+                             .arg(shellwords::quote(bwrapPath()));
+        for (const QString &dir : std::as_const(m_hidden))
+            script += QStringLiteral(" --tmpfs ") + shellwords::quote(dir);
+        script += QStringLiteral(" --die-with-parent \"${SHELL:-/bin/sh}\" -c \"$SSH_ORIGINAL_COMMAND\"\n");
+        QFile wrapper(d + QStringLiteral("/far-session"));
+        if (!wrapper.open(QIODevice::WriteOnly) || wrapper.write(script.toUtf8()) < 0) {
+            *error = wrapper.errorString();
+            return false;
+        }
+        wrapper.close();
+        wrapper.setPermissions(wrapper.permissions() | QFileDevice::ExeOwner);
+        sessionSetup += QStringLiteral("\nForceCommand ") + wrapper.fileName();
+    }
     QFile config(d + QStringLiteral("/sshd_config"));
     if (!config.open(QIODevice::WriteOnly)) {
         *error = config.errorString();
@@ -79,9 +129,9 @@ bool SshServer::start(QString *error)
         "Port %1\nListenAddress 127.0.0.1\nHostKey %2/host_key\nAuthorizedKeysFile "
         "%2/authorized_keys\nPidFile %2/sshd.pid\nUsePAM no\nStrictModes no\n"
         "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-        "PermitRootLogin prohibit-password\nLogLevel ERROR\nSetEnv XDG_CACHE_HOME=%3 TMPDIR=%2/far/tmp\n")
+        "PermitRootLogin prohibit-password\nLogLevel ERROR\nSetEnv XDG_CACHE_HOME=%3 TMPDIR=%2/far/tmp%4\n")
                      .arg(m_port)
-                     .arg(d, farCache())
+                     .arg(d, farCache(), sessionSetup)
                      .toUtf8());
     config.close();
     if (::geteuid() == 0)
@@ -119,9 +169,29 @@ QString SshServer::launcher() const
         .arg(m_dir.path());
 }
 
+QString SshServer::farDir() const
+{
+    return m_dir.path() + QStringLiteral("/far");
+}
+
 QString SshServer::farCache() const
 {
-    return m_dir.path() + QStringLiteral("/far/cache");
+    return farDir() + QStringLiteral("/cache");
+}
+
+int SshServer::runThere(const QString &command, QString *output) const
+{
+    QStringList args = launcher().split(QLatin1Char(' ')).mid(1);
+    args << command;
+    QProcess p;
+    p.start(QStringLiteral("ssh"), args);
+    if (!p.waitForFinished(30000)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    if (output)
+        *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : 255;
 }
 
 } // namespace ak::test
