@@ -1,7 +1,9 @@
 // `autokernel-cli run --launcher 'ssh …'` against a real sshd on a loopback port (docs/remote.md):
 // the far side starts with an empty cache of its own and gets the worker's files and every kernel
 // through the ssh channel; its experiments match a local run's; a killed ssh client is a recorded
-// crash and the loop goes on; a far side without torch pauses the loop.
+// crash and the loop goes on; a far side without torch pauses the loop. Where bubblewrap works, the
+// far side runs as on another machine: every session is in a namespace where the test's folders
+// (run directories, the coordinator's cache) are empty, so nothing is shared by accident.
 #include "experiment.h"
 #include "gitrepo.h"
 #include "runloader.h"
@@ -53,9 +55,10 @@ class RemoteSshTest : public QObject
 {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
+    QTemporaryDir m_dir; // the coordinator's: hidden from the far side when m_isolation is empty
     test::SshServer m_ssh;
     QString m_profiled;
+    QString m_isolation = QStringLiteral("not started"); // why the far side sees the test's folders
 
     QProcessEnvironment environment() const
     {
@@ -97,6 +100,13 @@ private Q_SLOTS:
             AK_SKIP_WITHOUT_SERVICE(QStringLiteral(
                 "openssh-server is not installed (packaging/setup-deps.sh installs it; CI has it)"));
         QVERIFY(m_dir.isValid());
+        if (test::SshServer::bwrapPath().isEmpty())
+            m_isolation = QStringLiteral(
+                "bubblewrap is not installed (packaging/setup-deps.sh installs it; CI has it)");
+        else
+            m_isolation = test::SshServer::isolationProblem();
+        if (m_isolation.isEmpty())
+            m_ssh.hideFromFarSide({ m_dir.path() });
         QString error;
         QVERIFY2(m_ssh.start(&error), qPrintable(error));
         const QString dir = m_dir.filePath(QStringLiteral("profiled"));
@@ -111,6 +121,28 @@ private Q_SLOTS:
                 QStringLiteral("0"), QStringLiteral("--roof-pct"), QStringLiteral("0") });
         QVERIFY2(rules.exitCode == 0, qPrintable(describe(rules)));
         m_profiled = dir;
+    }
+
+    // The far side is another machine as far as files go: none of the test's folders is there, its
+    // own folder is. Without bubblewrap this is a missing service (a failure where CI requires
+    // services); where bwrap is installed but the kernel refuses its namespaces it can never work, so
+    // it skips with the reason even then.
+    void farSideSeesNothingOfTheCoordinator()
+    {
+        if (test::SshServer::bwrapPath().isEmpty())
+            AK_SKIP_WITHOUT_SERVICE(m_isolation);
+        if (!m_isolation.isEmpty())
+            QSKIP(qPrintable(QStringLiteral("the far side is not isolated: ") + m_isolation));
+        QString out;
+        QCOMPARE(m_ssh.runThere(QStringLiteral("test -d %1").arg(m_ssh.farCache()), &out), 0);
+        // Here, the profiled run and its git store; there, nothing.
+        for (const QString &path : { m_profiled, QString(m_profiled + QStringLiteral("/.git/HEAD")) }) {
+            QVERIFY2(QFileInfo::exists(path), qPrintable(path));
+            QVERIFY2(
+                m_ssh.runThere(QStringLiteral("test -e %1").arg(path), &out) == 1, qPrintable(path + out));
+        }
+        QCOMPARE(m_ssh.runThere(QStringLiteral("ls -A %1").arg(m_dir.path()), &out), 0);
+        QVERIFY2(out.trimmed().isEmpty(), qPrintable(out)); // an empty folder there
     }
 
     // The same proposals (replayed from a local tune run) judged through ssh: the same kernels, the
@@ -158,6 +190,10 @@ private Q_SLOTS:
             QVERIFY2(!source.isEmpty(), qPrintable(error));
             QCOMPARE(gitB->readBlob(eb[i]->commit, path, &error), source);
             QCOMPARE(correct(eb[i]->status), correct(ea[i]->status));
+            // Judged in the same kind of sandbox: the far side's own bubblewrap works inside the
+            // test's namespace too.
+            QCOMPARE(eb[i]->metrics.sandbox.section(QLatin1Char(' '), 0, 0),
+                ea[i]->metrics.sandbox.section(QLatin1Char(' '), 0, 0));
             QVERIFY2(eb[i]->failure.isEmpty() == ea[i]->failure.isEmpty() || correct(ea[i]->status),
                 qPrintable(eb[i]->failure + QStringLiteral(" | ") + ea[i]->failure));
         }
@@ -173,7 +209,16 @@ private Q_SLOTS:
             + QStringLiteral("/harness/bench.py")));
         QCOMPARE(b->config.workerLauncher, m_ssh.launcher());
         QCOMPARE(b->config.workerPython, test::testPython());
-        qInfo("%d experiments alike through ssh", int(ea.size()));
+        // ... and all of it went through the channel: the run directory is not there at all.
+        if (m_isolation.isEmpty()) {
+            QString out;
+            QVERIFY2(m_ssh.runThere(QStringLiteral("test -e %1").arg(remote), &out) == 1, qPrintable(out));
+            QVERIFY2(m_ssh.runThere(QStringLiteral("test -e %1").arg(local), &out) == 1, qPrintable(out));
+        }
+        qInfo("%d experiments alike through ssh, judged in %s (%s)", int(ea.size()),
+            qPrintable(eb.first()->metrics.sandbox),
+            m_isolation.isEmpty() ? "the far side could not see the run directories"
+                                  : qPrintable(QStringLiteral("shared folders: ") + m_isolation));
     }
 
     // The ssh client killed in the middle of a benchmark: that experiment is a crash that says the
@@ -248,9 +293,10 @@ private Q_SLOTS:
     {
         const QString dir = copyOfRun(QStringLiteral("notorch"));
         QVERIFY(!dir.isEmpty());
-        // A python3 whose `import torch` fails: a torch module that refuses, first on its path.
-        const QString hidden = m_dir.filePath(QStringLiteral("notorch"));
-        const QString python = m_dir.filePath(QStringLiteral("python-without-torch"));
+        // A python3 whose `import torch` fails: a torch module that refuses, first on its path. Both
+        // are the far side's, so they live in its folder.
+        const QString hidden = m_ssh.farDir() + QStringLiteral("/notorch");
+        const QString python = m_ssh.farDir() + QStringLiteral("/python-without-torch");
         QVERIFY(QDir().mkpath(hidden));
         QFile module(hidden + QStringLiteral("/torch.py"));
         QVERIFY(module.open(QIODevice::WriteOnly));
