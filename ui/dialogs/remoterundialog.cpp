@@ -58,8 +58,9 @@ RemoteRunDialog::RemoteRunDialog(QWidget *parent)
     form->addRow(tr("autokernel-cli &there:"), m_cli);
     auto *note = new QLabel(tr("The run is copied into a local cache with rsync over ssh and followed "
                                "live; steering runs autokernel-cli there. The loop itself runs on that "
-                               "machine. Both machines need rsync; ssh must log in without a password "
-                               "prompt (a key or ssh-agent)."),
+                               "machine. This machine needs rsync; that one needs it only when "
+                               "autokernel-cli there is not the bundle's, which has its own rsync beside "
+                               "it. ssh must log in without a password prompt (a key or ssh-agent)."),
         this);
     note->setWordWrap(true);
     auto *layout = new QVBoxLayout(this);
