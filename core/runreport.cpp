@@ -174,14 +174,30 @@ QString RunReport::charts(const RunSnapshot &run)
     QString timeline;
     const auto projected = RunStats::projectedTimeline(run);
     if (projected.size() > 1) {
+        // Over time, as the window's Model tab draws it: the timeline is in the order heads were
+        // decided, and a baseline's id is far older than its measurement, so an id axis would go back.
+        QVector<QPair<QDateTime, const QPair<int, double> *>> decided;
+        for (const auto &p : projected) {
+            const Experiment *e = run.experiment(p.first);
+            const QDateTime when = e ? RunStats::decidedAt(*e) : QDateTime();
+            if (when.isValid())
+                decided.append({ when, &p });
+        }
+        const QDateTime t0 = decided.isEmpty() ? QDateTime() : decided.first().first;
+        const double spanMinutes = decided.isEmpty() ? 0 : t0.msecsTo(decided.last().first) / 60e3;
+        const bool hours = spanMinutes > 5 * 60; // round ticks either way: minutes up to five hours
         SvgChart chart(1040, 240);
         chart.setTitle(QStringLiteral("Projected model speedup as the run went on"));
-        chart.setAxisTitles(QStringLiteral("experiment"), QStringLiteral("model ×"));
+        chart.setAxisTitles(
+            hours ? QStringLiteral("hours into the run") : QStringLiteral("minutes into the run"),
+            QStringLiteral("model ×"));
         chart.setReference(1.0, QStringLiteral("the original model"));
         QVector<SvgChart::Point> line;
-        for (const auto &p : projected)
-            line.append({ double(p.first), p.second, QStringLiteral("kept"),
-                QStringLiteral("after #%1: %2").arg(p.first).arg(ratio(p.second)) });
+        for (const auto &[when, p] : decided)
+            line.append({ t0.msecsTo(when) / (hours ? 3600e3 : 60e3), p->second, QStringLiteral("kept"),
+                QStringLiteral("after #%1 (%2): %3")
+                    .arg(p->first)
+                    .arg(when.toUTC().toString(Qt::ISODate), ratio(p->second)) });
         chart.setLine(line);
         chart.setPoints(line);
         timeline = QStringLiteral("<div id=\"timeline\">%1</div>").arg(chart.toSvg());

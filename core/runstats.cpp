@@ -69,27 +69,50 @@ RunStats RunStats::of(const RunSnapshot &run)
     return s;
 }
 
+QDateTime RunStats::decidedAt(const Experiment &e)
+{
+    return e.finished.isValid() ? e.finished : e.started;
+}
+
 QVector<QPair<int, double>> RunStats::projectedTimeline(const RunSnapshot &run)
 {
     QHash<QString, double> share;
     for (const KernelRecord &k : run.kernels)
         share.insert(KernelRecord::keyOf(k.folder), k.share);
+    std::vector<const Experiment *> heads;
+    for (const Experiment &e : run.experiments)
+        if (e.status == ExperimentStatus::Kept || e.status == ExperimentStatus::Baseline)
+            heads.push_back(&e);
+    // Summed in the order the results came in, so that each point is what was known then: sorting an
+    // id-order sum afterwards would give a baseline measured late the projection of keeps that came
+    // after it in id but not yet in time.
+    std::stable_sort(heads.begin(), heads.end(), [](const Experiment *a, const Experiment *b) {
+        const QDateTime ta = decidedAt(*a), tb = decidedAt(*b);
+        if (ta.isValid() != tb.isValid())
+            return ta.isValid();
+        if (ta.isValid() && ta != tb)
+            return ta < tb;
+        return a->id < b->id;
+    });
     // Each kernel's part of the time saved at this point of the run (Amdahl::projectedFromSpeedups
     // as a running sum: a live window recomputes this at every reload of a run of thousands of keeps,
-    // and summing every head at every keep was keeps x kernels).
-    QHash<QString, double> saving;
+    // and summing every head at every keep was keeps x kernels), and the id of the head it is from.
+    QHash<QString, QPair<int, double>> saving;
     double saved = 0;
     QVector<QPair<int, double>> out;
-    for (const Experiment &e : run.experiments) {
-        if (e.status != ExperimentStatus::Kept && e.status != ExperimentStatus::Baseline)
+    for (const Experiment *e : heads) {
+        const QString name = KernelRecord::keyOf(e->kernel);
+        const auto now = saving.constFind(name);
+        // An older head decided after a newer one does not replace it (the loader's head is the newest).
+        if (now != saving.constEnd() && now->first > e->id)
             continue;
-        const QString name = KernelRecord::keyOf(e.kernel);
         // A head nobody measured projects nothing.
-        const double speedup = e.metrics.correct && Metrics::has(e.metrics.speedup) ? e.metrics.speedup : NAN;
+        const double speedup
+            = e->metrics.correct && Metrics::has(e->metrics.speedup) ? e->metrics.speedup : NAN;
         const double part = Amdahl::savedShare(share.value(name), speedup);
-        saved += part - saving.value(name);
-        saving.insert(name, part);
-        out.append({ e.id, Amdahl::fromSavedShare(saved) });
+        saved += part - (now == saving.constEnd() ? 0.0 : now->second);
+        saving.insert(name, { e->id, part });
+        out.append({ e->id, Amdahl::fromSavedShare(saved) });
     }
     return out;
 }

@@ -36,9 +36,16 @@ struct RunStats
 
     static RunStats of(const RunSnapshot &run);
     // The projected model speedup (RunSnapshot::projectedSpeedup's Amdahl) after each experiment that
-    // changed a kernel's head, in id order: (experiment id, projection). A head is the newest keep or
-    // baseline of its kernel, as the loader sets it; pending experiments are not heads.
+    // changed a kernel's head, in the order the experiments were decided (decidedAt, ties by id), each
+    // projection from only the results known at that moment: (experiment id, projection). Not in id
+    // order: the loop numbers every kernel's baseline when it starts but measures each one only when
+    // it reaches that kernel, after other kernels' keeps. A head is the newest keep or baseline of its
+    // kernel (by id, as the loader sets it) among those decided so far; pending experiments are not
+    // heads.
     static QVector<QPair<int, double>> projectedTimeline(const RunSnapshot &run);
+    // When an experiment's result took effect: its finish, or its start while it has none (a baseline
+    // not measured yet). Invalid when it has neither; such experiments come last, in id order.
+    static QDateTime decidedAt(const Experiment &e);
     // "4 kept · 38 pending · 25 reverted · 0 failed · 0 rejected · 0 running", then
     // " · PyTorch wins on 2 kernels" when it does
     QString countsText() const;

@@ -127,8 +127,12 @@ private Q_SLOTS:
         QCOMPARE(timeline.size(), 13);
         QCOMPARE(timeline.first().second, 1.0);
         QVERIFY(qFuzzyCompare(timeline.last().second, run->projectedSpeedup()));
+        // In the order the heads were decided (RunStats::projectedTimeline), drawn over time.
         for (int i = 1; i < timeline.size(); ++i)
-            QVERIFY(timeline[i].first > timeline[i - 1].first);
+            QVERIFY(RunStats::decidedAt(*run->experiment(timeline[i].first))
+                >= RunStats::decidedAt(*run->experiment(timeline[i - 1].first)));
+        QVERIFY2(p.textById[QStringLiteral("timeline")].contains(QStringLiteral("minutes into the run")),
+            qPrintable(p.textById[QStringLiteral("timeline")]));
         QCOMPARE(p.classCount.value(QStringLiteral("reverted")), 1);
         // The model: four timings, the left-out kernels with their reasons, the effects as bars.
         QCOMPARE(p.timingRows, 5); // header + eager, eager + ours, compile, compile + ours

@@ -117,6 +117,30 @@ private Q_SLOTS:
         QVERIFY(chart.timeline().isEmpty());
     }
 
+    void projectedLineNeverGoesBackInTime()
+    {
+        // The loop numbers every baseline when it starts and measures each when it reaches that
+        // kernel: here the softmax's baseline (#2) is measured after the matmul's keeps (#3, #5).
+        auto run = test::makeRun(QStringLiteral("/runs/x"));
+        run->experiments[1]
+            = test::experiment(2, QStringLiteral("02-softmax"), ExperimentStatus::Baseline, 1.2, 30);
+        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-05T01:00:00Z"), Qt::ISODate);
+        for (Experiment &e : run->experiments) {
+            e.started = t0.addSecs(60 * e.id);
+            e.finished = e.started.addSecs(30);
+        }
+        run->experiments[1].finished = t0.addSecs(60 * 10);
+        run->kernels[1].headExperiment = 2; // as the loader sets it
+        ModelSpeedupChart chart;
+        chart.setSnapshot(*run);
+        QCOMPARE(chart.timeline().last().first, 2);
+        const QList<QPointF> points = chart.projectedSeries()->points();
+        for (int i = 1; i < points.size(); ++i)
+            QVERIFY2(points[i].x() >= points[i - 1].x(), qPrintable(QString::number(i)));
+        QCOMPARE(points.last().y(), run->projectedSpeedup());
+        QVERIFY(points.last().y() > points[points.size() - 3].y()); // the late baseline's step is last
+    }
+
     void chartsFollowThePaletteLive()
     {
         auto run = test::makeRun(QStringLiteral("/runs/x"));

@@ -21,16 +21,6 @@
 
 namespace ak {
 
-namespace {
-
-// When an experiment ended (or began, while it runs): the time its head took effect.
-QDateTime whenOf(const Experiment &e)
-{
-    return e.finished.isValid() ? e.finished : e.started;
-}
-
-} // namespace
-
 ModelSpeedupChart::ModelSpeedupChart(QWidget *parent)
     : ChartPanel(parent)
     , m_projected(new QLineSeries(this))
@@ -89,15 +79,17 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
         return;
     }
     m_timeline = timeline;
-    // A step line: a projection holds until the next head moves, then jumps.
+    // A step line: a projection holds until the next head moves, then jumps. The timeline is in the
+    // order heads were decided (RunStats::decidedAt), so x never goes back.
     QList<QPointF> points;
     double last = NAN;
     double low = 1.0, high = 1.0;
     for (const auto &[id, speedup] : timeline) {
         const Experiment *e = run.experiment(id);
-        if (!e || !whenOf(*e).isValid())
+        const QDateTime when = e ? RunStats::decidedAt(*e) : QDateTime();
+        if (!when.isValid())
             continue;
-        const double x = double(whenOf(*e).toMSecsSinceEpoch());
+        const double x = double(when.toMSecsSinceEpoch());
         if (!std::isnan(last))
             points.append({ x, last });
         points.append({ x, speedup });
@@ -111,9 +103,11 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
     }
     // To the newest experiment's time: the projection stands as of now, not as of the last keep.
     double end = points.last().x();
-    for (const Experiment &e : run.experiments)
-        if (whenOf(e).isValid())
-            end = std::max(end, double(whenOf(e).toMSecsSinceEpoch()));
+    for (const Experiment &e : run.experiments) {
+        const QDateTime when = RunStats::decidedAt(e);
+        if (when.isValid())
+            end = std::max(end, double(when.toMSecsSinceEpoch()));
+    }
     const double begin = points.first().x();
     if (end <= begin)
         end = begin + 60'000; // one minute, so that a single point still has a line to sit on
