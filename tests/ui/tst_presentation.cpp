@@ -6,15 +6,44 @@
 #include "modelspeedupchart.h"
 #include "numberformat.h"
 #include "presentationview.h"
+#include "runsummarybar.h"
+#include "runworkspace.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 
 #include <QAction>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 
 using namespace ak;
+
+namespace {
+
+// A run whose summary is as long as a real one gets: nine kernels done where PyTorch's own is faster.
+RunSnapshotPtr longSummaryRun()
+{
+    auto run = test::makeRun(QStringLiteral("/runs/long"));
+    for (int rank = 4; rank <= 9; ++rank)
+        run->kernels.append(
+            test::kernel(rank, QStringLiteral("gelu_%1").arg(rank), QStringLiteral("gelu"), 10, 0.01));
+    for (int i = 0; i < run->kernels.size(); ++i) {
+        const int id = 100 + i;
+        run->experiments.append(test::experiment(
+            id, KernelRecord::keyOf(run->kernels[i].folder), ExperimentStatus::Baseline, 0.9, 10));
+        run->experimentIndex.insert(id, run->experiments.size() - 1);
+        run->kernelIndex.insert(KernelRecord::keyOf(run->kernels[i].folder), i);
+        run->kernels[i].headExperiment = id;
+        run->kernels[i].state = KernelState::Done;
+    }
+    const QDateTime t0 = QDateTime::currentDateTimeUtc().addSecs(-600);
+    for (Experiment &e : run->experiments)
+        e.finished = t0.addSecs(e.id);
+    return run;
+}
+
+} // namespace
 
 class PresentationTest : public QObject
 {
@@ -73,6 +102,54 @@ private Q_SLOTS:
         // Hidden, it is not fed: the window's reloads cost nothing for it.
         w.showSnapshot(run);
         QCOMPARE(p->shownExperiment(), 7);
+    }
+
+    void longSummaryWrapsInsteadOfWideningTheWindow()
+    {
+        // In the presentation's large type "… · PyTorch wins on 9 kernels · No loop running" made
+        // the window ~100 px wider than a 1600 px screen (a 1600×1000 grab came out 1701×1000).
+        const RunSnapshotPtr run = longSummaryRun();
+        PresentationView p;
+        p.setSnapshot(run);
+        auto *counts = test::named<QLabel>(&p, "SummaryCounts");
+        QVERIFY2(
+            counts->text().endsWith(QStringLiteral("PyTorch wins on 9 kernels")), qPrintable(counts->text()));
+        // Even on a 1024×768 projector: the summary wraps to fit.
+        QVERIFY2(
+            p.minimumSizeHint().width() <= 1024, qPrintable(QString::number(p.minimumSizeHint().width())));
+        p.show();
+        p.resize(1024, 768);
+        QVERIFY(QTest::qWaitForWindowExposed(&p));
+        QCOMPARE(p.width(), 1024);
+        QVERIFY2(counts->height() >= 2 * counts->fontMetrics().lineSpacing(), "the counts did not wrap");
+        // Wrapped, not cut: every label of the summary lies inside the window, whole.
+        for (const char *name : { "SummaryModel", "SummaryCounts", "SummaryLoop" }) {
+            auto *label = test::named<QLabel>(&p, name);
+            const QRect r(label->mapTo(&p, QPoint(0, 0)), label->size());
+            QVERIFY2(p.rect().contains(r), name);
+            QVERIFY2(label->height() >= label->heightForWidth(label->width()), name);
+        }
+
+        // The window's own summary, in the normal type at the same width, still takes one line.
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        w.showSnapshot(run);
+        RunSummaryBar *bar = test::named<RunWorkspace>(&w, "RunWorkspace")->summaryBar();
+        QTRY_VERIFY(bar->isVisible());
+        for (const char *name : { "SummaryModel", "SummaryCounts", "SummaryLoop" }) {
+            auto *label = test::named<QLabel>(bar, name);
+            QVERIFY2(label->height() < 2 * label->fontMetrics().lineSpacing(),
+                qPrintable(QStringLiteral("%1: %2 px").arg(QLatin1String(name)).arg(label->height())));
+        }
+        // The one-line widths follow the font (the presentation sets its type after making the bar).
+        auto *windowCounts = test::named<QLabel>(bar, "SummaryCounts");
+        const int normal = windowCounts->maximumWidth();
+        QFont large = bar->font();
+        large.setPointSizeF(large.pointSizeF() * 1.6);
+        bar->setFont(large);
+        QVERIFY2(windowCounts->maximumWidth() > normal * 1.3,
+            qPrintable(QStringLiteral("%1 -> %2").arg(normal).arg(windowCounts->maximumWidth())));
     }
 };
 

@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class QHBoxLayout;
 class QLabel;
 
 namespace ak {
@@ -12,7 +13,8 @@ namespace ak {
 // measured speedup (verify) beside the projection, the experiments by outcome, and the loop — where
 // it runs (setLoop, from the window: this window, another process, nobody), on which kernel, at what
 // pace, with how much budget is left, which agent proposes and what it has spent (tokens, USD).
-// Updated on every reload; numbers from RunStats, the same as the HTML report.
+// Updated on every reload; numbers from RunStats, the same as the HTML report. Wraps rather than
+// widening its window when the row is too short (View ▸ Presentation's large type).
 class RunSummaryBar : public QWidget
 {
     Q_OBJECT
@@ -23,13 +25,19 @@ public:
     // Where the loop runs, as the window knows it: "in this window", "in pid 4242", "" = no loop.
     void setLoop(const QString &where);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void showLoop();
+    // Caps each label at its one-line width and shares a short row by length (see the .cpp).
+    void fitToText();
 
     QLabel *m_model;
     QLabel *m_counts;
     QLabel *m_loop;
     QLabel *m_recording;
+    QHBoxLayout *m_layout;
     QString m_where;
     QString m_currentKernel;
     double m_perHour = 0;
