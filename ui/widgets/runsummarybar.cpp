@@ -9,7 +9,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
-#include <algorithm>
 #include <cmath>
 
 namespace ak {
@@ -29,12 +28,15 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     m_recording->setObjectName(QStringLiteral("SummaryRecording"));
     m_recording->hide();
     m_layout->setContentsMargins(2, 0, 2, 2);
-    m_layout->addWidget(m_recording);
-    m_layout->addWidget(m_model);
+    // Equal stretches, each label capped at its one-line width (fitToText): a row too short for
+    // all of them leaves the shorter ones whole and wraps the longest. The trailing stretch, tiny
+    // beside theirs, takes only what is left once every label is on one line.
+    m_layout->addWidget(m_recording, 100);
+    m_layout->addWidget(m_model, 100);
     m_layout->addSpacing(18);
-    m_layout->addWidget(m_counts);
+    m_layout->addWidget(m_counts, 100);
     m_layout->addSpacing(18);
-    m_layout->addWidget(m_loop);
+    m_layout->addWidget(m_loop, 100);
     m_layout->addStretch(1);
     for (QLabel *l : { m_model, m_counts, m_loop })
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -126,16 +128,13 @@ void RunSummaryBar::changeEvent(QEvent *event)
 
 void RunSummaryBar::fitToText()
 {
-    // A word-wrapped QLabel's size hint is a guessed narrow block (QTextDocument::adjustSize), so in
-    // a row each label would wrap at any width. Each one is held to its width on one line instead,
-    // and when the row is short of that, the labels give it up in proportion to their length (the
-    // stretch); the trailing stretch of 1 takes what is left over, as the loop's label did before.
+    // A word-wrapped QLabel's size hint is a guessed narrow block (QTextDocument::adjustSize), and a
+    // label given more than its text needs would leave a gap: each is held to its width on one line.
     for (QLabel *l : { m_recording, m_model, m_counts, m_loop }) {
         l->setWordWrap(false);
         const int oneLine = l->sizeHint().width();
         l->setWordWrap(true);
         l->setMaximumWidth(oneLine);
-        m_layout->setStretchFactor(l, std::max(1, oneLine));
     }
 }
 

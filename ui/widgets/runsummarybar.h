@@ -30,7 +30,7 @@ protected:
 
 private:
     void showLoop();
-    // Caps each label at its one-line width and shares a short row by length (see the .cpp).
+    // Caps each label at its width on one line: on a short row the longest wraps (see the .cpp).
     void fitToText();
 
     QLabel *m_model;
