@@ -2,6 +2,7 @@
 
 #include "browserow.h"
 #include "llmconnectiontest.h"
+#include "tunememoryrow.h"
 #include "wrappedlabel.h"
 
 #include <QButtonGroup>
@@ -52,6 +53,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     , m_source(wrappedLabel(QString(), this))
     , m_kind(new QComboBox(this))
     , m_seed(new QSpinBox(this))
+    , m_tuneMemory(new TuneMemoryRow(this))
     , m_context(new QSpinBox(this))
     , m_maxTokens(new QSpinBox(this))
     , m_protocol(new QComboBox(this))
@@ -109,6 +111,8 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
                        "stages), with random restarts; never repeats a configuration."),
         tunePage));
     tuneForm->addRow(tr("Seed"), m_seed);
+    // Read here, once per opening of the dialog (MainWindow makes a new one each time).
+    tuneForm->addRow(m_tuneMemory);
 
     // llm
     auto *llmPage = new QWidget(this);
@@ -261,6 +265,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     connect(m_keyFromEnv, &QRadioButton::toggled, this, &AgentSettingsDialog::keySourceChanged);
     connect(m_keyEnv, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
     connect(m_baseUrl, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
+    connect(m_tuneMemory, &TuneMemoryRow::resized, this, &AgentSettingsDialog::fitHeight);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &AgentSettingsDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &AgentSettingsDialog::reject);
     connect(reset, &QPushButton::clicked, this, &AgentSettingsDialog::useRunAgent);

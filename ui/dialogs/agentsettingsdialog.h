@@ -14,11 +14,14 @@ class QSpinBox;
 
 namespace ak {
 
+class TuneMemoryRow;
+
 // Loop ▸ Agent…: what Loop ▸ Start runs — the agent (tune, llm, command, replay) with its fields, the
 // devices and the Python interpreter — saved in the user's settings store (AgentSettings), not in a
 // run. Prefilled from the saved settings, else from the shown run's run.json "agent". OK checks the
 // fields (AgentSettings::check: the error names the field, focuses it and keeps the dialog open) and
-// saves; "Use the Run's Agent" forgets the saved choice (and a stored key).
+// saves; "Use the Run's Agent" forgets the saved choice (and a stored key). The tune page shows what the
+// tune agent remembers from earlier runs on this machine, with Forget… (TuneMemoryRow).
 class AgentSettingsDialog : public QDialog
 {
     Q_OBJECT
@@ -48,6 +51,7 @@ public:
     QLineEdit *commandEdit() const { return m_command; }
     QLineEdit *replayEdit() const { return m_replay; }
     QSpinBox *seedBox() const { return m_seed; }
+    TuneMemoryRow *tuneMemoryRow() const { return m_tuneMemory; }
     QSpinBox *contextBox() const { return m_context; }
     QSpinBox *maxTokensBox() const { return m_maxTokens; }
     QLineEdit *devicesEdit() const { return m_devices; }
@@ -78,6 +82,7 @@ private:
     QComboBox *m_kind;
     QList<QWidget *> m_pages; // one per kind, in the combo's order; only the current one is shown
     QSpinBox *m_seed;
+    TuneMemoryRow *m_tuneMemory;
     QSpinBox *m_context;
     QSpinBox *m_maxTokens;
     QComboBox *m_protocol;
