@@ -16,6 +16,8 @@
 #include <QAbstractAxis>
 #include <QChart>
 #include <QChartView>
+#include <QDateTimeAxis>
+#include <QFontMetrics>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -139,6 +141,34 @@ private Q_SLOTS:
             QVERIFY2(points[i].x() >= points[i - 1].x(), qPrintable(QString::number(i)));
         QCOMPARE(points.last().y(), run->projectedSpeedup());
         QVERIFY(points.last().y() > points[points.size() - 3].y()); // the late baseline's step is last
+    }
+
+    void timeTicksFitTheWidth()
+    {
+        // Six "HH:mm:ss" labels do not fit a chart squeezed beside the Model dock: fewer ticks, each
+        // label whole, instead of six cut to "21:1…".
+        auto run = test::makeRun(QStringLiteral("/runs/x"));
+        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-05T01:00:00Z"), Qt::ISODate);
+        for (Experiment &e : run->experiments)
+            e.finished = t0.addSecs(60 * e.id);
+        ModelSpeedupChart chart;
+        chart.setSnapshot(*run);
+        chart.resize(1200, 400);
+        chart.show(); // resize events reach a widget that is shown
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QCOMPARE(chart.xAxis()->tickCount(), 6);
+        chart.resize(300, 400);
+        QTRY_COMPARE(chart.width(), 300);
+        const int narrow = chart.xAxis()->tickCount();
+        // Each gap between ticks holds one whole label (the time axis spans the panel less the
+        // value axis), and that is fewer than six.
+        const int label
+            = QFontMetrics(chart.xAxis()->labelsFont()).horizontalAdvance(QStringLiteral("23:58:58"));
+        QVERIFY2(narrow >= 2 && narrow < 6, qPrintable(QString::number(narrow)));
+        QVERIFY2(
+            (narrow - 1) * label <= 300 - 80, qPrintable(QStringLiteral("%1 x %2").arg(narrow).arg(label)));
+        chart.setSnapshot(*run); // a reload keeps the fitted count
+        QCOMPARE(chart.xAxis()->tickCount(), narrow);
     }
 
     void chartsFollowThePaletteLive()

@@ -10,6 +10,7 @@
 #include <QChartView>
 #include <QDateTimeAxis>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -135,11 +136,27 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
     m_x->setFormat(hours < 1 ? QStringLiteral("HH:mm:ss")
             : hours < 20     ? QStringLiteral("HH:mm")
                              : QStringLiteral("ddd HH:mm"));
-    m_x->setTickCount(6);
+    fitTicks();
     // The range of the data with a margin, so that a 2 % gain is visible, and 1.0 always in view.
     const double pad = std::max(0.02, 0.1 * (high - low));
     m_y->setRange(std::max(0.0, low - pad), high + pad);
     showChart();
+}
+
+void ModelSpeedupChart::resizeEvent(QResizeEvent *event)
+{
+    ChartPanel::resizeEvent(event);
+    fitTicks();
+}
+
+void ModelSpeedupChart::fitTicks()
+{
+    // The widest label of the current format, plus a gap; the value axis and margins take about
+    // 80 px of the panel's width.
+    const QString sample = QDateTime(QDate(2026, 12, 30), QTime(23, 58, 58)).toString(m_x->format());
+    const int label = QFontMetrics(m_x->labelsFont()).horizontalAdvance(sample) + 16;
+    const int room = std::max(0, width() - 80);
+    m_x->setTickCount(std::clamp(room / std::max(1, label) + 1, 2, 6));
 }
 
 } // namespace ak

@@ -27,10 +27,18 @@ public:
     QLineSeries *projectedSeries() const { return m_projected; }
     QLineSeries *measuredSeries() const { return m_measured; }
     QValueAxis *yAxis() const { return m_y; }
+    QDateTimeAxis *xAxis() const { return m_x; }
     // (experiment id, projection) of each point drawn, oldest first.
     const QVector<QPair<int, double>> &timeline() const { return m_timeline; }
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    // As many time ticks as their labels fit side by side (at most six): a narrow chart (the Model
+    // tab beside a docked panel) cut six labels to "21:1…".
+    void fitTicks();
+
     QLineSeries *m_projected;
     QLineSeries *m_measured;
     QLineSeries *m_original;
