@@ -21,9 +21,12 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTest>
 #include <QValueAxis>
+
+#include <cmath>
 
 using namespace ak;
 
@@ -169,6 +172,28 @@ private Q_SLOTS:
             (narrow - 1) * label <= 300 - 80, qPrintable(QStringLiteral("%1 x %2").arg(narrow).arg(label)));
         chart.setSnapshot(*run); // a reload keeps the fitted count
         QCOMPARE(chart.xAxis()->tickCount(), narrow);
+    }
+
+    void noNaNWarningsOnAKernelWithoutRoofOrKeep()
+    {
+        // A CPU run: no % of roof, so the chart plots speedup and has no roof line (NaN in the model's
+        // roof column), and a kernel whose first experiment is no keep (NaN best before it). The
+        // mappers re-read the model at each reset: Qt Charts printed "Ignored NaN" per such row.
+        auto run = test::makeRun(QStringLiteral("/runs/x"));
+        for (Experiment &e : run->experiments)
+            e.metrics.pctPeak = std::nan("");
+        for (KernelRecord &k : run->kernels)
+            k.maxSpeedup = 0;
+        run->experiments[0].status = ExperimentStatus::Reverted;
+        ThroughputChartModel model;
+        ThroughputChart chart(&model);
+        QTest::failOnWarning(QRegularExpression(QStringLiteral("NaN")));
+        model.setKernel(run->kernels[0], QStringLiteral("01-matmul"), run->experiments);
+        QVERIFY(!model.hasRoof());
+        QCOMPARE(chart.chart()->series().size(), 4);
+        model.setKernel(run->kernels[1], QStringLiteral("02-softmax"), run->experiments); // a reset
+        model.setKernel(run->kernels[0], QStringLiteral("01-matmul"), run->experiments); // and back
+        QVERIFY(model.rowCount() > 0);
     }
 
     void chartsFollowThePaletteLive()

@@ -91,6 +91,16 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
 
     // After the mappers (connected first, so the series already hold the new points): ranges, the
     // best line's start and the points' colours follow a reset, appended rows and changed outcomes.
+    // Before a reset, the lines that may hold NaN (the best line before the first keep, the roof of a
+    // run without one) map no rows, from row 0: a mapper re-reads its model at the reset, ahead of
+    // relayout, and Qt Charts warned "Ignored NaN" once per row of every kernel shown. (A mapper
+    // cannot be detached: QXYModelMapper::setModel ignores nullptr.)
+    connect(model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        for (QVXYModelMapper *m : { m_bestMapper, m_roofMapper }) {
+            m->setRowCount(0);
+            m->setFirstRow(0);
+        }
+    });
     connect(model, &QAbstractItemModel::modelReset, this, &ThroughputChart::relayout);
     connect(model, &QAbstractItemModel::rowsInserted, this, &ThroughputChart::relayout);
     connect(model, &QAbstractItemModel::dataChanged, this, &ThroughputChart::relayout);
