@@ -18,6 +18,7 @@
 #include "moveonrulesdialog.h"
 #include "newrundialog.h"
 #include "presentationview.h"
+#include "recentrunsmenu.h"
 #include "remotecontrol.h"
 #include "remoterundialog.h"
 #include "remotesession.h"
@@ -52,13 +53,7 @@ namespace ak {
 
 namespace {
 
-constexpr int MaxRecent = 8;
 constexpr int ReloadDebounceMs = 250;
-
-QString recentKey()
-{
-    return QStringLiteral("recentRuns");
-}
 
 QByteArray readBlobFromRun(const QString &runDir, const QString &commit, const QString &path, QString *error)
 {
@@ -201,7 +196,8 @@ void MainWindow::createMenus()
     QAction *openRemote = file->addAction(tr("Open Re&mote Run…"), this, &MainWindow::openRemoteDialog);
     openRemote->setObjectName(QStringLiteral("OpenRemoteRunAction"));
     openRemote->setToolTip(tr("Follow a run on another machine over ssh (ssh://host/path/to/run)"));
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recent = new RecentRunsMenu(file->addMenu(tr("Open &Recent")));
+    connect(m_recent, &RecentRunsMenu::openRequested, this, &MainWindow::openRun);
     m_reloadAction = file->addAction(tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
     m_reloadAction->setEnabled(false);
@@ -209,7 +205,6 @@ void MainWindow::createMenus()
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
-    rebuildRecentMenu();
 
     auto *toolbar = addToolBar(tr("Steering"));
     toolbar->setObjectName(QStringLiteral("SteeringToolBar"));
@@ -645,7 +640,7 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
             for (const QString &w : snapshot->warnings)
                 m_log->appendMessage(LogView::Level::Warning, w);
             if (!isReload) {
-                addRecent(m_remote && dir == m_remote->localDir() ? m_remote->run().url() : dir);
+                m_recent->add(m_remote && dir == m_remote->localDir() ? m_remote->run().url() : dir);
                 watch(dir);
                 statusBar()->showMessage(tr("Opened %1: %2 kernels, %3 experiments")
                                              .arg(dir)
@@ -938,34 +933,6 @@ void MainWindow::openDialog()
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Run Directory"), m_runDir);
     if (!dir.isEmpty())
         openRun(dir);
-}
-
-void MainWindow::addRecent(const QString &dir)
-{
-    QSettings settings;
-    QStringList recent = settings.value(recentKey()).toStringList();
-    recent.removeAll(dir);
-    recent.prepend(dir);
-    while (recent.size() > MaxRecent)
-        recent.removeLast();
-    settings.setValue(recentKey(), recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(recentKey()).toStringList();
-    for (const QString &dir : recent)
-        m_recentMenu->addAction(QDir::toNativeSeparators(dir), this, [this, dir] { openRun(dir); });
-    if (!recent.isEmpty()) {
-        m_recentMenu->addSeparator();
-        m_recentMenu->addAction(tr("Clear List"), this, [this] {
-            QSettings().remove(recentKey());
-            rebuildRecentMenu();
-        });
-    }
-    m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::showAbout()

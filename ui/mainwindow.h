@@ -14,7 +14,6 @@
 #include <memory>
 
 class QLabel;
-class QMenu;
 class QStackedWidget;
 
 namespace ak {
@@ -29,6 +28,7 @@ class PresentationView;
 class ReplayBar;
 class ReportExport;
 class MoveOnRulesDialog;
+class RecentRunsMenu;
 class RemoteRun;
 class RemoteSession;
 class RunWatcher;
@@ -122,8 +122,6 @@ private:
     // The loop's live lines (LoopLogFile) written by another process since the last look go to the
     // log; `opened`: a run was just opened, so start at the file's end (only what is new from now).
     void tailLoopLog(const QString &dir, bool opened);
-    void addRecent(const QString &dir);
-    void rebuildRecentMenu();
     void showAbout();
     void attachControl(LoopControl *control);
     void updateLauncher();
@@ -186,7 +184,7 @@ private:
     QAction *m_agentAction = nullptr;
     QPointer<AgentSettingsDialog> m_agentDialog;
     int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log
-    QMenu *m_recentMenu = nullptr;
+    RecentRunsMenu *m_recent = nullptr; // File ▸ Open Recent
     QAction *m_openAction = nullptr;
     QAction *m_cancelCreation = nullptr; // File ▸ Cancel Profiling: enabled while a run is being made
     QAction *m_reloadAction = nullptr;
