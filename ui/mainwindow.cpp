@@ -9,6 +9,7 @@
 #include "devicestatus.h"
 #include "directorycontrol.h"
 #include "emptystate.h"
+#include "examplerunstarter.h"
 #include "experimentlog.h"
 #include "gitrepo.h"
 #include "localloop.h"
@@ -16,7 +17,6 @@
 #include "loopcontrol.h"
 #include "modelview.h"
 #include "moveonrulesdialog.h"
-#include "newrundialog.h"
 #include "presentationview.h"
 #include "recentrunsmenu.h"
 #include "remotecontrol.h"
@@ -70,6 +70,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_loader(&RunLoader::load)
     , m_steering(new SteeringActions(this))
     , m_loops(new LoopHost(this))
+    , m_examples(new ExampleRunStarter(this))
     , m_central(new QStackedWidget(this))
     , m_noRun(new EmptyState(m_central))
     , m_workspace(new RunWorkspace(m_steering, m_central))
@@ -126,8 +127,9 @@ MainWindow::MainWindow(QWidget *parent)
     });
 
     createMenus();
-    m_noRun->setMessage(tr("No run open"), noRunHint());
+    m_noRun->setMessage(tr("No run open"), ExampleRunStarter::noRunHint());
     m_noRun->setAction(m_openAction);
+    connectExamples();
 
     connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
     connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLauncher);
@@ -187,12 +189,7 @@ void MainWindow::createMenus()
     newRun->setObjectName(QStringLiteral("NewRunAction"));
     newRun->setShortcut(QKeySequence::New);
     newRun->setToolTip(tr("Profile a model file (or a bundled example) into a new run and open it"));
-    m_cancelCreation = file->addAction(tr("&Cancel Profiling"), this, [this] {
-        if (m_example)
-            m_example->cancel();
-    });
-    m_cancelCreation->setObjectName(QStringLiteral("CancelProfilingAction"));
-    m_cancelCreation->setEnabled(false);
+    file->addAction(m_examples->cancelAction());
     QAction *openRemote = file->addAction(tr("Open Re&mote Run…"), this, &MainWindow::openRemoteDialog);
     openRemote->setObjectName(QStringLiteral("OpenRemoteRunAction"));
     openRemote->setToolTip(tr("Follow a run on another machine over ssh (ssh://host/path/to/run)"));
@@ -308,23 +305,6 @@ void MainWindow::showInViews(const RunSnapshotPtr &snapshot)
         m_presentation->setSnapshot(snapshot);
 }
 
-QString MainWindow::noRunHint() const
-{
-    // On a machine without a GPU the examples profile on the CPU; the recordings show what a GPU run
-    // looks like, so the first view can show the product doing its job anywhere.
-    QStringList recordings;
-    for (const QString &name : ExampleRun::recordings())
-        recordings << tr("%1 (recording)").arg(name);
-    const QString watch = recordings.isEmpty()
-        ? QString()
-        : tr(" To watch a real GPU run recorded elsewhere: Help ▸ Open Example Run ▸ %1.")
-              .arg(recordings.join(tr(" or ")));
-    return tr("Profile your model (File ▸ New Run…), open a run directory (File ▸ Open Run…) or one on "
-              "another machine (File ▸ Open Remote Run…), or try a bundled example (Help ▸ Open Example "
-              "Run).%1 From a shell:\nautokernel-cli profile --model model.py --out RUN_DIR")
-        .arg(watch);
-}
-
 void MainWindow::setLoopControl(LoopControl *control)
 {
     m_loops->setOverride(control);
@@ -391,7 +371,7 @@ void MainWindow::openRun(const QString &runDir)
         openRemoteRun(run);
         return;
     }
-    ++m_opens;
+    m_examples->runOpened();
     m_replayBar->stop();
     dropRemote();
     startLoad(QDir(runDir).absolutePath(), false);
@@ -399,7 +379,7 @@ void MainWindow::openRun(const QString &runDir)
 
 void MainWindow::openRemoteRun(const RemoteRun &run)
 {
-    ++m_opens;
+    m_examples->runOpened();
     m_replayBar->stop();
     dropRemote();
     m_remote = new RemoteSession(run, this);
@@ -463,118 +443,38 @@ void MainWindow::openRemoteDialog()
 
 void MainWindow::openExample(const QString &name)
 {
-    ExampleRun::Options options;
-    options.name = name;
-    if (!ExampleRun::names().contains(name) && ExampleRun::recordings().contains(name))
-        options.recording = ExampleRun::recordingPath(name);
-    openExample(options);
+    m_examples->open(name);
 }
 
 void MainWindow::openExample(const ExampleRun::Options &options)
 {
-    if (options.model.isEmpty() && options.recording.isEmpty()
-        && !ExampleRun::names().contains(options.name)) {
-        ExampleRun::Result unknown;
-        unknown.error = tr("There is no bundled example called '%1'; the examples are: %2.")
-                            .arg(options.name, ExampleRun::names().join(QStringLiteral(", ")));
-        exampleFinished(options, unknown, m_opens);
-        return;
-    }
-    delete m_example; // another run asked for: the earlier creation is cancelled
-    auto *job = new ExampleRun(options, this);
-    m_example = job;
-    m_cancelCreation->setEnabled(true);
-    m_noRun->setAction(m_cancelCreation);
-    connect(
-        job, &ExampleRun::progress, this, [this, options](const QString &m) { exampleProgress(options, m); });
-    connect(
-        job, &ExampleRun::finished, this, [this, job, options, opens = m_opens](const ExampleRun::Result &r) {
-            job->deleteLater();
-            if (m_example == job) {
-                m_example = nullptr;
-                m_cancelCreation->setEnabled(false);
-                m_noRun->setAction(nullptr);
-            }
-            exampleFinished(options, r, opens);
-        });
-    exampleProgress(options, options.model.isEmpty() ? tr("looking for its run") : tr("starting"));
-    m_example->start();
+    m_examples->open(options);
 }
 
 void MainWindow::newRun()
 {
-    NewRunDialog dialog(this);
-    if (dialog.exec() == QDialog::Accepted)
-        openExample(dialog.options());
+    m_examples->newRun();
 }
 
-namespace {
-
-// How the log and the status bar name a run being prepared: "example gpt2", "new run tiny.py".
-QString creationLabel(const ExampleRun::Options &o)
+bool MainWindow::isCreatingExample() const
 {
-    if (!o.recording.isEmpty())
-        return MainWindow::tr("recording %1").arg(o.name);
-    return o.model.isEmpty() ? MainWindow::tr("example %1").arg(o.name)
-                             : MainWindow::tr("new run %1").arg(QFileInfo(o.model).fileName());
+    return m_examples->isCreating();
 }
 
-// How a title names it: "the gpt2 example run", "a run of tiny.py".
-QString creationTitle(const ExampleRun::Options &o)
+void MainWindow::connectExamples()
 {
-    if (!o.recording.isEmpty())
-        return MainWindow::tr("the %1 recording").arg(o.name);
-    return o.model.isEmpty() ? MainWindow::tr("the %1 example run").arg(o.name)
-                             : MainWindow::tr("a run of %1").arg(QFileInfo(o.model).fileName());
-}
-
-} // namespace
-
-void MainWindow::exampleProgress(const ExampleRun::Options &options, const QString &message)
-{
-    const QString label = creationLabel(options);
-    m_log->appendMessage(LogView::Level::Info, QStringLiteral("%1: %2").arg(label, message));
-    statusBar()->showMessage(QStringLiteral("%1: %2…").arg(label, message));
-    if (!isShowingRun())
-        m_noRun->setMessage(tr("Preparing %1").arg(creationTitle(options)),
-            options.model.isEmpty()
-                ? QStringLiteral(
-                    "%1…\n\nThe first time, the model is profiled on this machine (usually under "
-                    "a minute); afterwards the example opens at once.")
-                      .arg(message)
-                : tr("%1…\n\nThe model is profiled on this machine, then its run opens.").arg(message));
-}
-
-void MainWindow::exampleFinished(
-    const ExampleRun::Options &options, const ExampleRun::Result &r, quint64 opensAtStart)
-{
-    const QString label = creationLabel(options);
-    if (!r.ok) {
-        const bool cancelled = r.error == QLatin1String("cancelled");
-        m_log->appendMessage(cancelled ? LogView::Level::Info : LogView::Level::Error,
-            QStringLiteral("%1: %2").arg(label, r.error));
-        if (!r.details.isEmpty())
-            m_log->appendMessage(LogView::Level::Error, r.details);
-        statusBar()->showMessage(
-            QStringLiteral("%1: %2").arg(label, r.error.section(QLatin1Char('\n'), 0, 0)), 15000);
-        if (!isShowingRun() && cancelled)
-            m_noRun->setMessage(tr("Profiling cancelled"), noRunHint());
-        else if (!isShowingRun())
-            m_noRun->setMessage(tr("Could not prepare %1").arg(creationTitle(options)),
-                QStringLiteral("%1%2\n\n%3")
-                    .arg(r.error, r.details.isEmpty() ? QString() : tr("\n(the log has the details)"),
-                        noRunHint()));
-        Q_EMIT exampleFailed(options.name, r.error);
-        return;
-    }
-    m_log->appendMessage(LogView::Level::Info,
-        QStringLiteral("%1: %2 %3")
-            .arg(label, r.created ? QStringLiteral("created") : QStringLiteral("found"), r.runDir));
-    if (opensAtStart != m_opens) { // the user opened another run meanwhile: do not take it away
-        statusBar()->showMessage(tr("%1 is ready: %2").arg(label, r.runDir), 10000);
-        return;
-    }
-    openRun(r.runDir);
+    connect(m_examples, &ExampleRunStarter::message, m_log, &LogView::appendMessage);
+    connect(m_examples, &ExampleRunStarter::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(
+        m_examples, &ExampleRunStarter::explanation, this, [this](const QString &title, const QString &text) {
+            if (!isShowingRun())
+                m_noRun->setMessage(title, text);
+        });
+    // While a run is being made, the empty state offers to cancel it instead of opening another.
+    connect(m_examples, &ExampleRunStarter::creatingChanged, this,
+        [this](bool creating) { m_noRun->setAction(creating ? m_examples->cancelAction() : nullptr); });
+    connect(m_examples, &ExampleRunStarter::ready, this, &MainWindow::openRun);
+    connect(m_examples, &ExampleRunStarter::failed, this, &MainWindow::exampleFailed);
 }
 
 void MainWindow::reload()
@@ -634,7 +534,7 @@ void MainWindow::startLoad(const QString &dir, bool isReload)
                 return; // a newer open or reload superseded this one
             const auto &[snapshot, error] = result;
             if (!snapshot) {
-                reportOpenFailure(dir, error, noRunHint());
+                reportOpenFailure(dir, error, ExampleRunStarter::noRunHint());
                 return;
             }
             for (const QString &w : snapshot->warnings)

@@ -21,6 +21,7 @@ namespace ak {
 class AgentSettingsDialog;
 class DeviceStatus;
 class EmptyState;
+class ExampleRunStarter;
 class LogView;
 class LoopControl;
 class ModelView;
@@ -84,7 +85,7 @@ public:
     // File ▸ New Run…: NewRunDialog, then the chosen model is profiled into the chosen folder (with
     // progress in the window and File ▸ Cancel Profiling) and the run opens.
     void newRun();
-    bool isCreatingExample() const { return m_example != nullptr; }
+    bool isCreatingExample() const;
 
     QString runDir() const { return m_runDir; }
     bool isShowingRun() const;
@@ -126,10 +127,8 @@ private:
     void attachControl(LoopControl *control);
     void updateLauncher();
     void updateLoopSummary();
-    void exampleProgress(const ExampleRun::Options &options, const QString &message);
-    void exampleFinished(
-        const ExampleRun::Options &options, const ExampleRun::Result &result, quint64 opensAtStart);
-    QString noRunHint() const;
+    // The example and new runs being made report to the log, the status bar and the empty state.
+    void connectExamples();
     void restoreSettings();
     void showRules(const RunSnapshot &snapshot, bool sameRun);
     void showReviewMode(const RunSnapshot &snapshot);
@@ -145,7 +144,6 @@ private:
     QString m_runDir; // the run shown (or being opened)
     RemoteSession *m_remote = nullptr; // owned: the remote run shown (or being mirrored)
     quint64 m_generation = 0;
-    quint64 m_opens = 0; // openRun calls: an example finishing later does not replace a newer choice
     QTimer m_reloadTimer;
     bool m_reloadInFlight = false; // a reload's load runs; another waits for it (m_reloadAgain)
     bool m_reloadAgain = false;
@@ -158,7 +156,7 @@ private:
     SteeringActions *m_steering;
     LoopHost *m_loops;
     QPointer<LoopControl> m_attached; // what m_steering and the log are connected to
-    ExampleRun *m_example = nullptr; // the example being found or created
+    ExampleRunStarter *m_examples; // File ▸ New Run…, Help ▸ Open Example Run
     QStackedWidget *m_central;
     EmptyState *m_noRun;
     RunWorkspace *m_workspace;
@@ -186,7 +184,6 @@ private:
     int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log
     RecentRunsMenu *m_recent = nullptr; // File ▸ Open Recent
     QAction *m_openAction = nullptr;
-    QAction *m_cancelCreation = nullptr; // File ▸ Cancel Profiling: enabled while a run is being made
     QAction *m_reloadAction = nullptr;
 };
 
