@@ -2,7 +2,6 @@
 #include "uilog.h"
 
 #include "agentsettingsdialog.h"
-#include "backgroundjob.h"
 
 #include "buildinfo.h"
 #include "devicedetector.h"
@@ -24,9 +23,8 @@
 #include "remotesession.h"
 #include "replaybar.h"
 #include "reportexport.h"
-#include "runloader.h"
+#include "runfollower.h"
 #include "runsummarybar.h"
-#include "runwatcher.h"
 #include "sandboxstatus.h"
 #include "steeringactions.h"
 
@@ -53,8 +51,6 @@ namespace ak {
 
 namespace {
 
-constexpr int ReloadDebounceMs = 250;
-
 QByteArray readBlobFromRun(const QString &runDir, const QString &commit, const QString &path, QString *error)
 {
     const auto repo = GitRepo::open(runDir, error);
@@ -67,7 +63,7 @@ QByteArray readBlobFromRun(const QString &runDir, const QString &commit, const Q
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
-    , m_loader(&RunLoader::load)
+    , m_follower(new RunFollower(this))
     , m_steering(new SteeringActions(this))
     , m_loops(new LoopHost(this))
     , m_examples(new ExampleRunStarter(this))
@@ -170,9 +166,13 @@ MainWindow::MainWindow(QWidget *parent)
         m_log->appendMessage(LogView::Level::Info, tr("this machine: %1").arg(d.summary()));
     });
 
-    m_reloadTimer.setSingleShot(true);
-    m_reloadTimer.setInterval(ReloadDebounceMs);
-    connect(&m_reloadTimer, &QTimer::timeout, this, &MainWindow::reload);
+    connect(m_follower, &RunFollower::reloadDue, this, &MainWindow::reload);
+    connect(m_follower, &RunFollower::loaded, this, &MainWindow::showLoaded);
+    connect(m_follower, &RunFollower::failed, this, [this](const QString &dir, const QString &error) {
+        reportOpenFailure(dir, error, ExampleRunStarter::noRunHint());
+    });
+    connect(m_follower, &RunFollower::loopLine, this,
+        [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
 
     resize(1400, 900);
     restoreSettings();
@@ -374,7 +374,7 @@ void MainWindow::openRun(const QString &runDir)
     m_examples->runOpened();
     m_replayBar->stop();
     dropRemote();
-    startLoad(QDir(runDir).absolutePath(), false);
+    startLoad(QDir(runDir).absolutePath());
 }
 
 void MainWindow::openRemoteRun(const RemoteRun &run)
@@ -393,7 +393,7 @@ void MainWindow::openRemoteRun(const RemoteRun &run)
                "what changes travels."));
     connect(m_remote, &RemoteSession::ready, this, [this](const QString &dir) {
         setLoopControl(m_remote->control());
-        startLoad(dir, false);
+        startLoad(dir);
     });
     connect(m_remote, &RemoteSession::changed, this, &MainWindow::scheduleReload);
     connect(m_remote, &RemoteSession::problem, this, [this, where](const QString &error, bool beforeReady) {
@@ -477,136 +477,50 @@ void MainWindow::connectExamples()
     connect(m_examples, &ExampleRunStarter::failed, this, &MainWindow::exampleFailed);
 }
 
+void MainWindow::setLoader(Loader loader)
+{
+    m_follower->setLoader(std::move(loader));
+}
+
 void MainWindow::reload()
 {
     if (m_runDir.isEmpty() || m_replayBar->isActive()) // Back to Live reloads
         return;
-    // One reload at a time: while experiments land faster than a load takes, starting a new load on
-    // every change would supersede each one before it is shown, and the table would never update.
-    if (m_reloadInFlight) {
-        m_reloadAgain = true;
-        return;
-    }
-    startLoad(m_runDir, true);
+    m_follower->reload(m_runDir, m_shown);
 }
 
 void MainWindow::scheduleReload()
 {
-    // Not restarted while it runs: a steady stream of changes still reloads every ReloadDebounceMs
-    // (a restarting debounce waited for the stream to stop, which a running loop never does).
-    if (!m_reloadTimer.isActive())
-        m_reloadTimer.start();
+    m_follower->scheduleReload();
 }
 
-void MainWindow::startLoad(const QString &dir, bool isReload)
+void MainWindow::startLoad(const QString &dir)
 {
-    const quint64 generation = ++m_generation;
-    if (isReload)
-        m_reloadInFlight = true;
-    else
-        m_reloadAgain = false; // another run: what changed in the old one no longer matters
+    m_log->appendMessage(LogView::Level::Info, tr("opening %1").arg(dir));
+    statusBar()->showMessage(tr("Loading %1…").arg(dir));
+    m_follower->open(dir);
+}
+
+void MainWindow::showLoaded(const QString &dir, const RunSnapshotPtr &snapshot, bool isReload)
+{
+    for (const QString &w : snapshot->warnings)
+        m_log->appendMessage(LogView::Level::Warning, w);
     if (!isReload) {
-        m_log->appendMessage(LogView::Level::Info, tr("opening %1").arg(dir));
-        statusBar()->showMessage(tr("Loading %1…").arg(dir));
+        m_recent->add(m_remote && dir == m_remote->localDir() ? m_remote->run().url() : dir);
+        statusBar()->showMessage(tr("Opened %1: %2 kernels, %3 experiments")
+                                     .arg(dir)
+                                     .arg(snapshot->kernels.size())
+                                     .arg(snapshot->experiments.size()),
+            5000);
     }
-    // A reload of the run on screen reads only what was appended to its log since (a 10k-experiment
-    // log is ~250 ms of parsing; its tail a few ms), unless a test injected its own loader.
-    const RunSnapshotPtr previous
-        = isReload && m_defaultLoader && m_shown && m_shown->runDir == dir ? m_shown : RunSnapshotPtr();
-    runInBackground(
-        this,
-        [loader = m_loader, dir, previous] {
-            QString error;
-            RunSnapshotPtr snapshot = previous ? RunLoader::reload(previous, &error) : loader(dir, &error);
-            if (!snapshot && error.isEmpty())
-                error = tr("not a run directory");
-            return std::make_pair(snapshot, error);
-        },
-        [this, generation, dir, isReload](const std::pair<RunSnapshotPtr, QString> &result) {
-            if (isReload) {
-                m_reloadInFlight = false;
-                if (m_reloadAgain) { // changes arrived while this load ran: read them once more
-                    m_reloadAgain = false;
-                    scheduleReload();
-                }
-            }
-            if (generation != m_generation)
-                return; // a newer open or reload superseded this one
-            const auto &[snapshot, error] = result;
-            if (!snapshot) {
-                reportOpenFailure(dir, error, ExampleRunStarter::noRunHint());
-                return;
-            }
-            for (const QString &w : snapshot->warnings)
-                m_log->appendMessage(LogView::Level::Warning, w);
-            if (!isReload) {
-                m_recent->add(m_remote && dir == m_remote->localDir() ? m_remote->run().url() : dir);
-                watch(dir);
-                statusBar()->showMessage(tr("Opened %1: %2 kernels, %3 experiments")
-                                             .arg(dir)
-                                             .arg(snapshot->kernels.size())
-                                             .arg(snapshot->experiments.size()),
-                    5000);
-            }
-            QElapsedTimer shown;
-            shown.start();
-            showSnapshot(snapshot);
-            qCDebug(lcUi) << (isReload ? "reloaded" : "opened") << dir << "shown in" << shown.elapsed()
-                          << "ms on the GUI thread";
-            if (isReload)
-                m_loops->refresh(); // a loop may have started or stopped in another process
-            tailLoopLog(snapshot->runDir, !isReload);
-            Q_EMIT runLoaded(dir);
-        });
-}
-
-void MainWindow::tailLoopLog(const QString &dir, bool opened)
-{
-    if (opened) {
-        // Where the file ends when the run is shown (a stat and 64 bytes, so here rather than in a job
-        // that would end after lines written meanwhile): the history of earlier loops is not news.
-        ++m_loopLogGeneration;
-        m_loopLog = LoopLogFile::endOf(dir);
-        m_loopLogReading = m_loopLogAgain = false; // a read of the previous run's file is dropped
-        return;
-    }
-    if (m_loopLogReading) {
-        m_loopLogAgain = true; // what this reload brought is read once the read in flight ends
-        return;
-    }
-    m_loopLogReading = true;
-    using Result = std::pair<LoopLogFile::Position, std::vector<LoopLogFile::Line>>;
-    runInBackground(
-        this,
-        [dir, pos = m_loopLog]() mutable {
-            std::vector<LoopLogFile::Line> lines = LoopLogFile::readNew(dir, &pos);
-            return Result(pos, lines);
-        },
-        [this, dir, generation = m_loopLogGeneration](const Result &result) {
-            if (generation != m_loopLogGeneration)
-                return;
-            m_loopLogReading = false;
-            m_loopLog = result.first;
-            const qint64 self = QCoreApplication::applicationPid();
-            for (const LoopLogFile::Line &line : result.second) {
-                if (line.pid == self)
-                    continue; // this window's own loop: its messages are in the log already
-                m_log->appendMessage(LogView::Level::Info,
-                    line.pid != 0 ? tr("loop (pid %1): %2").arg(line.pid).arg(line.text) : line.text);
-            }
-            if (m_loopLogAgain) {
-                m_loopLogAgain = false;
-                tailLoopLog(dir, false);
-            }
-        });
-}
-
-void MainWindow::watch(const QString &dir)
-{
-    // Another process (the loop, the CLI) writes the run; reload when its files change.
-    delete m_watcher;
-    m_watcher = new RunWatcher(dir, this);
-    connect(m_watcher, &RunWatcher::changed, this, &MainWindow::scheduleReload);
+    QElapsedTimer shown;
+    shown.start();
+    showSnapshot(snapshot);
+    qCDebug(lcUi) << (isReload ? "reloaded" : "opened") << dir << "shown in" << shown.elapsed()
+                  << "ms on the GUI thread";
+    if (isReload)
+        m_loops->refresh(); // a loop may have started or stopped in another process
+    Q_EMIT runLoaded(dir);
 }
 
 void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)

@@ -2,13 +2,11 @@
 
 #include "examplerun.h"
 #include "loophost.h"
-#include "looplogfile.h"
 #include "runsnapshot.h"
 #include "runworkspace.h"
 
 #include <QMainWindow>
 #include <QPointer>
-#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -32,7 +30,7 @@ class MoveOnRulesDialog;
 class RecentRunsMenu;
 class RemoteRun;
 class RemoteSession;
-class RunWatcher;
+class RunFollower;
 class SandboxStatus;
 class SteeringActions;
 
@@ -64,11 +62,7 @@ public:
     void showSnapshot(const RunSnapshotPtr &snapshot);
 
     // Replaces RunLoader (tests); reloads then go through it too instead of RunLoader::reload.
-    void setLoader(Loader loader)
-    {
-        m_loader = std::move(loader);
-        m_defaultLoader = false;
-    }
+    void setLoader(Loader loader);
     void setBlobReader(RunWorkspace::BlobReader reader);
     // Steers the open run with `control` instead of the default (a DirectoryControl for the open run,
     // or the loop Loop ▸ Start made). nullptr goes back to the default. Not owned.
@@ -112,17 +106,16 @@ protected:
 
 private:
     void createMenus();
-    void startLoad(const QString &dir, bool isReload);
+    // Opens `dir` (a local folder, or a remote run's mirror): RunFollower loads it, showLoaded follows.
+    void startLoad(const QString &dir);
+    // What a finished load does: the log, the status bar and Open Recent hear of it, then showSnapshot.
+    void showLoaded(const QString &dir, const RunSnapshotPtr &snapshot, bool isReload);
     void openDialog();
     void openRemoteDialog();
     void dropRemote();
     // A run (a folder or an ssh:// address) could not be opened: the log, the status bar, the empty
     // state (with `next`: what to try) and runLoadFailed say so.
     void reportOpenFailure(const QString &what, const QString &error, const QString &next);
-    void watch(const QString &dir);
-    // The loop's live lines (LoopLogFile) written by another process since the last look go to the
-    // log; `opened`: a run was just opened, so start at the file's end (only what is new from now).
-    void tailLoopLog(const QString &dir, bool opened);
     void showAbout();
     void attachControl(LoopControl *control);
     void updateLauncher();
@@ -138,20 +131,10 @@ private:
     // The workspace, the model dock and (when open) the presentation show `snapshot`.
     void showInViews(const RunSnapshotPtr &snapshot);
 
-    Loader m_loader;
-    bool m_defaultLoader = true;
+    RunFollower *m_follower; // loads the run, and again when it changes
     RunSnapshotPtr m_shown; // what a reload reads on from (only what was appended to the log)
     QString m_runDir; // the run shown (or being opened)
     RemoteSession *m_remote = nullptr; // owned: the remote run shown (or being mirrored)
-    quint64 m_generation = 0;
-    QTimer m_reloadTimer;
-    bool m_reloadInFlight = false; // a reload's load runs; another waits for it (m_reloadAgain)
-    bool m_reloadAgain = false;
-    RunWatcher *m_watcher = nullptr;
-    LoopLogFile::Position m_loopLog; // how far the shown run's loop log was read
-    quint64 m_loopLogGeneration = 0; // another run opened: a read of the old one's file is dropped
-    bool m_loopLogReading = false;
-    bool m_loopLogAgain = false; // a reload came while a read ran: read once more after it
 
     SteeringActions *m_steering;
     LoopHost *m_loops;
