@@ -9,13 +9,12 @@
 #include "directorycontrol.h"
 #include "emptystate.h"
 #include "examplerunstarter.h"
-#include "experimentlog.h"
 #include "gitrepo.h"
 #include "localloop.h"
 #include "logview.h"
 #include "loopcontrol.h"
 #include "modelview.h"
-#include "moveonrulesdialog.h"
+#include "moveonrulesstatus.h"
 #include "presentationview.h"
 #include "recentrunsmenu.h"
 #include "remotecontrol.h"
@@ -75,7 +74,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_report(new ReportExport(this))
     , m_deviceStatus(new DeviceStatus(this))
     , m_runDevice(new QLabel(this))
-    , m_rulesLabel(new QLabel(this))
+    , m_rules(new MoveOnRulesStatus(this))
     , m_reviewLabel(new QLabel(this))
     , m_replayBar(new ReplayBar(this))
     , m_presentation(std::make_unique<PresentationView>())
@@ -142,11 +141,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_reviewLabel->setObjectName(QStringLiteral("ReviewModeLabel"));
     m_reviewLabel->setContentsMargins(0, 0, 16, 0);
     m_reviewLabel->hide();
-    statusBar()->addPermanentWidget(m_rulesLabel);
-    m_rulesLabel->setObjectName(QStringLiteral("MoveOnRulesLabel"));
-    m_rulesLabel->setContentsMargins(0, 0, 16, 0);
-    m_rulesLabel->hide();
-    connect(m_rulesLabel, &QLabel::linkActivated, this, &MainWindow::editMoveOnRules);
+    statusBar()->addPermanentWidget(m_rules->label());
+    connect(m_rules, &MoveOnRulesStatus::editRequested, this, &MainWindow::editMoveOnRules);
+    connect(m_rules, &MoveOnRulesStatus::message, m_log, &LogView::appendMessage);
     m_sandbox = new SandboxStatus(this);
     statusBar()->addPermanentWidget(m_sandbox);
     statusBar()->addPermanentWidget(m_runDevice);
@@ -237,10 +234,7 @@ void MainWindow::createMenus()
     loop->addAction(m_workspace->pendingOnlyAction());
     loop->addSeparator();
     loop->addAction(m_steering->reviewMode());
-    m_rulesAction = loop->addAction(tr("Move-on &Rules…"), this, &MainWindow::editMoveOnRules);
-    m_rulesAction->setObjectName(QStringLiteral("MoveOnRulesAction"));
-    m_rulesAction->setEnabled(false);
-    m_rulesAction->setToolTip(tr("Move-on Rules — open a run first"));
+    loop->addAction(m_rules->action());
     m_agentAction = loop->addAction(tr("&Agent…"), this, &MainWindow::editAgent);
     m_agentAction->setObjectName(QStringLiteral("AgentAction"));
     updateAgentTip();
@@ -320,6 +314,7 @@ void MainWindow::attachControl(LoopControl *control)
     if (m_attached)
         disconnect(m_attached, nullptr, this, nullptr);
     m_attached = control;
+    m_rules->setControl(control);
     // A replay shows the past: nothing is steered from it until Back to Live.
     m_steering->setLoopControl(m_replayBar->isActive() ? nullptr : control);
     updateLoopSummary();
@@ -554,7 +549,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_runDevice->setText(tr("Run device: %1").arg(d.name.isEmpty() ? tr("not recorded") : d.summary()));
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
     m_runDevice->show();
-    showRules(*snapshot, sameRun);
+    m_rules->showRun(*snapshot, sameRun);
     showReviewMode(*snapshot);
     m_sandbox->showRun(*snapshot);
 }
@@ -612,50 +607,9 @@ void MainWindow::showReviewMode(const RunSnapshot &snapshot)
     m_reviewLabel->show();
 }
 
-void MainWindow::showRules(const RunSnapshot &snapshot, bool sameRun)
-{
-    const MoveOnRules &rules = snapshot.config.moveOn;
-    const QString &why = snapshot.config.moveOnWarning;
-    const bool ok = why.isEmpty();
-    auto part = [](bool on, const QString &text, const QString &off) { return on ? text : off; };
-    const QString compact = QStringList{
-        part(rules.maxConsecutiveReverts > 0, tr("%1 revert%2").arg(rules.maxConsecutiveReverts).arg(rules.maxConsecutiveReverts == 1 ? QString() : QStringLiteral("s")), tr("no revert limit")),
-        part(rules.roofPct > 0, tr("%1% roof").arg(rules.roofPct, 0, 'g', 4), tr("no roof goal")),
-        part(rules.speedupOverBaseline > 0, QStringLiteral("%1x").arg(rules.speedupOverBaseline, 0, 'g', 4), tr("no speedup goal")),
-        part(rules.hoursPerKernel > 0, tr("%1 h").arg(rules.hoursPerKernel, 0, 'g', 4), tr("no time limit")),
-    }.join(QStringLiteral(" · "));
-    m_rulesLabel->setText(tr("<a href=\"rules\">Move on: %1%2</a>")
-                              .arg(compact.toHtmlEscaped(), ok ? QString() : QStringLiteral(" (!)")));
-    QString tip = tr("Move-on rules (run.json \"move_on\"): %1.").arg(rules.summary());
-    if (!ok)
-        tip += tr("\n%1; the loop uses the defaults.").arg(why);
-    if (!snapshot.moveOnChanges.isEmpty()) {
-        const MoveOnChange &c = snapshot.moveOnChanges.constLast();
-        tip += tr("\nLast changed %1 by %2.")
-                   .arg(c.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), c.by);
-    }
-    tip += tr("\nClick to see or change them (Loop ▸ Move-on Rules…).");
-    m_rulesLabel->setToolTip(tip);
-    m_rulesLabel->show();
-    m_rulesAction->setEnabled(true);
-    m_rulesAction->setToolTip(tr("See or change when the loop leaves a kernel: %1").arg(rules.summary()));
-
-    // Changes made since the last look (by this window, the CLI, another window) go to the log.
-    const int changes = int(snapshot.moveOnChanges.size());
-    if (sameRun) {
-        for (int i = std::min(m_rulesChangesSeen, changes); i < changes; ++i) {
-            const MoveOnChange &c = snapshot.moveOnChanges.at(i);
-            m_log->appendMessage(LogView::Level::Info,
-                tr("move-on rules changed %1 by %2: %3")
-                    .arg(ExperimentLog::timeText(c.time), c.by, c.rules.summary()));
-        }
-    }
-    m_rulesChangesSeen = changes;
-}
-
 MoveOnRulesDialog *MainWindow::moveOnRulesDialog() const
 {
-    return m_rulesDialog;
+    return m_rules->dialog();
 }
 
 void MainWindow::editMoveOnRules()
@@ -663,31 +617,7 @@ void MainWindow::editMoveOnRules()
     const RunSnapshotPtr run = m_workspace->snapshot();
     if (!run || !isShowingRun())
         return;
-    if (m_rulesDialog) {
-        m_rulesDialog->raise();
-        m_rulesDialog->activateWindow();
-        return;
-    }
-    auto *dialog = new MoveOnRulesDialog(this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setRun(*run);
-    const bool editable = m_attached && m_attached->capabilities().testFlag(LoopControl::CanEditRules);
-    dialog->setEditable(editable,
-        m_attached ? tr("not supported by %1").arg(m_attached->description())
-                   : SteeringActions::noLoopReason());
-    connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        const MoveOnRules rules = dialog->rules();
-        if (!m_attached) {
-            m_log->appendMessage(
-                LogView::Level::Error, tr("setMoveOnRules: %1").arg(SteeringActions::noLoopReason()));
-            return;
-        }
-        m_log->appendMessage(LogView::Level::Info,
-            tr("setting the move-on rules through %1: %2").arg(m_attached->description(), rules.summary()));
-        m_attached->setMoveOnRules(rules);
-    });
-    m_rulesDialog = dialog;
-    dialog->open();
+    m_rules->edit(*run);
 }
 
 AgentSettingsDialog *MainWindow::agentSettingsDialog() const

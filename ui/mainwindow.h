@@ -27,6 +27,7 @@ class PresentationView;
 class ReplayBar;
 class ReportExport;
 class MoveOnRulesDialog;
+class MoveOnRulesStatus;
 class RecentRunsMenu;
 class RemoteRun;
 class RemoteSession;
@@ -123,7 +124,6 @@ private:
     // The example and new runs being made report to the log, the status bar and the empty state.
     void connectExamples();
     void restoreSettings();
-    void showRules(const RunSnapshot &snapshot, bool sameRun);
     void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
     void updateAgentTip();
@@ -148,7 +148,8 @@ private:
     ReportExport *m_report;
     DeviceStatus *m_deviceStatus;
     QLabel *m_runDevice;
-    QLabel *m_rulesLabel;
+    // The shown run's move-on rules: the status bar's label, Loop ▸ Move-on Rules… and its dialog.
+    MoveOnRulesStatus *m_rules;
     QLabel *m_reviewLabel;
     SandboxStatus *m_sandbox;
     ReplayBar *m_replayBar;
@@ -156,15 +157,10 @@ private:
     // A window of its own, not a child: it goes full screen, and the window's children stay unique.
     std::unique_ptr<PresentationView> m_presentation;
     QAction *m_presentAction = nullptr;
-    // Loop ▸ Move-on Rules…: opens the dialog on the shown run's rules; OK hands them to the attached
-    // LoopControl (setMoveOnRules). The status bar's rules label opens it too.
-    QAction *m_rulesAction = nullptr;
-    QPointer<MoveOnRulesDialog> m_rulesDialog;
     // Loop ▸ Agent…: the agent, devices and Python that Loop ▸ Start uses (AgentSettingsDialog, saved
     // in the user's settings store), prefilled from the saved choice or the shown run's run.json.
     QAction *m_agentAction = nullptr;
     QPointer<AgentSettingsDialog> m_agentDialog;
-    int m_rulesChangesSeen = 0; // moveOnChanges of the shown run already written to the log
     RecentRunsMenu *m_recent = nullptr; // File ▸ Open Recent
     QAction *m_openAction = nullptr;
     QAction *m_reloadAction = nullptr;
