@@ -19,7 +19,6 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     , m_counts(new QLabel(this))
     , m_loop(new QLabel(this))
     , m_recording(new QLabel(this))
-    , m_layout(new QHBoxLayout(this))
 {
     setObjectName(QStringLiteral("RunSummaryBar"));
     m_model->setObjectName(QStringLiteral("SummaryModel"));
@@ -27,17 +26,18 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
     m_loop->setObjectName(QStringLiteral("SummaryLoop"));
     m_recording->setObjectName(QStringLiteral("SummaryRecording"));
     m_recording->hide();
-    m_layout->setContentsMargins(2, 0, 2, 2);
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(2, 0, 2, 2);
     // Equal stretches, each label capped at its one-line width (fitToText): a row too short for
     // all of them leaves the shorter ones whole and wraps the longest. The trailing stretch, tiny
     // beside theirs, takes only what is left once every label is on one line.
-    m_layout->addWidget(m_recording, 100);
-    m_layout->addWidget(m_model, 100);
-    m_layout->addSpacing(18);
-    m_layout->addWidget(m_counts, 100);
-    m_layout->addSpacing(18);
-    m_layout->addWidget(m_loop, 100);
-    m_layout->addStretch(1);
+    layout->addWidget(m_recording, 100);
+    layout->addWidget(m_model, 100);
+    layout->addSpacing(18);
+    layout->addWidget(m_counts, 100);
+    layout->addSpacing(18);
+    layout->addWidget(m_loop, 100);
+    layout->addStretch(1);
     for (QLabel *l : { m_model, m_counts, m_loop })
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // A long summary wraps instead of widening the window: in View ▸ Presentation's large type

@@ -4,7 +4,6 @@
 
 #include <QWidget>
 
-class QHBoxLayout;
 class QLabel;
 
 namespace ak {
@@ -37,7 +36,6 @@ private:
     QLabel *m_counts;
     QLabel *m_loop;
     QLabel *m_recording;
-    QHBoxLayout *m_layout;
     QString m_where;
     QString m_currentKernel;
     double m_perHour = 0;
