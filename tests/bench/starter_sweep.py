@@ -53,12 +53,14 @@ ATTN_CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, NUM_WARPS=w, NUM_STAGES=s) for m, n, 
                 [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 3), (128, 128, 8, 2), (128, 32, 4, 3),
                  (64, 64, 4, 3), (128, 64, 8, 2), (64, 32, 4, 4), (128, 64, 8, 4)]]
 ROW_CONFIGS = [dict(NUM_WARPS=w) for w in (4, 8, 16, 32)]
-# Candidates with several rows per program (ROWS) get those too; the others ignore ROWS.
-MULTIROW_CONFIGS = [dict(ROWS=r, NUM_WARPS=w) for r, w in ((1, 8), (1, 16), (2, 8), (2, 16), (2, 32), (4, 16), (4, 32))]
-# ... and the persistent, software-pipelined walk over row blocks (PERSISTENT=1; the others ignore it).
-MULTIROW_CONFIGS += [dict(PERSISTENT=1, ROWS=r, NUM_WARPS=w, STAGES=s, CTAS_PER_SM=c)
-                     for r, w, s, c in ((1, 8, 2, 4), (1, 16, 2, 2), (1, 16, 3, 2), (1, 8, 3, 4),
-                                        (2, 16, 2, 2), (2, 8, 2, 4), (1, 32, 2, 1), (1, 16, 1, 4))]
+# Session 19's rmsnorm candidate: the row held in registers (MAX_FUSED_COLS above the width) at
+# NUM_WARPS, or Inductor's looped two passes (MAX_FUSED_COLS below it) at CHUNK / CHUNK_WARPS; at the
+# issue's 8192^2, the llama example's 2048 columns, and either side.
+RMS_SHAPES = [(8192, 8192), (16384, 2048), (8192, 4096), (4096, 16384)]
+RMS_CONFIGS = ([dict(MAX_FUSED_COLS=32768, NUM_WARPS=w) for w in (4, 8, 16)]
+               + [dict(MAX_FUSED_COLS=1024, CHUNK=c, CHUNK_WARPS=w) for c in (2048, 4096) for w in (8, 16)])
+LN_CONFIGS = [dict(NUM_WARPS=w) for w in (4, 8, 16)] + [dict(MAX_FUSED_COLS=1024, CHUNK=c, NUM_WARPS=w)
+                                                      for c in (2048, 4096) for w in (8, 16)]
 CE_CONFIGS = [dict(CHUNK=c, NUM_WARPS=w) for c in (2048, 4096, 8192) for w in (4, 8, 16)]
 MLP_CONFIGS = [dict(TMA=t, PERSISTENT=p, BLOCK_M=128, BLOCK_N=n, BLOCK_K=64, NUM_WARPS=8, NUM_STAGES=s)
                for t, p, n, s in [(0, 0, 128, 3), (1, 0, 128, 3), (1, 1, 128, 3), (1, 1, 128, 4), (1, 1, 256, 3)]]
@@ -94,13 +96,16 @@ def cases():
     n = 8192
     out.append(("softmax", "8192x8192", lambda: (torch.randn(n, n, device="cuda", dtype=BF) * 3,),
                 lambda x: torch.softmax(x, dim=-1), None, 2.0 * n * n * 2, ROW_CONFIGS))
-    out.append(("rmsnorm", "8192x8192", lambda: (torch.randn(n, n, device="cuda", dtype=BF),
-                                                 torch.rand(n, device="cuda", dtype=BF) + 0.5),
-                rmsnorm_ref, None, 2.0 * n * n * 2, MULTIROW_CONFIGS))
-    out.append(("layernorm", "8192x8192", lambda: (torch.randn(n, n, device="cuda", dtype=BF),
-                                                   torch.rand(n, device="cuda", dtype=BF) + 0.5,
-                                                   torch.randn(n, device="cuda", dtype=BF)),
-                lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5), None, 2.0 * n * n * 2, MULTIROW_CONFIGS))
+    for r, c in RMS_SHAPES:
+        out.append(("rmsnorm", "%dx%d" % (r, c), lambda r=r, c=c: (torch.randn(r, c, device="cuda", dtype=BF),
+                                                                   torch.rand(c, device="cuda", dtype=BF) + 0.5),
+                    rmsnorm_ref, None, 2.0 * r * c * 2, RMS_CONFIGS))
+    for r, c in RMS_SHAPES:
+        out.append(("layernorm", "%dx%d" % (r, c), lambda r=r, c=c: (torch.randn(r, c, device="cuda", dtype=BF),
+                                                                     torch.rand(c, device="cuda", dtype=BF) + 0.5,
+                                                                     torch.randn(c, device="cuda", dtype=BF)),
+                    lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, 1e-5), None, 2.0 * r * c * 2,
+                    LN_CONFIGS))
     v = 128256
     out.append(("cross_entropy", "8192x128256",
                 lambda: (torch.randn(n, v, device="cuda", dtype=BF) * 2,
