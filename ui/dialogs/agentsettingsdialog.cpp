@@ -1,6 +1,7 @@
 #include "agentsettingsdialog.h"
 
 #include "browserow.h"
+#include "errortint.h"
 #include "llmconnectiontest.h"
 #include "tunememoryrow.h"
 #include "wrappedlabel.h"
@@ -236,9 +237,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     whereForm->addRow(tr("Launcher"), m_launcher);
 
     m_error->setObjectName(QStringLiteral("error"));
-    QPalette p = m_error->palette();
-    p.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
-    m_error->setPalette(p);
+    ErrorTint::apply(m_error);
     m_error->hide();
 
     QPushButton *reset = m_buttons->button(QDialogButtonBox::Reset);

@@ -1,6 +1,7 @@
 #include "llmconnectiontest.h"
 
 #include "backgroundjob.h"
+#include "errortint.h"
 #include "llmagent.h"
 
 #include <QHBoxLayout>
@@ -77,11 +78,7 @@ void LlmConnectionTest::show(const LlmCheck &check)
     for (const QString &w : check.warnings)
         lines << tr("warning: %1").arg(w);
     m_result->setText(lines.join(QLatin1Char('\n')));
-    QPalette p = m_result->palette();
-    p.setColor(QPalette::WindowText,
-        check.ok && check.warnings.isEmpty() ? palette().color(QPalette::WindowText)
-                                             : QColor(0xb0, 0x20, 0x20));
-    m_result->setPalette(p);
+    ErrorTint::apply(m_result, !(check.ok && check.warnings.isEmpty()));
     Q_EMIT finished(check);
 }
 

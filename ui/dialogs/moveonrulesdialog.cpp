@@ -1,5 +1,6 @@
 #include "moveonrulesdialog.h"
 
+#include "errortint.h"
 #include "experimentlog.h"
 #include "wrappedlabel.h"
 
@@ -86,9 +87,7 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     m_error->setObjectName(QStringLiteral("error"));
     m_readOnly->setObjectName(QStringLiteral("readOnly"));
     for (QLabel *l : { m_warning, m_error }) {
-        QPalette p = l->palette();
-        p.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
-        l->setPalette(p);
+        ErrorTint::apply(l);
         l->hide();
     }
     m_readOnly->hide();

@@ -1,5 +1,6 @@
 #include "tunememoryrow.h"
 
+#include "errortint.h"
 #include "wrappedlabel.h"
 
 #include <QDir>
@@ -47,9 +48,7 @@ TuneMemoryRow::TuneMemoryRow(QWidget *parent)
                        "$AUTOKERNEL_TUNE_MEMORY names another file, or \"none\" to turn it off."));
     m_forget->setObjectName(QStringLiteral("forgetTuneMemory"));
     m_forget->setToolTip(tr("Forget every remembered configuration: the next runs search without them."));
-    QPalette p = m_error->palette();
-    p.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
-    m_error->setPalette(p);
+    ErrorTint::apply(m_error);
     m_error->hide();
 
     auto *line = new QHBoxLayout;

@@ -1,5 +1,6 @@
 #include "verifyoptionsdialog.h"
 
+#include "errortint.h"
 #include "runloader.h"
 
 #include <QCheckBox>
@@ -8,7 +9,6 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QListWidget>
-#include <QPalette>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -48,9 +48,7 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
         QStringLiteral("Compile takes minutes on a large model (75 s for the llama example on an H200); "
                        "without it the compile timings read \"not measured\""));
     m_error->setObjectName(QStringLiteral("VerifyOptionsError"));
-    QPalette red = m_error->palette();
-    red.setColor(QPalette::WindowText, QColor(0xb0, 0x20, 0x20));
-    m_error->setPalette(red);
+    ErrorTint::apply(m_error);
     m_error->hide();
 
     auto *form = new QFormLayout;
