@@ -12,6 +12,7 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QStackedLayout>
+#include <QStandardItemModel>
 #include <QVXYModelMapper>
 #include <QValueAxis>
 
@@ -85,6 +86,7 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     }
     finishSetup();
 
+    m_noRows = new QStandardItemModel(0, ThroughputChartModel::ColumnCount, this);
     m_attemptsMapper = mapper(model, m_attempts, ThroughputChartModel::MeasuredColumn, this);
     m_bestMapper = mapper(model, m_best, ThroughputChartModel::BestColumn, this);
     m_roofMapper = mapper(model, m_roof, ThroughputChartModel::RoofColumn, this);
@@ -92,14 +94,11 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     // After the mappers (connected first, so the series already hold the new points): ranges, the
     // best line's start and the points' colours follow a reset, appended rows and changed outcomes.
     // Before a reset, the lines that may hold NaN (the best line before the first keep, the roof of a
-    // run without one) map no rows, from row 0: a mapper re-reads its model at the reset, ahead of
-    // relayout, and Qt Charts warned "Ignored NaN" once per row of every kernel shown. (A mapper
-    // cannot be detached: QXYModelMapper::setModel ignores nullptr.)
+    // run without one) map nothing: a mapper re-reads its model at the reset, ahead of relayout, and
+    // Qt Charts warned "Ignored NaN" once per row of every kernel shown.
     connect(model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
-        for (QVXYModelMapper *m : { m_bestMapper, m_roofMapper }) {
-            m->setRowCount(0);
-            m->setFirstRow(0);
-        }
+        for (QVXYModelMapper *m : { m_bestMapper, m_roofMapper })
+            mapRows(m, 0, 0);
     });
     connect(model, &QAbstractItemModel::modelReset, this, &ThroughputChart::relayout);
     connect(model, &QAbstractItemModel::rowsInserted, this, &ThroughputChart::relayout);
@@ -112,6 +111,27 @@ void ThroughputChart::setEmptyMessage(const QString &title, const QString &body)
     setEmptyText(title, body);
 }
 
+void ThroughputChart::mapRows(QVXYModelMapper *mapper, int first, int count)
+{
+    // No rows: the mapper reads the empty model. Zero rows of a model that has some made Qt Charts
+    // warn "Invalid X coordinate index in model mapper" at every read (and a mapper cannot be
+    // detached: setModel ignores nullptr).
+    if (count == 0) {
+        if (mapper->model() != m_noRows)
+            mapper->setModel(m_noRows);
+        return;
+    }
+    // Each setter reads the whole series again from the model: only on a change, so appended rows
+    // stay an append (-1 maps to the last row, appended ones too). Rows first, then the model: one
+    // read of the real rows.
+    if (mapper->firstRow() != first)
+        mapper->setFirstRow(first);
+    if (mapper->rowCount() != count)
+        mapper->setRowCount(count);
+    if (mapper->model() != m_model)
+        mapper->setModel(m_model);
+}
+
 void ThroughputChart::relayout()
 {
     const int rows = m_model->rowCount();
@@ -122,16 +142,8 @@ void ThroughputChart::relayout()
     // The best line starts at the first kept experiment: before it there is nothing to draw, and
     // Qt Charts draws NaN badly. The roof line only exists when the roof is known.
     const int firstBest = m_model->firstBestRow();
-    // Each setter reads the whole series again from the model: only on a change, so appended rows
-    // stay an append (-1 maps to the last row, appended ones too).
-    auto map = [](QVXYModelMapper *mapper, int first, int count) {
-        if (mapper->firstRow() != first)
-            mapper->setFirstRow(first);
-        if (mapper->rowCount() != count)
-            mapper->setRowCount(count);
-    };
-    map(m_bestMapper, std::max(0, firstBest), firstBest < 0 ? 0 : -1);
-    map(m_roofMapper, 0, m_model->hasRoof() ? -1 : 0);
+    mapRows(m_bestMapper, std::max(0, firstBest), firstBest < 0 ? 0 : -1);
+    mapRows(m_roofMapper, 0, m_model->hasRoof() ? -1 : 0);
     m_roof->setName(
         m_model->headerData(ThroughputChartModel::RoofColumn, Qt::Horizontal, Qt::DisplayRole).toString());
     m_y->setTitleText(m_model->yAxisTitle());

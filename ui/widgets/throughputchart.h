@@ -5,6 +5,7 @@
 #include "chartpanel.h"
 #include <QColor>
 
+class QAbstractItemModel;
 class QLineSeries;
 class QScatterSeries;
 class QValueAxis;
@@ -37,6 +38,8 @@ public:
 private:
     void relayout();
     void showSelected();
+    // Maps rows [first, first + count) of the model (count -1: to the end), or none (count 0).
+    void mapRows(QVXYModelMapper *mapper, int first, int count);
 
     ThroughputChartModel *m_model;
     QScatterSeries *m_attempts;
@@ -47,6 +50,8 @@ private:
     QVXYModelMapper *m_attemptsMapper;
     QVXYModelMapper *m_bestMapper;
     QVXYModelMapper *m_roofMapper;
+    // A model with no rows, for a line that shows nothing (see mapRows).
+    QAbstractItemModel *m_noRows;
     QValueAxis *m_x;
     QValueAxis *m_y;
 };
