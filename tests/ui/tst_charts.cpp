@@ -18,6 +18,7 @@
 #include <QChartView>
 #include <QDateTimeAxis>
 #include <QFontMetrics>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -172,6 +173,49 @@ private Q_SLOTS:
             (narrow - 1) * label <= 300 - 80, qPrintable(QStringLiteral("%1 x %2").arg(narrow).arg(label)));
         chart.setSnapshot(*run); // a reload keeps the fitted count
         QCOMPARE(chart.xAxis()->tickCount(), narrow);
+    }
+
+    void legendLabelsFitTheWidth()
+    {
+        // Beside a docked panel Qt Charts cut the legend to "original m… measured… projected …":
+        // shorter labels instead, each whole; in full when there is room.
+        auto run = test::makeRun(QStringLiteral("/runs/x"));
+        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-05T01:00:00Z"), Qt::ISODate);
+        for (Experiment &e : run->experiments)
+            e.finished = t0.addSecs(60 * e.id);
+        ModelVerification v;
+        v.modelSpeedup = 1.03;
+        run->verification = v;
+        ModelSpeedupChart chart;
+        chart.setSnapshot(*run);
+        auto labels = [&chart] {
+            QStringList texts;
+            QList<QGraphicsItem *> todo = chart.chart()->legend()->childItems();
+            while (!todo.isEmpty()) {
+                QGraphicsItem *item = todo.takeFirst();
+                todo += item->childItems();
+                if (auto *text = dynamic_cast<QGraphicsTextItem *>(item); text && item->isVisible())
+                    texts << text->toPlainText();
+            }
+            return texts;
+        };
+        chart.resize(1200, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QTRY_VERIFY(labels().join(QLatin1Char('|')).contains(QStringLiteral("(Verify)")));
+        auto whole = [&labels] {
+            const QStringList shown = labels();
+            return shown.size() == 3 && std::none_of(shown.begin(), shown.end(), [](const QString &t) {
+                return t.contains(QChar(0x2026)) || t.contains(QStringLiteral("..."));
+            });
+        };
+        for (int width : { 420, 300 }) {
+            chart.resize(width, 400);
+            QTRY_COMPARE(chart.width(), width);
+            QTRY_VERIFY2(whole(),
+                qPrintable(QStringLiteral("%1 px: %2").arg(width).arg(labels().join(QLatin1Char('|')))));
+        }
+        QVERIFY(chart.measuredSeries()->name().contains(QStringLiteral("(Verify)"))); // the series keeps it
     }
 
     void noNaNWarningsOnAKernelWithoutRoofOrKeep()

@@ -11,6 +11,7 @@
 #include <QDateTimeAxis>
 #include <QEvent>
 #include <QFontMetrics>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -114,13 +115,15 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
         end = begin + 60'000; // one minute, so that a single point still has a line to sit on
     points.append({ end, last });
     m_projected->replace(points);
-    m_projected->setName(tr("projected %1").arg(formatRatio(last)));
+    m_projectedRatio = formatRatio(last);
+    m_projected->setName(tr("projected %1").arg(m_projectedRatio));
     m_original->replace(QList<QPointF> { { begin, 1.0 }, { end, 1.0 } });
 
     if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
         const double measured = run.verification->modelSpeedup;
         m_measured->replace(QList<QPointF> { { begin, measured }, { end, measured } });
-        m_measured->setName(tr("measured %1 (Verify)").arg(formatRatio(measured)));
+        m_measuredRatio = formatRatio(measured);
+        m_measured->setName(tr("measured %1 (Verify)").arg(m_measuredRatio));
         low = std::min(low, measured);
         high = std::max(high, measured);
     } else {
@@ -128,6 +131,7 @@ void ModelSpeedupChart::setSnapshot(const RunSnapshot &run)
     }
     for (QLegendMarker *marker : chart()->legend()->markers(m_measured))
         marker->setVisible(m_measured->count() > 0);
+    fitLegend();
 
     m_x->setRange(QDateTime::fromMSecsSinceEpoch(qint64(begin)), QDateTime::fromMSecsSinceEpoch(qint64(end)));
     // Ticks that differ: seconds for a short run (six ticks over three minutes would repeat minutes),
@@ -147,6 +151,51 @@ void ModelSpeedupChart::resizeEvent(QResizeEvent *event)
 {
     ChartPanel::resizeEvent(event);
     fitTicks();
+    fitLegend();
+}
+
+void ModelSpeedupChart::fitLegend()
+{
+    QLegend *legend = chart()->legend();
+    const QFontMetrics metrics(legend->font());
+    struct Labels
+    {
+        QLineSeries *series;
+        QStringList tiers; // longest first
+    };
+    const QVector<Labels> all = {
+        { m_original, { m_original->name(), tr("original"), tr("original") } },
+        { m_measured, { m_measured->name(), tr("measured %1").arg(m_measuredRatio), tr("measured") } },
+        { m_projected, { m_projected->name(), m_projected->name(), tr("projected") } },
+    };
+    // Each entry takes its label, a marker about a line high and the gaps around them; the chart's
+    // margins take the rest. The panel's width, not the view's: in a resize event the view has not
+    // been laid out yet.
+    const int room = width() - 40;
+    int tier = 0;
+    for (; tier < 2; ++tier) {
+        int need = 0;
+        for (const Labels &l : all) {
+            const QList<QLegendMarker *> markers = legend->markers(l.series);
+            if (!markers.isEmpty() && markers.first()->isVisible())
+                need += metrics.horizontalAdvance(l.tiers[tier]) + 2 * metrics.height() + 12;
+        }
+        if (need <= room)
+            break;
+    }
+    bool changed = false;
+    for (const Labels &l : all) {
+        for (QLegendMarker *marker : legend->markers(l.series)) {
+            changed = changed || marker->label() != l.tiers[tier];
+            marker->setLabel(l.tiers[tier]);
+        }
+    }
+    // The legend was laid out (and its labels cut) when the view was resized, before this panel's
+    // resize event: lay it out again with the new labels.
+    if (changed && legend->layout()) {
+        legend->layout()->invalidate();
+        legend->layout()->activate();
+    }
 }
 
 void ModelSpeedupChart::fitTicks()

@@ -38,6 +38,10 @@ private:
     // As many time ticks as their labels fit side by side (at most six): a narrow chart (the Model
     // tab beside a docked panel) cut six labels to "21:1…".
     void fitTicks();
+    // The legend's labels in full when they fit the panel's width, else shorter ("measured 1.03×",
+    // then "measured"): Qt Charts cut them to "original m…" beside a docked panel. The series keep
+    // their full names.
+    void fitLegend();
 
     QLineSeries *m_projected;
     QLineSeries *m_measured;
@@ -45,6 +49,8 @@ private:
     QDateTimeAxis *m_x;
     QValueAxis *m_y;
     QVector<QPair<int, double>> m_timeline;
+    QString m_projectedRatio;
+    QString m_measuredRatio;
 };
 
 } // namespace ak
