@@ -17,8 +17,7 @@
 #include "moveonrulesstatus.h"
 #include "presentationview.h"
 #include "recentrunsmenu.h"
-#include "remotecontrol.h"
-#include "remoterundialog.h"
+#include "remoterunopener.h"
 #include "remotesession.h"
 #include "replaybar.h"
 #include "reportexport.h"
@@ -66,6 +65,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_steering(new SteeringActions(this))
     , m_loops(new LoopHost(this))
     , m_examples(new ExampleRunStarter(this))
+    , m_remote(new RemoteRunOpener(this, m_loops))
     , m_central(new QStackedWidget(this))
     , m_noRun(new EmptyState(m_central))
     , m_workspace(new RunWorkspace(m_steering, m_central))
@@ -125,6 +125,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_noRun->setMessage(tr("No run open"), ExampleRunStarter::noRunHint());
     m_noRun->setAction(m_openAction);
     connectExamples();
+    connectRemote();
 
     connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
     connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLauncher);
@@ -187,7 +188,7 @@ void MainWindow::createMenus()
     newRun->setShortcut(QKeySequence::New);
     newRun->setToolTip(tr("Profile a model file (or a bundled example) into a new run and open it"));
     file->addAction(m_examples->cancelAction());
-    QAction *openRemote = file->addAction(tr("Open Re&mote Run…"), this, &MainWindow::openRemoteDialog);
+    QAction *openRemote = file->addAction(tr("Open Re&mote Run…"), m_remote, &RemoteRunOpener::openDialog);
     openRemote->setObjectName(QStringLiteral("OpenRemoteRunAction"));
     openRemote->setToolTip(tr("Follow a run on another machine over ssh (ssh://host/path/to/run)"));
     m_recent = new RecentRunsMenu(file->addMenu(tr("Open &Recent")));
@@ -353,7 +354,7 @@ void MainWindow::openRun(const QString &runDir)
 {
     if (RemoteRun::isRemote(runDir)) {
         QString error;
-        RemoteRun run = RemoteRun::parse(runDir, &error);
+        const RemoteRun run = RemoteRunOpener::parse(runDir, &error);
         if (!run.isValid()) {
             m_log->appendMessage(LogView::Level::Error, error);
             statusBar()->showMessage(tr("Could not open %1").arg(error), 10000);
@@ -362,13 +363,12 @@ void MainWindow::openRun(const QString &runDir)
             Q_EMIT runLoadFailed(runDir, error);
             return;
         }
-        RemoteRunDialog::applySettings(&run);
         openRemoteRun(run);
         return;
     }
     m_examples->runOpened();
     m_replayBar->stop();
-    dropRemote();
+    m_remote->drop();
     startLoad(QDir(runDir).absolutePath());
 }
 
@@ -376,37 +376,27 @@ void MainWindow::openRemoteRun(const RemoteRun &run)
 {
     m_examples->runOpened();
     m_replayBar->stop();
-    dropRemote();
-    m_remote = new RemoteSession(run, this);
-    const QString where = run.display();
-    m_log->appendMessage(
-        LogView::Level::Info, tr("mirroring %1 into %2").arg(run.url(), m_remote->localDir()));
-    statusBar()->showMessage(tr("Copying %1…").arg(where));
-    if (!isShowingRun())
-        m_noRun->setMessage(tr("Copying %1…").arg(where),
-            tr("The first copy takes the whole run; then only "
-               "what changes travels."));
-    connect(m_remote, &RemoteSession::ready, this, [this](const QString &dir) {
-        setLoopControl(m_remote->control());
-        startLoad(dir);
+    m_remote->open(run);
+}
+
+RemoteSession *MainWindow::remoteSession() const
+{
+    return m_remote->session();
+}
+
+void MainWindow::connectRemote()
+{
+    connect(m_remote, &RemoteRunOpener::openRequested, this, &MainWindow::openRemoteRun);
+    connect(m_remote, &RemoteRunOpener::ready, this, &MainWindow::startLoad);
+    connect(m_remote, &RemoteRunOpener::changed, this, &MainWindow::scheduleReload);
+    connect(m_remote, &RemoteRunOpener::message, m_log, &LogView::appendMessage);
+    connect(m_remote, &RemoteRunOpener::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_remote, &RemoteRunOpener::explanation, this, [this](const QString &title, const QString &text) {
+        if (!isShowingRun())
+            m_noRun->setMessage(title, text);
     });
-    connect(m_remote, &RemoteSession::changed, this, &MainWindow::scheduleReload);
-    connect(m_remote, &RemoteSession::problem, this, [this, where](const QString &error, bool beforeReady) {
-        if (beforeReady) {
-            reportOpenFailure(m_remote->run().url(), error,
-                tr("Still trying; File ▸ Open Remote Run… to change the address or the ssh command."));
-        } else {
-            m_log->appendMessage(LogView::Level::Error, error);
-            statusBar()->showMessage(tr("%1: the copy is not current (%2); still trying").arg(where, error));
-        }
-        updateLoopSummary();
-    });
-    connect(m_remote, &RemoteSession::reconnected, this, [this, where] {
-        m_log->appendMessage(LogView::Level::Info, tr("%1: connected again").arg(where));
-        statusBar()->showMessage(tr("%1: connected again").arg(where), 5000);
-        updateLoopSummary();
-    });
-    m_remote->start();
+    connect(m_remote, &RemoteRunOpener::openFailed, this, &MainWindow::reportOpenFailure);
+    connect(m_remote, &RemoteRunOpener::connectionChanged, this, &MainWindow::updateLoopSummary);
 }
 
 void MainWindow::reportOpenFailure(const QString &what, const QString &error, const QString &next)
@@ -417,23 +407,6 @@ void MainWindow::reportOpenFailure(const QString &what, const QString &error, co
         m_noRun->setMessage(tr("Could not open %1").arg(QDir::toNativeSeparators(what)),
             QStringLiteral("%1\n\n%2").arg(error, next));
     Q_EMIT runLoadFailed(what, error);
-}
-
-void MainWindow::dropRemote()
-{
-    if (!m_remote)
-        return;
-    if (m_loops->control() == m_remote->control())
-        setLoopControl(nullptr);
-    delete m_remote;
-    m_remote = nullptr;
-}
-
-void MainWindow::openRemoteDialog()
-{
-    RemoteRunDialog dialog(this);
-    if (dialog.exec() == QDialog::Accepted)
-        openRemoteRun(dialog.remoteRun());
 }
 
 void MainWindow::openExample(const QString &name)
@@ -501,7 +474,7 @@ void MainWindow::showLoaded(const QString &dir, const RunSnapshotPtr &snapshot, 
     for (const QString &w : snapshot->warnings)
         m_log->appendMessage(LogView::Level::Warning, w);
     if (!isReload) {
-        m_recent->add(m_remote && dir == m_remote->localDir() ? m_remote->run().url() : dir);
+        m_recent->add(m_remote->addressFor(dir));
         statusBar()->showMessage(tr("Opened %1: %2 kernels, %3 experiments")
                                      .arg(dir)
                                      .arg(snapshot->kernels.size())
@@ -538,9 +511,9 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_reloadAction->setEnabled(true);
     m_replayAction->setEnabled(true);
     m_presentAction->setEnabled(true);
-    QString name = QFileInfo(snapshot->runDir).fileName();
-    if (m_remote && snapshot->runDir == m_remote->localDir())
-        name = m_remote->run().display(); // the mirror's folder name means nothing to the user
+    QString name = m_remote->displayNameFor(snapshot->runDir);
+    if (name.isEmpty())
+        name = QFileInfo(snapshot->runDir).fileName();
     setWindowTitle((snapshot->recording.isEmpty() ? tr("%1 — AutoKernel Studio")
                                                   : tr("%1 — Recording — AutoKernel Studio"))
                        .arg(name.isEmpty() ? snapshot->runDir : name));
@@ -721,10 +694,8 @@ void MainWindow::updateLoopSummary()
     const LoopControl *own = m_loops->loop();
     if (own && own->state() != LoopControl::State::Stopped)
         where = tr("in this window");
-    else if (m_remote && m_loops->control() == m_remote->control())
-        where = !m_remote->isConnected() ? tr("on %1, not reachable now").arg(m_remote->run().host())
-            : m_remote->control()->writer().isEmpty() ? QString()
-                                                      : m_remote->control()->writer();
+    else if (m_remote->isSteering())
+        where = m_remote->loopSummary();
     else if (const DirectoryControl *dir = m_loops->directoryControl(); dir && dir->writerPid() != 0)
         where = tr("in another process (pid %1)").arg(dir->writerPid());
     // A CLI loop with --slurm: its job, so that squeue / scancel find it.

@@ -30,6 +30,7 @@ class MoveOnRulesDialog;
 class MoveOnRulesStatus;
 class RecentRunsMenu;
 class RemoteRun;
+class RemoteRunOpener;
 class RemoteSession;
 class RunFollower;
 class SandboxStatus;
@@ -54,7 +55,7 @@ public:
     // it live; the window's steering then runs the remote autokernel-cli (RemoteSession). Errors
     // (no ssh, no rsync, no such run) show in the window, and the mirror keeps trying.
     void openRemoteRun(const RemoteRun &run);
-    RemoteSession *remoteSession() const { return m_remote; }
+    RemoteSession *remoteSession() const;
     // Loads the open run again (File ▸ Reload, or the watcher saw a change); updates in place.
     void reload();
     // Coalesces bursts of change notifications into one reload.
@@ -112,8 +113,6 @@ private:
     // What a finished load does: the log, the status bar and Open Recent hear of it, then showSnapshot.
     void showLoaded(const QString &dir, const RunSnapshotPtr &snapshot, bool isReload);
     void openDialog();
-    void openRemoteDialog();
-    void dropRemote();
     // A run (a folder or an ssh:// address) could not be opened: the log, the status bar, the empty
     // state (with `next`: what to try) and runLoadFailed say so.
     void reportOpenFailure(const QString &what, const QString &error, const QString &next);
@@ -123,6 +122,8 @@ private:
     void updateLoopSummary();
     // The example and new runs being made report to the log, the status bar and the empty state.
     void connectExamples();
+    // The remote run being mirrored reports to the same places; once copied it opens like any run.
+    void connectRemote();
     void restoreSettings();
     void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
@@ -134,12 +135,12 @@ private:
     RunFollower *m_follower; // loads the run, and again when it changes
     RunSnapshotPtr m_shown; // what a reload reads on from (only what was appended to the log)
     QString m_runDir; // the run shown (or being opened)
-    RemoteSession *m_remote = nullptr; // owned: the remote run shown (or being mirrored)
 
     SteeringActions *m_steering;
     LoopHost *m_loops;
     QPointer<LoopControl> m_attached; // what m_steering and the log are connected to
     ExampleRunStarter *m_examples; // File ▸ New Run…, Help ▸ Open Example Run
+    RemoteRunOpener *m_remote; // File ▸ Open Remote Run…, and the remote run shown (or being mirrored)
     QStackedWidget *m_central;
     EmptyState *m_noRun;
     RunWorkspace *m_workspace;
