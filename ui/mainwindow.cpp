@@ -1,7 +1,7 @@
 #include "mainwindow.h"
 #include "uilog.h"
 
-#include "agentsettingsdialog.h"
+#include "agentchoice.h"
 
 #include "buildinfo.h"
 #include "devicedetector.h"
@@ -10,7 +10,6 @@
 #include "emptystate.h"
 #include "examplerunstarter.h"
 #include "gitrepo.h"
-#include "localloop.h"
 #include "logview.h"
 #include "loopcontrol.h"
 #include "modelview.h"
@@ -75,6 +74,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_deviceStatus(new DeviceStatus(this))
     , m_runDevice(new QLabel(this))
     , m_rules(new MoveOnRulesStatus(this))
+    , m_agent(new AgentChoice(this, m_loops))
     , m_reviewLabel(new QLabel(this))
     , m_replayBar(new ReplayBar(this))
     , m_presentation(std::make_unique<PresentationView>())
@@ -145,6 +145,9 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_rules->label());
     connect(m_rules, &MoveOnRulesStatus::editRequested, this, &MainWindow::editMoveOnRules);
     connect(m_rules, &MoveOnRulesStatus::message, m_log, &LogView::appendMessage);
+    connect(m_agent, &AgentChoice::editRequested, this, &MainWindow::editAgent);
+    connect(m_agent, &AgentChoice::message, m_log, &LogView::appendMessage);
+    connect(m_agent, &AgentChoice::statusMessage, statusBar(), &QStatusBar::showMessage);
     m_sandbox = new SandboxStatus(this);
     statusBar()->addPermanentWidget(m_sandbox);
     statusBar()->addPermanentWidget(m_runDevice);
@@ -236,9 +239,7 @@ void MainWindow::createMenus()
     loop->addSeparator();
     loop->addAction(m_steering->reviewMode());
     loop->addAction(m_rules->action());
-    m_agentAction = loop->addAction(tr("&Agent…"), this, &MainWindow::editAgent);
-    m_agentAction->setObjectName(QStringLiteral("AgentAction"));
-    updateAgentTip();
+    loop->addAction(m_agent->action());
 
     QMenu *model = menuBar()->addMenu(tr("&Model"));
     model->setObjectName(QStringLiteral("ModelMenu"));
@@ -595,54 +596,12 @@ void MainWindow::editMoveOnRules()
 
 AgentSettingsDialog *MainWindow::agentSettingsDialog() const
 {
-    return m_agentDialog;
-}
-
-void MainWindow::updateAgentTip()
-{
-    QSettings store;
-    AgentSettings saved;
-    m_agentAction->setToolTip(AgentSettings::load(store, &saved)
-            ? tr("What Loop ▸ Start runs: %1").arg(saved.summary())
-            : QStringLiteral("What Loop ▸ Start runs: each run's own agent (run.json; tune when it "
-                             "has none) on its default device. Choose an LLM, a command, a replay, "
-                             "devices or Python here."));
+    return m_agent->dialog();
 }
 
 void MainWindow::editAgent()
 {
-    if (m_agentDialog) {
-        m_agentDialog->raise();
-        m_agentDialog->activateWindow();
-        return;
-    }
-    auto *dialog = new AgentSettingsDialog(this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    const RunSnapshotPtr run = isShowingRun() ? m_workspace->snapshot() : RunSnapshotPtr();
-    dialog->prefill(run ? run->runJson : QByteArray());
-    connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        // The summary names the key's variable or says it is stored; it never holds the key.
-        const QString what = dialog->forgotten() ? tr("each run's own agent (run.json) on its default device")
-                                                 : dialog->settings().summary();
-        const bool running = m_loops->loop() && m_loops->loop()->state() != LoopControl::State::Stopped;
-        // A loop paused by a configuration error builds its agent again on Resume: from these settings.
-        if (auto *local = qobject_cast<LocalLoop *>(m_loops->loop()); local && running) {
-            const LoopOptions o
-                = dialog->forgotten() ? LoopOptions() : dialog->settings().loopOptions(m_runDir);
-            local->setAgent(o.agent, o.agentInputs, o.overrideAgent);
-        }
-        m_log->appendMessage(LogView::Level::Info,
-            tr("Loop ▸ Start will use %1%2")
-                .arg(what,
-                    running
-                        ? tr(" (the running loop keeps its agent, unless a configuration error paused it: "
-                             "then Resume uses this one)")
-                        : QString()));
-        statusBar()->showMessage(tr("Agent: %1").arg(what), 5000);
-        updateAgentTip();
-    });
-    m_agentDialog = dialog;
-    dialog->open();
+    m_agent->edit(isShowingRun() ? m_workspace->snapshot() : RunSnapshotPtr());
 }
 
 void MainWindow::openDialog()

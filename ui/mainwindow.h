@@ -16,6 +16,7 @@ class QStackedWidget;
 
 namespace ak {
 
+class AgentChoice;
 class AgentSettingsDialog;
 class DeviceStatus;
 class EmptyState;
@@ -127,7 +128,6 @@ private:
     void restoreSettings();
     void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
-    void updateAgentTip();
     void connectReplay();
     // The workspace, the model dock and (when open) the presentation show `snapshot`.
     void showInViews(const RunSnapshotPtr &snapshot);
@@ -151,6 +151,7 @@ private:
     QLabel *m_runDevice;
     // The shown run's move-on rules: the status bar's label, Loop ▸ Move-on Rules… and its dialog.
     MoveOnRulesStatus *m_rules;
+    AgentChoice *m_agent; // Loop ▸ Agent…: what Loop ▸ Start runs
     QLabel *m_reviewLabel;
     SandboxStatus *m_sandbox;
     ReplayBar *m_replayBar;
@@ -158,10 +159,6 @@ private:
     // A window of its own, not a child: it goes full screen, and the window's children stay unique.
     std::unique_ptr<PresentationView> m_presentation;
     QAction *m_presentAction = nullptr;
-    // Loop ▸ Agent…: the agent, devices and Python that Loop ▸ Start uses (AgentSettingsDialog, saved
-    // in the user's settings store), prefilled from the saved choice or the shown run's run.json.
-    QAction *m_agentAction = nullptr;
-    QPointer<AgentSettingsDialog> m_agentDialog;
     RecentRunsMenu *m_recent = nullptr; // File ▸ Open Recent
     QAction *m_openAction = nullptr;
     QAction *m_reloadAction = nullptr;
