@@ -3,7 +3,6 @@
 
 #include "agentchoice.h"
 
-#include "buildinfo.h"
 #include "devicedetector.h"
 #include "devicestatus.h"
 #include "directorycontrol.h"
@@ -12,6 +11,7 @@
 #include "gitrepo.h"
 #include "logview.h"
 #include "loopcontrol.h"
+#include "mainmenus.h"
 #include "modelview.h"
 #include "moveonrulesstatus.h"
 #include "presentationview.h"
@@ -25,7 +25,6 @@
 #include "sandboxstatus.h"
 #include "steeringactions.h"
 
-#include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -34,12 +33,9 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMenuBar>
-#include <QMessageBox>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -121,9 +117,11 @@ MainWindow::MainWindow(QWidget *parent)
             reload();
     });
 
-    createMenus();
+    m_menus = new MainMenus(
+        this, { m_steering, m_workspace, m_modelView, m_examples, m_report, m_rules, m_agent });
+    connectMenus();
     m_noRun->setMessage(tr("No run open"), ExampleRunStarter::noRunHint());
-    m_noRun->setAction(m_openAction);
+    m_noRun->setAction(m_menus->openAction());
     connectExamples();
     connectRemote();
 
@@ -181,95 +179,17 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::createMenus()
+void MainWindow::connectMenus()
 {
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    m_openAction = file->addAction(tr("&Open Run…"), this, &MainWindow::openDialog);
-    m_openAction->setShortcut(QKeySequence::Open);
-    QAction *newRun = file->addAction(tr("&New Run…"), this, &MainWindow::newRun);
-    newRun->setObjectName(QStringLiteral("NewRunAction"));
-    newRun->setShortcut(QKeySequence::New);
-    newRun->setToolTip(tr("Profile a model file (or a bundled example) into a new run and open it"));
-    file->addAction(m_examples->cancelAction());
-    QAction *openRemote = file->addAction(tr("Open Re&mote Run…"), m_remote, &RemoteRunOpener::openDialog);
-    openRemote->setObjectName(QStringLiteral("OpenRemoteRunAction"));
-    openRemote->setToolTip(tr("Follow a run on another machine over ssh (ssh://host/path/to/run)"));
-    m_recent = new RecentRunsMenu(file->addMenu(tr("Open &Recent")));
-    connect(m_recent, &RecentRunsMenu::openRequested, this, &MainWindow::openRun);
-    m_reloadAction = file->addAction(tr("Re&load"), this, &MainWindow::reload);
-    m_reloadAction->setShortcut(QKeySequence::Refresh);
-    m_reloadAction->setEnabled(false);
-    file->addAction(m_report->action());
-    file->addSeparator();
-    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-
-    auto *toolbar = addToolBar(tr("Steering"));
-    toolbar->setObjectName(QStringLiteral("SteeringToolBar"));
-    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    toolbar->addActions(m_steering->loopActions());
-    toolbar->addSeparator();
-    toolbar->addActions(m_steering->selectionActions());
-
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget *dock : findChildren<QDockWidget *>())
-        view->addAction(dock->toggleViewAction());
-    view->addAction(toolbar->toggleViewAction());
-    view->addSeparator();
-    view->addAction(m_workspace->compareBestAction());
-    m_replayAction = view->addAction(tr("&Replay Run"), this, [this] { m_replayBar->start(m_runDir); });
-    m_replayAction->setObjectName(QStringLiteral("ReplayRunAction"));
-    m_replayAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
-    m_replayAction->setToolTip(
-        tr("Play the run back as it happened, with a timeline to scrub (Esc: back to live)"));
-    m_replayAction->setEnabled(false);
-    m_presentAction = view->addAction(tr("&Presentation"), this, &MainWindow::present);
-    m_presentAction->setObjectName(QStringLiteral("PresentationAction"));
-    m_presentAction->setShortcut(Qt::Key_F5);
-    m_presentAction->setToolTip(tr("The run full screen in large type: the model's speedup, the charts and "
-                                   "the latest improvement (Esc: back). Plays along with a replay."));
-    m_presentAction->setEnabled(false);
-
-    QMenu *loop = menuBar()->addMenu(tr("&Loop"));
-    loop->addActions(m_steering->loopActions());
-    loop->addSeparator();
-    loop->addActions(m_steering->selectionActions());
-    loop->addAction(m_workspace->nextPendingAction());
-    loop->addAction(m_workspace->pendingOnlyAction());
-    loop->addSeparator();
-    loop->addAction(m_steering->reviewMode());
-    loop->addAction(m_rules->action());
-    loop->addAction(m_agent->action());
-
-    QMenu *model = menuBar()->addMenu(tr("&Model"));
-    model->setObjectName(QStringLiteral("ModelMenu"));
-    model->setToolTipsVisible(true);
-    model->addAction(m_modelView->verifyAction());
-    model->addAction(m_modelView->verifyWithOptionsAction());
-    model->addAction(m_modelView->cancelAction());
-    model->addAction(m_modelView->verifyAtEndAction());
-    model->addSeparator();
-    model->addAction(m_modelView->exportAction());
-
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    QMenu *examples = help->addMenu(tr("Open &Example Run"));
-    examples->setObjectName(QStringLiteral("ExampleMenu"));
-    examples->setToolTipsVisible(true);
-    for (const QString &name : ExampleRun::names()) {
-        QAction *a = examples->addAction(name, this, [this, name] { openExample(name); });
-        a->setToolTip(QStringLiteral("Open the bundled %1 model's run; the first time it is profiled on this "
-                                     "machine (in the background)")
-                          .arg(name));
-    }
-    for (const QString &name : ExampleRun::recordings()) {
-        QAction *a
-            = examples->addAction(tr("%1 (recording)").arg(name), this, [this, name] { openExample(name); });
-        a->setToolTip(
-            tr("A real run recorded on a GPU server and shipped with the app: open it, replay it (View ▸ "
-               "Replay Run), present it; the loop does not run on a recording"));
-    }
-    help->addSeparator();
-    help->addAction(tr("&About AutoKernel Studio"), this, &MainWindow::showAbout);
+    connect(m_menus, &MainMenus::openRequested, this, &MainWindow::openDialog);
+    connect(m_menus, &MainMenus::newRunRequested, this, &MainWindow::newRun);
+    connect(m_menus, &MainMenus::openRemoteRequested, m_remote, &RemoteRunOpener::openDialog);
+    connect(m_menus->recent(), &RecentRunsMenu::openRequested, this, &MainWindow::openRun);
+    connect(m_menus, &MainMenus::reloadRequested, this, &MainWindow::reload);
+    connect(m_menus, &MainMenus::replayRequested, this, [this] { m_replayBar->start(m_runDir); });
+    connect(m_menus, &MainMenus::presentRequested, this, &MainWindow::present);
+    connect(
+        m_menus, &MainMenus::exampleRequested, this, qOverload<const QString &>(&MainWindow::openExample));
 }
 
 bool MainWindow::isShowingRun() const
@@ -475,7 +395,7 @@ void MainWindow::showLoaded(const QString &dir, const RunSnapshotPtr &snapshot, 
     for (const QString &w : snapshot->warnings)
         m_log->appendMessage(LogView::Level::Warning, w);
     if (!isReload) {
-        m_recent->add(m_remote->addressFor(dir));
+        m_menus->recent()->add(m_remote->addressFor(dir));
         statusBar()->showMessage(tr("Opened %1: %2 kernels, %3 experiments")
                                      .arg(dir)
                                      .arg(snapshot->kernels.size())
@@ -509,9 +429,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_report->setRunDir(snapshot->runDir);
     updateLoopSummary();
     m_central->setCurrentWidget(m_workspace);
-    m_reloadAction->setEnabled(true);
-    m_replayAction->setEnabled(true);
-    m_presentAction->setEnabled(true);
+    m_menus->runShown();
     QString name = m_remote->displayNameFor(snapshot->runDir);
     if (name.isEmpty())
         name = QFileInfo(snapshot->runDir).fileName();
@@ -609,16 +527,6 @@ void MainWindow::openDialog()
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Run Directory"), m_runDir);
     if (!dir.isEmpty())
         openRun(dir);
-}
-
-void MainWindow::showAbout()
-{
-    QMessageBox::about(this, tr("About AutoKernel Studio"),
-        QStringLiteral("<h3>AutoKernel Studio %1</h3>"
-                       "<p>Profiles a PyTorch model, ranks its GPU kernels by Amdahl's law and "
-                       "optimises them in an autonomous loop; every attempt is a git commit in the "
-                       "run directory.</p><p>git %3 · Qt %2</p>")
-            .arg(BuildInfo::version(), QString::fromLatin1(qVersion()), BuildInfo::revision()));
 }
 
 void MainWindow::restoreSettings()

@@ -23,13 +23,13 @@ class EmptyState;
 class ExampleRunStarter;
 class LogView;
 class LoopControl;
+class MainMenus;
 class ModelView;
 class PresentationView;
 class ReplayBar;
 class ReportExport;
 class MoveOnRulesDialog;
 class MoveOnRulesStatus;
-class RecentRunsMenu;
 class RemoteRun;
 class RemoteRunOpener;
 class RemoteSession;
@@ -108,7 +108,6 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void createMenus();
     // Opens `dir` (a local folder, or a remote run's mirror): RunFollower loads it, showLoaded follows.
     void startLoad(const QString &dir);
     // What a finished load does: the log, the status bar and Open Recent hear of it, then showSnapshot.
@@ -117,7 +116,6 @@ private:
     // A run (a folder or an ssh:// address) could not be opened: the log, the status bar, the empty
     // state (with `next`: what to try) and runLoadFailed say so.
     void reportOpenFailure(const QString &what, const QString &error, const QString &next);
-    void showAbout();
     void attachControl(LoopControl *control);
     void updateLauncher();
     void updateLoopSummary();
@@ -125,6 +123,8 @@ private:
     void connectExamples();
     // The remote run being mirrored reports to the same places; once copied it opens like any run.
     void connectRemote();
+    // File, View and Help ask; the window opens, reloads, replays and presents.
+    void connectMenus();
     void restoreSettings();
     void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
@@ -155,13 +155,9 @@ private:
     QLabel *m_reviewLabel;
     SandboxStatus *m_sandbox;
     ReplayBar *m_replayBar;
-    QAction *m_replayAction = nullptr;
     // A window of its own, not a child: it goes full screen, and the window's children stay unique.
     std::unique_ptr<PresentationView> m_presentation;
-    QAction *m_presentAction = nullptr;
-    RecentRunsMenu *m_recent = nullptr; // File ▸ Open Recent
-    QAction *m_openAction = nullptr;
-    QAction *m_reloadAction = nullptr;
+    MainMenus *m_menus = nullptr; // the menu bar and the steering toolbar
 };
 
 } // namespace ak
