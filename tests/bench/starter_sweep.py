@@ -49,9 +49,11 @@ MATMUL_CONFIGS = [
     dict(TMA=1, PERSISTENT=0, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, NUM_WARPS=8, NUM_STAGES=4),
     dict(TMA=1, PERSISTENT=1, BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, NUM_WARPS=8, NUM_STAGES=3),
 ]
-ATTN_CONFIGS = [dict(BLOCK_M=m, BLOCK_N=n, NUM_WARPS=w, NUM_STAGES=s) for m, n, w, s in
-                [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 3), (128, 128, 8, 2), (128, 32, 4, 3),
-                 (64, 64, 4, 3), (128, 64, 8, 2), (64, 32, 4, 4), (128, 64, 8, 4)]]
+# Session 19's candidate adds a TMA path (TMA=1, 2-byte inputs on Hopper); TMA=0 is the shipped kernel.
+ATTN_CONFIGS = [dict(TMA=t, BLOCK_M=m, BLOCK_N=n, NUM_WARPS=w, NUM_STAGES=s) for t, m, n, w, s in
+                [(1, 128, 64, 8, 3), (1, 128, 64, 8, 2), (1, 128, 64, 8, 4), (1, 128, 128, 8, 2),
+                 (1, 128, 128, 8, 3), (1, 64, 64, 4, 3), (1, 128, 32, 8, 4), (1, 128, 64, 4, 3),
+                 (0, 64, 64, 4, 3), (0, 128, 64, 8, 3)]]
 ROW_CONFIGS = [dict(NUM_WARPS=w) for w in (4, 8, 16, 32)]
 # Session 19's rmsnorm candidate: the row held in registers (MAX_FUSED_COLS above the width) at
 # NUM_WARPS, or Inductor's looped two passes (MAX_FUSED_COLS below it) at CHUNK / CHUNK_WARPS; at the
