@@ -1,4 +1,5 @@
-// The diff follows the window's selection: RunWorkspace::loadDiff driven through the real MainWindow.
+// The diff follows the window's selection: ExperimentDetails::showExperiment, driven by RunWorkspace through
+// the real MainWindow.
 #include "diffview.h"
 #include "emptystate.h"
 #include "experimentmodel.h"

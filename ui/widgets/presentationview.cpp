@@ -179,14 +179,14 @@ void PresentationView::showLatestChange(const RunSnapshot &run)
     if (e->id == m_shownExperiment)
         return; // the same commit: its diff does not change
     m_shownExperiment = e->id;
-    const QString path = RunWorkspace::kernelPyPath(&run, key);
+    const QString path = ExperimentDetails::kernelPyPath(&run, key);
     const quint64 generation = ++m_generation;
     runInBackground(
         this,
         [reader = m_blobReader, dir = run.runDir, commit = e->commit, parent = e->parent, path] {
-            return RunWorkspace::readTexts(reader, dir, parent, commit, path);
+            return ExperimentDetails::readTexts(reader, dir, parent, commit, path);
         },
-        [this, generation, id = e->id](const RunWorkspace::TextPair &t) {
+        [this, generation, id = e->id](const ExperimentDetails::TextPair &t) {
             if (generation != m_generation)
                 return;
             if (!t.error.isEmpty()) {

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "experimentdetails.h"
 #include "runsnapshot.h"
-#include "runworkspace.h"
 
 #include <QWidget>
 
@@ -27,7 +27,7 @@ public:
     explicit PresentationView(QWidget *parent = nullptr);
     ~PresentationView() override;
 
-    void setBlobReader(RunWorkspace::BlobReader reader) { m_blobReader = std::move(reader); }
+    void setBlobReader(ExperimentDetails::BlobReader reader) { m_blobReader = std::move(reader); }
     void setSnapshot(const RunSnapshotPtr &snapshot);
     // Where the loop runs, as the window's summary says it ("in this window", "" = none).
     void setLoop(const QString &where);
@@ -52,7 +52,7 @@ private:
     void showLatestChange(const RunSnapshot &run);
 
     RunSnapshotPtr m_snapshot;
-    RunWorkspace::BlobReader m_blobReader;
+    ExperimentDetails::BlobReader m_blobReader;
     QString m_kernel;
     int m_shownExperiment = 0;
     quint64 m_generation = 0;

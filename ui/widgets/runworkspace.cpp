@@ -3,11 +3,10 @@
 #include "experimentfilterproxy.h"
 #include "runsummarybar.h"
 
-#include "backgroundjob.h"
-
 #include "costdelegate.h"
 #include "diffview.h"
 #include "emptystate.h"
+#include "experimentdetails.h"
 #include "experimentmodel.h"
 #include "kernelfilterproxy.h"
 #include "kerneltablemodel.h"
@@ -16,14 +15,11 @@
 #include "throughputchart.h"
 #include "throughputchartmodel.h"
 
-#include "runstore.h"
-
 #include <QAction>
 #include <QDataStream>
 
 #include <QHeaderView>
 #include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -57,12 +53,6 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
     view->horizontalHeader()->setSectionsMovable(true);
     return view;
 }
-
-struct DiffTexts
-{
-    RunWorkspace::TextPair texts;
-    QString reply; // the agent's raw answer, when the run kept one (RunStore::attachReply)
-};
 
 } // namespace
 
@@ -142,16 +132,8 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_commitStack->addWidget(m_commitView);
 
     // The selected experiment's change and, beside it, what the agent answered to produce it.
-    m_details = new QTabWidget(m_bottom);
-    m_details->setObjectName(QStringLiteral("ExperimentDetailTabs"));
-    m_diffView = new DiffView(m_details);
-    m_replyView = new QPlainTextEdit(m_details);
-    m_replyView->setObjectName(QStringLiteral("AgentReplyView"));
-    m_replyView->setReadOnly(true);
-    m_replyView->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_replyView->setPlaceholderText(tr("The agent's reply to the selected experiment appears here."));
-    m_details->addTab(m_diffView, tr("Diff"));
-    m_details->addTab(m_replyView, tr("Agent Reply"));
+    m_details = new ExperimentDetails(m_bottom);
+    connect(m_details, &ExperimentDetails::message, this, &RunWorkspace::message);
     m_summary = new RunSummaryBar(this);
     m_nextPending = new QAction(tr("&Next Pending"), this);
     m_nextPending->setObjectName(QStringLiteral("NextPendingAction"));
@@ -190,10 +172,6 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     connect(m_commitView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
         &RunWorkspace::compareChosen);
 
-    m_blobReader = [](const QString &, const QString &, const QString &, QString *error) {
-        *error = tr("no git reader configured");
-        return QByteArray();
-    };
     updateEmptyStates();
 }
 
@@ -248,8 +226,7 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
         m_kernelModel->resetRows(kernels);
         m_experimentModel->resetRows(experiments);
 
-        m_diffView->showMessage(tr("No commit selected"),
-            tr("Select an experiment in the commit list to see its change to kernel.py."));
+        m_details->showNoSelection();
     }
     refreshKernelDependents();
     // The selected experiment's outcome may have changed (accepted, rejected, restored by the loop):
@@ -357,9 +334,8 @@ void RunWorkspace::experimentSelectionChanged()
         // The selected commit left the list (another kernel's filter, a new run): its diff must not
         // stay on screen as if it belonged to the new selection, nor arrive later if still loading.
         if (m_selectedExperiment != 0) {
-            ++m_diffGeneration;
-            m_diffView->showMessage(tr("No commit selected"),
-                tr("Select an experiment in the commit list to see its change to kernel.py."));
+            m_details->dropPending();
+            m_details->showNoSelection();
         }
         m_selectedExperiment = 0;
         m_steering->clearExperiment();
@@ -370,103 +346,19 @@ void RunWorkspace::experimentSelectionChanged()
     if (id == m_selectedExperiment)
         return; // a live update of the same commit: the diff is immutable
     m_selectedExperiment = id;
-    loadDiff(e);
+    if (m_snapshot)
+        m_details->showExperiment(*m_snapshot, e);
 }
 
-QString RunWorkspace::kernelPyPath(const RunSnapshot *run, const QString &kernel)
+void RunWorkspace::setBlobReader(BlobReader reader)
 {
-    const KernelRecord *k = run ? run->kernel(kernel) : nullptr;
-    const QString folder = k ? k->folder : QStringLiteral("kernels/%1").arg(kernel);
-    return QStringLiteral("%1/kernel.py").arg(folder);
-}
-
-RunWorkspace::TextPair RunWorkspace::readTexts(const BlobReader &reader, const QString &runDir,
-    const QString &older, const QString &newer, const QString &path)
-{
-    TextPair t;
-    for (const auto &[commit, text] : { std::pair { newer, &t.newText }, std::pair { older, &t.oldText } }) {
-        if (commit.isEmpty())
-            continue;
-        QString err;
-        *text = QString::fromUtf8(reader(runDir, commit, path, &err));
-        if (!err.isEmpty()) {
-            t.error = tr("%1 at %2: %3").arg(path, commit.left(8), err);
-            break;
-        }
-    }
-    return t;
-}
-
-void RunWorkspace::loadDiff(const Experiment &e)
-{
-    if (!m_snapshot)
-        return;
-    if (e.commit.isEmpty()) {
-        m_diffView->showMessage(tr("Experiment %1 has no commit yet").arg(e.id),
-            tr("It is still running; its change appears when it is committed."));
-        return;
-    }
-    const QString path = kernelPyPath(m_snapshot.get(), e.kernel);
-    const quint64 generation = ++m_diffGeneration;
-    m_diffView->showMessage(tr("Loading experiment %1…").arg(e.id), QString());
-    runInBackground(
-        this,
-        [reader = m_blobReader, dir = m_snapshot->runDir, e, path] {
-            DiffTexts t;
-            t.texts = readTexts(reader, dir, e.parent, e.commit, path);
-            if (!t.texts.error.isEmpty())
-                return t;
-            QString replyError; // a run without replies (older, or the tune agent's) is not an error
-            t.reply = QString::fromUtf8(RunStore::readReply(dir, e.id, &replyError));
-            return t;
-        },
-        [this, generation, e, path](const DiffTexts &d) {
-            if (generation != m_diffGeneration)
-                return;
-            showReply(e, d.reply);
-            const TextPair &t = d.texts;
-            if (!t.error.isEmpty()) {
-                m_diffView->showMessage(tr("Cannot read kernel.py of experiment %1").arg(e.id), t.error);
-                Q_EMIT message(tr("diff of experiment %1: %2").arg(e.id).arg(t.error));
-                return;
-            }
-            const QString oldTitle = e.parent.isEmpty()
-                ? tr("(no parent)")
-                : QStringLiteral("%1 @ %2").arg(path, e.parent.left(8));
-            m_diffView->showTexts(
-                t.oldText, t.newText, oldTitle, tr("experiment %1 @ %2").arg(e.id).arg(e.commit.left(8)));
-        });
+    m_details->setBlobReader(std::move(reader));
 }
 
 void RunWorkspace::compareExperiments(const Experiment &older, const Experiment &newer)
 {
-    if (!m_snapshot || older.commit.isEmpty() || newer.commit.isEmpty())
-        return;
-    const QString path = kernelPyPath(m_snapshot.get(), newer.kernel);
-    const quint64 generation = ++m_diffGeneration;
-    m_selectedExperiment = -1; // a single selection afterwards loads its own diff again
-    m_diffView->showMessage(tr("Loading experiments %1 and %2…").arg(older.id).arg(newer.id), QString());
-    runInBackground(
-        this,
-        [reader = m_blobReader, dir = m_snapshot->runDir, older, newer, path] {
-            return readTexts(reader, dir, older.commit, newer.commit, path);
-        },
-        [this, generation, older, newer](const TextPair &t) {
-            if (generation != m_diffGeneration)
-                return;
-            if (!t.error.isEmpty()) {
-                m_diffView->showMessage(
-                    tr("Cannot compare experiments %1 and %2").arg(older.id).arg(newer.id), t.error);
-                return;
-            }
-            m_diffView->showTexts(t.oldText, t.newText,
-                tr("experiment %1 (%2) @ %3")
-                    .arg(older.id)
-                    .arg(statusName(older.status), older.commit.left(8)),
-                tr("experiment %1 (%2) @ %3")
-                    .arg(newer.id)
-                    .arg(statusName(newer.status), newer.commit.left(8)));
-        });
+    if (m_snapshot && m_details->compare(*m_snapshot, older, newer))
+        m_selectedExperiment = -1; // a single selection afterwards loads its own diff again
 }
 
 void RunWorkspace::compareChosen()
@@ -498,20 +390,12 @@ bool RunWorkspace::compareBaselineWithBest()
         if (e.kernel == m_selectedKernel && e.status == ExperimentStatus::Baseline)
             baseline = &e;
     if (!best || !baseline || best->id == baseline->id) {
-        m_diffView->showMessage(tr("Nothing to compare"),
+        m_details->diffView()->showMessage(tr("Nothing to compare"),
             tr("%1 has kept nothing yet: its best is its baseline.").arg(m_selectedKernel));
         return false;
     }
     compareExperiments(*baseline, *best);
     return true;
-}
-
-void RunWorkspace::showReply(const Experiment &e, const QString &reply)
-{
-    m_replyView->setPlainText(reply);
-    if (reply.isEmpty())
-        m_replyView->setPlaceholderText(
-            tr("No reply kept for experiment %1 (the tune agent and the baseline have none).").arg(e.id));
 }
 
 QByteArray RunWorkspace::saveState() const

@@ -1,16 +1,14 @@
 #pragma once
 
 #include "experiment.h"
+#include "experimentdetails.h"
 #include "experimentfilterproxy.h"
 #include "runsnapshot.h"
 
 #include <QWidget>
 
-#include <functional>
-
 class QAction;
 class QLineEdit;
-class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QSplitter;
 class QStackedWidget;
@@ -19,7 +17,6 @@ class QTableView;
 
 namespace ak {
 
-class DiffView;
 class RunSummaryBar;
 class EmptyState;
 class ExperimentModel;
@@ -32,27 +29,13 @@ class ThroughputChartModel;
 
 // The regions of an open run: ranked kernel table with search (top left), throughput chart of the
 // selected kernel or, in a second tab, the model's speedup over the run (top right), commit list (bottom
-// left) and diff of the selected commit (bottom right). Owns the models; MainWindow feeds it snapshots.
+// left) and diff of the selected commit (bottom right, ExperimentDetails). Owns the models; MainWindow feeds
+// it snapshots.
 class RunWorkspace : public QWidget
 {
     Q_OBJECT
 public:
-    // Reads a file at a commit of the run's git repository (GitRepo::readBlob by default).
-    using BlobReader = std::function<QByteArray(
-        const QString &runDir, const QString &commit, const QString &path, QString *error)>;
-
-    // kernel.py at `older` (none when empty: the text is "") and at `newer`, read with `reader`, off
-    // the GUI thread; `error` names the file and the commit that could not be read.
-    struct TextPair
-    {
-        QString oldText;
-        QString newText;
-        QString error;
-    };
-    static TextPair readTexts(const BlobReader &reader, const QString &runDir, const QString &older,
-        const QString &newer, const QString &path);
-    // kernel.py of `kernel` in the run's tree (its folder as profiled).
-    static QString kernelPyPath(const RunSnapshot *run, const QString &kernel);
+    using BlobReader = ExperimentDetails::BlobReader;
 
     RunWorkspace(SteeringActions *steering, QWidget *parent = nullptr);
     ~RunWorkspace() override;
@@ -60,7 +43,7 @@ public:
     // A snapshot of a different run resets every model; one of the same run updates in place.
     void setSnapshot(const RunSnapshotPtr &snapshot);
     RunSnapshotPtr snapshot() const { return m_snapshot; }
-    void setBlobReader(BlobReader reader) { m_blobReader = std::move(reader); }
+    void setBlobReader(BlobReader reader);
 
     QByteArray saveState() const;
     void restoreState(const QByteArray &state);
@@ -100,17 +83,13 @@ private:
     void updateEmptyStates();
     // Scrolls the commit list so that experiment `id` is its top row again after a live update.
     void keepCommitAtTop(int id);
-    void loadDiff(const Experiment &e);
-    void showReply(const Experiment &e, const QString &reply);
     void compareExperiments(const Experiment &older, const Experiment &newer);
     void compareChosen();
 
     SteeringActions *m_steering;
     RunSnapshotPtr m_snapshot;
-    BlobReader m_blobReader;
     QString m_selectedKernel;
     int m_selectedExperiment = 0;
-    quint64 m_diffGeneration = 0;
     bool m_headersRestored = false;
 
     KernelTableModel *m_kernelModel;
@@ -132,9 +111,7 @@ private:
     QTabWidget *m_chartTabs = nullptr;
     ThroughputChart *m_chart;
     ModelSpeedupChart *m_modelChart = nullptr;
-    QTabWidget *m_details = nullptr;
-    DiffView *m_diffView;
-    QPlainTextEdit *m_replyView = nullptr;
+    ExperimentDetails *m_details = nullptr;
     RunSummaryBar *m_summary = nullptr;
     QAction *m_nextPending = nullptr;
     QAction *m_pendingOnly = nullptr;
