@@ -14,6 +14,7 @@
 #include <QAction>
 #include <QItemSelectionModel>
 #include <QPlainTextEdit>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -88,6 +89,35 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(
             shown.count() > before || diff->title(1).contains(QStringLiteral("experiment 5")), 5000);
         QVERIFY(diff->title(1).contains(QStringLiteral("experiment 5")));
+    }
+
+    // Another run shown while a diff of the first is still being read: the late read must not land
+    // over the new run's "No commit selected".
+    void newRunDropsADiffStillLoading()
+    {
+        QSemaphore gate; // before the window: they outlive it and its reads
+        QAtomicInt reads;
+        ak::MainWindow w;
+        w.show();
+        w.setBlobReader([&gate, &reads](const QString &, const QString &commit, const QString &, QString *) {
+            reads.ref();
+            gate.acquire(); // held until the other run is on screen
+            gate.release();
+            return QStringLiteral("BLOCK = %1\n").arg(commit.right(1)).toUtf8();
+        });
+        w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/k")));
+        ak::DiffView *diff = ak::test::named<ak::DiffView>(&w, "DiffView");
+        select(ak::test::named<QTableView>(&w, "KernelView"), ak::KernelTableModel::KeyRole,
+            QStringLiteral("01-matmul"));
+        select(ak::test::named<QTableView>(&w, "CommitView"), ak::ExperimentModel::IdRole, 5);
+        QTRY_VERIFY_WITH_TIMEOUT(reads.loadRelaxed() > 0, 5000); // the read is under way, blocked
+        w.showSnapshot(ak::test::makeRun(QStringLiteral("/runs/other")));
+        gate.release(); // the old read finishes now
+        QTest::qWait(300);
+        QVERIFY(!(diff->isShowingDiff() && diff->title(1).contains(QStringLiteral("experiment 5"))));
+        QVERIFY(ak::test::named<ak::EmptyState>(diff, "DiffEmptyState")
+                    ->title()
+                    .contains(QStringLiteral("No commit selected")));
     }
 
     // Baseline against best (View ▸ Compare Baseline with Best), and any two experiments chosen in

@@ -63,6 +63,10 @@ ExperimentDetails::TextPair ExperimentDetails::readTexts(const BlobReader &reade
 
 void ExperimentDetails::showNoSelection()
 {
+    // A read still in flight belongs to what was selected before (another kernel, another run): it
+    // must not land over this.
+    dropPending();
+    m_replyView->clear();
     m_diffView->showMessage(tr("No commit selected"),
         tr("Select an experiment in the commit list to see its change to kernel.py."));
 }

@@ -47,14 +47,15 @@ public:
     void showExperiment(const RunSnapshot &run, const Experiment &e);
     // `older` against `newer`; false (and nothing shown) while either has no commit yet.
     bool compare(const RunSnapshot &run, const Experiment &older, const Experiment &newer);
+    // "No commit selected"; a load still under way is dropped (it belongs to an earlier selection).
     void showNoSelection();
-    // A load under way is not shown when it arrives.
-    void dropPending() { ++m_generation; }
 
 Q_SIGNALS:
     void message(const QString &text); // a commit could not be read: for the log
 
 private:
+    // A load under way is not shown when it arrives.
+    void dropPending() { ++m_generation; }
     void showReply(const Experiment &e, const QString &reply);
 
     BlobReader m_blobReader;

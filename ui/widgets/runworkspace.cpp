@@ -333,10 +333,8 @@ void RunWorkspace::experimentSelectionChanged()
     if (row < 0) {
         // The selected commit left the list (another kernel's filter, a new run): its diff must not
         // stay on screen as if it belonged to the new selection, nor arrive later if still loading.
-        if (m_selectedExperiment != 0) {
-            m_details->dropPending();
+        if (m_selectedExperiment != 0)
             m_details->showNoSelection();
-        }
         m_selectedExperiment = 0;
         m_steering->clearExperiment();
         return;
