@@ -33,6 +33,16 @@ using namespace ak;
 
 namespace {
 
+// The test run with its experiments finished a minute apart (experiment n at 01:00 + n minutes).
+std::shared_ptr<ak::RunSnapshot> minuteApartRun()
+{
+    auto run = ak::test::makeRun(QStringLiteral("/runs/x"));
+    const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-05T01:00:00Z"), Qt::ISODate);
+    for (ak::Experiment &e : run->experiments)
+        e.finished = t0.addSecs(60 * e.id);
+    return run;
+}
+
 // The chart's background and every axis's labels are painted from the palette.
 void checkFollows(QWidget *widget, QChart *chart, const QPalette &palette)
 {
@@ -151,10 +161,7 @@ private Q_SLOTS:
     {
         // Six "HH:mm:ss" labels do not fit a chart squeezed beside the Model dock: fewer ticks, each
         // label whole, instead of six cut to "21:1…".
-        auto run = test::makeRun(QStringLiteral("/runs/x"));
-        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-05T01:00:00Z"), Qt::ISODate);
-        for (Experiment &e : run->experiments)
-            e.finished = t0.addSecs(60 * e.id);
+        auto run = minuteApartRun();
         ModelSpeedupChart chart;
         chart.setSnapshot(*run);
         chart.resize(1200, 400);
@@ -179,10 +186,7 @@ private Q_SLOTS:
     {
         // Beside a docked panel Qt Charts cut the legend to "original m… measured… projected …":
         // shorter labels instead, each whole; in full when there is room.
-        auto run = test::makeRun(QStringLiteral("/runs/x"));
-        const QDateTime t0 = QDateTime::fromString(QStringLiteral("2026-12-05T01:00:00Z"), Qt::ISODate);
-        for (Experiment &e : run->experiments)
-            e.finished = t0.addSecs(60 * e.id);
+        auto run = minuteApartRun();
         ModelVerification v;
         v.modelSpeedup = 1.03;
         run->verification = v;
