@@ -21,6 +21,7 @@
 #include "replaybar.h"
 #include "reportexport.h"
 #include "runfollower.h"
+#include "runstatuslabels.h"
 #include "runsummarybar.h"
 #include "sandboxstatus.h"
 #include "steeringactions.h"
@@ -37,8 +38,6 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QVBoxLayout>
-
-#include <algorithm>
 
 namespace ak {
 
@@ -68,17 +67,15 @@ MainWindow::MainWindow(QWidget *parent)
     , m_modelView(new ModelView(this))
     , m_report(new ReportExport(this))
     , m_deviceStatus(new DeviceStatus(this))
-    , m_runDevice(new QLabel(this))
     , m_rules(new MoveOnRulesStatus(this))
     , m_agent(new AgentChoice(this, m_loops))
-    , m_reviewLabel(new QLabel(this))
+    , m_runLabels(new RunStatusLabels(this))
     , m_replayBar(new ReplayBar(this))
     , m_presentation(std::make_unique<PresentationView>())
 {
     setWindowTitle(tr("AutoKernel Studio"));
     setObjectName(QStringLiteral("MainWindow"));
     m_noRun->setObjectName(QStringLiteral("NoRunState"));
-    m_runDevice->setObjectName(QStringLiteral("RunDeviceLabel"));
     m_workspace->setBlobReader(&readBlobFromRun);
     m_presentation->setBlobReader(&readBlobFromRun);
     connect(m_workspace, &RunWorkspace::message, this,
@@ -136,10 +133,7 @@ MainWindow::MainWindow(QWidget *parent)
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
     updateLauncher();
 
-    statusBar()->addPermanentWidget(m_reviewLabel);
-    m_reviewLabel->setObjectName(QStringLiteral("ReviewModeLabel"));
-    m_reviewLabel->setContentsMargins(0, 0, 16, 0);
-    m_reviewLabel->hide();
+    statusBar()->addPermanentWidget(m_runLabels->reviewMode());
     statusBar()->addPermanentWidget(m_rules->label());
     connect(m_rules, &MoveOnRulesStatus::editRequested, this, &MainWindow::editMoveOnRules);
     connect(m_rules, &MoveOnRulesStatus::message, m_log, &LogView::appendMessage);
@@ -148,10 +142,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_agent, &AgentChoice::statusMessage, statusBar(), &QStatusBar::showMessage);
     m_sandbox = new SandboxStatus(this);
     statusBar()->addPermanentWidget(m_sandbox);
-    statusBar()->addPermanentWidget(m_runDevice);
+    statusBar()->addPermanentWidget(m_runLabels->runDevice());
     statusBar()->addPermanentWidget(m_deviceStatus);
-    m_runDevice->hide();
-    m_runDevice->setContentsMargins(0, 0, 16, 0);
     // Detection may load vendor libraries and query drivers: never on the GUI thread.
     m_deviceStatus->startDetection([] {
         QStringList log;
@@ -437,12 +429,9 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
                                                   : tr("%1 — Recording — AutoKernel Studio"))
                        .arg(name.isEmpty() ? snapshot->runDir : name));
     updateLauncher();
-    const DeviceInfo &d = snapshot->device;
-    m_runDevice->setText(tr("Run device: %1").arg(d.name.isEmpty() ? tr("not recorded") : d.summary()));
-    m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
-    m_runDevice->show();
     m_rules->showRun(*snapshot, sameRun);
-    showReviewMode(*snapshot);
+    m_steering->setRunReviewMode(snapshot->reviewMode);
+    m_runLabels->showRun(*snapshot);
     m_sandbox->showRun(*snapshot);
 }
 
@@ -479,24 +468,6 @@ ReplayBar *MainWindow::replayBar() const
 QAction *MainWindow::reviewModeAction() const
 {
     return m_steering->reviewMode();
-}
-
-void MainWindow::showReviewMode(const RunSnapshot &snapshot)
-{
-    m_steering->setRunReviewMode(snapshot.reviewMode);
-    if (!snapshot.reviewMode) {
-        m_reviewLabel->hide();
-        return;
-    }
-    const auto pending = std::count_if(snapshot.experiments.cbegin(), snapshot.experiments.cend(),
-        [](const Experiment &e) { return e.status == ExperimentStatus::Pending; });
-    m_reviewLabel->setText(
-        pending == 0 ? tr("Review mode") : tr("Review mode: %1 waiting for you").arg(pending));
-    m_reviewLabel->setToolTip(
-        QStringLiteral("Review mode is on: a would-be keep is recorded as pending and waits until "
-                       "you accept or reject it (select it in the commit list).\n"
-                       "Loop ▸ Review Mode switches it off."));
-    m_reviewLabel->show();
 }
 
 MoveOnRulesDialog *MainWindow::moveOnRulesDialog() const

@@ -11,7 +11,6 @@
 #include <functional>
 #include <memory>
 
-class QLabel;
 class QStackedWidget;
 
 namespace ak {
@@ -34,6 +33,7 @@ class RemoteRun;
 class RemoteRunOpener;
 class RemoteSession;
 class RunFollower;
+class RunStatusLabels;
 class SandboxStatus;
 class SteeringActions;
 
@@ -126,7 +126,6 @@ private:
     // File, View and Help ask; the window opens, reloads, replays and presents.
     void connectMenus();
     void restoreSettings();
-    void showReviewMode(const RunSnapshot &snapshot);
     void saveSettings() const;
     void connectReplay();
     // The workspace, the model dock and (when open) the presentation show `snapshot`.
@@ -148,11 +147,10 @@ private:
     ModelView *m_modelView;
     ReportExport *m_report;
     DeviceStatus *m_deviceStatus;
-    QLabel *m_runDevice;
     // The shown run's move-on rules: the status bar's label, Loop ▸ Move-on Rules… and its dialog.
     MoveOnRulesStatus *m_rules;
     AgentChoice *m_agent; // Loop ▸ Agent…: what Loop ▸ Start runs
-    QLabel *m_reviewLabel;
+    RunStatusLabels *m_runLabels; // the status bar's run device and review mode labels
     SandboxStatus *m_sandbox;
     ReplayBar *m_replayBar;
     // A window of its own, not a child: it goes full screen, and the window's children stay unique.
