@@ -5,12 +5,12 @@
 
 #include "devicedetector.h"
 #include "devicestatus.h"
-#include "directorycontrol.h"
 #include "emptystate.h"
 #include "examplerunstarter.h"
 #include "gitrepo.h"
 #include "logview.h"
 #include "loopcontrol.h"
+#include "loopsummarystatus.h"
 #include "mainmenus.h"
 #include "modelview.h"
 #include "moveonrulesstatus.h"
@@ -122,16 +122,18 @@ MainWindow::MainWindow(QWidget *parent)
     connectExamples();
     connectRemote();
 
+    m_loopStatus = new LoopSummaryStatus(m_loops, m_remote, m_steering, this);
+    connect(m_loopStatus, &LoopSummaryStatus::loopChanged, this, [this](const QString &where) {
+        m_workspace->summaryBar()->setLoop(where);
+        m_presentation->setLoop(where);
+    });
     connect(m_loops, &LoopHost::controlChanged, this, &MainWindow::attachControl);
-    connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLauncher);
-    connect(m_loops, &LoopHost::startAvailabilityChanged, this, &MainWindow::updateLoopSummary);
     connect(m_loops, &LoopHost::loopEnded, m_modelView, &ModelView::loopEnded);
     connect(m_report, &ReportExport::finished, this, [this](bool ok, const QString &text) {
         m_log->appendMessage(ok ? LogView::Level::Info : LogView::Level::Error, text);
     });
     connect(m_loops, &LoopHost::message, this,
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
-    updateLauncher();
 
     statusBar()->addPermanentWidget(m_runLabels->reviewMode());
     statusBar()->addPermanentWidget(m_rules->label());
@@ -231,9 +233,8 @@ void MainWindow::attachControl(LoopControl *control)
     m_rules->setControl(control);
     // A replay shows the past: nothing is steered from it until Back to Live.
     m_steering->setLoopControl(m_replayBar->isActive() ? nullptr : control);
-    updateLoopSummary();
+    m_loopStatus->setControl(control);
     if (control) {
-        connect(control, &LoopControl::stateChanged, this, &MainWindow::updateLoopSummary);
         connect(control, &LoopControl::message, this,
             [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
         connect(
@@ -248,19 +249,6 @@ void MainWindow::attachControl(LoopControl *control)
                 scheduleReload(); // the watcher would notice too; this makes the table follow at once
             });
     }
-    updateLauncher();
-}
-
-void MainWindow::updateLauncher()
-{
-    // A recording's experiments were measured on another machine: going on here would mix the two.
-    const QString whyNot = m_shown && !m_shown->recording.isEmpty()
-        ? tr(
-            "This run is %1: its numbers come from that machine. Profile your own model (File ▸ New Run…) to "
-            "run the loop.")
-              .arg(m_shown->recording)
-        : m_loops->whyCannotStart();
-    m_steering->setLauncher([this] { m_loops->startLoop(); }, whyNot);
 }
 
 void MainWindow::openRun(const QString &runDir)
@@ -309,7 +297,6 @@ void MainWindow::connectRemote()
             m_noRun->setMessage(title, text);
     });
     connect(m_remote, &RemoteRunOpener::openFailed, this, &MainWindow::reportOpenFailure);
-    connect(m_remote, &RemoteRunOpener::connectionChanged, this, &MainWindow::updateLoopSummary);
 }
 
 void MainWindow::reportOpenFailure(const QString &what, const QString &error, const QString &next)
@@ -410,6 +397,7 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
         return;
     if (m_replayBar->isActive() && snapshot->runDir == m_runDir) {
         m_shown = snapshot; // a load that was under way: shown after the replay, not over it
+        m_loopStatus->setRun(snapshot);
         return;
     }
     const bool sameRun = snapshot->runDir == m_runDir && isShowingRun();
@@ -417,9 +405,10 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
     m_shown = snapshot;
+    m_loopStatus->setRun(snapshot);
     showInViews(snapshot);
     m_report->setRunDir(snapshot->runDir);
-    updateLoopSummary();
+    m_loopStatus->update();
     m_central->setCurrentWidget(m_workspace);
     m_menus->runShown();
     QString name = m_remote->displayNameFor(snapshot->runDir);
@@ -428,7 +417,6 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     setWindowTitle((snapshot->recording.isEmpty() ? tr("%1 — AutoKernel Studio")
                                                   : tr("%1 — Recording — AutoKernel Studio"))
                        .arg(name.isEmpty() ? snapshot->runDir : name));
-    updateLauncher();
     m_rules->showRun(*snapshot, sameRun);
     m_steering->setRunReviewMode(snapshot->reviewMode);
     m_runLabels->showRun(*snapshot);
@@ -522,26 +510,6 @@ void MainWindow::closeEvent(QCloseEvent *event)
 {
     saveSettings();
     QMainWindow::closeEvent(event);
-}
-
-void MainWindow::updateLoopSummary()
-{
-    // Where the open run's loop runs, as this window knows it: its own loop, another process that
-    // holds the run's lock (DirectoryControl polls it), or none.
-    QString where;
-    const LoopControl *own = m_loops->loop();
-    if (own && own->state() != LoopControl::State::Stopped)
-        where = tr("in this window");
-    else if (m_remote->isSteering())
-        where = m_remote->loopSummary();
-    else if (const DirectoryControl *dir = m_loops->directoryControl(); dir && dir->writerPid() != 0)
-        where = tr("in another process (pid %1)").arg(dir->writerPid());
-    // A CLI loop with --slurm: its job, so that squeue / scancel find it.
-    if (!where.isEmpty() && (!own || own->state() == LoopControl::State::Stopped) && m_shown
-        && m_shown->config.workerSlurmJob > 0 && !m_shown->config.workerSlurm.isEmpty())
-        where += tr(", Slurm job %1").arg(m_shown->config.workerSlurmJob);
-    m_workspace->summaryBar()->setLoop(where);
-    m_presentation->setLoop(where);
 }
 
 } // namespace ak

@@ -22,6 +22,7 @@ class EmptyState;
 class ExampleRunStarter;
 class LogView;
 class LoopControl;
+class LoopSummaryStatus;
 class MainMenus;
 class ModelView;
 class PresentationView;
@@ -117,8 +118,6 @@ private:
     // state (with `next`: what to try) and runLoadFailed say so.
     void reportOpenFailure(const QString &what, const QString &error, const QString &next);
     void attachControl(LoopControl *control);
-    void updateLauncher();
-    void updateLoopSummary();
     // The example and new runs being made report to the log, the status bar and the empty state.
     void connectExamples();
     // The remote run being mirrored reports to the same places; once copied it opens like any run.
@@ -156,6 +155,8 @@ private:
     // A window of its own, not a child: it goes full screen, and the window's children stay unique.
     std::unique_ptr<PresentationView> m_presentation;
     MainMenus *m_menus = nullptr; // the menu bar and the steering toolbar
+    // Where the shown run's loop runs, and what Loop ▸ Start says; made once the menus hold Start.
+    LoopSummaryStatus *m_loopStatus = nullptr;
 };
 
 } // namespace ak
