@@ -391,21 +391,26 @@ void MainWindow::showLoaded(const QString &dir, const RunSnapshotPtr &snapshot, 
     Q_EMIT runLoaded(dir);
 }
 
+void MainWindow::setShown(const RunSnapshotPtr &snapshot)
+{
+    // One place: a reload reads on from it and the loop summary describes it; apart, they drifted.
+    m_shown = snapshot;
+    m_loopStatus->setRun(snapshot);
+}
+
 void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
 {
     if (!snapshot)
         return;
     if (m_replayBar->isActive() && snapshot->runDir == m_runDir) {
-        m_shown = snapshot; // a load that was under way: shown after the replay, not over it
-        m_loopStatus->setRun(snapshot);
+        setShown(snapshot); // a load that was under way: shown after the replay, not over it
         return;
     }
     const bool sameRun = snapshot->runDir == m_runDir && isShowingRun();
     if (snapshot->runDir != m_runDir)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
-    m_shown = snapshot;
-    m_loopStatus->setRun(snapshot);
+    setShown(snapshot);
     showInViews(snapshot);
     m_report->setRunDir(snapshot->runDir);
     m_loopStatus->update();

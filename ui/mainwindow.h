@@ -127,6 +127,7 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void connectReplay();
+    void setShown(const RunSnapshotPtr &snapshot); // m_shown and the loop summary's run
     // The workspace, the model dock and (when open) the presentation show `snapshot`.
     void showInViews(const RunSnapshotPtr &snapshot);
 
