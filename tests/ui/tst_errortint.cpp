@@ -2,6 +2,8 @@
 // live, and given back to the palette's text colour when the error is gone.
 #include "agentsettingsdialog.h"
 #include "errortint.h"
+#include "runsnapshot.h"
+#include "sandboxstatus.h"
 #include "testregistry.h"
 #include "verifyoptionsdialog.h"
 
@@ -95,6 +97,19 @@ private Q_SLOTS:
             QVERIFY2(label, name);
             QVERIFY2(label->findChild<ErrorTint *>(), name);
         }
+        // The status bar's sandbox warning: tinted while kernels run unsandboxed, not once they are.
+        RunSnapshot run;
+        Experiment e;
+        e.metrics.sandbox = QStringLiteral("none: bwrap not found");
+        run.experiments << e;
+        SandboxStatus sandbox;
+        sandbox.showRun(run);
+        QVERIFY(sandbox.findChild<ErrorTint *>());
+        QVERIFY(sandbox.font().bold());
+        run.experiments[0].metrics.sandbox = QStringLiteral("bubblewrap 0.8.0");
+        sandbox.showRun(run);
+        QVERIFY(!sandbox.findChild<ErrorTint *>());
+        QVERIFY(!sandbox.font().bold());
         VerifyOptionsDialog verify;
         auto *verifyError = verify.findChild<QLabel *>(QStringLiteral("VerifyOptionsError"));
         QVERIFY(verifyError && verifyError->findChild<ErrorTint *>());

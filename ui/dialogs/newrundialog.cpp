@@ -1,6 +1,7 @@
 #include "newrundialog.h"
 
 #include "browserow.h"
+#include "errortint.h"
 
 #include <QComboBox>
 #include <QDateTime>
@@ -63,7 +64,7 @@ NewRunDialog::NewRunDialog(QWidget *parent)
     m_runDir->setObjectName(QStringLiteral("NewRunFolder"));
     m_problem->setObjectName(QStringLiteral("NewRunProblem"));
     m_problem->setWordWrap(true);
-    m_problem->setStyleSheet(QStringLiteral("color: #c01c28"));
+    ErrorTint::apply(m_problem);
 
     QPushButton *browseModel = nullptr, *browsePython = nullptr, *browseRunDir = nullptr;
     auto *form = new QFormLayout;

@@ -1,6 +1,7 @@
 #include "modelview.h"
 
 #include "emptystate.h"
+#include "errortint.h"
 #include "jsonfield.h"
 #include "kerneltablemodel.h"
 #include "modeleffectchart.h"
@@ -244,7 +245,7 @@ void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerific
             .arg(v.parityOk ? QStringLiteral("ok") : tr("FAILED"), tolerances(v.parityError),
                 tolerances(v.eagerError), seeds.isEmpty() ? notMeasured() : seeds.join(QStringLiteral(", ")),
                 v.parityNote.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(v.parityNote)));
-    m_parity->setStyleSheet(v.parityOk ? QString() : QStringLiteral("color: #c01c28;"));
+    ErrorTint::apply(m_parity, !v.parityOk);
     m_finalSet->setText(
         tr("Final set: %1 of %2 kernels%3")
             .arg(v.finalSet.size())
@@ -442,7 +443,7 @@ void ModelView::exportFinished(const ExportOutcome &outcome)
 void ModelView::setStatus(const QString &text, bool error)
 {
     m_status->setText(text);
-    m_status->setStyleSheet(error ? QStringLiteral("color: #c01c28;") : QString());
+    ErrorTint::apply(m_status, error);
     m_status->setVisible(!text.isEmpty());
 }
 

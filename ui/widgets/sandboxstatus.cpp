@@ -1,5 +1,6 @@
 #include "sandboxstatus.h"
 
+#include "errortint.h"
 #include "runsnapshot.h"
 
 namespace ak {
@@ -29,12 +30,18 @@ void SandboxStatus::showRun(const RunSnapshot &snapshot)
     }
     if (sandbox.startsWith(QLatin1String("bubblewrap"))) {
         setText(tr("Sandbox: bubblewrap"));
-        setStyleSheet(QString());
+        ErrorTint::apply(this, false);
+        QFont f = font();
+        f.setBold(false);
+        setFont(f);
         setToolTip(tr("Kernels run in a bubblewrap sandbox: their own process, no network, a read-only "
                       "file system, no API keys; the judge, the reference and the clocks live outside it."));
     } else {
         setText(tr("⚠ No sandbox"));
-        setStyleSheet(QStringLiteral("color: #c62828; font-weight: bold"));
+        ErrorTint::apply(this);
+        QFont f = font();
+        f.setBold(true);
+        setFont(f);
         setToolTip(tr("Kernels ran in their own process but without a sandbox: %1\n"
                       "They could read your files and reach the network. Install bubblewrap (apt install "
                       "bubblewrap) and restart the loop.")
