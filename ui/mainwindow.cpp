@@ -259,8 +259,7 @@ void MainWindow::openRun(const QString &runDir)
         if (!run.isValid()) {
             m_log->appendMessage(LogView::Level::Error, error);
             statusBar()->showMessage(tr("Could not open %1").arg(error), 10000);
-            if (!isShowingRun())
-                m_noRun->setMessage(tr("Could not open %1").arg(runDir), error);
+            explainWhileNoRun(tr("Could not open %1").arg(runDir), error);
             Q_EMIT runLoadFailed(runDir, error);
             return;
         }
@@ -292,20 +291,23 @@ void MainWindow::connectRemote()
     connect(m_remote, &RemoteRunOpener::changed, this, &MainWindow::scheduleReload);
     connect(m_remote, &RemoteRunOpener::message, m_log, &LogView::appendMessage);
     connect(m_remote, &RemoteRunOpener::statusMessage, statusBar(), &QStatusBar::showMessage);
-    connect(m_remote, &RemoteRunOpener::explanation, this, [this](const QString &title, const QString &text) {
-        if (!isShowingRun())
-            m_noRun->setMessage(title, text);
-    });
+    connect(m_remote, &RemoteRunOpener::explanation, this, &MainWindow::explainWhileNoRun);
     connect(m_remote, &RemoteRunOpener::openFailed, this, &MainWindow::reportOpenFailure);
+}
+
+void MainWindow::explainWhileNoRun(const QString &title, const QString &text)
+{
+    // Over a run on screen the message would hide it: the log and the status bar carry it then.
+    if (!isShowingRun())
+        m_noRun->setMessage(title, text);
 }
 
 void MainWindow::reportOpenFailure(const QString &what, const QString &error, const QString &next)
 {
     m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(what, error));
     statusBar()->showMessage(tr("Could not open %1: %2").arg(what, error), 10000);
-    if (!isShowingRun())
-        m_noRun->setMessage(tr("Could not open %1").arg(QDir::toNativeSeparators(what)),
-            QStringLiteral("%1\n\n%2").arg(error, next));
+    explainWhileNoRun(tr("Could not open %1").arg(QDir::toNativeSeparators(what)),
+        QStringLiteral("%1\n\n%2").arg(error, next));
     Q_EMIT runLoadFailed(what, error);
 }
 
@@ -333,11 +335,7 @@ void MainWindow::connectExamples()
 {
     connect(m_examples, &ExampleRunStarter::message, m_log, &LogView::appendMessage);
     connect(m_examples, &ExampleRunStarter::statusMessage, statusBar(), &QStatusBar::showMessage);
-    connect(
-        m_examples, &ExampleRunStarter::explanation, this, [this](const QString &title, const QString &text) {
-            if (!isShowingRun())
-                m_noRun->setMessage(title, text);
-        });
+    connect(m_examples, &ExampleRunStarter::explanation, this, &MainWindow::explainWhileNoRun);
     // While a run is being made, the empty state offers to cancel it instead of opening another.
     connect(m_examples, &ExampleRunStarter::creatingChanged, this,
         [this](bool creating) { m_noRun->setAction(creating ? m_examples->cancelAction() : nullptr); });

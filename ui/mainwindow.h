@@ -114,6 +114,8 @@ private:
     // What a finished load does: the log, the status bar and Open Recent hear of it, then showSnapshot.
     void showLoaded(const QString &dir, const RunSnapshotPtr &snapshot, bool isReload);
     void openDialog();
+    // The empty state's title and text, while no run is shown.
+    void explainWhileNoRun(const QString &title, const QString &text);
     // A run (a folder or an ssh:// address) could not be opened: the log, the status bar, the empty
     // state (with `next`: what to try) and runLoadFailed say so.
     void reportOpenFailure(const QString &what, const QString &error, const QString &next);
