@@ -15,8 +15,7 @@ LoopSummaryStatus::LoopSummaryStatus(
     , m_remote(remote)
     , m_steering(steering)
 {
-    connect(m_loops, &LoopHost::startAvailabilityChanged, this, &LoopSummaryStatus::updateLauncher);
-    connect(m_loops, &LoopHost::startAvailabilityChanged, this, &LoopSummaryStatus::updateLoop);
+    connect(m_loops, &LoopHost::startAvailabilityChanged, this, &LoopSummaryStatus::update);
     connect(m_remote, &RemoteRunOpener::connectionChanged, this, &LoopSummaryStatus::updateLoop);
     updateLauncher(); // before any run: Start's tooltip says why it cannot start yet
 }

@@ -28,20 +28,18 @@ void SandboxStatus::showRun(const RunSnapshot &snapshot)
         hide();
         return;
     }
-    if (sandbox.startsWith(QLatin1String("bubblewrap"))) {
+    const bool sandboxed = sandbox.startsWith(QLatin1String("bubblewrap"));
+    // Unsandboxed kernels are a warning: in the error red, and bold.
+    ErrorTint::apply(this, !sandboxed);
+    QFont f = font();
+    f.setBold(!sandboxed);
+    setFont(f);
+    if (sandboxed) {
         setText(tr("Sandbox: bubblewrap"));
-        ErrorTint::apply(this, false);
-        QFont f = font();
-        f.setBold(false);
-        setFont(f);
         setToolTip(tr("Kernels run in a bubblewrap sandbox: their own process, no network, a read-only "
                       "file system, no API keys; the judge, the reference and the clocks live outside it."));
     } else {
         setText(tr("⚠ No sandbox"));
-        ErrorTint::apply(this);
-        QFont f = font();
-        f.setBold(true);
-        setFont(f);
         setToolTip(tr("Kernels ran in their own process but without a sandbox: %1\n"
                       "They could read your files and reach the network. Install bubblewrap (apt install "
                       "bubblewrap) and restart the loop.")
