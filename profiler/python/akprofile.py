@@ -230,8 +230,11 @@ def _is_device_event(event):
     return getattr(event, "device_type", DeviceType.CPU) != DeviceType.CPU
 
 
-def _rows(prof, iterations, gpu):
+def _rows(prof, iterations, gpu, capture=None):
+    """capture (akcapture.Capture or None): each call site's raw facts, attached as `call`; rows whose
+    sites' facts differ (another eps, causal or not) are kept apart by a fingerprint in the key."""
     dtypes = _dtype_map(prof)
+    facts_cache = {}
     rows = {}
     attributed = 0.0
     device_total = 0.0
@@ -255,8 +258,18 @@ def _rows(prof, iterations, gpu):
         stack, module, qualname = _context(event)
         shapes = [list(s) for s in (event.input_shapes or [])]
         torch_fn, frames = _python_frames(event)
+        facts, fingerprint = None, ""
+        if capture is not None:
+            cache_key = (qualname, torch_fn, event.name, tuple(stack), tuple(frames), repr(shapes))
+            if cache_key not in facts_cache:
+                try:
+                    found = capture.join(qualname, torch_fn, event.name, stack, frames, shapes)
+                    facts_cache[cache_key] = (found, capture.fingerprint(found))
+                except Exception:  # noqa: BLE001 - a site without facts, never a failed profile
+                    facts_cache[cache_key] = (None, "")
+            facts, fingerprint = facts_cache[cache_key]
         for name, duration in samples:
-            key = (name, event.name, repr(shapes), module)
+            key = (name, event.name, repr(shapes), module, fingerprint)
             row = rows.get(key)
             if row is None:
                 row = rows[key] = {
@@ -273,6 +286,8 @@ def _rows(prof, iterations, gpu):
                 entry = row["sites"][site] = {"module": qualname, "module_class": module, "function": torch_fn,
                                               "frames": frames, "aten_op": event.name, "op_stack": stack,
                                               "shapes": shapes, "dtypes": row["dtypes"], "count": 0}
+                if facts is not None:
+                    entry["call"] = facts
             entry["count"] += 1
     result = list(rows.values())
     if gpu and device_total > attributed * 1.001 + 1.0:
@@ -366,8 +381,18 @@ def handle(args, ctx=None):
         if scopes is not None:
             scopes.remove()
     wall_ms = (time.perf_counter() - started) * 1000.0 / iterations
+    progress("recording each call site's arguments", 0.85)
+    capture, capture_error = None, ""
+    if isinstance(model, torch.nn.Module):
+        try:
+            import akcapture
+            capture = akcapture.capture(model, inputs, device)
+        except Exception as exc:  # noqa: BLE001 - the facts are extra: the profile stands without them
+            capture_error = "%s: %s" % (type(exc).__name__, _first_line(exc))
+    else:
+        capture_error = "get_model() did not return an nn.Module: no call facts recorded"
     progress("analysing trace", 0.9)
-    rows, total = _rows(prof, iterations, device == "cuda")
+    rows, total = _rows(prof, iterations, device == "cuda", capture)
     if not rows:
         raise ModelError("%s: the profiler recorded no %s work" % (path, "kernel" if device == "cuda" else "aten op"))
 
@@ -377,6 +402,8 @@ def handle(args, ctx=None):
         "total_time_us": total, "wall_time_ms": wall_ms, "kernels": rows,
         "torch": torch.__version__, "python": sys.executable, "python_version": platform.python_version(),
     }
+    if capture_error:
+        result["capture_error"] = capture_error
     if device == "cuda":
         result["gpu_name"] = torch.cuda.get_device_name(0)
     return result
