@@ -6,7 +6,10 @@ outputs back as bytes. Inputs, ground truths, the comparison, the clocks and the
 worker's client live here, in a process the kernel cannot see.
 
 handle(args, ctx) with args {kernel_path, kernel_source_b64?, device: cpu|cuda, dtype?, quick?, peaks?, seed?,
-best_latency_us?, time_limit_s?}. Returns the result dict described in docs/harness.md. Never
+best_latency_us?, time_limit_s?, contract?}. `contract` is the folder's contract ({"attrs": {...}} or the
+whole object of docs/contracts.md): the op is bound to its attributes (else to the kernel's CONTRACT
+literal, else to the defaults) and the result's "contract" says which attributes were used.
+Returns the result dict described in docs/harness.md. Never
 raises for a bad kernel: problems come back as status "error" (unusable file or environment),
 "incorrect", "crash" (the kernel's process died) or "timeout".
 """
@@ -19,7 +22,7 @@ import time
 
 import torch
 
-from . import loader, ops, plan, remote, roofline, sandbox, shm, stages, timed
+from . import loader, ops, plan, remote, roofline, sandbox, shm, stages, textsafe, timed
 from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
 from .contract import TOLERANCE_LOOSEN_LIMIT
 from .dtypes import canonical
@@ -44,7 +47,7 @@ class _Progress:
 def _result(status, failure="", **extra):
     out = {"correct": status == "ok", "status": status, "failure": failure, "stages": []}
     out.update(extra)
-    return out
+    return textsafe.clean_tree(out)      # a kernel's text (its errors, its output) is data
 
 
 def _tolerances(spec, override):
@@ -87,6 +90,43 @@ def _model_sizes(spec, raw):
         return [spec.normalize_size(s) for s in raw]
     except ValueError as e:
         raise loader.KernelFileError("TEST_SIZES: %s" % e)
+
+
+def _bound(spec, sent, literal):
+    """The op bound to its contract attributes: the folder's (sent with the request; authoritative),
+    else the kernel's CONTRACT literal, else the defaults. Both present and different: an error naming
+    both (extract writes CONTRACT; it must stay as written)."""
+    folder = kernel = None
+    if sent is not None:
+        if not isinstance(sent, dict):
+            raise loader.KernelFileError("bench: args.contract must be an object ({\"attrs\": {...}})")
+        op = sent.get("op_type")
+        if op:
+            try:
+                other = ops.get(op).name
+            except KeyError as e:
+                raise loader.KernelFileError("the folder's contract: %s" % e.args[0])
+            if other != spec.name:
+                raise loader.KernelFileError("the folder's contract is for %s, the kernel's KERNEL_TYPE is %s"
+                                             % (other, spec.name))
+        try:
+            folder = spec.check_attrs(sent.get("attrs") or {})
+        except ValueError as e:
+            raise loader.KernelFileError("the folder's contract: %s" % e)
+    if literal is not None:
+        if not isinstance(literal, dict):
+            raise loader.KernelFileError("CONTRACT must be a dict literal of %s's attributes, not %r"
+                                         % (spec.name, literal))
+        try:
+            kernel = spec.check_attrs(literal)
+        except ValueError as e:
+            raise loader.KernelFileError("CONTRACT: %s" % e)
+    if folder is not None and kernel is not None and folder != kernel:
+        raise loader.KernelFileError(
+            "the kernel's CONTRACT %r differs from the folder's contract %r: the kernel must implement the "
+            "folder's attributes and leave CONTRACT as extract wrote it" % (kernel, folder))
+    chosen = folder if folder is not None else kernel
+    return spec.bind(chosen) if chosen is not None else spec
 
 
 def _source(args, path):
@@ -142,10 +182,12 @@ def run(args, progress=lambda m, f: None):
             raise loader.KernelFileError(str(e.args[0]))
         if static["kernel_fn_args"] is None:
             raise loader.KernelFileError("%s defines no kernel_fn" % os.path.basename(path))
-        dyn = [k for k in ("TEST_SIZES", "TOLERANCES", "TEST_DTYPES") if static.get(k) is loader.DYNAMIC]
+        dyn = [k for k in ("TEST_SIZES", "TOLERANCES", "TEST_DTYPES", "CONTRACT")
+               if static.get(k) is loader.DYNAMIC]
         if dyn:
             raise loader.KernelFileError("%s must be literal values (they are read before the kernel "
                                          "is imported)" % ", ".join(dyn))
+        spec = _bound(spec, args.get("contract"), static.get("CONTRACT"))
         dtypes, timing_dtype = plan.resolve_dtypes(device, static.get("TEST_DTYPES"), args.get("dtype"))
         tolerances, tol_notes = _tolerances(spec, static.get("TOLERANCES"))
         model_sizes = _model_sizes(spec, static.get("TEST_SIZES"))
@@ -167,7 +209,7 @@ def run(args, progress=lambda m, f: None):
     base = dict(kernel_type=spec.name, device=device, dtype=timing_dtype, quick=quick, seed=seed,
                 test_dtypes=dtypes, tolerances=tolerances,
                 notes=["kernel TOLERANCES: " + ", ".join(tol_notes)] if tol_notes else [],
-                timing_size=cases["timing"][0].size)
+                timing_size=cases["timing"][0].size, contract=dict(spec.attrs))
     progress("starting the kernel's sandbox", 0.04)
     try:
         candidate = remote.Candidate(device, WORKER_DIR, deadline)
@@ -274,7 +316,8 @@ class _Judge:
         try:
             self.reference, self.reference_sb = remote.reference(self.device, WORKER_DIR, self.deadline)
             ok = _attach(self.reference, self.arena, cap=60).get("ok") \
-                and self.reference.request({"op": "reference", "op_type": self.spec.name}).get("ok")
+                and self.reference.request({"op": "reference", "op_type": self.spec.name,
+                                            "attrs": dict(self.spec.attrs)}).get("ok")
             if not ok:
                 raise RuntimeError("the reference runner could not load %s" % self.spec.name)
         except (RuntimeError, OSError, RunnerFailure) as e:

@@ -1,18 +1,21 @@
 """Constants of the kernel contract and the bench procedure (no torch: describe uses them)."""
 
-CONTRACT_NAMES = ("KERNEL_TYPE", "TEST_SIZES", "TOLERANCES", "TEST_DTYPES")
+CONTRACT_NAMES = ("KERNEL_TYPE", "TEST_SIZES", "TOLERANCES", "TEST_DTYPES", "CONTRACT")
 DEFAULT_DTYPES = {"cpu": ["float32"], "cuda": ["bfloat16", "float16", "float32"]}
 STAGES = ("smoke", "sizes", "hostile", "determinism", "odd_sizes", "model_shapes")
 ALL_STAGES = ("import",) + STAGES + ("timing", "plausibility")
 TOLERANCE_LOOSEN_LIMIT = 10.0
 
 STAGE_TEXT = {
-    "import": "read KERNEL_TYPE / TEST_SIZES / TOLERANCES / TEST_DTYPES statically, build every input "
-              "and ground truth, then import the kernel under a unique module name and verify that "
+    "import": "read KERNEL_TYPE / TEST_SIZES / TOLERANCES / TEST_DTYPES / CONTRACT statically, bind the "
+              "op to its contract attributes (the folder's, sent with the request, else the kernel's CONTRACT; "
+              "both must agree), build every input and ground truth, then import the kernel under a unique module name and verify that "
               "torch, the timers and the harness are untouched",
     "smoke": "one small case in the first dtype",
     "sizes": "every test size x every dtype, normal and uniform inputs alternating",
-    "hostile": "very large, tiny, mixed-scale rows and all-equal rows, every dtype",
+    "hostile": "very large, tiny (for norms: ~sqrt(eps), where eps decides the result), mixed-scale rows "
+               "and all-equal rows, every dtype (plus one float32 case where an attribute's effect is below "
+               "fp16/bf16 resolution: exact vs tanh GELU)",
     "determinism": "two calls on identical inputs must return identical bits",
     "odd_sizes": "fixed odd sizes plus sizes drawn from a secret per-run seed",
     "model_shapes": "the kernel's TEST_SIZES (the model's own shapes), every dtype",

@@ -2,7 +2,14 @@
 shapes and dtype written in as TEST_SIZES / TEST_DTYPES (the harness times TEST_SIZES[0]).
 
 args {op_type, device: cpu|cuda, dtype, shapes: [[...], ...] (one call's input shapes) or a list
-of such lists (several calls), name} -> {"kernel_py": text, "kernel_type", "test_sizes", "starter"}
+of such lists (several calls), name, sites?: [call facts, ...] (profile.json's call_sites[i].call),
+attrs?: {...} (explicit attributes, over those the sites give)}
+-> {"kernel_py": text, "kernel_type", "test_sizes", "starter",
+    "contract": {"op_type", "attrs", "refused"}}
+
+The contract attributes come from the op's contract_from_sites (docs/contracts.md) and are written
+into kernel.py as a `CONTRACT = {...}` literal right after KERNEL_TYPE. A refused contract (its
+reason in "refused") still gets a kernel.py; the caller marks the folder not pluggable.
 """
 
 import os
@@ -39,12 +46,16 @@ def model_sizes(spec, shapes):
     return sizes
 
 
-def render(spec, device, dtype, sizes, name):
+def render(spec, device, dtype, sizes, name, attrs=None):
     kind = "triton" if device == "cuda" else "cpu"
     path = os.path.join(STARTERS_DIR, kind, spec.name + ".py")
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    lines = ['', '# Extracted for %s: the model\'s own shapes (timed first) and dtype.' % (name or spec.name)]
+    lines = ["", "# The model's call: its contract attributes (docs/contracts.md). Leave as written: the "
+             "judge checks",
+             "# the kernel against these and the folder's contract must match them.",
+             "CONTRACT = %r" % (dict(spec.attrs if attrs is None else attrs),),
+             '', '# Extracted for %s: the model\'s own shapes (timed first) and dtype.' % (name or spec.name)]
     if sizes:
         lines.append("TEST_SIZES = [")
         lines += ["    %r," % (dict(s),) for s in sizes]
@@ -68,5 +79,18 @@ def handle(args, ctx=None):
         raise ValueError("extract: device %r is not cpu or cuda" % device)
     dtype = args.get("dtype") or ("bfloat16" if device == "cuda" else "float32")
     sizes = model_sizes(spec, args.get("shapes"))
-    text, starter = render(spec, device, dtype, sizes, args.get("name", ""))
-    return {"kernel_py": text, "kernel_type": spec.name, "test_sizes": sizes, "starter": starter}
+    sites = args.get("sites")
+    if sites is not None and not isinstance(sites, list):
+        raise ValueError("extract: sites must be a list of call facts")
+    attrs, refused = spec.contract_from_sites(sites or [])
+    explicit = args.get("attrs")
+    if explicit:
+        if not isinstance(explicit, dict):
+            raise ValueError("extract: attrs must be an object")
+        try:
+            attrs = spec.check_attrs(dict(attrs, **explicit))
+        except ValueError as e:
+            raise ValueError("extract: %s" % e)
+    text, starter = render(spec, device, dtype, sizes, args.get("name", ""), attrs)
+    return {"kernel_py": text, "kernel_type": spec.name, "test_sizes": sizes, "starter": starter,
+            "contract": {"op_type": spec.name, "attrs": attrs, "refused": refused}}

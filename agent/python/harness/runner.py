@@ -67,9 +67,9 @@ def _load_kernel(state, path):
     return {"ok": True}
 
 
-def _load_reference(state, op_type):
+def _load_reference(state, op_type, attrs=None):
     from . import ops
-    spec = ops.get(op_type)
+    spec = ops.get(op_type).bind(attrs or {})     # the folder's contract attributes (bench.py)
     state.fns["main"] = spec.reference
     return {"ok": True}
 
@@ -369,7 +369,7 @@ def serve(conn, device):
                 state.arg_names = [str(a) for a in msg.get("args") or []]
                 reply = _load_kernel(state, msg["path"])
             elif op == "reference":
-                reply = _load_reference(state, msg["op_type"])
+                reply = _load_reference(state, msg["op_type"], msg.get("attrs"))
             elif op == "null":
                 reply = _load_null(state, msg["shape"], msg["dtype"])
             elif op == "bind":

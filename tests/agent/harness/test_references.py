@@ -228,7 +228,7 @@ class StarterFiles(unittest.TestCase):
                     path = os.path.join(STARTERS, kind, name + ".py")
                     with open(path, encoding="utf-8") as f:
                         tree = ast.parse(f.read(), filename=path)
-                    assigned, counts, fn_args = {}, {}, None
+                    assigned, counts, fn_args, defaults = {}, {}, None, 0
                     for node in tree.body:
                         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
                             n = node.targets[0].id
@@ -236,8 +236,12 @@ class StarterFiles(unittest.TestCase):
                             counts[n] = counts.get(n, 0) + 1
                         if isinstance(node, ast.FunctionDef) and node.name == "kernel_fn":
                             fn_args = [a.arg for a in node.args.args]
+                            defaults = len(node.args.defaults)
                     self.assertEqual(ast.literal_eval(assigned["KERNEL_TYPE"]), name)
-                    self.assertEqual(fn_args, list(spec.args))
+                    # The default contract's arguments; an argument only some contracts pass (matmul's
+                    # bias) comes last, with a default.
+                    self.assertEqual(fn_args[:len(spec.args)], list(spec.args))
+                    self.assertLessEqual(len(fn_args) - len(spec.args), defaults)
                     space = ast.literal_eval(assigned["TUNE_SPACE"])
                     self.assertTrue(space)
                     for const, candidates in space.items():

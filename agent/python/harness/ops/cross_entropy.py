@@ -1,7 +1,25 @@
 """cross_entropy: mean over the batch of -log softmax(logits)[target]."""
 
 from ..inputs import data
-from ..spec import OpSpec, rows_of, tol
+from ..spec import OpSpec, Refused, fact_args, fact_tensor, pick, rows_of, site_label, tol
+
+
+def site_attrs(fact):
+    """No attributes: mean reduction, ignore_index -100; everything else is refused with its reason."""
+    args, where = fact_args(fact), site_label(fact)
+    found, red = pick(args, "reduction")
+    if found and red not in (None, "mean"):
+        raise Refused("%s: cross_entropy with reduction %r: not supported (mean only)" % (where, red))
+    found, w = pick(args, "weight")
+    if fact_tensor(fact, "weight") is not None or (found and w is not None):
+        raise Refused("%s: cross_entropy with class weights: not supported" % where)
+    found, ls = pick(args, "label_smoothing")
+    if found and ls not in (None, 0, 0.0):
+        raise Refused("%s: cross_entropy with label_smoothing %r: not supported (0 only)" % (where, ls))
+    found, ii = pick(args, "ignore_index")
+    if found and ii not in (None, -100):
+        raise Refused("%s: cross_entropy with ignore_index %r: not supported (-100 only)" % (where, ii))
+    return {}
 
 
 def reference(logits, targets):
@@ -58,5 +76,6 @@ SPEC = OpSpec(
     headline={"cuda": {"batch": 4096, "vocab": 32000}, "cpu": {"batch": 256, "vocab": 32000},
               "quick": {"batch": 128, "vocab": 4000}},
     from_shapes=from_shapes,
+    sites=site_attrs,
     constraints="any batch, vocab >= 1; targets in [0, vocab); no ignore_index",
 )

@@ -1,7 +1,13 @@
-"""gelu, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+"""gelu, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), or exact (erf).
+
+Contract attribute: approximate "tanh" (default) or "none" (exact, x * Phi(x), F.gelu's default)."""
+
+import dataclasses
 
 from ..inputs import data
-from ..spec import OpSpec, rows_of, tol
+from ..spec import OpSpec, Refused, choice, fact_args, fact_name, pick, rows_of, site_label, tol
+
+ATTRS = {"approximate": choice("tanh", "none")}
 
 
 def reference(x):
@@ -55,5 +61,38 @@ def elementwise_spec(name, summary, ref, inputs, shapes, flops_per_element, modu
     )
 
 
-SPEC = elementwise_spec("gelu", 'F.gelu(x, approximate="tanh")', reference, make_inputs,
-                        from_shapes, 9, __doc__)
+def _bind(attrs):
+    if attrs["approximate"] == "tanh":
+        return dict(reference=reference, summary='F.gelu(x, approximate="tanh")')
+
+    def exact(x):
+        import torch.nn.functional as F
+        return F.gelu(x)
+    return dict(reference=exact, summary='F.gelu(x) (exact: x * Phi(x), erf)', flops=lambda s: 8.0 * s["M"] * s["N"],
+                flops_text="8*M*N")
+
+
+_TANH = ("newgelu", "gelutanh", "gelu_new", "fastgelu", "gelu_fast", "gelu_pytorch_tanh", "pytorchgelutanh")
+
+
+def site_attrs(fact):
+    """One call site's facts -> attrs (docs/contracts.md); Refused for other GELU variants."""
+    args, name, where = fact_args(fact), fact_name(fact).lower(), site_label(fact)
+    if "quickgelu" in name or "quick_gelu" in name:
+        raise Refused("%s: QuickGELU (x * sigmoid(1.702 x)): not supported (exact or tanh GELU)" % where)
+    found, approx = pick(args, "approximate")
+    if found:
+        return {"approximate": approx}
+    if any(t in name for t in _TANH):
+        return {"approximate": "tanh"}
+    if args is not None and ("functional.gelu" in name or "torch.nn.modules.activation.gelu" in name
+                             or "geluactivation" in name):
+        return {"approximate": "none"}       # F.gelu's / nn.GELU's default: exact
+    return {}
+
+
+# Exact and tanh GELU differ by at most 4.7e-4 (x near -2.7): below what bf16/fp16 outputs resolve,
+# so one float32 case is checked whatever TEST_DTYPES says.
+SPEC = dataclasses.replace(
+    elementwise_spec("gelu", 'F.gelu(x, approximate="tanh")', reference, make_inputs, from_shapes, 9, __doc__),
+    attr_defs=ATTRS, binder=_bind, sites=site_attrs, contract_probe=("float32", "normal")).bind()

@@ -1,7 +1,12 @@
-"""rotary_embedding with interleaved pairs (x[..., 2i], x[..., 2i+1]) rotated by angle[s, i]."""
+"""rotary_embedding: interleaved pairs (x[..., 2i], x[..., 2i+1]) or, layout "neox", the halves
+(x[..., i], x[..., i + D/2]) (transformers' rotate_half) rotated by angle[s, i]; cos/sin [S, D/2].
+
+Contract attribute: layout "interleaved" (default) or "neox"."""
 
 from ..inputs import data
-from ..spec import OpSpec, tol
+from ..spec import OpSpec, Refused, choice, fact_args, fact_name, pick, site_label, tol
+
+ATTRS = {"layout": choice("interleaved", "neox")}
 
 
 def reference(x, cos, sin):
@@ -10,6 +15,48 @@ def reference(x, cos, sin):
     o0 = x0 * cos - x1 * sin
     o1 = x0 * sin + x1 * cos
     return torch.stack((o0, o1), dim=-1).flatten(-2)
+
+
+def reference_neox(x, cos, sin):
+    import torch
+    h = x.shape[-1] // 2
+    x1, x2 = x[..., :h], x[..., h:]
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+
+
+def _bind(attrs):
+    if attrs["layout"] == "interleaved":
+        return dict(reference=reference, summary=_INTERLEAVED)
+    return dict(reference=reference_neox,
+                summary="neox rotary (rotate_half): out[i] = x[i]cos - x[i+D/2]sin, "
+                        "out[i+D/2] = x[i+D/2]cos + x[i]sin, i < D/2")
+
+
+# transformers models whose apply_rotary_pos_emb rotates interleaved pairs (rotate_every_two).
+_INTERLEAVED_MODELS = ("gptj", "codegen", "esm", "chameleon")
+
+
+def site_attrs(fact):
+    """One call site's facts -> attrs (docs/contracts.md)."""
+    args, name, where = fact_args(fact), fact_name(fact).lower(), site_label(fact)
+    probe = fact.get("probe") if isinstance(fact.get("probe"), dict) else {}
+    found, layout = pick(args, "layout")
+    if not found and probe.get("layout"):
+        found, layout = True, probe["layout"]
+    if found:
+        return {"layout": layout}
+    found, inter = pick(args, "interleaved", "is_neox_style")
+    if found and isinstance(inter, bool):
+        neox = not inter if "interleaved" in args else inter
+        return {"layout": "neox" if neox else "interleaved"}
+    if "rotate_every_two" in name or any(".%s." % m in name for m in _INTERLEAVED_MODELS):
+        return {"layout": "interleaved"}
+    if "rotate_half" in name or "apply_rotary_pos_emb" in name:
+        return {"layout": "neox"}
+    if probe.get("mismatch"):
+        raise Refused("%s: the call matches no rotary layout (interleaved or neox): %s"
+                      % (where, probe["mismatch"]))
+    return {}
 
 
 def make_inputs(size, dtype, device, gen, dist):
@@ -29,9 +76,11 @@ def from_shapes(shapes):
     return {"B": B, "H": H, "S": S, "D": D}
 
 
+_INTERLEAVED = "interleaved rotary: out[2i] = x[2i]cos - x[2i+1]sin, out[2i+1] = x[2i]sin + x[2i+1]cos"
+
 SPEC = OpSpec(
     name="rotary_embedding",
-    summary="interleaved rotary: out[2i] = x[2i]cos - x[2i+1]sin, out[2i+1] = x[2i]sin + x[2i+1]cos",
+    summary=_INTERLEAVED,
     args=("x", "cos", "sin"),
     arg_shapes=("x[B, H, S, D]", "cos[S, D/2]", "sin[S, D/2]"),
     output="y[B, H, S, D], dtype of x",
@@ -66,4 +115,7 @@ SPEC = OpSpec(
     from_shapes=from_shapes,
     even_dims=("D",),
     constraints="any B, H, S >= 1; D even; x contiguous; cos/sin [S, D/2] contiguous",
-)
+    attr_defs=ATTRS,
+    binder=_bind,
+    sites=site_attrs,
+).bind()

@@ -1,7 +1,21 @@
 """softmax over the last dimension of x[rows, cols]."""
 
 from ..inputs import data
-from ..spec import OpSpec, rows_of, tol
+from ..spec import OpSpec, Refused, fact_args, fact_tensor, pick, rows_of, site_label, tol
+
+
+def site_attrs(fact):
+    """No attributes: over the last dimension only; other dims are refused."""
+    args = fact_args(fact)
+    found, dim = pick(args, "dim", "axis")
+    if not found or dim is None or dim == -1:
+        return {}
+    x = fact_tensor(fact, "input", "x", "self") or {}
+    ndim = len(x.get("shape") or ())
+    if isinstance(dim, int) and ndim and dim == ndim - 1:
+        return {}
+    raise Refused("%s: softmax over dim %r%s: not supported (the last dimension only)"
+                  % (site_label(fact), dim, " of %d" % ndim if ndim else ""))
 
 
 def reference(x):
@@ -51,5 +65,6 @@ SPEC = OpSpec(
     headline={"cuda": {"rows": 4096, "cols": 4096}, "cpu": {"rows": 1024, "cols": 4096},
               "quick": {"rows": 256, "cols": 1024}},
     from_shapes=from_shapes,
+    sites=site_attrs,
     constraints="any rows, cols >= 1; x contiguous",
 )

@@ -1,4 +1,5 @@
-"""CPU starter: gelu (tanh approximation) over CHUNK elements at a time, computed in fp32.
+"""CPU starter: gelu over CHUNK elements at a time, computed in fp32: the tanh approximation, or exact
+(0.5 x (1 + erf(x / sqrt(2)))) when CONTRACT's approximate is "none".
 
 Tunables: CHUNK elements per step (cache blocking), NUM_THREADS intra-op threads (0 = PyTorch's
 default).
@@ -17,6 +18,9 @@ NUM_THREADS = 0
 TUNE_SPACE = {"CHUNK": [4096, 16384, 65536, 262144, 1048576], "NUM_THREADS": [0, 1, 2, 4]}
 
 _C = math.sqrt(2.0 / math.pi)
+# The contract's attributes (docs/contracts.md): extract writes CONTRACT = {...} after KERNEL_TYPE.
+_ATTRS = dict({"approximate": "tanh"}, **globals().get("CONTRACT", {}))
+_EXACT = _ATTRS["approximate"] == "none"
 
 
 @contextlib.contextmanager
@@ -38,6 +42,9 @@ def kernel_fn(x):
     with _threads(NUM_THREADS):
         for i0 in range(0, flat.numel(), CHUNK):
             c = flat[i0:i0 + CHUNK].float()
-            inner = torch.tanh(_C * (c + 0.044715 * c * c * c))
+            if _EXACT:
+                inner = torch.erf(c * 0.7071067811865476)
+            else:
+                inner = torch.tanh(_C * (c + 0.044715 * c * c * c))
             out[i0:i0 + CHUNK].copy_(0.5 * c * (1.0 + inner))
     return out.view(x.shape)

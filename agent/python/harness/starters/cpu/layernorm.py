@@ -1,4 +1,5 @@
-"""CPU starter: layernorm (eps 1e-5) over the last dimension, ROW_CHUNK rows at a time.
+"""CPU starter: layernorm over the last dimension, ROW_CHUNK rows at a time; eps and bias (present or
+not: kernel_fn(x, weight) without one) from CONTRACT (defaults 1e-5 and true).
 
 Tunables: ROW_CHUNK rows per step, NUM_THREADS intra-op threads (0 = PyTorch's default).
 """
@@ -9,7 +10,9 @@ import torch
 
 KERNEL_TYPE = "layernorm"
 
-_EPS = 1e-5
+# The contract's attributes (docs/contracts.md): extract writes CONTRACT = {...} after KERNEL_TYPE.
+_ATTRS = dict({"eps": 1e-5, "bias": True}, **globals().get("CONTRACT", {}))
+_EPS = float(_ATTRS["eps"])
 ROW_CHUNK = 64
 NUM_THREADS = 0
 
@@ -29,15 +32,18 @@ def _threads(n):
             torch.set_num_threads(old)
 
 
-def kernel_fn(x, weight, bias):
+def kernel_fn(x, weight, bias=None):
     rows = x.shape[0]
     y = torch.empty_like(x)
-    w, b = weight.float(), bias.float()
+    w = weight.float()
+    b = bias.float() if bias is not None else None
     with _threads(NUM_THREADS):
         for r0 in range(0, rows, ROW_CHUNK):
             c = x[r0:r0 + ROW_CHUNK].float()
             c = c - c.mean(dim=-1, keepdim=True)
             var = (c * c).mean(dim=-1, keepdim=True)
-            c.mul_(torch.rsqrt(var + _EPS)).mul_(w).add_(b)
+            c.mul_(torch.rsqrt(var + _EPS)).mul_(w)
+            if b is not None:
+                c.add_(b)
             y[r0:r0 + ROW_CHUNK].copy_(c)
     return y

@@ -2,14 +2,22 @@
 
 Tunables: BLOCK_M rows of C per step (cache blocking), BLOCK_K slice of the inner dimension per
 addmm (smaller = more passes over C), NUM_THREADS intra-op threads (0 = PyTorch's default).
-fp16/bf16 inputs accumulate in fp32 and round once at the end.
+fp16/bf16 inputs accumulate in fp32 and round once at the end. CONTRACT's bias (kernel_fn(A, B, bias))
+and activation ("none", "gelu", "gelu_tanh", "silu", "relu") are applied to the fp32 result, in that
+order, before the rounding.
 """
 
 import contextlib
 
 import torch
+import torch.nn.functional as F
 
 KERNEL_TYPE = "matmul"
+
+# The contract's attributes (docs/contracts.md): extract writes CONTRACT = {...} after KERNEL_TYPE.
+_ATTRS = dict({"bias": False, "activation": "none"}, **globals().get("CONTRACT", {}))
+_ACT = {"none": None, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "silu": F.silu,
+        "relu": F.relu}[_ATTRS["activation"]]
 
 BLOCK_M = 256
 BLOCK_K = 1024
@@ -32,7 +40,7 @@ def _threads(n):
             torch.set_num_threads(old)
 
 
-def kernel_fn(A, B):
+def kernel_fn(A, B, bias=None):
     M, K = A.shape
     N = B.shape[1]
     acc_dtype = torch.float32 if A.dtype in (torch.float16, torch.bfloat16) else A.dtype
@@ -46,4 +54,8 @@ def kernel_fn(A, B):
             torch.mm(a[:, :BLOCK_K], b_all[:BLOCK_K], out=c)
             for k0 in range(BLOCK_K, K, BLOCK_K):
                 c.addmm_(a[:, k0:k0 + BLOCK_K], b_all[k0:k0 + BLOCK_K])
+        if bias is not None:
+            C.add_(bias.to(acc_dtype))
+        if _ACT is not None:
+            C = _ACT(C)
     return C if C.dtype == A.dtype else C.to(A.dtype)

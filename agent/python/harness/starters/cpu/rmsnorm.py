@@ -1,4 +1,5 @@
-"""CPU starter: rmsnorm (eps 1e-6) over the last dimension, ROW_CHUNK rows at a time.
+"""CPU starter: rmsnorm over the last dimension, ROW_CHUNK rows at a time: x * rsqrt(mean(x^2) + eps)
+* (offset + weight), eps and offset from CONTRACT (defaults 1e-6 and 0).
 
 Tunables: ROW_CHUNK rows per step, NUM_THREADS intra-op threads (0 = PyTorch's default).
 """
@@ -9,7 +10,10 @@ import torch
 
 KERNEL_TYPE = "rmsnorm"
 
-_EPS = 1e-6
+# The contract's attributes (docs/contracts.md): extract writes CONTRACT = {...} after KERNEL_TYPE.
+_ATTRS = dict({"eps": 1e-6, "offset": 0.0}, **globals().get("CONTRACT", {}))
+_EPS = float(_ATTRS["eps"])
+_OFFSET = float(_ATTRS["offset"])
 ROW_CHUNK = 64
 NUM_THREADS = 0
 
@@ -32,7 +36,7 @@ def _threads(n):
 def kernel_fn(x, weight):
     rows = x.shape[0]
     y = torch.empty_like(x)
-    w = weight.float()
+    w = weight.float() + _OFFSET if _OFFSET else weight.float()
     with _threads(NUM_THREADS):
         for r0 in range(0, rows, ROW_CHUNK):
             c = x[r0:r0 + ROW_CHUNK].float()      # no copy for fp32: never modify c in place
