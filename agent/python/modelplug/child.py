@@ -88,7 +88,8 @@ def _load(state, msg):
             if not callable(fn):
                 raise ValueError("defines no kernel_fn")
             state.kernels[k["name"]] = plug.Kernel(k["name"], k["op_type"], fn, k["sites"],
-                                                   getattr(torch, k["dtype"]) if k.get("dtype") else None)
+                                                   getattr(torch, k["dtype"]) if k.get("dtype") else None,
+                                                   contract=plug.contract_of(mod))
             status[k["name"]] = ""
         except BaseException as exc:  # noqa: BLE001 - the kernel's import failing is its own problem
             status[k["name"]] = "%s does not import: %s" % (os.path.basename(k["path"]), _one_line(exc))
@@ -114,7 +115,7 @@ def _plug(state, names, compiled=False):
     for n in names:
         k = state.kernels[n]
         if compiled and k.call is k.fn:
-            op = plug.custom_op(n, k.op_type, k.fn)
+            op = plug.custom_op(n, k.op_type, k.fn, k.attrs)
             if op is not None:
                 k.call = op
         if not compiled:
@@ -164,10 +165,10 @@ def _prepare(state, msg):
         chosen = []
         for n in kernels:
             k = state.kernels[n]
-            op = plug.custom_op(n, k.op_type, k.fn)
+            op = plug.custom_op(n, k.op_type, k.fn, k.attrs)
             if op is None:
                 return {"ok": False, "error": "this torch cannot register custom ops (torch.library.custom_op)"}
-            chosen.append(plug.Kernel(k.name, k.op_type, k.fn, k.sites, k.dtype, call=op))
+            chosen.append(plug.Kernel(k.name, k.op_type, k.fn, k.sites, k.dtype, call=op, contract=k.contract))
         plug.Plugged(model, chosen, frozen=True)   # stays plugged: this copy is only ever run compiled
     compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
     state.variants[name] = ("compiled", None, compiled)

@@ -50,7 +50,8 @@ def _load():
                                                          "{package}_" + k["kernel"])
         module = _modules[k["kernel"]]
         dtype = getattr(torch, k["dtype"]) if k.get("dtype") else None
-        out.append(_plug.Kernel(k["kernel"], k["op_type"], module.kernel_fn, k["sites"], dtype))
+        out.append(_plug.Kernel(k["kernel"], k["op_type"], module.kernel_fn, k["sites"], dtype,
+                                contract=_plug.contract_of(module)))
     return out
 
 

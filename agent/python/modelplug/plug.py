@@ -13,11 +13,20 @@ ran in ("blocks.3.attn"). Two ways in:
   F.scaled_dot_product_attention, F.cross_entropy, F.gelu, F.silu, torch.sum, torch.matmul): while
   the module runs, a TorchFunctionMode routes that function to the kernel.
 
+A kernel's contract is its module's `CONTRACT` dict (docs/contracts.md: op type, callable, attrs):
+a call routes only when its own arguments equal the contract's attributes (eps, weight offset, bias
+present, causal, scale, K/V heads, approximate GELU, rotary layout). A kernel without CONTRACT has
+the defaults, the contract every earlier kernel had (DEFAULT_ATTRS). A NeoX rotary (rotate_half) is
+plugged at function level: the model's own apply_rotary_pos_emb, named by the contract's callable,
+is replaced in its Python module while plugged, and routes only while a call-site module runs.
+
 Every call whose arguments do not fit the kernel's contract (another dtype, a non-causal mask, an
 eps the kernel does not implement) falls back to PyTorch and is counted, so the report says what
 really ran. Nothing is skipped silently: a kernel that cannot be plugged says why.
 """
 
+import copy
+import inspect
 import math
 import threading
 import types
@@ -41,8 +50,18 @@ FUNCTION_OPS = {
     "matmul": ("linear", "matmul", "__matmul__", "mm"),
 }
 MODULE_OPS = ("rmsnorm", "fused_mlp", "rotary_embedding")
-RMSNORM_EPS = 1e-6          # the harness's rmsnorm contract
-LAYERNORM_EPS = 1e-5        # the harness's layernorm contract
+RMSNORM_EPS = 1e-6          # the default rmsnorm contract (a kernel without CONTRACT)
+LAYERNORM_EPS = 1e-5        # the default layernorm contract
+# The contract attributes every kernel without a CONTRACT had (docs/contracts.md, defaults first).
+DEFAULT_ATTRS = {
+    "rmsnorm": {"eps": RMSNORM_EPS, "offset": 0.0},
+    "layernorm": {"eps": LAYERNORM_EPS, "bias": True},
+    "flash_attention": {"causal": True, "scale": None, "kv_heads": None},
+    "matmul": {"bias": False, "activation": "none"},
+    "gelu": {"approximate": "tanh"},
+    "rotary_embedding": {"layout": "interleaved"},
+}
+_CONTRACT_META = ("op_type", "callable", "dtype", "sites", "refused")
 MLP_NAMES = (("w_gate", "w_up", "w_down"), ("gate_proj", "up_proj", "down_proj"), ("w1", "w3", "w2"))
 
 _state = threading.local()
@@ -69,13 +88,39 @@ class _Running:
         _state.depth -= 1
 
 
-class Kernel:
-    """One kernel: its function, op type, dtype and the module names where it is to run."""
+def contract_of(module):
+    """The kernel module's CONTRACT dict, or None (a kernel from before contracts)."""
+    c = getattr(module, "CONTRACT", None)
+    return dict(c) if isinstance(c, dict) else None
 
-    def __init__(self, name, op_type, fn, sites, dtype=None, call=None):
+
+def _same(a, b, rel=1e-12):
+    """Two floats equal within `rel` relative (None equals only None)."""
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = float(a), float(b)
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+class Kernel:
+    """One kernel: its function, op type, dtype, contract and the module names where it is to run.
+
+    contract: the kernel module's CONTRACT ({"op_type", "callable", "attrs", ...}; a dict without
+    "attrs" is taken as the attributes themselves), or None: DEFAULT_ATTRS, today's contract."""
+
+    def __init__(self, name, op_type, fn, sites, dtype=None, call=None, contract=None):
         self.name, self.op_type, self.fn, self.sites = name, op_type, fn, list(sites)
         self.dtype = dtype                  # torch dtype the kernel was judged in (None: any)
         self.call = call or fn              # what adapters call: fn, or a torch.library custom op
+        self.contract = dict(contract) if isinstance(contract, dict) else None
+        self.contracted = self.contract is not None
+        self.attrs = dict(DEFAULT_ATTRS.get(op_type, {}))
+        if self.contract:
+            given = self.contract.get("attrs")
+            if not isinstance(given, dict):
+                given = {k: v for k, v in self.contract.items() if k not in _CONTRACT_META}
+            self.attrs.update(given)
+        self.callable = (self.contract or {}).get("callable") or ""
         self.routed = 0
         self.fallbacks = {}                 # reason -> count
         self.plugged_sites = []
@@ -86,7 +131,8 @@ class Kernel:
         return None
 
     def report(self):
-        return {"kernel": self.name, "op_type": self.op_type, "plugged_sites": list(self.plugged_sites),
+        return {"kernel": self.name, "op_type": self.op_type, "attrs": dict(self.attrs),
+                "plugged_sites": list(self.plugged_sites),
                 "unplugged_sites": dict(self.unplugged), "routed_calls": self.routed,
                 "fallback_calls": dict(self.fallbacks)}
 
@@ -132,14 +178,25 @@ def _layer_norm(k, args, kwargs):
     a = dict(zip(names, args))
     a.update(kwargs)
     x, w, b = a.get("input"), a.get("weight"), a.get("bias")
-    why = _fits(k, x, w, b) if w is not None and b is not None else "layer_norm without weight or bias"
+    with_bias = bool(k.attrs.get("bias", True))
+    if w is None:
+        return k.fallback("layer_norm without weight")
+    if with_bias and b is None:
+        return k.fallback("layer_norm without bias, the kernel adds one" if k.contracted
+                          else "layer_norm without weight or bias")
+    if not with_bias and b is not None:
+        return k.fallback("layer_norm with a bias, the kernel has none")
+    why = _fits(k, x, w, *([b] if b is not None else []))
     if why:
         return k.fallback(why)
     if tuple(a.get("normalized_shape", ())) != (x.shape[-1],):
         return k.fallback("normalized over more than the last dimension")
-    if abs(float(a.get("eps", 1e-5)) - LAYERNORM_EPS) > 1e-12:
-        return k.fallback("eps %g, the kernel implements %g" % (a.get("eps"), LAYERNORM_EPS))
-    return k.run(_rows(x).contiguous(), w, b).view(x.shape)
+    eps, want = float(a.get("eps", 1e-5)), float(k.attrs.get("eps", LAYERNORM_EPS))
+    if not _same(eps, want):
+        return k.fallback("eps %g, the kernel implements %g" % (eps, want))
+    if with_bias:
+        return k.run(_rows(x).contiguous(), w, b).view(x.shape)
+    return k.run(_rows(x).contiguous(), w).view(x.shape)
 
 
 def _sdpa(k, args, kwargs):
@@ -150,18 +207,35 @@ def _sdpa(k, args, kwargs):
     why = _fits(k, q, kk, v)
     if why:
         return k.fallback(why)
-    if a.get("attn_mask") is not None or not a.get("is_causal") or float(a.get("dropout_p") or 0) != 0:
-        return k.fallback("attention with a mask, dropout or not causal")
-    if q.dim() == 4 and kk.dim() == 4 and a.get("enable_gqa") and kk.shape[1] and q.shape[1] % kk.shape[1] == 0:
-        # Grouped-query attention handed over whole (transformers on torch >= 2.5): share each KV head
-        # the way SDPA's enable_gqa does, then the kernel's [B, H, S, D] contract holds.
-        kk = kk.repeat_interleave(q.shape[1] // kk.shape[1], dim=1)
-        v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
-    if not (q.shape == kk.shape == v.shape) or q.dim() != 4:
-        return k.fallback("q, k, v of different shapes (grouped-query) or not [B, H, S, D]")
+    if a.get("attn_mask") is not None:
+        return k.fallback("an explicit attn_mask (no kernel contract takes a mask)")
+    if float(a.get("dropout_p") or 0) != 0:
+        return k.fallback("attention with dropout")
+    causal, want_causal = bool(a.get("is_causal")), bool(k.attrs.get("causal", True))
+    if causal != want_causal:
+        return k.fallback("causal attention, the kernel is not causal" if causal
+                          else "not causal, the kernel is causal")
+    if q.dim() != 4 or kk.dim() != 4 or v.dim() != 4:
+        return k.fallback("q, k, v not [B, H, S, D]")
+    heads, kv_heads, want_kv = q.shape[1], kk.shape[1], k.attrs.get("kv_heads")
+    if kv_heads != heads:
+        legacy_gqa = not k.contracted and a.get("enable_gqa")
+        if not kv_heads or heads % kv_heads or not (want_kv == kv_heads or legacy_gqa):
+            return k.fallback("grouped-query with %d K/V heads, the kernel expects %s" % (kv_heads, want_kv or heads))
+        # Share each KV head the way SDPA's enable_gqa does, then the kernel's [B, H, S, D] contract holds.
+        kk = kk.repeat_interleave(heads // kv_heads, dim=1)
+        v = v.repeat_interleave(heads // v.shape[1], dim=1)
+    elif want_kv not in (None, heads):
+        return k.fallback("%d K/V heads, the kernel expects %d" % (kv_heads, want_kv))
+    if not (q.shape == kk.shape == v.shape):
+        return k.fallback("q, k, v of different shapes")
+    default = 1.0 / math.sqrt(q.shape[-1])
     scale = a.get("scale")
-    if scale is not None and abs(scale - 1.0 / math.sqrt(q.shape[-1])) > 1e-6:
-        return k.fallback("a scale other than 1/sqrt(D)")
+    scale = default if scale is None else float(scale)
+    want = k.attrs.get("scale")
+    want = default if want is None else float(want)
+    if not _same(scale, want, 1e-6):
+        return k.fallback("scale %g, the kernel implements %g" % (scale, want))
     return k.run(q.contiguous(), kk.contiguous(), v.contiguous())
 
 
@@ -184,8 +258,10 @@ def _cross_entropy(k, args, kwargs):
 def _gelu(k, args, kwargs):
     x = args[0]
     approximate = kwargs.get("approximate", args[1] if len(args) > 1 else "none")
-    if approximate != "tanh":
-        return k.fallback("exact gelu (the kernel is the tanh approximation)")
+    want = k.attrs.get("approximate", "tanh")
+    if approximate != want:
+        return k.fallback("exact gelu (the kernel is the tanh approximation)" if want == "tanh"
+                          else "gelu approximate=%s, the kernel is %s" % (approximate, "exact" if want == "none" else want))
     why = _fits(k, x)
     return k.fallback(why) if why else k.run(_rows(x).contiguous()).view(x.shape)
 
@@ -234,11 +310,18 @@ def _linear_call(k, x, w, b, wt=None):
     why = _fits(k, x, w) or ("a bias of another dtype" if b is not None and b.dtype != x.dtype else None)
     if why:
         return k.fallback(why)
+    with_bias = bool(k.attrs.get("bias", False))
+    if with_bias and b is None:
+        return k.fallback("linear without a bias, the kernel adds one")
+    if not with_bias and b is not None and k.contracted:
+        return k.fallback("linear with a bias, the kernel has none")
     if wt is None:
         wt = w.detach().t().contiguous() if _compiling() else _weights.get(w)
+    if with_bias:
+        return k.run(_rows(x).contiguous(), wt, b).view(*x.shape[:-1], w.shape[0])   # bias in the epilogue
     y = k.run(_rows(x).contiguous(), wt)
     if b is not None:
-        y = y + b
+        y = y + b           # a kernel without CONTRACT: the bias added after, as before contracts
     return y.view(*x.shape[:-1], w.shape[0])
 
 
@@ -254,6 +337,8 @@ def _matmul(k, args, kwargs):
     why = _fits(k, a, bmat)
     if why:
         return k.fallback(why)
+    if k.attrs.get("bias"):
+        return k.fallback("a matmul without a bias, the kernel adds one")
     return k.run(_rows(a).contiguous(), bmat.contiguous()).view(*a.shape[:-1], bmat.shape[1])
 
 
@@ -284,9 +369,77 @@ if TorchFunctionMode is not None:
 
 # --- module-level plugs -------------------------------------------------------------------------
 
+EPS_ATTRS = ("eps", "variance_epsilon", "epsilon", "norm_eps", "layer_norm_eps", "rms_norm_eps")
+
+
+def module_eps(module):
+    for name in EPS_ATTRS:
+        v = getattr(module, name, None)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
+    return None
+
+
+def _rms_error(module, eps, offset, runs):
+    err = 0.0
+    for x, w, y in runs:
+        ref = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * (offset + w)
+        err = max(err, float((y - ref).abs().max()) / max(1.0, float(ref.abs().max())))
+    return err
+
+
+def rmsnorm_mismatch(module, eps, offset):
+    """"" when the module computes x * rsqrt(mean(x^2) + eps) * (offset + w), checked once by running a
+    float64 copy of it on fresh inputs (ordinary and tiny, where eps decides) with its own weight and a
+    random one (where the offset shows); else the reason, naming what it computes instead."""
+    w = module.weight
+    try:
+        probe = copy.deepcopy(module).to(dtype=torch.float64)
+        probe._forward_hooks.clear()
+        probe._forward_pre_hooks.clear()
+        vars(probe).pop("forward", None)        # an earlier plug's instance forward is not the module
+        dtype, tol = torch.float64, 1e-5
+    except Exception:  # noqa: BLE001 - not copyable: the module itself, its weight put back after
+        probe, dtype = module, w.dtype
+        tol = {torch.float32: 1e-4, torch.bfloat16: 3e-2, torch.float16: 1e-2}.get(dtype, 1e-4)
+    n = w.shape[0]
+    g = torch.Generator(device="cpu").manual_seed(4321)
+    xs = [torch.randn(4, n, generator=g, dtype=torch.float64), torch.randn(4, n, generator=g, dtype=torch.float64) * 3e-4]
+    saved = probe.weight.detach().clone()
+    runs = []
+    try:
+        with torch.no_grad():
+            for weight in (saved.to(torch.float64).cpu(), torch.randn(n, generator=g, dtype=torch.float64) * 0.5):
+                probe.weight.copy_(weight.to(device=w.device, dtype=probe.weight.dtype))
+                for x in xs:
+                    y = type(probe).forward(probe, x.to(device=w.device, dtype=dtype))
+                    if not isinstance(y, torch.Tensor) or y.shape != x.shape:
+                        return "the module does not return one tensor of its input's shape"
+                    runs.append((x, weight, y.detach().to("cpu", torch.float64)))
+    except Exception as exc:  # noqa: BLE001
+        return "the module could not be checked on fresh inputs: %s: %s" % (type(exc).__name__, exc)
+    finally:
+        with torch.no_grad():
+            probe.weight.copy_(saved)
+    if _rms_error(module, eps, offset, runs) <= tol:
+        return ""
+    other = 1.0 - offset if offset in (0.0, 1.0) else 0.0
+    if _rms_error(module, eps, other, runs) <= tol:
+        return "the module computes x^ * (%g + w), the kernel x^ * (%g + w)" % (other, offset)
+    for e in (1e-5, 1e-6, 1e-8, 1e-12):
+        for o in (offset, other):
+            if not _same(e, eps) and _rms_error(module, e, o, runs) <= tol:
+                return "the module computes eps %g (offset %g), the kernel eps %g" % (e, o, eps)
+    return "the module is not x * rsqrt(mean(x^2) + %g) * (%g + w) on fresh inputs (error %.3g)" % (
+        eps, offset, _rms_error(module, eps, offset, runs))
+
+
 def _module_forward(kernel, module):
     """A replacement forward for `module`, or a string saying why the module cannot take the kernel."""
     op = kernel.op_type
+    if op == "matmul" and kernel.attrs.get("activation", "none") != "none":
+        return ("the contract fuses the %s after the linear; the plug cannot yet take that activation out of "
+                "the model" % kernel.attrs.get("activation"))
     if op == "matmul":
         if not isinstance(module, torch.nn.Linear):
             return None                     # a functional matmul: routed by the mode instead
@@ -298,11 +451,15 @@ def _module_forward(kernel, module):
         return linear
     if op == "rmsnorm":
         w = getattr(module, "weight", None)
-        eps = getattr(module, "eps", getattr(module, "variance_epsilon", None))
+        eps = module_eps(module)
+        want_eps, want_offset = float(kernel.attrs.get("eps", RMSNORM_EPS)), float(kernel.attrs.get("offset", 0.0))
         if not isinstance(w, torch.Tensor) or w.dim() != 1:
             return "the module has no 1-d weight (the rmsnorm contract scales by weight[N])"
-        if eps is None or abs(float(eps) - RMSNORM_EPS) > 1e-12:
-            return "eps %s, the kernel implements %g" % (eps, RMSNORM_EPS)
+        if eps is not None and not _same(eps, want_eps):
+            return "eps %g, the kernel implements %g" % (eps, want_eps)
+        why = rmsnorm_mismatch(module, want_eps, want_offset)
+        if why:
+            return why
         original = type(module).forward
 
         def rms(self, x):
@@ -351,6 +508,57 @@ def _module_forward(kernel, module):
 FROZEN_WT = "_autokernel_weight_t"
 
 
+# --- function-level plug of a model's own Python function (NeoX rotary) -------------------------
+
+def _rope_neox(k, q, kk, cos, sin, position_ids, unsqueeze_dim):
+    """transformers' apply_rotary_pos_emb through the kernel (x[B, H, S, D], cos[S, D/2], sin[S, D/2]):
+    (q_embed, k_embed), or None after counting the reason to fall back."""
+    if unsqueeze_dim not in (1, -3):
+        return k.fallback("q/k are not [B, H, S, D] (unsqueeze_dim %s)" % (unsqueeze_dim,))
+    if not all(isinstance(t, torch.Tensor) for t in (q, kk, cos, sin)):
+        return k.fallback("an argument is not a tensor")
+    if position_ids is not None and cos.dim() == 2:
+        cos, sin = cos[position_ids], sin[position_ids]         # older transformers: tables [S, D] indexed here
+    if cos.dim() == 2:
+        cos, sin = cos.unsqueeze(0), sin.unsqueeze(0)
+    if q.dim() != 4 or kk.dim() != 4 or cos.dim() != 3 or sin.shape != cos.shape or \
+            cos.shape[-1] != q.shape[-1] or cos.shape[-2] != q.shape[-2] or kk.shape[-2:] != q.shape[-2:]:
+        return k.fallback("shapes do not fit q, k [B, H, S, D] with cos/sin [B or 1, S, D]")
+    why = _fits(k, q, kk)
+    if why:
+        return k.fallback(why)
+    if cos.shape[0] > 1 and not (torch.equal(cos, cos[:1].expand_as(cos)) and torch.equal(sin, sin[:1].expand_as(sin))):
+        return k.fallback("cos/sin differ between batch rows (per-sequence positions; the kernel takes one table)")
+    half = q.shape[-1] // 2
+    c, s = cos[0], sin[0]
+    if not (torch.equal(c[:, :half], c[:, half:]) and torch.equal(s[:, :half], s[:, half:])):
+        return k.fallback("cos/sin halves differ (not the NeoX layout's duplicated halves)")
+    c, s = c[:, :half].to(q.dtype).contiguous(), s[:, :half].to(q.dtype).contiguous()
+    return k.run(q.contiguous(), c, s), k.run(kk.contiguous(), c, s)
+
+
+def _callable_name(spec):
+    """("python.module", "qualname") of a contract callable "function:pkg.mod.fn"; ("", "") if none."""
+    if not spec or not spec.startswith("function:"):
+        return "", ""
+    name = spec[len("function:"):]
+    if name.startswith("torch."):
+        return "", ""
+    module, _, qual = name.rpartition(".")
+    return module, qual
+
+
+def _function_globals(module, qual):
+    """The globals dicts the module's forward code looks `qual` up in (its class and bases)."""
+    out = []
+    for cls in type(module).__mro__:
+        fwd = cls.__dict__.get("forward")
+        g = getattr(fwd, "__globals__", None)
+        if g is not None and qual in g and all(g is not o for o in out):
+            out.append(g)
+    return out
+
+
 class Plugged:
     """Kernels plugged into one model; restore() puts the model back exactly as it was.
 
@@ -362,6 +570,7 @@ class Plugged:
         self.model, self.kernels = model, list(kernels)
         self._buffers = []
         self._handles, self._forwards = [], []
+        self._patched = []                  # (globals dict, name, original function)
         modules = dict(model.named_modules())
         routes_by_module = {}
         for k in self.kernels:
@@ -369,6 +578,13 @@ class Plugged:
                 module = modules.get(site if site != "<model>" else "")
                 if module is None:
                     k.unplugged[site] = "no module named %r in this model" % site
+                    continue
+                if k.op_type == "rotary_embedding" and k.attrs.get("layout") == "neox":
+                    why = self._plug_function(k, module)
+                    if why:
+                        k.unplugged[site] = why
+                    else:
+                        k.plugged_sites.append(site)
                     continue
                 forward = _module_forward(k, module)
                 if isinstance(forward, str):
@@ -395,6 +611,87 @@ class Plugged:
                 k.plugged_sites.append(site)
         for site, (module, routes) in routes_by_module.items():
             self._hook(module, routes)
+
+    def _plug_function(self, k, module):
+        """Routes the model's own rotary function (the contract's callable) to the kernel while `module`
+        runs; "" or the reason it cannot."""
+        py_module, qual = _callable_name(k.callable)
+        if not qual:
+            return ("a NeoX (rotate_half) rotary is plugged through the model's own function, and the "
+                    "contract's callable (%r) names none" % (k.callable or ""))
+        short = qual.rpartition(".")[2]
+        targets = []
+        for g in _function_globals(module, short):
+            fn = g[short]
+            original = getattr(fn, "_autokernel_original", fn)
+            if "%s.%s" % (getattr(original, "__module__", ""), getattr(original, "__qualname__", "")) == \
+                    "%s.%s" % (py_module, qual):
+                targets.append(g)
+        if not targets:
+            return "%s.%s is not what this module's forward calls" % (py_module, qual)
+        gate = getattr(k, "_gate", None)
+        if gate is None:
+            gate = k._gate = {"active": 0, "nested": 0, "modules": set()}
+        if id(module) not in gate["modules"]:
+            gate["modules"].add(id(module))
+            self._gate_hooks(module, gate)
+        for g in targets:
+            if any(p[0] is g and p[1] == short for p in self._patched):
+                continue
+            original = g[short]
+            try:
+                signature = inspect.signature(original)
+            except (TypeError, ValueError):
+                return "the signature of %s cannot be read" % qual
+            params = list(signature.parameters)
+            if len(params) < 4:
+                return "%s takes fewer than (q, k, cos, sin)" % qual
+
+            def rotary(*args, _orig=original, _sig=signature, _names=params, **kwargs):
+                if gate["active"] and not gate["nested"] and not _in_kernel():
+                    try:
+                        bound = _sig.bind(*args, **kwargs)
+                        bound.apply_defaults()
+                    except TypeError:
+                        bound = None
+                    if bound is not None:
+                        a = bound.arguments
+                        extra = set(a) - set(_names[:4]) - {"position_ids", "unsqueeze_dim"}
+                        if extra and any(a[n] is not None for n in extra):
+                            k.fallback("%s called with arguments the kernel does not take (%s)"
+                                       % (_orig.__name__, ", ".join(sorted(extra))))
+                        else:
+                            out = _rope_neox(k, *(a[n] for n in _names[:4]), a.get("position_ids"),
+                                             a.get("unsqueeze_dim", 1))
+                            if out is not None:
+                                return out
+                return _orig(*args, **kwargs)
+            rotary._autokernel_original = original
+            rotary.__name__, rotary.__qualname__ = original.__name__, original.__qualname__
+            g[short] = rotary
+            self._patched.append((g, short, original))
+        return ""
+
+    def _gate_hooks(self, module, gate):
+        def pre(mod, inputs):
+            gate["active"] += 1
+
+        def post(mod, inputs, output):
+            gate["active"] -= 1
+
+        def enter_child(mod, inputs):
+            if gate["active"]:
+                gate["nested"] += 1
+
+        def leave_child(mod, inputs, output):
+            if gate["nested"]:
+                gate["nested"] -= 1
+
+        self._handles.append(module.register_forward_pre_hook(pre))
+        self._handles.append(module.register_forward_hook(post))
+        for child in module.children():
+            self._handles.append(child.register_forward_pre_hook(enter_child))
+            self._handles.append(child.register_forward_hook(leave_child))
 
     def _hook(self, module, routes):
         stack, nested = [], [0]
@@ -424,6 +721,12 @@ class Plugged:
         for h in self._handles:
             h.remove()
         self._handles = []
+        for g, name, original in reversed(self._patched):
+            g[name] = original
+        self._patched = []
+        for k in self.kernels:
+            if hasattr(k, "_gate"):
+                del k._gate
         for module in self._buffers:
             del module._buffers[FROZEN_WT]
         self._buffers = []
@@ -460,9 +763,11 @@ def op_name(name):
     return "autokernel::k_%s" % "".join(c if c.isalnum() else "_" for c in name)
 
 
-def custom_op(name, op_type, fn):
+def custom_op(name, op_type, fn, attrs=None):
     """kernel_fn as a torch.library custom op, so torch.compile treats it as one opaque node instead of
-    tracing into (or breaking on) it. None on a torch without torch.library.custom_op (< 2.4)."""
+    tracing into (or breaking on) it. None on a torch without torch.library.custom_op (< 2.4). attrs:
+    the kernel's contract attributes where they change the arity (layernorm without bias, matmul
+    with one)."""
     lib = getattr(torch, "library", None)
     if lib is None or not hasattr(lib, "custom_op"):
         return None
@@ -471,6 +776,11 @@ def custom_op(name, op_type, fn):
     # custom_op reads the schema from annotations: one wrapper per arity of the op types' contracts.
     arity = {"softmax": 1, "gelu": 1, "silu": 1, "reduce": 1, "matmul": 2, "rmsnorm": 2, "cross_entropy": 2,
              "layernorm": 3, "flash_attention": 3, "rotary_embedding": 3, "fused_mlp": 4}.get(op_type, 1)
+    attrs = attrs or {}
+    if op_type == "layernorm" and attrs.get("bias") is False:
+        arity = 2
+    if op_type == "matmul" and attrs.get("bias"):
+        arity = 3
     if arity == 1:
         def impl(a: T) -> T:
             return fn(a)
@@ -485,7 +795,7 @@ def custom_op(name, op_type, fn):
             return fn(a, b, c, d)
     op = lib.custom_op(qual, mutates_args=())(impl)
     shape_of = {
-        "matmul": lambda a, b: (a.shape[0], b.shape[1]),
+        "matmul": lambda a, b, *bias: (a.shape[0], b.shape[1]),
         "reduce": lambda x: x.shape[:-1],
         "cross_entropy": lambda x, t: (),
         "fused_mlp": lambda x, g, u, d: (x.shape[0], d.shape[0]),
