@@ -1,0 +1,363 @@
+"""#38 on the CPU: the profiler records each call site's own call (eps, weight offset, bias present,
+causal or not and the scale, exact GELU, NeoX rotary through the model's apply_rotary_pos_emb), the
+plug routes a call only when the kernel's CONTRACT says the same, and the `plugcheck` op reports each
+kernel pluggable with parity, or not pluggable with the reason (eps 1e-6 where the model has 1e-5,
+causal where it is not, ...). The model is fidelity_model.py, profiled with akprofile.handle as a
+user's file would be; the kernels are small CPU kernel.py files written here, each honouring its
+CONTRACT's attributes as the starters do.
+
+torch 1.13 (the CI's) has no F.scaled_dot_product_attention: a pure-Python stand-in of the same name
+and signature is installed for this module, overridable like torch's own functions, so the capture
+and the plug see the call as they would on torch 2.x."""
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import unittest
+
+import torch
+import torch.nn.functional as F
+
+import akcapture
+import akprofile
+from modelplug import plug, plugcheck
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODEL = os.path.join(HERE, "fidelity_model.py")
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    from torch.overrides import handle_torch_function, has_torch_function
+    if has_torch_function((query, key, value)):
+        return handle_torch_function(scaled_dot_product_attention, (query, key, value), query, key, value,
+                                     attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale)
+    s = query @ key.transpose(-2, -1) * (scale if scale is not None else 1.0 / math.sqrt(query.shape[-1]))
+    if is_causal:
+        n = s.shape[-1]
+        s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ value
+
+
+_OWN_SDPA = hasattr(F, "scaled_dot_product_attention")
+
+
+def setUpModule():
+    if not _OWN_SDPA:
+        F.scaled_dot_product_attention = scaled_dot_product_attention
+
+
+def tearDownModule():
+    if not _OWN_SDPA and F.__dict__.get("scaled_dot_product_attention") is scaled_dot_product_attention:
+        del F.scaled_dot_product_attention
+
+
+# Kernel bodies: each reads its own CONTRACT's attributes, as a starter does once extract writes them.
+KERNELS = {
+    "rmsnorm": '''
+def kernel_fn(x, weight):
+    a = CONTRACT["attrs"]
+    xf = x.float()
+    y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + a["eps"]) * (a["offset"] + weight.float())
+    return y.to(x.dtype)
+''',
+    "layernorm": '''
+def kernel_fn(x, weight, bias=None):
+    a = CONTRACT["attrs"]
+    assert (bias is not None) == a["bias"]
+    mu = x.mean(-1, keepdim=True)
+    y = (x - mu) * torch.rsqrt((x - mu).pow(2).mean(-1, keepdim=True) + a["eps"]) * weight
+    return y + bias if bias is not None else y
+''',
+    "flash_attention": '''
+def kernel_fn(q, k, v):
+    a = CONTRACT["attrs"]
+    scale = a["scale"] if a["scale"] is not None else 1.0 / math.sqrt(q.shape[-1])
+    s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if a["causal"]:
+        n = s.shape[-1]
+        s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.exp(s - s.amax(-1, keepdim=True))
+    return torch.matmul(p / p.sum(-1, keepdim=True), v)
+''',
+    "matmul": '''
+def kernel_fn(a, b, bias=None):
+    assert (bias is not None) == CONTRACT["attrs"]["bias"]
+    y = torch.mm(a, b)
+    return y + bias if bias is not None else y
+''',
+    "gelu": '''
+def kernel_fn(x):
+    if CONTRACT["attrs"]["approximate"] == "tanh":
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x.pow(3))))
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+''',
+    "softmax": '''
+def kernel_fn(x):
+    e = torch.exp(x - x.amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
+''',
+    "rotary_embedding": '''
+def kernel_fn(x, cos, sin):
+    assert CONTRACT["attrs"]["layout"] == "neox"
+    h = x.shape[-1] // 2
+    x1, x2 = x[..., :h], x[..., h:]
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+''',
+    # Interleaved pairs under a NeoX contract: routed everywhere, and parity catches it.
+    "rotary_interleaved": '''
+def kernel_fn(x, cos, sin):
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).flatten(-2)
+''',
+}
+
+
+def write_kernel(directory, name, op_type, contract, body=None):
+    path = os.path.join(directory, name + ".py")
+    with open(path, "w") as f:
+        f.write("import math\nimport torch\n\nKERNEL_TYPE = %r\nCONTRACT = %s\n%s"
+                % (op_type, json.dumps(contract).replace("null", "None").replace("true", "True")
+                   .replace("false", "False"), KERNELS[body or op_type]))
+    return path
+
+
+def profile():
+    return akprofile.handle({"model": MODEL, "device": "cpu", "dtype": "fp32", "warmup": 1, "iterations": 1})
+
+
+def sites_by_call(result):
+    """module qualname -> its call facts, over every row's call sites (one set of facts per site and
+    function name)."""
+    out = {}
+    for row in result["kernels"]:
+        for site in row["call_sites"]:
+            call = site.get("call")
+            if call:
+                out.setdefault(site["module"], {})[call["name"]] = call
+    return out
+
+
+class Facts(unittest.TestCase):
+    """What the profiler records per call site."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.result = profile()
+        cls.sites = sites_by_call(cls.result)
+
+    def call(self, site, suffix):
+        calls = self.sites.get(site, {})
+        found = [c for name, c in calls.items() if name.endswith(suffix)]
+        self.assertEqual(len(found), 1, "%s at %s: %s" % (suffix, site, sorted(calls)))
+        return found[0]
+
+    def test_no_capture_error(self):
+        self.assertNotIn("capture_error", self.result)
+
+    def test_gemma_rmsnorm_offset_and_eps_from_the_probe(self):
+        for layer in (0, 1):
+            c = self.call("layers.%d.input_layernorm" % layer, "GemmaRMSNorm")
+            self.assertEqual(c["kind"], "module")
+            self.assertEqual(c["args"]["eps"], 1e-5)
+            self.assertEqual(c["params"], {"weight": [32]})
+            self.assertEqual(c["probe"]["formula"], "rmsnorm")
+            self.assertEqual(c["probe"]["offset"], 1.0)
+            self.assertEqual(c["probe"]["eps"], 1e-5)
+            self.assertLess(c["probe"]["max_err"], 1e-5)
+
+    def test_the_probe_tells_eps_and_offset_apart_and_restores_the_weight(self):
+        spec = __import__("importlib.util").util.spec_from_file_location("fm_probe", MODEL)
+        fm = __import__("importlib.util").util.module_from_spec(spec)
+        spec.loader.exec_module(fm)
+        for eps in (1e-5, 1e-6, 1e-8):
+            norm = fm.GemmaRMSNorm(16, eps=eps)
+            del norm.eps                    # no attribute: eps comes from the behaviour alone
+            norm._norm = lambda x, e=eps: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + e)
+            before = norm.weight.detach().clone()
+            probe = akcapture.probe_norm(norm)
+            self.assertEqual((probe.get("eps"), probe.get("offset")), (eps, 1.0), probe)
+            self.assertTrue(torch.equal(norm.weight, before))
+        plain = torch.nn.LayerNorm(16, eps=1e-6)
+        probe = akcapture.probe_norm(plain)
+        self.assertEqual((probe["formula"], probe["offset"], probe["eps"]), ("layernorm", 0.0, 1e-6), probe)
+
+    def test_layernorm_eps_and_bias(self):
+        c = self.call("layers.0.post_layernorm", "functional.layer_norm")
+        self.assertEqual(c["args"]["eps"], 1e-6)
+        self.assertEqual(c["args"]["normalized_shape"], [32])
+        self.assertEqual([t["arg"] for t in c["tensors"]], ["input", "weight", "bias"])
+        self.assertEqual(c["module_class"], "torch.nn.modules.normalization.LayerNorm")
+        nobias = self.call("norm", "functional.layer_norm")
+        self.assertIsNone(nobias["args"]["bias"])
+        self.assertEqual(nobias["args"]["eps"], 1e-6)
+        self.assertEqual([t["arg"] for t in nobias["tensors"]], ["input", "weight"])
+
+    def test_attention_not_causal_with_its_scale(self):
+        c = self.call("layers.0.attn", "scaled_dot_product_attention")
+        self.assertEqual(c["args"]["is_causal"], False)
+        self.assertIsNone(c["args"]["attn_mask"])
+        self.assertAlmostEqual(c["args"]["scale"], 0.5 / math.sqrt(8))
+        self.assertEqual(c["tensors"][0]["shape"], [2, 4, 8, 8])
+        self.assertFalse(c["tensors"][0]["contiguous"])     # q after transpose(1, 2): its layout is recorded
+        softmax = self.call("layers.1.attn", "functional.softmax")
+        self.assertEqual(softmax["args"]["dim"], -1)
+
+    def test_exact_gelu_and_linear_bias(self):
+        self.assertEqual(self.call("layers.0.mlp.act", "gelu")["args"]["approximate"], "none")
+        lin = self.call("layers.1.mlp.fc1", "functional.linear")
+        self.assertEqual([t["arg"] for t in lin["tensors"]], ["input", "weight", "bias"])
+        self.assertEqual(lin["tensors"][1]["shape"], [64, 32])
+
+    def test_neox_rotary_through_the_models_function(self):
+        c = self.call("layers.1.attn", "apply_rotary_pos_emb")
+        self.assertEqual(c["name"], "akmodel_fidelity_model.apply_rotary_pos_emb")
+        self.assertEqual(c["args"]["layout"], "neox")
+        self.assertEqual(c["args"]["unsqueeze_dim"], 1)
+        self.assertEqual([t["arg"] for t in c["tensors"]], ["q", "k", "cos", "sin"])
+        self.assertEqual(c["tensors"][2]["shape"], [2, 8, 8])
+
+    def test_rows_with_different_facts_do_not_merge(self):
+        # The two layer_norm sites (bias / no bias) run the same aten op on the same shapes: two rows.
+        rows = [r for r in self.result["kernels"] if r["aten_op"] == "aten::native_layer_norm"]
+        biases = sorted({json.dumps(s["call"]["args"].get("bias", "tensor")) for r in rows for s in r["call_sites"]})
+        self.assertEqual(biases, ['"tensor"', "null"])
+        for r in rows:
+            self.assertEqual(len({json.dumps(s["call"]["args"].get("bias", "tensor")) for s in r["call_sites"]}), 1)
+
+
+class PlugCheck(unittest.TestCase):
+    """Kernels carrying the model's contract plug with parity; a wrong attribute is refused with why."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="plugcheck-")
+        result = profile()
+        sites = sites_by_call(result)
+        by = lambda pred: sorted(s for s, calls in sites.items() if any(pred(n, c) for n, c in calls.items()))  # noqa: E731
+        rms = by(lambda n, c: c.get("probe", {}).get("formula") == "rmsnorm")
+        ln_bias = by(lambda n, c: n.endswith("layer_norm") and c["args"].get("bias", "t") is not None)
+        ln_nobias = by(lambda n, c: n.endswith("layer_norm") and c["args"].get("bias", "t") is None)
+        sdpa = by(lambda n, c: n.endswith("scaled_dot_product_attention"))
+        softmax = by(lambda n, c: n.endswith("functional.softmax"))
+        linear = by(lambda n, c: n.endswith("functional.linear"))
+        gelu = by(lambda n, c: n.endswith("gelu"))
+        rope = by(lambda n, c: n.endswith("apply_rotary_pos_emb"))
+        rope_name = sites[rope[0]]["akmodel_fidelity_model.apply_rotary_pos_emb"]["name"]
+        probe = sites[rms[0]]["akmodel_fidelity_model.GemmaRMSNorm"]["probe"]
+        sdpa_args = sites[sdpa[0]]["torch.nn.functional.scaled_dot_product_attention"]["args"]
+        cls.expect_sites = {"rmsnorm": rms, "ln_bias": ln_bias, "ln_nobias": ln_nobias, "sdpa": sdpa,
+                            "softmax": softmax, "linear": linear, "gelu": gelu, "rope": rope}
+        specs = [
+            ("rmsnorm", "rmsnorm", rms, {"eps": probe["eps"], "offset": probe["offset"]}, ""),
+            ("layernorm", "layernorm", ln_bias, {"eps": 1e-6, "bias": True}, ""),
+            ("layernorm-nobias", "layernorm", ln_nobias, {"eps": 1e-6, "bias": False}, ""),
+            ("attention", "flash_attention", sdpa, {"causal": sdpa_args["is_causal"], "scale": sdpa_args["scale"],
+                                                    "kv_heads": None}, ""),
+            ("softmax", "softmax", softmax, {}, ""),
+            ("linear", "matmul", linear, {"bias": True, "activation": "none"}, ""),
+            ("gelu", "gelu", gelu, {"approximate": "none"}, ""),
+            ("rotary", "rotary_embedding", rope, {"layout": "neox"}, "function:" + rope_name),
+            # Wrong contracts: each differs from the model in one attribute.
+            ("wrong-rmsnorm-eps", "rmsnorm", rms, {"eps": 1e-6, "offset": 1.0}, ""),
+            ("wrong-rmsnorm-offset", "rmsnorm", rms, {"eps": 1e-5, "offset": 0.0}, ""),
+            ("wrong-attention-causal", "flash_attention", sdpa, {"causal": True, "scale": sdpa_args["scale"],
+                                                                 "kv_heads": None}, ""),
+            ("wrong-attention-scale", "flash_attention", sdpa, {"causal": False, "scale": None, "kv_heads": None}, ""),
+            ("wrong-gelu-tanh", "gelu", gelu, {"approximate": "tanh"}, ""),
+            ("wrong-layernorm-bias", "layernorm", ln_nobias, {"eps": 1e-6, "bias": True}, ""),
+            ("wrong-linear-nobias", "matmul", linear, {"bias": False, "activation": "none"}, ""),
+            ("wrong-rotary-callable", "rotary_embedding", rope, {"layout": "neox"}, "function:elsewhere.apply_rotary_pos_emb"),
+            ("wrong-rotary-math", "rotary_embedding", rope, {"layout": "neox"}, "function:" + rope_name),
+        ]
+        kernels = []
+        for name, op, ksites, attrs, callable_ in specs:
+            contract = {"op_type": op, "callable": callable_, "attrs": attrs, "dtype": "float32", "sites": ksites,
+                        "refused": ""}
+            kernels.append({"name": name, "op_type": op, "sites": ksites,
+                            "path": write_kernel(cls.tmp, name.replace("-", "_"), op, contract,
+                                                 "rotary_interleaved" if name == "wrong-rotary-math" else None)})
+        cls.reply = plugcheck.handle({"model_path": MODEL, "device": "cpu", "dtype": "float32", "seed": 7,
+                                      "kernels": kernels})
+        cls.by_name = {k["name"]: k for k in cls.reply["kernels"]}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_the_profile_found_every_site(self):
+        e = self.expect_sites
+        self.assertEqual(e["rmsnorm"], ["layers.0.input_layernorm", "layers.1.input_layernorm"])
+        self.assertEqual(e["ln_bias"], ["layers.0.post_layernorm", "layers.1.post_layernorm"])
+        self.assertEqual(e["ln_nobias"], ["norm"])
+        self.assertEqual(e["sdpa"], ["layers.0.attn"])
+        self.assertEqual(e["softmax"], ["layers.1.attn"])
+        self.assertEqual(len(e["linear"]), 12)
+        self.assertEqual(e["rope"], ["layers.0.attn", "layers.1.attn"])
+
+    def test_kernels_with_the_models_contract_are_pluggable_with_parity(self):
+        for name in ("rmsnorm", "layernorm", "layernorm-nobias", "attention", "softmax", "linear", "gelu", "rotary"):
+            with self.subTest(kernel=name):
+                k = self.by_name[name]
+                self.assertTrue(k["pluggable"], k)
+                self.assertEqual(k["reason"], "")
+                self.assertEqual(k["unplugged_sites"], {})
+                self.assertEqual(sorted(k["plugged_sites"]), sorted(k["sites"]))
+                self.assertEqual(k["fallback_calls"], {})
+                self.assertGreater(k["routed_calls"], 0)
+                self.assertTrue(k["parity"]["ok"], k["parity"])
+                self.assertLessEqual(k["parity"]["max_err"], 1.0)
+        self.assertEqual(self.by_name["rotary"]["routed_calls"], 4)       # q and k in two layers
+        self.assertEqual(self.by_name["linear"]["routed_calls"], 12)
+
+    def test_a_wrong_attribute_is_not_pluggable_and_says_why(self):
+        expected = {
+            "wrong-rmsnorm-eps": "eps 1e-05, the kernel implements 1e-06",
+            "wrong-rmsnorm-offset": "the module computes x^ * (1 + w), the kernel x^ * (0 + w)",
+            "wrong-attention-causal": "not causal, the kernel is causal",
+            "wrong-attention-scale": "scale 0.176777, the kernel implements 0.353553",
+            "wrong-gelu-tanh": "exact gelu",
+            "wrong-layernorm-bias": "layer_norm without bias, the kernel adds one",
+            "wrong-linear-nobias": "linear with a bias, the kernel has none",
+            "wrong-rotary-callable": "elsewhere.apply_rotary_pos_emb is not what this module's forward calls",
+        }
+        for name, why in expected.items():
+            with self.subTest(kernel=name):
+                k = self.by_name[name]
+                self.assertFalse(k["pluggable"], k)
+                self.assertIn(why, k["reason"])
+                self.assertEqual(k["routed_calls"], 0, k)
+
+    def test_a_kernel_on_the_data_path_that_computes_something_else_fails_parity(self):
+        k = self.by_name["wrong-rotary-math"]
+        self.assertEqual(k["routed_calls"], 4, k)
+        self.assertEqual(k["fallback_calls"], {})
+        self.assertFalse(k["parity"]["ok"], k["parity"])
+        self.assertFalse(k["pluggable"])
+        self.assertIn("the model's output differs with the kernel plugged in", k["reason"])
+
+    def test_the_model_is_restored(self):
+        # Every kernel plugged and taken out again: the model's own function and forwards are back.
+        fm = None
+        for k in self.reply["kernels"]:
+            self.assertIn("attrs", k)
+        import sys
+        for mod in sys.modules.values():
+            if getattr(mod, "__name__", "") == "akmodel_fidelity_model":
+                fm = mod
+        if fm is not None:
+            self.assertFalse(hasattr(fm.apply_rotary_pos_emb, "_autokernel_original"))
+
+
+class LegacyKernels(unittest.TestCase):
+    def test_a_kernel_without_contract_has_the_default_attributes(self):
+        k = plug.Kernel("k", "layernorm", lambda *a: None, ["x"])
+        self.assertFalse(k.contracted)
+        self.assertEqual(k.attrs, {"eps": 1e-5, "bias": True})
+        k = plug.Kernel("k", "rmsnorm", lambda *a: None, ["x"], contract={"eps": 1e-5, "offset": 1.0})
+        self.assertEqual(k.attrs, {"eps": 1e-5, "offset": 1.0})
+
+
+if __name__ == "__main__":
+    unittest.main()
