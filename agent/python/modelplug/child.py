@@ -89,7 +89,7 @@ def _load(state, msg):
                 raise ValueError("defines no kernel_fn")
             state.kernels[k["name"]] = plug.Kernel(k["name"], k["op_type"], fn, k["sites"],
                                                    getattr(torch, k["dtype"]) if k.get("dtype") else None,
-                                                   contract=plug.contract_of(mod))
+                                                   contract=plug.contract_of(mod), callable=k.get("callable"))
             status[k["name"]] = ""
         except BaseException as exc:  # noqa: BLE001 - the kernel's import failing is its own problem
             status[k["name"]] = "%s does not import: %s" % (os.path.basename(k["path"]), _one_line(exc))
@@ -168,7 +168,8 @@ def _prepare(state, msg):
             op = plug.custom_op(n, k.op_type, k.fn, k.attrs)
             if op is None:
                 return {"ok": False, "error": "this torch cannot register custom ops (torch.library.custom_op)"}
-            chosen.append(plug.Kernel(k.name, k.op_type, k.fn, k.sites, k.dtype, call=op, contract=k.contract))
+            chosen.append(plug.Kernel(k.name, k.op_type, k.fn, k.sites, k.dtype, call=op, contract=k.contract,
+                                      callable=k.callable))
         plug.Plugged(model, chosen, frozen=True)   # stays plugged: this copy is only ever run compiled
     compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
     state.variants[name] = ("compiled", None, compiled)

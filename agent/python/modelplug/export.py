@@ -51,7 +51,7 @@ def _load():
         module = _modules[k["kernel"]]
         dtype = getattr(torch, k["dtype"]) if k.get("dtype") else None
         out.append(_plug.Kernel(k["kernel"], k["op_type"], module.kernel_fn, k["sites"], dtype,
-                                contract=_plug.contract_of(module)))
+                                contract=_plug.contract_of(module), callable=k.get("callable")))
     return out
 
 
@@ -141,7 +141,8 @@ def handle(args, ctx=None):
         with open(os.path.join(pkg, "kernels", fname), "wb") as f:
             f.write(data)
         plan["kernels"].append({"kernel": name, "file": fname, "op_type": e.get("op_type"), "sites": e.get("sites", []),
-                                "dtype": v.get("dtype"), "sha256": sha, "effect_pct": e.get("effect_pct")})
+                                "dtype": v.get("dtype"), "sha256": sha, "effect_pct": e.get("effect_pct"),
+                                "callable": e.get("callable") or ""})
     with open(os.path.join(pkg, "plan.json"), "w") as f:
         json.dump(plan, f, indent=2)
     model = os.path.basename(v.get("model_path") or "the model")

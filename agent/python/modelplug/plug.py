@@ -105,10 +105,12 @@ def _same(a, b, rel=1e-12):
 class Kernel:
     """One kernel: its function, op type, dtype, contract and the module names where it is to run.
 
-    contract: the kernel module's CONTRACT ({"op_type", "callable", "attrs", ...}; a dict without
-    "attrs" is taken as the attributes themselves), or None: DEFAULT_ATTRS, today's contract."""
+    contract: the kernel module's CONTRACT (the attributes, as extract writes them; or the folder's
+    whole contract object {"op_type", "callable", "attrs", ...}), or None: DEFAULT_ATTRS, the contract
+    of every kernel from before contracts. callable: the folder's contract's callable
+    ("function:pkg.mod.apply_rotary_pos_emb") when CONTRACT does not carry it."""
 
-    def __init__(self, name, op_type, fn, sites, dtype=None, call=None, contract=None):
+    def __init__(self, name, op_type, fn, sites, dtype=None, call=None, contract=None, callable=None):
         self.name, self.op_type, self.fn, self.sites = name, op_type, fn, list(sites)
         self.dtype = dtype                  # torch dtype the kernel was judged in (None: any)
         self.call = call or fn              # what adapters call: fn, or a torch.library custom op
@@ -120,7 +122,7 @@ class Kernel:
             if not isinstance(given, dict):
                 given = {k: v for k, v in self.contract.items() if k not in _CONTRACT_META}
             self.attrs.update(given)
-        self.callable = (self.contract or {}).get("callable") or ""
+        self.callable = callable or (self.contract or {}).get("callable") or ""
         self.routed = 0
         self.fallbacks = {}                 # reason -> count
         self.plugged_sites = []
@@ -537,6 +539,9 @@ def _rope_neox(k, q, kk, cos, sin, position_ids, unsqueeze_dim):
     return k.run(q.contiguous(), c, s), k.run(kk.contiguous(), c, s)
 
 
+ROTARY_FUNCTION = "apply_rotary_pos_emb"     # transformers' name, looked up when the contract names none
+
+
 def _callable_name(spec):
     """("python.module", "qualname") of a contract callable "function:pkg.mod.fn"; ("", "") if none."""
     if not spec or not spec.startswith("function:"):
@@ -616,19 +621,22 @@ class Plugged:
         """Routes the model's own rotary function (the contract's callable) to the kernel while `module`
         runs; "" or the reason it cannot."""
         py_module, qual = _callable_name(k.callable)
-        if not qual:
+        if not qual and k.callable:
             return ("a NeoX (rotate_half) rotary is plugged through the model's own function, and the "
-                    "contract's callable (%r) names none" % (k.callable or ""))
-        short = qual.rpartition(".")[2]
+                    "contract's callable (%r) names none" % k.callable)
+        short = qual.rpartition(".")[2] if qual else ROTARY_FUNCTION
         targets = []
         for g in _function_globals(module, short):
             fn = g[short]
             original = getattr(fn, "_autokernel_original", fn)
-            if "%s.%s" % (getattr(original, "__module__", ""), getattr(original, "__qualname__", "")) == \
-                    "%s.%s" % (py_module, qual):
+            name = "%s.%s" % (getattr(original, "__module__", ""), getattr(original, "__qualname__", ""))
+            if (name == "%s.%s" % (py_module, qual)) if qual else isinstance(original, types.FunctionType):
                 targets.append(g)
         if not targets:
-            return "%s.%s is not what this module's forward calls" % (py_module, qual)
+            if qual:
+                return "%s.%s is not what this module's forward calls" % (py_module, qual)
+            return ("a NeoX (rotate_half) rotary is plugged through the model's own %s, and this module's "
+                    "forward calls none (the contract names no callable)" % ROTARY_FUNCTION)
         gate = getattr(k, "_gate", None)
         if gate is None:
             gate = k._gate = {"active": 0, "nested": 0, "modules": set()}

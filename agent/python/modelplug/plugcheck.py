@@ -2,7 +2,9 @@
 into the model at every one of its call sites, does every call route to it, and does the model still
 compute the same thing (#38 "Plug-check before spending")?
 
-args  {model_path, device, dtype, kernels: [{name, op_type, path, sites: [module qualnames]}], seed}
+args  {model_path, device, dtype, kernels: [{name, op_type, path, sites: [module qualnames], callable?}], seed}
+      callable: the folder's contract's callable (a NeoX rotary's "function:pkg.mod.apply_rotary_pos_emb"),
+      used when the kernel's CONTRACT literal (the attributes only) does not carry it.
 reply {model_path, device, dtype, seed, seconds,
        kernels: [{name, op_type, attrs, plugged_sites, unplugged_sites: {site: reason}, routed_calls,
                   fallback_calls: {reason: n}, parity: {ok, max_err, eager_err, worst_output},
@@ -82,7 +84,8 @@ def check(original, kernels, seed):
             if not callable(fn):
                 raise ValueError("defines no kernel_fn")
             kernel = plug.Kernel(spec["name"], spec["op_type"], fn, entry["sites"],
-                                 getattr(torch, original.dtype_name), contract=plug.contract_of(module))
+                                 getattr(torch, original.dtype_name), contract=plug.contract_of(module),
+                                 callable=spec.get("callable") or None)
         except BaseException as exc:  # noqa: BLE001 - the kernel's import failing is its own problem
             entry["import_error"] = "%s does not import: %s: %s" % (os.path.basename(spec["path"]),
                                                                     type(exc).__name__, exc)

@@ -5,7 +5,7 @@ The user's model runs here (as for `profile`) to give the original outputs and a
 truth; the kernels run only in a sandboxed model runner (child.py), whose outputs come back as bytes
 and whose requests are timed by this process's clock. See docs/model-speedup.md.
 
-args {run_dir, model_path, device, dtype, kernels: [{name, op_type, path, blob, dtype}], seeds,
+args {run_dir, model_path, device, dtype, kernels: [{name, op_type, path, blob, dtype, callable?}], seeds,
       previous: verification.json or null, compile: bool, reps, rounds, time_limit_s}
 """
 
@@ -224,6 +224,8 @@ def handle(args, ctx=None):
     for k in args.get("kernels", []):
         entry = {"kernel": k["name"], "op_type": k["op_type"], "sites": sites.get(k["name"], []),
                  "plugged": False, "in_final_set": False}
+        if k.get("callable"):
+            entry["callable"] = k["callable"]       # the folder's contract's callable (a NeoX rotary's function)
         try:
             entry["blob_sha256"] = _sha(k["path"])
         except OSError as e:
@@ -254,7 +256,8 @@ def handle(args, ctx=None):
                                lambda: ": " + sb.log_tail(1500))
         reply = runner.request({"op": "load", "model_path": model_path, "device": device, "dtype": dtype_name,
                                 "kernels": [{"name": k["name"], "op_type": k["op_type"], "path": k["path"],
-                                             "sites": k["sites"], "dtype": k.get("dtype") or dtype_name}
+                                             "sites": k["sites"], "dtype": k.get("dtype") or dtype_name,
+                                             "callable": k.get("callable") or ""}
                                             for k in kernels]})
         if not reply.get("ok"):
             raise VerifyError("the model runner could not load the model: %s" % reply.get("error"))

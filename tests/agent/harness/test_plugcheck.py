@@ -350,6 +350,57 @@ class PlugCheck(unittest.TestCase):
             self.assertFalse(hasattr(fm.apply_rotary_pos_emb, "_autokernel_original"))
 
 
+class Starters(unittest.TestCase):
+    """The whole path with the real CPU starters: the profile's facts -> the op's contract_from_sites ->
+    the starter rendered by extract with that CONTRACT -> plugcheck. Every folder plugs with parity; the
+    NeoX rotary's function is found in the attention modules' globals (CONTRACT carries the attributes
+    only; the folder's callable is passed as plugcheck's `callable`, and also left out here)."""
+
+    GROUPS = {  # folder -> (op type, which facts)
+        "rmsnorm": ("rmsnorm", lambda n, c: c.get("probe", {}).get("formula") == "rmsnorm"),
+        "layernorm": ("layernorm", lambda n, c: n.endswith("layer_norm") and c["args"].get("bias", "t") is not None),
+        "layernorm-nobias": ("layernorm", lambda n, c: n.endswith("layer_norm") and c["args"].get("bias", "t") is None),
+        "attention": ("flash_attention", lambda n, c: n.endswith("scaled_dot_product_attention")),
+        "softmax": ("softmax", lambda n, c: n.endswith("functional.softmax")),
+        "linear": ("matmul", lambda n, c: n.endswith("functional.linear")),
+        "gelu": ("gelu", lambda n, c: n.endswith("gelu")),
+        "rotary": ("rotary_embedding", lambda n, c: n.endswith("apply_rotary_pos_emb")),
+        "rotary-named": ("rotary_embedding", lambda n, c: n.endswith("apply_rotary_pos_emb")),
+    }
+
+    def test_starters_under_the_models_contract_plug_with_parity(self):
+        try:
+            from harness import extract, ops
+        except ImportError as e:
+            self.skipTest("the harness is not importable here: %s" % e)
+        sites = sites_by_call(profile())
+        tmp = tempfile.mkdtemp(prefix="plugcheck-starters-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        kernels = []
+        for folder, (op, pred) in self.GROUPS.items():
+            facts = {site: c for site, calls in sites.items() for n, c in calls.items() if pred(n, c)}
+            spec = ops.get(op)
+            if not hasattr(spec, "contract_from_sites"):
+                self.skipTest("the harness has no contract_from_sites yet")
+            attrs, refused = spec.contract_from_sites(list(facts.values()))
+            self.assertEqual(refused, "", folder)
+            text, _ = extract.render(spec, "cpu", "float32", [], folder, attrs)
+            path = os.path.join(tmp, folder.replace("-", "_") + ".py")
+            with open(path, "w") as f:
+                f.write(text)
+            entry = {"name": folder, "op_type": op, "path": path, "sites": sorted(facts)}
+            if folder == "rotary-named":
+                entry["callable"] = "function:" + next(iter(facts.values()))["name"]
+            kernels.append(entry)
+        reply = plugcheck.handle({"model_path": MODEL, "device": "cpu", "dtype": "float32", "seed": 3,
+                                  "kernels": kernels})
+        for k in reply["kernels"]:
+            with self.subTest(folder=k["name"]):
+                self.assertTrue(k["pluggable"], k)
+                self.assertEqual(sorted(k["plugged_sites"]), sorted(k["sites"]))
+                self.assertTrue(k["parity"]["ok"])
+
+
 class LegacyKernels(unittest.TestCase):
     def test_a_kernel_without_contract_has_the_default_attributes(self):
         k = plug.Kernel("k", "layernorm", lambda *a: None, ["x"])
