@@ -22,8 +22,11 @@ def describe():
         "version": 1,
         "contract": {
             "required": ["KERNEL_TYPE", "kernel_fn"],
-            "optional_overrides": ["TEST_SIZES", "TOLERANCES", "TEST_DTYPES"],
+            "optional_overrides": ["TEST_SIZES", "TOLERANCES", "TEST_DTYPES", "CONTRACT"],
             "overrides_are_literals": True,
+            "attributes": ("CONTRACT = {...}: the op's contract attributes (each op's attrs: defaults, "
+                           "attr_values: allowed values; docs/contracts.md). Written by extract; the "
+                           "bench's args.contract (the folder's) is authoritative and must match it"),
             "tolerance_loosen_limit": contract.TOLERANCE_LOOSEN_LIMIT,
             "tunables": "UPPER_CASE module-level int/float literals; candidates in TUNE_SPACE",
         },

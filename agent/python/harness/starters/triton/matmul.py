@@ -13,6 +13,9 @@ and half the BLOCK_K to fit shared memory. The defaults are the best measured on
 735 TFLOP/s at 4096^3, 0.96x cuBLAS; 0.97-1.04x on the llama example's linears; docs/benchmarks.md);
 on a GPU with less shared memory per block the launch steps NUM_STAGES down to 2, then halves
 BLOCK_N, until the tile fits (_fit), so the starter compiles everywhere.
+CONTRACT's bias (kernel_fn(A, B, bias)) and activation ("none", "gelu" exact, "gelu_tanh", "silu",
+"relu") are applied to the fp32 accumulator in the epilogue, before the one rounding and store (no
+second kernel); without them (the defaults) the epilogue is compiled out.
 """
 
 import torch
@@ -25,6 +28,10 @@ except ImportError:  # Triton before 3.3: the pointer kernel only
     TensorDescriptor = None
 
 KERNEL_TYPE = "matmul"
+
+# The contract's attributes (docs/contracts.md): extract writes CONTRACT = {...} after KERNEL_TYPE.
+_ATTRS = dict({"bias": False, "activation": "none"}, **globals().get("CONTRACT", {}))
+_ACT = {"none": 0, "gelu": 1, "gelu_tanh": 2, "silu": 3, "relu": 4}[_ATTRS["activation"]]
 
 BLOCK_M = 128
 BLOCK_N = 256
@@ -54,9 +61,27 @@ def _tile_of(tile, num_pid_m, num_pid_n, GM: tl.constexpr):
 
 
 @triton.jit
-def _matmul_tma_kernel(a_desc, b_desc, c_desc, M, N, K, programs,
+def _epilogue(acc, bias_ptr, offs_n, N, HAS_BIAS: tl.constexpr, ACT: tl.constexpr):
+    # The contract's bias, then its activation, on the fp32 accumulator (constexpr: with neither, this
+    # returns acc untouched and generates no code).
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)
+        acc = acc + bias[None, :]
+    if ACT == 1:      # exact GELU
+        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))
+    elif ACT == 2:    # tanh GELU as x * sigmoid(2u): no tanh, no overflow
+        acc = acc / (1.0 + tl.exp(-1.5957691216057308 * (acc + 0.044715 * acc * acc * acc)))
+    elif ACT == 3:    # SiLU
+        acc = acc / (1.0 + tl.exp(-acc))
+    elif ACT == 4:    # ReLU
+        acc = tl.maximum(acc, 0.0)
+    return acc
+
+
+@triton.jit
+def _matmul_tma_kernel(a_desc, b_desc, c_desc, bias_ptr, M, N, K, programs,
                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GM: tl.constexpr,
-                       WS: tl.constexpr):
+                       WS: tl.constexpr, HAS_BIAS: tl.constexpr, ACT: tl.constexpr):
     num_pid_m = tl.cdiv(M, BM)
     num_pid_n = tl.cdiv(N, BN)
     k_tiles = tl.cdiv(K, BK)
@@ -71,14 +96,15 @@ def _matmul_tma_kernel(a_desc, b_desc, c_desc, M, N, K, programs,
             a = a_desc.load([off_m, k * BK])
             b = b_desc.load([k * BK, off_n])
             acc = tl.dot(a, b, acc)
+        acc = _epilogue(acc, bias_ptr, off_n + tl.arange(0, BN), N, HAS_BIAS, ACT)   # no-op by default
         c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
 
 
 @triton.jit
-def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+def _matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GM: tl.constexpr,
-                   PRECISION: tl.constexpr):
+                   PRECISION: tl.constexpr, HAS_BIAS: tl.constexpr, ACT: tl.constexpr):
     pid_m, pid_n = _tile_of(tl.program_id(0), tl.cdiv(M, BM), tl.cdiv(N, BN), GM)
     offs_m = pid_m * BM + tl.arange(0, BM)
     offs_n = pid_n * BN + tl.arange(0, BN)
@@ -93,6 +119,7 @@ def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         acc = tl.dot(a, b, acc, input_precision=PRECISION)
         a_ptrs += BK * stride_ak
         b_ptrs += BK * stride_bk
+    acc = _epilogue(acc, bias_ptr, offs_n, N, HAS_BIAS, ACT)     # compiled out by default
     c_ptrs = c_ptr + offs_m[:, None].to(tl.int64) * stride_cm + offs_n[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
@@ -130,12 +157,14 @@ def _tma_ok(*tensors):
                and t.data_ptr() % 16 == 0 for t in tensors)
 
 
-def kernel_fn(A, B):
+def kernel_fn(A, B, bias=None):
     if not (A.is_cuda and B.is_cuda):
         raise ValueError("the Triton matmul starter needs CUDA tensors")
     M, K = A.shape
     N = B.shape[1]
     C = torch.empty((M, N), device=A.device, dtype=A.dtype)
+    has_bias = bias is not None
+    bias = bias.contiguous() if has_bias else C        # never read without HAS_BIAS
     if _tma_ok(A, B, C):
         bn, stages = _fit(A.device, A.element_size(), BLOCK_K, True)
         tiles = triton.cdiv(M, BLOCK_M) * triton.cdiv(N, bn)
@@ -143,16 +172,16 @@ def kernel_fn(A, B):
         _matmul_tma_kernel[(programs,)](
             TensorDescriptor.from_tensor(A, [BLOCK_M, BLOCK_K]),
             TensorDescriptor.from_tensor(B, [BLOCK_K, bn]),
-            TensorDescriptor.from_tensor(C, [BLOCK_M, bn]), M, N, K, programs,
+            TensorDescriptor.from_tensor(C, [BLOCK_M, bn]), bias, M, N, K, programs,
             BM=BLOCK_M, BN=bn, BK=BLOCK_K, GM=GROUP_M, WS=bool(WARP_SPECIALIZE and PERSISTENT),
-            num_warps=NUM_WARPS, num_stages=stages)
+            HAS_BIAS=has_bias, ACT=_ACT, num_warps=NUM_WARPS, num_stages=stages)
         return C
     wide = A.element_size() == 4
     bk = max(16, BLOCK_K // 2) if wide else BLOCK_K
     bn, stages = _fit(A.device, A.element_size(), bk, False)
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, bn),)
-    _matmul_kernel[grid](A, B, C, M, N, K, A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+    _matmul_kernel[grid](A, B, C, bias, M, N, K, A.stride(0), A.stride(1), B.stride(0), B.stride(1),
                          C.stride(0), C.stride(1), BM=BLOCK_M, BN=bn, BK=bk, GM=GROUP_M,
-                         PRECISION="ieee" if wide else "tf32",
+                         PRECISION="ieee" if wide else "tf32", HAS_BIAS=has_bias, ACT=_ACT,
                          num_warps=NUM_WARPS, num_stages=stages)
     return C

@@ -1,4 +1,5 @@
-"""Triton starter: rmsnorm (eps 1e-6), sum of squares in fp32.
+"""Triton starter: rmsnorm x * rsqrt(mean(x^2) + eps) * (offset + w), sum of squares in fp32; eps and
+the weight offset (0, or Gemma's 1: OFFSET adds 1 to the weights in registers) from CONTRACT.
 
 Two shapes of kernel, both one row per program:
 - rows up to MAX_FUSED_COLS wide stay in registers (one read, one write), NUM_WARPS warps;
@@ -25,12 +26,15 @@ CHUNK_WARPS = 16
 TUNE_SPACE = {"NUM_WARPS": [2, 4, 8, 16, 32], "MAX_FUSED_COLS": [2048, 4096, 8192, 16384, 32768],
               "CHUNK": [1024, 2048, 4096, 8192], "CHUNK_WARPS": [4, 8, 16, 32]}
 
-_EPS = 1e-6
+# The contract's attributes (docs/contracts.md): extract writes CONTRACT = {...} after KERNEL_TYPE.
+_ATTRS = dict({"eps": 1e-6, "offset": 0.0}, **globals().get("CONTRACT", {}))
+_EPS = float(_ATTRS["eps"])
+_OFFSET = float(_ATTRS["offset"]) != 0.0      # the contract allows offset 0 or 1
 
 
 @triton.jit
 def _rmsnorm_row_kernel(x_ptr, w_ptr, y_ptr, stride_x, stride_y, n_cols, eps,
-                        BLOCK: tl.constexpr, EVEN: tl.constexpr):
+                        BLOCK: tl.constexpr, EVEN: tl.constexpr, OFFSET: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     offs = tl.arange(0, BLOCK)
     if EVEN:
@@ -42,16 +46,20 @@ def _rmsnorm_row_kernel(x_ptr, w_ptr, y_ptr, stride_x, stride_y, n_cols, eps,
     # hold registers while it runs.
     if EVEN:
         w = tl.load(w_ptr + offs, eviction_policy="evict_last").to(tl.float32)
+        if OFFSET:
+            w = w + 1.0
         tl.store(y_ptr + row * stride_y + offs, (x * rstd * w).to(y_ptr.dtype.element_ty))
     else:
         w = tl.load(w_ptr + offs, mask=offs < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        if OFFSET:
+            w = w + 1.0
         tl.store(y_ptr + row * stride_y + offs, (x * rstd * w).to(y_ptr.dtype.element_ty),
                  mask=offs < n_cols)
 
 
 @triton.jit
 def _rmsnorm_looped_kernel(x_ptr, w_ptr, y_ptr, stride_x, stride_y, n_cols, eps,
-                           CH: tl.constexpr, EVEN: tl.constexpr, UNROLL: tl.constexpr):
+                           CH: tl.constexpr, EVEN: tl.constexpr, UNROLL: tl.constexpr, OFFSET: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * stride_x
     y_row = y_ptr + row * stride_y
@@ -78,6 +86,8 @@ def _rmsnorm_looped_kernel(x_ptr, w_ptr, y_ptr, stride_x, stride_y, n_cols, eps,
         for i in tl.static_range(UNROLL):
             x = tl.load(x_row + i * CH + offs, eviction_policy="evict_first").to(tl.float32)
             w = tl.load(w_ptr + i * CH + offs, eviction_policy="evict_last").to(tl.float32)
+            if OFFSET:
+                w = w + 1.0
             tl.store(y_row + i * CH + offs, (x * rstd * w).to(y_ptr.dtype.element_ty))
     else:
         for start in range(0, n_cols, CH):
@@ -85,11 +95,15 @@ def _rmsnorm_looped_kernel(x_ptr, w_ptr, y_ptr, stride_x, stride_y, n_cols, eps,
             if EVEN:
                 x = tl.load(x_row + cols, eviction_policy="evict_first").to(tl.float32)
                 w = tl.load(w_ptr + cols, eviction_policy="evict_last").to(tl.float32)
+                if OFFSET:
+                    w = w + 1.0
                 tl.store(y_row + cols, (x * rstd * w).to(y_ptr.dtype.element_ty))
             else:
                 mask = cols < n_cols
                 x = tl.load(x_row + cols, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
                 w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                if OFFSET:
+                    w = w + 1.0
                 tl.store(y_row + cols, (x * rstd * w).to(y_ptr.dtype.element_ty), mask=mask)
 
 
@@ -104,11 +118,12 @@ def kernel_fn(x, weight):
     block = triton.next_power_of_2(cols)
     if block <= MAX_FUSED_COLS:
         _rmsnorm_row_kernel[(rows,)](x, weight, y, x.stride(0), y.stride(0), cols, _EPS,
-                                     BLOCK=block, EVEN=block == cols, num_warps=NUM_WARPS)
+                                     BLOCK=block, EVEN=block == cols, OFFSET=_OFFSET, num_warps=NUM_WARPS)
     else:
         even = cols % CHUNK == 0
         # Unrolled for up to 16 chunks: one compile per such width (a model has few), no code bloat.
         unroll = cols // CHUNK if even and cols // CHUNK <= 16 else 0
         _rmsnorm_looped_kernel[(rows,)](x, weight, y, x.stride(0), y.stride(0), cols, _EPS,
-                                        CH=CHUNK, EVEN=even, UNROLL=unroll, num_warps=CHUNK_WARPS)
+                                        CH=CHUNK, EVEN=even, UNROLL=unroll, OFFSET=_OFFSET,
+                                        num_warps=CHUNK_WARPS)
     return y
