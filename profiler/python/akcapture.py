@@ -116,7 +116,7 @@ def _plain(value):
     if isinstance(value, float):
         return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
     if isinstance(value, torch.dtype):
-        return _dtype(value) if hasattr(value, "is_floating_point") else str(value)
+        return str(value).replace("torch.", "")
     if isinstance(value, torch.Size):
         return list(value)
     if isinstance(value, (list, tuple)) and all(isinstance(v, (bool, int, float, str)) or v is None for v in value):

@@ -168,8 +168,9 @@ class Facts(unittest.TestCase):
             self.assertLess(c["probe"]["max_err"], 1e-5)
 
     def test_the_probe_tells_eps_and_offset_apart_and_restores_the_weight(self):
-        spec = __import__("importlib.util").util.spec_from_file_location("fm_probe", MODEL)
-        fm = __import__("importlib.util").util.module_from_spec(spec)
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("fm_probe", MODEL)
+        fm = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(fm)
         for eps in (1e-5, 1e-6, 1e-8):
             norm = fm.GemmaRMSNorm(16, eps=eps)
@@ -225,6 +226,31 @@ class Facts(unittest.TestCase):
         self.assertEqual(biases, ['"tensor"', "null"])
         for r in rows:
             self.assertEqual(len({json.dumps(s["call"]["args"].get("bias", "tensor")) for s in r["call_sites"]}), 1)
+
+
+class CaptureDetails(unittest.TestCase):
+    def test_one_site_called_with_two_argument_sets_has_variants(self):
+        class Two(torch.nn.Module):
+            def forward(self, x):
+                return F.gelu(x) + F.gelu(x, approximate="tanh")
+        model = torch.nn.Sequential(Two())
+        cap = akcapture.capture(model, [torch.randn(3, 5)], "cpu")
+        facts = cap.join("0", "gelu", "aten::gelu", [], [], [[3, 5]])
+        self.assertEqual(sorted(v["args"]["approximate"] for v in facts["variants"]), ["none", "tanh"])
+
+    def test_a_failing_capture_leaves_the_profile_and_says_why(self):
+        original = akcapture.capture
+
+        def broken(*a, **k):
+            raise RuntimeError("capture broke")
+        akcapture.capture = broken
+        try:
+            result = profile()
+        finally:
+            akcapture.capture = original
+        self.assertEqual(result["capture_error"], "RuntimeError: capture broke")
+        self.assertTrue(result["kernels"])
+        self.assertFalse(any("call" in s for r in result["kernels"] for s in r["call_sites"]))
 
 
 class PlugCheck(unittest.TestCase):
