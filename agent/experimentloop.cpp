@@ -89,10 +89,17 @@ ExperimentLoop::Step ExperimentLoop::run()
     return s;
 }
 
-BenchRequest ExperimentLoop::request(const QString &path) const
+BenchRequest ExperimentLoop::request(const QString &kernel, const QString &path) const
 {
     BenchRequest r;
     r.kernelPath = path;
+    // The folder's contract, from the run (out of the agent's reach): the judge checks the candidate
+    // against the model's own call, whatever kernel.py claims.
+    {
+        LockedStore store = m_session->lock();
+        if (const KernelRecord *k = store->state().kernel(kernel); k && !k->contract.isEmpty())
+            r.extra["contract"] = k->contract.toJson();
+    }
     r.device = m_config.benchDevice;
     r.quick = m_config.quickBench;
     r.timeLimitSec = m_config.benchTimeLimitSec;
@@ -367,7 +374,7 @@ BenchResult ExperimentLoop::benchCandidate(const QString &kernel, const QByteArr
         bench.environmentError = true;
         return bench;
     }
-    bench = m_bench(request(path));
+    bench = m_bench(request(kernel, path));
     noteSandbox(bench);
     return bench;
 }
@@ -412,7 +419,7 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
         return Step::Stopped;
     }
     message(QStringLiteral("%1: measuring the baseline").arg(kernel));
-    const BenchResult bench = m_bench(request(path));
+    const BenchResult bench = m_bench(request(kernel, path));
     noteSandbox(bench);
     if (m_session->stopRequested())
         return Step::Stopped;

@@ -112,7 +112,7 @@ private:
     // Waits (backing off) after a refused write; false when a stop arrived meanwhile.
     bool waitBeforeRetrying(const QString &error);
     QString writeCandidate(const QString &kernel, const QByteArray &kernelPy, QString *error);
-    BenchRequest request(const QString &path) const;
+    BenchRequest request(const QString &kernel, const QString &path) const;
     void message(const QString &text) const;
     void noteSandbox(const BenchResult &bench);
 

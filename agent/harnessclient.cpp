@@ -1,5 +1,7 @@
 #include "harnessclient.h"
 
+#include "terminaltext.h"
+
 #include "jsonfield.h"
 
 #include <QFile>
@@ -84,6 +86,20 @@ BenchResult HarnessClient::bench(const BenchRequest &request, const WorkerClient
 }
 
 BenchResult HarnessClient::fromReply(const WorkerReply &reply)
+{
+    BenchResult r = parseReply(reply);
+    // Everything below came from the kernel's process or the worker: data, never terminal commands.
+    r.failure = TerminalText::clean(r.failure);
+    r.traceback = TerminalText::clean(r.traceback);
+    r.stderrTail = TerminalText::clean(r.stderrTail);
+    for (BenchStage &s : r.stages)
+        s.detail = TerminalText::clean(s.detail);
+    for (QString &f : r.flags)
+        f = TerminalText::clean(f);
+    return r;
+}
+
+BenchResult HarnessClient::parseReply(const WorkerReply &reply)
 {
     BenchResult r;
     r.seconds = reply.seconds;

@@ -44,6 +44,8 @@ public:
     static constexpr int kDefaultTimeLimitSec = 180; // first call pays torch import and Triton compiles
 
 private:
+    static BenchResult parseReply(const WorkerReply &reply); // fromReply before the text is cleaned
+
     WorkerClient *m_worker;
     int m_defaultTimeLimitSec = kDefaultTimeLimitSec;
 };

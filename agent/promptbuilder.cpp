@@ -104,6 +104,14 @@ QMap<QString, QString> PromptBuilder::values(const DeviceInfo &d, const KernelRe
     v[QStringLiteral("kernel.dtype")] = k.dtype.isEmpty() ? QStringLiteral("unknown") : k.dtype;
     v[QStringLiteral("kernel.shapes")]
         = k.shapes.isEmpty() ? QStringLiteral("unknown") : k.shapes.join(QStringLiteral(", "));
+    if (k.contract.isEmpty()) {
+        v[QStringLiteral("kernel.contract")] = QStringLiteral("the harness's default contract for this type");
+    } else {
+        const QString attrs = k.contract.attributesText();
+        v[QStringLiteral("kernel.contract")]
+            = QStringLiteral("`%1`%2").arg(k.contract.callable.isEmpty() ? k.opType : k.contract.callable,
+                attrs.isEmpty() ? QString() : QStringLiteral(" with %1").arg(attrs));
+    }
     v[QStringLiteral("rules.max_consecutive_reverts")] = QString::number(r.maxConsecutiveReverts);
     v[QStringLiteral("rules.roof_pct")] = QString::number(r.roofPct, 'g', 4);
     v[QStringLiteral("rules.hours_per_kernel")] = QString::number(r.hoursPerKernel, 'g', 4);

@@ -1,5 +1,7 @@
 #include "replyparser.h"
 
+#include "terminaltext.h"
+
 #include <QRegularExpression>
 #include <QStringList>
 #include <QVector>
@@ -151,7 +153,7 @@ ParsedReply ReplyParser::parse(const QString &reply)
         kernel.chop(1);
     out.ok = true;
     out.kernelPy = kernel + QLatin1Char('\n');
-    out.description = description;
+    out.description = TerminalText::clean(description); // a commit subject, a table cell, a terminal line
     return out;
 }
 

@@ -51,6 +51,8 @@ std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
         const bool own = op.contains(QLatin1String("softmax")) || opType == QLatin1String("reduce");
         return own && rowsAndCols(t[0]) ? std::vector<Shape> { t[0] } : std::vector<Shape> {};
     }
+    if (opType == QLatin1String("gelu") || opType == QLatin1String("silu"))
+        return rowsAndCols(t[0]) ? std::vector<Shape> { t[0] } : std::vector<Shape> {};
     if (opType == QLatin1String("layernorm")) {
         if (!rowsAndCols(t[0]))
             return {};
@@ -79,6 +81,13 @@ std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
             if (x.size() == 4 && c.size() == 2 && c[0] == x[2] && c[1] == x[3]) {
                 const Shape full { x[0], x[1], x[2], 2 * x[3] };
                 return { full, c, c };
+            }
+            // The NeoX form (transformers' rotate_half): the whole x [B,H,S,D] times cos [B|1, 1, S, D]
+            // broadcast over the heads; the contract's tables are [S, D/2] (the halves repeat).
+            if (x.size() == 4 && c.size() == 4 && c[1] == 1 && c[2] == x[2] && c[3] == x[3]
+                && x[3] % 2 == 0) {
+                const Shape half { x[2], x[3] / 2 };
+                return { x, half, half };
             }
         }
         return {};

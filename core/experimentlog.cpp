@@ -108,6 +108,8 @@ KernelRecord kernelRecordFrom(const json &o)
     k.floorUs = num(o, "floor_us", 0);
     k.maxSpeedup = num(o, "max_speedup", 0);
     k.modelSpeedupAt90 = num(o, "model_speedup_at_90", 0);
+    if (const json *c = jsonfield::object(o, "contract"))
+        k.contract = KernelContract::fromJson(*c);
     return k;
 }
 
@@ -261,11 +263,14 @@ json ExperimentLog::kernelRecordToJson(const KernelRecord &k)
     json shapes = json::array();
     for (const QString &s : k.shapes)
         shapes.push_back(s.toStdString());
-    return json { { "rank", k.rank }, { "folder", k.folder.toStdString() }, { "name", k.name.toStdString() },
+    json o { { "rank", k.rank }, { "folder", k.folder.toStdString() }, { "name", k.name.toStdString() },
         { "op_type", k.opType.toStdString() }, { "aten_op", k.atenOp.toStdString() }, { "shapes", shapes },
         { "dtype", k.dtype.toStdString() }, { "time_us", k.timeUs }, { "share", k.share },
         { "calls", k.calls }, { "flops", k.flops }, { "bytes", k.bytes }, { "floor_us", k.floorUs },
         { "max_speedup", k.maxSpeedup }, { "model_speedup_at_90", k.modelSpeedupAt90 } };
+    if (!k.contract.isEmpty())
+        o["contract"] = k.contract.toJson();
+    return o;
 }
 
 QByteArray ExperimentLog::encode(const LogEntry &e)

@@ -15,12 +15,16 @@ QString kernelStateName(KernelState s)
         return QStringLiteral("skipped");
     case KernelState::Done:
         return QStringLiteral("done");
+    case KernelState::Unpluggable:
+        return QStringLiteral("unpluggable");
     }
     return QString();
 }
 
 QString kernelStateText(KernelState s, bool pytorchWins)
 {
+    if (s == KernelState::Unpluggable)
+        return QStringLiteral("not pluggable");
     return pytorchWins ? QStringLiteral("pytorch wins") : kernelStateName(s);
 }
 

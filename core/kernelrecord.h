@@ -1,5 +1,7 @@
 #pragma once
 
+#include "kernelcontract.h"
+
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -7,7 +9,8 @@
 namespace ak {
 
 // The steering state of one optimisation target.
-enum class KernelState { Waiting, Active, Pinned, Skipped, Done };
+// Unpluggable: the folder cannot be plugged into the model (its contract says why); it gets no budget.
+enum class KernelState { Waiting, Active, Pinned, Skipped, Done, Unpluggable };
 
 // One profiled kernel and the Amdahl numbers derived from it (profile.json + run state).
 struct KernelRecord
@@ -32,6 +35,7 @@ struct KernelRecord
     QString classifiedBy; // what decided opType: "aten::addmm", "module RMSNorm", "kernel name"
     QString module; // innermost nn.Module class the kernel ran in
     QString bound; // "memory" | "compute" | "" (roof unknown)
+    KernelContract contract; // the model's call this folder stands for (empty in runs made before #38)
     // Run state, filled by the run loader from experiments.jsonl:
     QString head; // commit at the tip of the kernel's branch (its current best)
     int headExperiment = 0; // experiment whose commit is the head (the baseline at first)

@@ -196,6 +196,8 @@ Json ProfileReport::toJson() const
             { "max_speedup", k.maxSpeedup }, { "model_speedup_at_90", k.modelSpeedupAt90 } };
         if (!k.folder.isEmpty())
             o["folder"] = k.folder.toStdString();
+        if (!k.contract.isEmpty())
+            o["contract"] = k.contract.toJson();
         Json concrete = Json::array();
         for (const QVariant &v : c.concreteInputs) {
             if (v.typeId() == QMetaType::Bool)

@@ -75,7 +75,9 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
             }
             KernelRecord k = e.record;
             k.folder = QStringLiteral("kernels/") + name;
-            k.state = KernelState::Waiting;
+            // A folder the plug-check refused keeps that state for good: no steering gives it budget.
+            k.state = k.contract.refused.isEmpty() ? KernelState::Waiting : KernelState::Unpluggable;
+            k.stateReason = k.contract.refused;
             s.kernelIndex.insert(name, int(s.kernels.size()));
             s.kernels.push_back(k);
             return;
@@ -86,6 +88,11 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
             return;
         }
         KernelRecord &k = s.kernels[*it];
+        if (k.state == KernelState::Unpluggable) {
+            s.warnings << where
+                    + QStringLiteral("kernel %1 is not pluggable; \"%2\" ignored").arg(name, e.action);
+            return;
+        }
         const KernelState resumed = k.experimentCount > 0 ? KernelState::Active : KernelState::Waiting;
         if (e.action == QLatin1String("pin"))
             k.state = KernelState::Pinned;

@@ -30,6 +30,10 @@ bool RunStore::kernelEvent(
     const KernelRecord *k = findKernel(kernel, error);
     if (!k)
         return false;
+    if (k->state == KernelState::Unpluggable)
+        return fail(error,
+            QStringLiteral("kernel %1 is not pluggable into the model (%2): it gets no budget")
+                .arg(kernel, k->stateReason));
     const bool pinned = k->state == KernelState::Pinned;
     const bool skipped = k->state == KernelState::Skipped;
     if ((action == QLatin1String("unpin") && !pinned) || (action == QLatin1String("unskip") && !skipped))

@@ -1,7 +1,9 @@
 #include "runcreator.h"
 
 #include "contractshapes.h"
+#include "jsonfield.h"
 #include "modelprofiler.h"
+#include "plugcheck.h"
 #include "pythonlocator.h"
 #include "runstore.h"
 
@@ -137,35 +139,95 @@ RunCreator::Result RunCreator::create(const Callbacks &callbacks)
     return r;
 }
 
+namespace {
+
+// The op type a profile row's folder implements: its class, or the activation itself (exact GELU in a
+// ViT is a tenth of its time: "activation" alone names no kernel contract).
+QString targetType(const KernelRecord &k, const OpCall &call)
+{
+    if (RunCreator::isTarget(k.opType))
+        return k.opType;
+    if (k.opType == QLatin1String("activation")) {
+        const QString op = OpCall::bareOp(call.atenOp);
+        if (op == QLatin1String("gelu") || op == QLatin1String("silu"))
+            return op;
+    }
+    return QString();
+}
+
+// The raw facts each call site recorded (profile.json's call_sites[i].call), for the harness to turn
+// into the folder's contract attributes.
+nlohmann::json siteFacts(const nlohmann::json &callSites)
+{
+    nlohmann::json facts = nlohmann::json::array();
+    if (callSites.is_array())
+        for (const nlohmann::json &site : callSites)
+            if (site.is_object() && site.contains("call") && site["call"].is_object())
+                facts.push_back(site["call"]);
+    return facts;
+}
+
+QStringList siteModules(const nlohmann::json &callSites)
+{
+    QStringList out;
+    if (callSites.is_array())
+        for (const nlohmann::json &site : callSites) {
+            QString m = jsonfield::text(site, "module");
+            if (m.isEmpty())
+                m = QStringLiteral("<model>");
+            if (!out.contains(m))
+                out << m;
+        }
+    return out;
+}
+
+} // namespace
+
 void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r, const Callbacks &callbacks)
 {
     ProfileReport &report = r.report;
-    QString error;
-    // One folder per (op type, contract shapes): repeated layers share a kernel. Every profile row a
-    // folder covers names it in profile.json ("folder"), so verify finds all its call sites.
-    QHash<QString, QString> folderOf;
+    // One folder per (op type, contract shapes, the model's call and its attributes): repeated layers
+    // share a kernel, two norms with another eps do not. Every profile row a folder covers names it in
+    // profile.json ("folder"), so verify finds all its call sites.
+    struct Pending
+    {
+        KernelRecord record;
+        QByteArray py;
+        QStringList sites;
+        QList<int> rows;
+    };
+    QList<Pending> pending;
+    QHash<QString, int> folderOf;
     for (int index = 0; index < report.kernels.size(); ++index) {
         if (m_cancelled)
             return;
         KernelRecord &k = report.kernels[index];
-        if (!isTarget(k.opType))
+        const OpCall &call = report.calls[index];
+        const QString type = targetType(k, call);
+        if (type.isEmpty())
             continue;
-        const std::vector<ContractShapes::Shape> shapes = ContractShapes::of(k.opType, report.calls[index]);
+        const std::vector<ContractShapes::Shape> shapes = ContractShapes::of(type, call);
         if (shapes.empty())
             continue; // this kernel's op does not carry the operands (e.g. a copy inside addmm)
-        nlohmann::json shapesJson = shapes;
-        const QString key = k.opType + QString::fromStdString(shapesJson.dump());
-        if (folderOf.contains(key)) {
-            k.folder = folderOf.value(key);
+        const nlohmann::json shapesJson = shapes;
+        const nlohmann::json facts = siteFacts(call.callSites);
+        // Rows of one call are split by the profiler when their facts differ; here the facts decide
+        // the folder too (the harness maps them to attributes, so equal facts mean an equal contract).
+        const QString key = type + QString::fromStdString(shapesJson.dump() + facts.dump());
+        if (const auto it = folderOf.constFind(key); it != folderOf.constEnd()) {
+            pending[*it].rows << index;
+            for (const QString &m : siteModules(call.callSites))
+                if (!pending[*it].sites.contains(m))
+                    pending[*it].sites << m;
             continue;
         }
-        if (r.kernelFolders >= m_options.top)
+        if (r.kernelFolders + pending.size() >= m_options.top)
             continue;
         if (callbacks.step)
-            callbacks.step(QStringLiteral("kernel.py for rank %1 (%2)").arg(k.rank).arg(k.opType));
-        nlohmann::json extractArgs { { "op_type", k.opType.toStdString() },
+            callbacks.step(QStringLiteral("kernel.py for rank %1 (%2)").arg(k.rank).arg(type));
+        nlohmann::json extractArgs { { "op_type", type.toStdString() },
             { "device", report.activity.toStdString() }, { "dtype", k.dtype.toStdString() },
-            { "shapes", shapesJson },
+            { "shapes", shapesJson }, { "sites", facts },
             { "name", QStringLiteral("%1 (%2, rank %3)").arg(k.name, k.atenOp).arg(k.rank).toStdString() } };
         const WorkerReply reply = worker.request(QStringLiteral("extract"), extractArgs, 120000);
         if (!reply.ok() && reply.error.contains(QLatin1String("is not available"))) {
@@ -177,19 +239,45 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
             || !reply.result["kernel_py"].is_string()) {
             r.notes << QStringLiteral("rank %1 (%2): no kernel.py extracted: %3")
                            .arg(k.rank)
-                           .arg(
-                               k.opType, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
+                           .arg(type, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
             continue;
         }
-        k.folder = QStringLiteral("kernels/%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(k.opType);
-        const QByteArray py = QByteArray::fromStdString(reply.result["kernel_py"].get<std::string>());
-        const Experiment baseline = store.addKernel(k, py, &error);
+        Pending p;
+        p.record = k;
+        p.record.opType = type;
+        p.record.folder = QStringLiteral("kernels/%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(type);
+        if (const nlohmann::json *c = jsonfield::object(reply.result, "contract"))
+            p.record.contract = KernelContract::fromJson(*c);
+        if (p.record.contract.callable.isEmpty() && !facts.empty())
+            p.record.contract.callable = QStringLiteral("%1:%2").arg(
+                jsonfield::text(facts[0], "kind"), jsonfield::text(facts[0], "name"));
+        p.py = QByteArray::fromStdString(reply.result["kernel_py"].get<std::string>());
+        p.sites = siteModules(call.callSites);
+        p.rows << index;
+        folderOf.insert(key, int(pending.size()));
+        pending.push_back(p);
+    }
+    if (m_cancelled)
+        return;
+    std::vector<PlugCandidate> candidates;
+    for (Pending &p : pending)
+        candidates.push_back({ &p.record, p.py, p.sites });
+    if (callbacks.step && !candidates.empty())
+        callbacks.step(QStringLiteral("plugging each starter into the model"));
+    PlugCheck::run(worker, report, candidates, &r.notes);
+    QString error;
+    for (Pending &p : pending) {
+        if (m_cancelled)
+            return;
+        const Experiment baseline = store.addKernel(p.record, p.py, &error);
         if (baseline.id == 0) {
-            r.notes << QStringLiteral("rank %1: %2").arg(k.rank).arg(error);
-            k.folder.clear();
+            r.notes << QStringLiteral("rank %1: %2").arg(p.record.rank).arg(error);
             continue;
         }
-        folderOf.insert(key, k.folder);
+        for (int row : std::as_const(p.rows)) {
+            report.kernels[row].folder = p.record.folder;
+            report.kernels[row].contract = p.record.contract;
+        }
         ++r.kernelFolders;
     }
 }

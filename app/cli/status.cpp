@@ -105,6 +105,14 @@ int runStatus(const QStringList &args)
                    .arg(k.experimentCount, 5)
                    .arg(QStringLiteral("#%1").arg(k.headExperiment), 6)
                    .arg(speed, 8);
+        // The model's call this folder stands for, so a reader knows what "kernel" means here.
+        if (!k.contract.isEmpty()) {
+            const QString attrs = k.contract.attributesText();
+            out << "    " << (k.contract.callableName().isEmpty() ? k.opType : k.contract.callableName())
+                << (attrs.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(attrs)) << '\n';
+        }
+        if (k.state == KernelState::Unpluggable)
+            out << "    not pluggable: " << k.stateReason << '\n';
     }
     if (!pending.isEmpty()) {
         out << "\npending review:";

@@ -53,6 +53,24 @@ private Q_SLOTS:
         QCOMPARE(r.metrics.latencyUs, 3.0);
     }
 
+    void kernelTextReachesNobodyRaw()
+    {
+        // A kernel's failure text with a terminal escape and a bidi override (#39): made visible.
+        const std::string evil = "max error \x1b[2Jcleared \xe2\x80\xae\x1b]0;title\x07";
+        WorkerReply w = okReply(
+            { { "correct", false }, { "status", "incorrect" }, { "failure", evil }, { "traceback", evil },
+                { "stages",
+                    json::array({ { { "name", "smoke" }, { "passed", false }, { "detail", evil } } }) } });
+        w.stderrTail = QString::fromStdString(evil);
+        const BenchResult r = HarnessClient::fromReply(w);
+        for (const QString &text : { r.failure, r.traceback, r.stderrTail, r.stages.value(0).detail }) {
+            QVERIFY2(
+                !text.contains(QChar(0x1b)) && !text.contains(QChar(0x202e)) && !text.contains(QChar(0x07)),
+                qPrintable(text));
+            QVERIFY2(text.contains(QLatin1String("\\x1b[2Jcleared")), qPrintable(text));
+        }
+    }
+
     void okWithoutCorrectIsIncorrect()
     {
         const BenchResult r = HarnessClient::fromReply(okReply({ { "correct", false }, { "status", "ok" },

@@ -86,6 +86,20 @@ QString headroomText(double x)
     return x > 0 ? formatRatio(x) : notMeasured();
 }
 
+// What the folder stands for in the model (docs/contracts.md), for the Op column's tooltip.
+QString contractTip(const KernelRecord &k)
+{
+    const auto tr
+        = [](const char *text) { return QCoreApplication::translate("ak::KernelTableModel", text); };
+    if (k.contract.isEmpty())
+        return tr("%1 with the harness's default contract (a run made before contracts were recorded)")
+            .arg(k.opType);
+    const QString attrs = k.contract.attributesText();
+    return tr("The model's own call: %1%2")
+        .arg(k.contract.callable.isEmpty() ? k.opType : k.contract.callable,
+            attrs.isEmpty() ? QString() : QStringLiteral("\n") + attrs);
+}
+
 QString inModelTip(const KernelRow &row)
 {
     if (!row.inModel)
@@ -238,7 +252,12 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case RoofColumn:
         case BestSpeedupColumn:
             return row.kept == 0 ? tr("No kept experiment for this kernel yet") : QVariant();
+        case OpColumn:
+            return contractTip(k);
         case StateColumn:
+            if (k.state == KernelState::Unpluggable)
+                return tr("Not pluggable into the model, so the loop gives it no budget: %1")
+                    .arg(k.stateReason);
             return row.pytorchWins
                 ? tr("The loop is done with this kernel and its best is still slower than PyTorch's "
                      "own: Verify does not offer it for the model")

@@ -202,7 +202,8 @@ void SteeringActions::update()
         enable(m_pin, false, QString(), noKernel);
         enable(m_skip, false, QString(), noKernel);
     } else {
-        const bool finished = m_kernelState == KernelState::Done || m_kernelState == KernelState::Skipped;
+        const bool finished = m_kernelState == KernelState::Done || m_kernelState == KernelState::Skipped
+            || m_kernelState == KernelState::Unpluggable;
         enable(m_pin, !finished || pinned,
             pinned ? tr("Unpin %1: the loop may work on it again").arg(*m_kernel)
                    : tr("Pin %1: lock its current best; the loop does not touch it until unpinned")
