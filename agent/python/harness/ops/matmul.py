@@ -112,7 +112,7 @@ def site_attrs(fact):
 
 
 def from_shapes(shapes):
-    (M, K), (K2, N) = shapes[0][-2:], shapes[1][-2:]
+    (_, K), (K2, N) = shapes[0][-2:], shapes[1][-2:]
     if K != K2:
         raise ValueError("matmul shapes %r: inner dimensions %d and %d differ" % (shapes, K, K2))
     rows = 1
