@@ -70,6 +70,9 @@ nlohmann::json ModelVerifier::requestArgs(
         const QString name = KernelRecord::keyOf(k.folder);
         if (!options.kernels.isEmpty() && !options.kernels.contains(name))
             continue;
+        // The plug-check found it cannot run in the model (its reason is the kernel's state reason).
+        if (k.state == KernelState::Unpluggable)
+            continue;
         nlohmann::json entry { { "name", name.toStdString() }, { "op_type", k.opType.toStdString() },
             { "path", QDir(run.runDir).filePath(k.folder + QStringLiteral("/kernel.py")).toStdString() },
             { "dtype", torchDtype(k.dtype).toStdString() } };
