@@ -4,6 +4,7 @@ CPU: an anonymous memfd, mapped by both sides. CUDA: cudashm.Arena (GPU memory e
 fd). Both offer tensor(offset, shape, dtype), a zero-copy view, and an fd to pass to the runner.
 """
 
+import fcntl
 import mmap
 import os
 
@@ -26,12 +27,23 @@ def view(raw, size, offset, shape, dtype):
     return raw[offset:offset + nbytes].view(dtype).view(tuple(int(s) for s in shape))
 
 
+# Its size is fixed once made: a kernel holding the descriptor can neither shrink it (every mapping
+# of the judge past the new end would fault with SIGBUS) nor grow it (memory past any limit), nor
+# add a seal of its own (F_SEAL_FUTURE_WRITE would stop the reference from mapping it writable).
+SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def seal(fd):
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+
+
 class CpuArena:
     def __init__(self, nbytes=0, _fd=None, _size=0):
         if _fd is None:
             size = max(ALIGN, aligned(nbytes))
-            fd = os.memfd_create("autokernel-arena", os.MFD_CLOEXEC)
+            fd = os.memfd_create("autokernel-arena", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             os.ftruncate(fd, size)
+            seal(fd)
         else:
             fd, size = _fd, int(_size)
             if os.fstat(fd).st_size < size:
