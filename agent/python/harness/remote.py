@@ -4,6 +4,7 @@ bench, forked by the zygote and killed (with everything it started) when the ben
 """
 
 import atexit
+import itertools
 import os
 import tempfile
 import time
@@ -127,6 +128,7 @@ class Candidate:
         else:
             self.sb, adopted = adopted
         self.cwd, judge_end, self.ns_pid = adopted
+        self.group = self.sb.groups.get(self.ns_pid)       # its cgroup (None without cgroups)
         self.runner = Runner(judge_end, "the kernel's process", deadline, self._exit_text)
         self._fork_spare_beside()
 
@@ -158,23 +160,43 @@ class Candidate:
             pass
         _spares.pop(self.device, None)
         conn.close()
-        owner.wipe(cwd)
+        _drop_fork(owner, cwd, entry[1][2])
 
     def _exit_text(self):
         tail = self.output_tail(1500)
-        return (": its output ends with:\n" + tail) if tail else ""
+        text = (": its output ends with:\n" + tail) if tail else ""
+        if self.group is not None and self.group.oom_kills():
+            text = ": killed by the sandbox's memory limit (%d MB, shared memory and files counted)%s" % (
+                self.sb.memory_limit_mb, text)
+        return text
 
     def output_tail(self, limit=4000):
-        return sandbox.file_tail(os.path.join(self.cwd, "output.log"), limit)
+        return sandbox.file_tail(self.sb.host_path(os.path.join(self.cwd, "output.log")), limit)
+
+    def host_path(self, path):
+        """Where the judge writes or reads a path of this kernel's scratch."""
+        return self.sb.host_path(path)
 
     def host_pid(self):
-        """This kernel's process as the judge sees it (outside its PID namespace), or None."""
-        return self.sb.host_pid(self.ns_pid)
+        """This kernel's process as the judge sees it (outside its PID namespace), or None: also None
+        when it is not where it must be (a live thread group leader in its cgroup)."""
+        pid = self.sb.host_pid(self.ns_pid)
+        if pid is not None and self.group is not None and pid not in self.group.pids():
+            return None
+        return pid
 
     def freeze(self):
+        """Stops the kernel's process and everything it started: through its cgroup (every thread,
+        whatever its namespace or a zombie leader), else by signals to its sandbox's members."""
+        if self.group is not None and self.group.freeze():
+            return
         self.sb.freeze(spare=(self.sb.init_pid,))
 
     def thaw(self):
+        if self.group is not None:
+            self.group.thaw()
+            if self.sb._frozen is None:
+                return
         self.sb.thaw(spare=(self.sb.init_pid,))
 
     def finish(self):
@@ -182,7 +204,7 @@ class Candidate:
         sandbox had to be restarted (a process would not die, or the zygote was hurt)."""
         note = ""
         self.runner.conn.close()
-        if not self.sb.kill_except_leader():
+        if not self.sb.release(self.ns_pid) or not self.sb.kill_except_leader():
             note = "a process of the kernel would not die: the candidate sandbox was restarted"
             self.sb.stop()
         elif not self.sb.alive():
@@ -190,6 +212,8 @@ class Candidate:
             self.sb.stop()
         else:
             self.sb.wipe(self.cwd)
+            spare = _spares.get(self.device)
+            self.sb.fresh_scratch(keep=[spare[1][0]] if spare and spare[0] is self.sb else [])
             if self.device in SPARE_DEVICES and self.device not in _spares:
                 try:
                     _spares[self.device] = (self.sb, _fork(self.sb, Deadline(30)))
@@ -206,8 +230,13 @@ _spares = {}                    # device -> (Sandbox, (cwd, connection, namespac
 
 
 def _fork(sb, deadline):
-    """(cwd, the judge's end of its socket, its pid in the namespace) of a new process of the zygote."""
-    cwd = tempfile.mkdtemp(prefix="c-", dir=sb.root)
+    """(cwd, the judge's end of its socket, its pid in the namespace) of a new process of the zygote,
+    moved into a cgroup of its own before it runs anything but the judge's code. With a tmpfs scratch
+    the process makes its own directory (the judge's files there would belong to no user inside)."""
+    if sb.scratch_mb:
+        cwd = os.path.join(sb.root, "c-%d-%s" % (next(_fork_seq), os.urandom(6).hex()))
+    else:
+        cwd = tempfile.mkdtemp(prefix="c-", dir=sb.root)
     judge_end, child = wire.pair()
     try:
         zr = Runner(sb.conn, "the candidate zygote", deadline)
@@ -220,7 +249,21 @@ def _fork(sb, deadline):
     if not reply.get("ok"):
         judge_end.close()
         raise RunnerFailure("the candidate zygote refused to fork: %s" % reply.get("error"), "protocol")
+    try:
+        sb.adopt(int(reply["pid"]))
+    except OSError as e:
+        judge_end.close()
+        raise RunnerFailure("the new kernel process could not be put in its cgroup: %s" % e, "crash")
     return cwd, judge_end, int(reply["pid"])
+
+
+_fork_seq = itertools.count(1)
+
+
+def _drop_fork(owner, cwd, ns_pid):
+    """A fork no bench will use: killed (with its cgroup) and its files wiped."""
+    owner.release(ns_pid)
+    owner.wipe(cwd)
 
 
 def _adopt_spare(device, deadline):
@@ -237,7 +280,7 @@ def _adopt_spare(device, deadline):
         except RunnerFailure:
             pass
     conn.close()
-    owner.wipe(cwd)
+    _drop_fork(owner, cwd, ns_pid)
     return None
 
 
@@ -248,10 +291,23 @@ def isolation(device):
         return sb.describe()
     probe = sandbox.Sandbox.__new__(sandbox.Sandbox)
     probe.device, probe.memory_limit_mb = device, sandbox.default_memory_limit_mb()
+    lay = sandbox.cgroup.layout()
+    probe.mode, probe.cgroup_why = "probe", lay.why
+    probe.group = _LayoutLimits(lay) if lay.usable else None
     bwrap, why = sandbox.find_bwrap()
     ok, why2 = sandbox.probe(bwrap, device) if bwrap else (False, why)
     probe.kind, probe.weaker_because = ("bubblewrap", "") if ok else ("process", why2 or why)
     return probe.describe()
+
+
+class _LayoutLimits:
+    """What a candidate's group would enforce, for isolation() before any sandbox exists."""
+
+    def __init__(self, lay):
+        self.lay = lay
+
+    def limits(self):
+        return {"memory": bool(self.lay.memory), "pids": bool(self.lay.pids)}
 
 
 def shutdown_reference(device):

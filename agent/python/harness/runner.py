@@ -367,6 +367,10 @@ def serve(conn, device):
                 reply = {"ok": True}
             elif op == "load":
                 state.arg_names = [str(a) for a in msg.get("args") or []]
+                if msg.get("source_b64"):       # the judge's bytes, into this process's own scratch
+                    import base64
+                    with open(msg["path"], "wb") as f:
+                        f.write(base64.b64decode(msg["source_b64"]))
                 reply = _load_kernel(state, msg["path"])
             elif op == "reference":
                 reply = _load_reference(state, msg["op_type"], msg.get("attrs"))

@@ -10,9 +10,18 @@ the CPU. Without it ("process" isolation) the runner still gets the environment 
 scratch directory as its home, the descriptor hygiene, the limits and death with the judge, but
 not the file system or PID isolation: every result then carries that, so the window can say so.
 
-The judge keeps processes of a sandbox by its PID namespace: `members()` lists them from /proc,
-so a daemon that double-forks is still found, stopped (`freeze`) while the reference is timed, and
-killed between candidates.
+The judge keeps processes of a sandbox by its cgroup (cgroup.py) where one is writable: each
+candidate process is moved into a group of its own as it is forked, so whatever it starts (a thread
+group whose main thread exited, a nested namespace, a double fork) is stopped and killed with it,
+and its memory (shared memory and files in its scratch included) and task count are limited. Without
+one it falls back to the PID namespace: `members()` lists processes from /proc, so a daemon that
+double-forks is still found, stopped (`freeze`) while the reference is timed, and killed between
+candidates, and describe() says the isolation is weaker.
+
+A candidate sandbox (mode "zygote") also gets: no nested user namespaces (`--disable-userns`), a
+size-capped tmpfs as its scratch (`--size`, out of the host's reach, emptied between candidates),
+and, when the judge runs as root, an unprivileged uid (host root's files, such as /etc/shadow, stay
+closed to it).
 """
 
 import ctypes
@@ -25,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from . import cgroup
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -63,6 +74,60 @@ def find_bwrap():
     return (path, "") if path else (None, "bubblewrap (bwrap) is not installed: apt install bubblewrap")
 
 
+_help_cache = {}
+
+
+def bwrap_supports(bwrap, option):
+    """Whether this bubblewrap knows `option` (--disable-userns: 0.8; --size: 0.5)."""
+    if bwrap not in _help_cache:
+        try:
+            _help_cache[bwrap] = subprocess.run([bwrap, "--help"], capture_output=True, text=True,
+                                                timeout=10).stdout
+        except (OSError, subprocess.SubprocessError):
+            _help_cache[bwrap] = ""
+    return option in _help_cache[bwrap]
+
+
+# Host files a sandbox never sees, whoever it runs as (a root-run judge whose runner paths are not
+# readable by an unprivileged uid keeps root inside the sandbox: these at least stay closed).
+SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+                "/etc/security/opasswd")
+SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d", "/var/lib", "/var/log", "/var/spool",
+               "/var/mail", "/var/backups", "/boot")
+
+
+def sandbox_uid():
+    """(uid, gid) a candidate sandbox runs as when the judge is root (AUTOKERNEL_SANDBOX_UID, default
+    nobody), or None: not root, or AUTOKERNEL_SANDBOX_UID=0."""
+    if os.geteuid() != 0:
+        return None
+    env = os.environ.get("AUTOKERNEL_SANDBOX_UID", "65534")
+    if not env.isdigit() or int(env) == 0:
+        return None
+    return int(env), int(env)
+
+
+def readable_by_others(paths):
+    """'' when every path (and each directory above it) can be read by any user; else the first that
+    cannot."""
+    import stat
+    for p in paths:
+        p = os.path.realpath(p)
+        parts = p.split("/")
+        for i in range(2, len(parts) + 1):
+            q = "/".join(parts[:i]) or "/"
+            try:
+                st = os.stat(q)
+            except OSError:
+                return q
+            need = stat.S_IXOTH if stat.S_ISDIR(st.st_mode) else stat.S_IROTH
+            if q == p and stat.S_ISDIR(st.st_mode):
+                need |= stat.S_IROTH
+            if not st.st_mode & need:
+                return q
+    return ""
+
+
 def gpu_nodes():
     try:
         names = sorted(os.listdir("/dev"))
@@ -97,11 +162,14 @@ def _under(path, roots):
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=(), private_shm=False):
+def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=(), private_shm=False, scratch_mb=0,
+               scratch_dirs=(), no_userns=False):
     """private_shm: /dev/shm stays a writable tmpfs of this sandbox's own (gone with it). Python's
     multiprocessing needs it for its locks, and torch.compile's parallel compile workers need those;
     only for a sandbox that serves one job start to end (verify's model runner), never for the
-    candidates' zygote, where a file left there would outlive one candidate."""
+    candidates' zygote, where a file left there would outlive one candidate.
+    scratch_mb: `root` is a tmpfs of that size inside the sandbox (not the host directory), with
+    `scratch_dirs` made in it. no_userns: no user namespace can be made inside (bubblewrap 0.8)."""
     home = os.path.realpath(os.path.expanduser("~"))
     hidden = []
     for h in HIDDEN + (home, "/dev/shm"):
@@ -111,16 +179,36 @@ def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=(), private_s
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for h in hidden:
         argv += ["--tmpfs", h]
-    for p in needed_paths(worker_dir) + [os.path.abspath(x) for x in extra_ro if os.path.exists(x)]:
+    needed = needed_paths(worker_dir) + [os.path.abspath(x) for x in extra_ro if os.path.exists(x)]
+    secret = []
+    if os.geteuid() == 0:
+        for f in SECRET_FILES:
+            if os.path.isfile(f):
+                argv += ["--ro-bind", "/dev/null", f]
+        for d in SECRET_DIRS:
+            if os.path.isdir(d) and not _under(root, [d]) and not _under(d, hidden) \
+                    and not any(_under(p, [d]) and p != d for p in needed):
+                secret.append(d)
+                argv += ["--tmpfs", d]
+    for p in needed:
         # Bound back only below a hidden directory, never one of them (or an ancestor) whole.
-        if _under(p, hidden) and not _under(p, [root]) and not any(_under(h, [p]) for h in hidden):
+        if _under(p, hidden + secret) and not _under(p, [root]) and not any(_under(h, [p]) for h in hidden):
             argv += ["--ro-bind", p, p]
-    argv += ["--bind", root, root]
+    for d in secret:
+        argv += ["--remount-ro", d]
+    if scratch_mb:
+        argv += ["--size", str(int(scratch_mb) << 20), "--perms", "0700", "--tmpfs", root]
+        for d in scratch_dirs:
+            argv += ["--dir", d]
+    else:
+        argv += ["--bind", root, root]
     for h in hidden:
         if not (private_shm and h == "/dev/shm"):
             argv += ["--remount-ro", h]  # nothing written outside the scratch survives a candidate
     argv += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
              "--clearenv", "--chdir", cwd, "--info-fd", "__INFO_FD__"]
+    if no_userns:
+        argv += ["--unshare-user", "--disable-userns"]
     if device == "cuda":
         for node in gpu_nodes():
             argv += ["--dev-bind", node, node]
@@ -129,16 +217,28 @@ def bwrap_argv(bwrap, root, device, env, cwd, worker_dir, extra_ro=(), private_s
     return argv
 
 
-def probe(bwrap, device):
-    """(works, reason): runs /bin/true in the sandbox once per judge process."""
-    key = (bwrap, device)
+def _drop_to(ids):
+    """A preexec step: become uid/gid `ids` (no supplementary groups)."""
+    if ids:
+        os.setgroups([])
+        os.setgid(ids[1])
+        os.setuid(ids[0])
+
+
+def probe(bwrap, device, ids=None, hardened=False):
+    """(works, reason): runs /bin/true in the sandbox once per judge process. ids: the (uid, gid) it
+    runs as; hardened: with the candidate's options (tmpfs scratch, no nested user namespaces)."""
+    key = (bwrap, device, ids, hardened)
     if key not in _probe_cache:
         root = tempfile.mkdtemp(prefix="ak-probe-", dir=sandbox_base())
         try:
-            argv = bwrap_argv(bwrap, root, device, {"PATH": SAFE_PATH}, root, root)
+            extra = dict(scratch_mb=16, scratch_dirs=[root + "/z"], no_userns=True) if hardened else {}
+            argv = bwrap_argv(bwrap, root, device, {"PATH": SAFE_PATH}, root + "/z" if hardened else root,
+                              root, **extra)
             i = argv.index("--info-fd")
             del argv[i:i + 2]
-            out = subprocess.run(argv + ["/bin/true"], capture_output=True, text=True, timeout=30)
+            out = subprocess.run(argv + ["/bin/true"], capture_output=True, text=True, timeout=30,
+                                 preexec_fn=(lambda: _drop_to(ids)) if ids else None)
             ok = out.returncode == 0
             _probe_cache[key] = (ok, "" if ok else "bubblewrap refused to start a sandbox here (%s)"
                                  % (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1])
@@ -207,6 +307,17 @@ def default_memory_limit_mb():
     return int(min(65536, max(4096, total // 2)))
 
 
+_seq = [0]
+RUNNER_DIRS = ("home", "tmp", "cache", "triton", "inductor")
+
+
+def pids_limit():
+    """Tasks (threads) a candidate's group may hold: AUTOKERNEL_SANDBOX_PIDS, else 64 per core, at
+    least 1024 (torch starts a pool of threads per core)."""
+    env = os.environ.get("AUTOKERNEL_SANDBOX_PIDS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else max(1024, 64 * (os.cpu_count() or 1))
+
+
 def runner_env(root, cwd, device):
     env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
     home = os.path.join(cwd, "home")
@@ -231,7 +342,8 @@ class Sandbox:
     mode "serve": the runner serves one connection (the reference). mode "zygote": it imports torch
     once and forks a fresh runner per candidate (fork_candidate)."""
 
-    def __init__(self, device, mode, worker_dir, memory_limit_mb=None, extra_ro=(), private_shm=False):
+    def __init__(self, device, mode, worker_dir, memory_limit_mb=None, extra_ro=(), private_shm=False,
+                 group_name=None):
         self.device, self.mode, self.worker_dir = device, mode, worker_dir
         self.private_shm = private_shm       # see bwrap_argv
         self.extra_ro = list(extra_ro)       # more host paths the runner reads (a model's folder)
@@ -259,14 +371,143 @@ class Sandbox:
         self.kind = "bubblewrap" if ok else "process"
         self.weaker_because = "" if ok else (why2 or why)
         self.bwrap = bwrap if ok else None
+        self.ids = None               # (uid, gid) the sandbox runs as, when not the judge's
+        self.scratch_mb = 0           # a tmpfs scratch of this size (candidate sandboxes)
+        self.no_userns = False
+        self.hardening = []           # what a candidate sandbox could not get here, and why
+        if self.bwrap and mode == "zygote":
+            self._harden(device, worker_dir)
+        self._group_setup(group_name or mode)
+
+    def _harden(self, device, worker_dir):
+        """A candidate sandbox: no nested user namespaces, a size-capped tmpfs scratch, and an
+        unprivileged uid when the judge is root; each where this bubblewrap and machine allow."""
+        if bwrap_supports(self.bwrap, "--disable-userns") and bwrap_supports(self.bwrap, "--size"):
+            if probe(self.bwrap, device, None, True)[0]:
+                self.no_userns = True
+                env = os.environ.get("AUTOKERNEL_SANDBOX_SCRATCH_MB", "")
+                self.scratch_mb = int(env) if env.isdigit() and int(env) > 0 else 1024
+            else:
+                self.hardening.append("bubblewrap refused --disable-userns/--size here")
+        else:
+            self.hardening.append("bubblewrap %s lacks --disable-userns or --size (0.8 has both)" % self.bwrap)
+        ids = sandbox_uid()
+        if ids and self.scratch_mb:
+            nodes = gpu_nodes() if device == "cuda" else []
+            bad = readable_by_others(needed_paths(worker_dir) + self.extra_ro + nodes)
+            if bad:
+                self.hardening.append("runs as root inside: %s is not readable by uid %d" % (bad, ids[0]))
+            elif not probe(self.bwrap, device, ids, True)[0]:
+                self.hardening.append("runs as root inside: bubblewrap would not start as uid %d" % ids[0])
+            else:
+                self.ids = ids
+
+    def _group_setup(self, name):
+        """This sandbox's cgroup (see cgroup.py): `runner` holds bubblewrap's init and the runner;
+        each candidate gets a `c-<k>` beside it (adopt)."""
+        self.groups = {}              # candidate's namespace pid -> cgroup.Group
+        self.group = self.top = None
+        lay = cgroup.layout()
+        self.cgroup_why = lay.why
+        if not lay.usable:
+            return
+        _seq[0] += 1
+        self.group_rel = "%s-%d" % (name, _seq[0])
+        try:
+            limit = self.memory_limit_mb << 20 if self._limit_applies() else None
+            self.top = cgroup.Group.create(lay, self.group_rel)
+            self.group = cgroup.Group.create(lay, self.group_rel + "/runner", limit, pids_limit())
+        except OSError as e:
+            self.cgroup_why = "cannot make a cgroup: %s" % e
+            self.group = self.top = None
 
     def describe(self):
         d = {"sandbox": self.kind, "memory_limit_mb": self.memory_limit_mb if self._limit_applies() else None,
              "network": self.kind == "process", "pid_namespace": self.kind == "bubblewrap",
              "read_only_filesystem": self.kind == "bubblewrap"}
-        if self.weaker_because:
-            d["weaker_because"] = self.weaker_because
+        lay = cgroup.layout()
+        d["cgroup"] = lay.version() if self.group is not None else None
+        if self.group is not None:
+            lim = self.group.limits()
+            d["memory_counts_shared"] = lim["memory"]
+            d["pids_limit"] = pids_limit() if lim["pids"] else None
+        else:
+            d["cgroup_warning"] = cgroup.WARNING + (" (%s)" % self.cgroup_why if self.cgroup_why else "")
+        if self.mode == "zygote" and self.kind == "bubblewrap":
+            d["nested_namespaces"] = not self.no_userns
+            d["scratch_mb"] = self.scratch_mb or None
+            d["uid"] = self.ids[0] if self.ids else os.geteuid()
+            if self.hardening:
+                d["hardening_missing"] = "; ".join(self.hardening)
+        weaker = [w for w in (self.weaker_because, "no cgroup" if self.group is None else "") if w]
+        if weaker:
+            d["weaker_because"] = "; ".join(weaker)
         return d
+
+    def host_path(self, path):
+        """Where the judge reaches a path of the scratch: through the sandbox's root when the scratch
+        is its own tmpfs."""
+        if self.scratch_mb and self.init_pid:
+            return "/proc/%d/root%s" % (self.init_pid, path)
+        return path
+
+    def adopt(self, ns_pid):
+        """Moves a freshly forked candidate process (still running only the judge's code) into a
+        cgroup of its own; returns that Group (None without cgroups). Raises OSError when the
+        process cannot be found or moved."""
+        if self.group is None:
+            return None
+        pid = self.host_pid(ns_pid)
+        if pid is None:
+            raise OSError("the forked process %d is not in the sandbox" % ns_pid)
+        _seq[0] += 1
+        lay = cgroup.layout()
+        limit = self.memory_limit_mb << 20 if self._limit_applies() else None
+        g = cgroup.Group.create(lay, "%s/c-%d" % (self.group_rel, _seq[0]), limit, pids_limit())
+        try:
+            g.add(pid)
+        except OSError:
+            g.kill(2.0)
+            g.remove()
+            raise
+        self.groups[ns_pid] = g
+        return g
+
+    def release(self, ns_pid, timeout=10.0):
+        """Kills a candidate's group (every process in it); True when it is empty and removed."""
+        g = self.groups.pop(ns_pid, None)
+        if g is None:
+            return True
+        ok = g.kill(timeout)
+        g.remove()
+        return ok
+
+    def fresh_scratch(self, keep=()):
+        """Empties the scratch for the next candidate: everything but the runner's own directories
+        (emptied too) and the live candidates' `keep`."""
+        top = self.host_path(self.root)
+        if not self.scratch_mb or top == self.root:
+            return
+        keep = {os.path.basename(k.rstrip("/")) for k in keep}
+        try:
+            names = os.listdir(top)
+        except OSError:
+            return
+        for name in names:
+            path = os.path.join(top, name)
+            if name == "zygote":        # the runner's own: its directories stay, emptied
+                for sub in os.listdir(path):
+                    inner = os.path.join(path, sub)
+                    if sub in RUNNER_DIRS and os.path.isdir(inner) and not os.path.islink(inner):
+                        for leaf in os.listdir(inner):
+                            _remove(os.path.join(inner, leaf))
+                    else:
+                        _remove(inner)
+            elif name not in keep:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    _unlink(path)
 
     def _limit_applies(self):
         return self.memory_limit_mb > 0
@@ -287,8 +528,10 @@ class Sandbox:
         judge_end, runner_sock = wire.pair()
         cwd = os.path.join(self.root, "zygote")
         env = runner_env(self.root, cwd, self.device)
-        for d in ("home", "tmp", "cache", "triton", "inductor"):
+        for d in RUNNER_DIRS:
             os.makedirs(os.path.join(cwd, d), exist_ok=True)
+        procs = self.group.procs_files() if self.group is not None else []
+        ids = self.ids
         fd = runner_sock.fileno()
         boot = ("import json,os,sys; sys.path[:0]=[sys.argv[1]]+json.loads(os.environ['AK_SYSPATH']); "
                 "from harness import runner; runner.main()")
@@ -299,16 +542,24 @@ class Sandbox:
 
         def pre():
             os.setsid()
+            for path in procs:       # in its cgroup before it can start anything
+                with open(path, "w") as f:
+                    f.write(str(os.getpid()))
             _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if limit:
                 resource.setrlimit(kind, (limit, limit))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            _drop_to(ids)
+            if ids:      # PDEATHSIG is cleared by a change of credentials
+                _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
         info_r = info_w = None
         if self.bwrap:
             info_r, info_w = os.pipe()
             argv = bwrap_argv(self.bwrap, self.root, self.device, env, cwd, self.worker_dir, self.extra_ro,
-                              self.private_shm)
+                              self.private_shm, scratch_mb=self.scratch_mb,
+                              scratch_dirs=[cwd] + [os.path.join(cwd, d) for d in RUNNER_DIRS],
+                              no_userns=self.no_userns)
             argv[argv.index("__INFO_FD__")] = str(info_w)
             argv += cmd
             pass_fds = (fd, info_w)
@@ -471,12 +722,17 @@ class Sandbox:
         return False
 
     def wipe(self, path):
-        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(self.host_path(path), ignore_errors=True)
 
     def stop(self):
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+        if self.top is not None:
+            self.top.kill(10.0)       # every process of the sandbox, whatever it did to hide
+            self.top.remove()
+            self.groups.clear()
+            self.top = self.group = None
         if self.proc is not None:
             self.signal_all(signal.SIGKILL)
             try:
@@ -490,6 +746,13 @@ class Sandbox:
                 pass
             self.proc = None
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        _unlink(path)
 
 
 def _unlink(path):

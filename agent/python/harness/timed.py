@@ -300,9 +300,11 @@ def _timed_rounds(candidate, cand, ref_runner, reference_sb, arena, spec, main_c
         _, reply = round_("C", 1)
         desc = (reply.get("outs") or [{}])[0]
         if hold["pid"] is None:
-            hold.update(on=False, why="the kernel's process was not found outside its sandbox: its outputs "
-                        "are copied inside the clock")
-        elif desc.get("held") and isinstance(desc.get("ptr"), int):
+            # A runner that hides (its main thread gone, a zombie leader) is the kernel's doing: the
+            # clock never changes for it (copying inside the clock is what direct_output skipped).
+            raise KernelFault("the kernel's process could not be found where it must be (a live process "
+                              "in its sandbox and cgroup): its main thread exited or it hid itself")
+        if desc.get("held") and isinstance(desc.get("ptr"), int):
             probe = torch.empty(1, dtype=torch.uint8)
             got = procmem.read(hold["pid"], desc["ptr"], probe.data_ptr(), 1)
             if got < 0 and -got in procmem.REFUSALS:

@@ -15,6 +15,8 @@ from harnesstest import CHEATERS, PYDIR, ROOT, STARTERS, run
 
 from harness import remote
 
+import test_containment
+
 # Each rejected: it returns a wrong answer that reached the truth, rewrote or fooled the judge in
 # its old home, or ended its own process.
 REJECTED = {
@@ -39,7 +41,7 @@ HONEST_BAND = 1.6       # the reference against itself lands in 0.8-1.3 on two s
 # Every file of cheaters/ this module uses (test_anticheat checks that each file is used somewhere).
 COVERED = set(REJECTED) | set(NO_GAIN) | {
     "os_exit.py", "leak_secret.py", "escape_daemon.py", "write_files.py", "zeros.py", "poison_next.py",
-    "memory_hog.py", "forge_reply.py"}
+    "memory_hog.py", "forge_reply.py"} | test_containment.USED
 
 
 def _sha(path):
