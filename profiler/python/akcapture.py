@@ -252,7 +252,7 @@ def probe_norm(module, tolerance=None):
     outputs = []
     try:
         with torch.no_grad():
-            for weight in (saved.to(torch.float64), random_w):
+            for weight in (saved.to("cpu", torch.float64), random_w):
                 probe.weight.copy_(weight.to(dtype=probe.weight.dtype, device=device))
                 for x in inputs:
                     y = probe(x.to(device=device, dtype=dtype))

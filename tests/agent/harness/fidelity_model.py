@@ -120,7 +120,7 @@ class Model(nn.Module):
         self.norm = NoBiasLayerNorm(DIM)
 
     def forward(self, x):
-        position_ids = torch.arange(x.shape[1]).unsqueeze(0).expand(x.shape[0], -1)
+        position_ids = torch.arange(x.shape[1], device=x.device).unsqueeze(0).expand(x.shape[0], -1)
         cos, sin = self.rotary(x, position_ids)
         for layer in self.layers:
             x = layer(x, cos, sin)
