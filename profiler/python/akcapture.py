@@ -309,6 +309,7 @@ class Capture:
         self.modules = {}       # site -> facts
         self.calls = 0
         self._pystate = {}      # (site, python function) -> (id of its running frame, facts)
+        self._pending = {}      # id(linear output) -> (weakref to it, the linear's facts)
 
     # -- recording ---------------------------------------------------------------------------------
     @staticmethod
@@ -330,7 +331,49 @@ class Capture:
             return
         facts = function_facts(_qualified(func), key, args, kwargs)
         facts["module"], facts["module_class"] = site, module_class
+        if key == "linear":
+            return facts            # filed once its output is seen: an activation may follow (output())
         self._add(self.functions, (site, key), facts)
+        return None
+
+    def output(self, facts, out):
+        """A linear's output: its facts wait for the next captured call to see whether an activation
+        takes that very tensor (facts["activation"]: "gelu", "gelu_tanh", "silu", "relu")."""
+        import weakref
+        old = self._pending.pop(id(out), None)
+        if old is not None:
+            self._file(old[1])
+        try:
+            self._pending[id(out)] = (weakref.ref(out), facts)
+        except TypeError:
+            self._file(facts)
+
+    def consume(self, func, args, kwargs):
+        """Called for every captured torch call: an activation of a pending linear output marks it."""
+        if not self._pending or not args:
+            return
+        name = canonical(getattr(func, "__name__", "") or "")
+        if name not in ("gelu", "silu", "relu", "relu_"):
+            return
+        x = args[0]
+        entry = self._pending.pop(id(x), None)
+        if entry is None:
+            return
+        if entry[0]() is not x:
+            self._file(entry[1])
+            return
+        act = None
+        if name in ("gelu",):
+            approximate = kwargs.get("approximate", args[1] if len(args) > 1 else "none")
+            act = "gelu_tanh" if approximate == "tanh" else "gelu"
+        elif name in ("silu", "relu", "relu_"):
+            act = name.rstrip("_")
+        if act is not None:
+            entry[1]["activation"] = act
+        self._file(entry[1])
+
+    def _file(self, facts):
+        self._add(self.functions, (facts["module"], "linear"), facts)
 
     def record_pyfunc(self, site, module_class, frames):
         """frames: the rotary Python functions on the stack, innermost first (frame objects)."""
@@ -362,6 +405,9 @@ class Capture:
             state[1]["args"]["layout"] = "neox"
 
     def finish(self):
+        for _, facts in self._pending.values():
+            self._file(facts)
+        self._pending = {}
         for key, (_, facts) in self._pystate.items():
             self._add(self.pyfuncs, key, facts)
         self._pystate = {}
@@ -428,11 +474,13 @@ def capture(model, inputs, device):
     class Mode(TorchFunctionMode):
         def __torch_function__(self, func, types_, args=(), kwargs=None):
             kwargs = kwargs or {}
+            pending = None
             if stack:
                 site, cls = stack[-1]
                 try:
                     cap.calls += 1
-                    cap.record_function(site, cls, func, args, kwargs)
+                    cap.consume(func, args, kwargs)
+                    pending = cap.record_function(site, cls, func, args, kwargs)
                     frames, f = [], sys._getframe(1)
                     depth = 0
                     while f is not None and depth < 12:
@@ -443,7 +491,13 @@ def capture(model, inputs, device):
                         cap.record_pyfunc(site, cls, frames)
                 except Exception:  # noqa: BLE001 - a fact we cannot read is left out, never the call
                     pass
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            if pending is not None:
+                try:
+                    cap.output(pending, out)
+                except Exception:  # noqa: BLE001
+                    pass
+            return out
 
     try:
         with torch.no_grad(), Mode():

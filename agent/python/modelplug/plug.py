@@ -28,8 +28,10 @@ really ran. Nothing is skipped silently: a kernel that cannot be plugged says wh
 import copy
 import inspect
 import math
+import re
 import threading
 import types
+import weakref
 
 import torch
 import torch.nn.functional as F
@@ -317,10 +319,18 @@ def _linear_call(k, x, w, b, wt=None):
         return k.fallback("linear without a bias, the kernel adds one")
     if not with_bias and b is not None and k.contracted:
         return k.fallback("linear with a bias, the kernel has none")
+    act = k.attrs.get("activation", "none")
+    marks = getattr(k, "fused_marks", None)
+    if act != "none" and marks is None:
+        return k.fallback("the kernel applies %s, and no plug takes the model's own %s out" % (act, act))
     if wt is None:
         wt = w.detach().t().contiguous() if _compiling() else _weights.get(w)
-    if with_bias:
-        return k.run(_rows(x).contiguous(), wt, b).view(*x.shape[:-1], w.shape[0])   # bias in the epilogue
+    if with_bias or act != "none":
+        y = k.run(*((_rows(x).contiguous(), wt, b) if with_bias else (_rows(x).contiguous(), wt)))
+        y = y.view(*x.shape[:-1], w.shape[0])   # the bias and the activation in the kernel's epilogue
+        if act != "none":
+            marks.mark(y, k)                    # the model's own activation of exactly y returns it as is
+        return y
     y = k.run(_rows(x).contiguous(), wt)
     if b is not None:
         y = y + b           # a kernel without CONTRACT: the bias added after, as before contracts
@@ -344,8 +354,64 @@ def _matmul(k, args, kwargs):
     return k.run(_rows(a).contiguous(), bmat.contiguous()).view(*a.shape[:-1], bmat.shape[1])
 
 
+class _FusedMarks:
+    """Outputs of linears whose kernel already applied the activation that follows them in the model
+    (a matmul contract's `activation`): the model's own activation call on exactly such a tensor
+    (same object, unchanged since) returns it as it is. Weak references: nothing is kept alive."""
+
+    def __init__(self):
+        self.items = {}
+        self.missed = []        # kernels whose marked output was freed before an activation took it
+
+    def mark(self, t, k):
+        old = self.items.pop(id(t), None)
+        if old is not None:
+            self.missed.append(old[2])
+        try:
+            self.items[id(t)] = (weakref.ref(t), t._version, k)
+        except TypeError:
+            pass
+
+    def take(self, x, family):
+        entry = self.items.get(id(x)) if isinstance(x, torch.Tensor) else None
+        if entry is None or entry[0]() is not x or entry[1] != x._version:
+            return False
+        if family and not entry[2].attrs.get("activation", "").startswith(family):
+            return False
+        del self.items[id(x)]
+        return True
+
+    def leftover(self):
+        """Kernels whose fused output no activation call took (the model applied it again elsewhere,
+        or not at all); forgets them."""
+        out = self.missed + [k for _, _, k in self.items.values()]
+        self.items, self.missed = {}, []
+        return out
+
+
+ACTIVATION_FAMILY = {"gelu": "gelu", "gelu_tanh": "gelu", "silu": "silu", "relu": "relu"}
+_ACTIVATION_FUNCTIONS = {"gelu": ("gelu",), "silu": ("silu",), "relu": ("relu", "relu_")}
+_ACTIVATION_CLASS = {"gelu": re.compile(r"(?i)gelu"), "silu": re.compile(r"(?i)silu|swish"),
+                     "relu": re.compile(r"(?i)relu")}
+
+
+class _SkipActivation:
+    """A route entry: the activation after a fused linear, taken out of the model for its output."""
+    op_type = "_skip_activation"
+
+    def __init__(self, marks, family):
+        self.marks, self.family = marks, family
+
+
+def _skip_activation(k, args, kwargs):
+    kwargs.pop("__name", "")
+    x = args[0] if args else kwargs.get("input")
+    return x if k.marks.take(x, k.family) else None
+
+
 ADAPTERS = {"softmax": _softmax, "layernorm": _layer_norm, "flash_attention": _sdpa,
-            "cross_entropy": _cross_entropy, "gelu": _gelu, "silu": _silu, "reduce": _sum, "matmul": _matmul}
+            "cross_entropy": _cross_entropy, "gelu": _gelu, "silu": _silu, "reduce": _sum, "matmul": _matmul,
+            "_skip_activation": _skip_activation}
 
 
 if TorchFunctionMode is not None:
@@ -362,7 +428,7 @@ if TorchFunctionMode is not None:
             # Only the call site's own calls: a child module's (its Linear, say) are another site.
             if not _in_kernel() and not self.nested[0]:
                 for k in self.routes.get(getattr(func, "__name__", ""), ()):
-                    extra = {"__name": func.__name__} if k.op_type == "matmul" else {}
+                    extra = {"__name": func.__name__} if k.op_type in ("matmul", "_skip_activation") else {}
                     out = ADAPTERS[k.op_type](k, args, dict(kwargs, **extra))
                     if out is not None:
                         return out
@@ -439,9 +505,9 @@ def rmsnorm_mismatch(module, eps, offset):
 def _module_forward(kernel, module):
     """A replacement forward for `module`, or a string saying why the module cannot take the kernel."""
     op = kernel.op_type
-    if op == "matmul" and kernel.attrs.get("activation", "none") != "none":
-        return ("the contract fuses the %s after the linear; the plug cannot yet take that activation out of "
-                "the model" % kernel.attrs.get("activation"))
+    if op == "matmul" and ACTIVATION_FAMILY.get(kernel.attrs.get("activation", "none"), "none") == "none" \
+            and kernel.attrs.get("activation", "none") != "none":
+        return "activation %r: the plug knows gelu, gelu_tanh, silu, relu" % kernel.attrs.get("activation")
     if op == "matmul":
         if not isinstance(module, torch.nn.Linear):
             return None                     # a functional matmul: routed by the mode instead
@@ -576,9 +642,17 @@ class Plugged:
         self._buffers = []
         self._handles, self._forwards = [], []
         self._patched = []                  # (globals dict, name, original function)
+        self._marks = None
+        self._wrapped_acts = set()
         modules = dict(model.named_modules())
         routes_by_module = {}
         for k in self.kernels:
+            fused = k.op_type == "matmul" and k.attrs.get("activation", "none") != "none"
+            if fused:
+                if self._marks is None:
+                    self._marks = _FusedMarks()
+                    self._handles.append(model.register_forward_hook(self._check_fused))
+                k.fused_marks = self._marks
             for site in k.sites:
                 module = modules.get(site if site != "<model>" else "")
                 if module is None:
@@ -614,8 +688,50 @@ class Plugged:
                 for name in FUNCTION_OPS[k.op_type]:
                     routes.setdefault(name, []).append(k)
                 k.plugged_sites.append(site)
+            if fused:
+                for site in k.plugged_sites:
+                    self._skip_activation_near(k, site, modules, routes_by_module)
         for site, (module, routes) in routes_by_module.items():
             self._hook(module, routes)
+
+    def _skip_activation_near(self, k, site, modules, routes_by_module):
+        """Where the activation after the linear at `site` runs: the code of the linear's parent (an
+        nn.Linear site) or of the site itself (a functional linear), as a torch function or as an
+        activation module among its children. Both are taken out for the fused output only."""
+        module = modules.get(site if site != "<model>" else "")
+        if module is None:
+            return
+        owner_name = site.rpartition(".")[0] if isinstance(module, torch.nn.Linear) else site
+        owner_name = "" if owner_name in ("", "<model>") else owner_name
+        owner = modules.get(owner_name)
+        if owner is None:
+            return
+        family = ACTIVATION_FAMILY.get(k.attrs.get("activation"), "")
+        skip = _SkipActivation(self._marks, family)
+        routes = routes_by_module.setdefault(owner_name or "<model>", (owner, {}))[1]
+        for name in _ACTIVATION_FUNCTIONS.get(family, ()):
+            if not any(isinstance(r, _SkipActivation) and r.family == family for r in routes.get(name, ())):
+                routes.setdefault(name, []).insert(0, skip)     # before a kernel of the activation itself
+        pattern = _ACTIVATION_CLASS.get(family)
+        for child in owner.children():
+            if pattern is None or not pattern.search(type(child).__name__) or id(child) in self._wrapped_acts:
+                continue
+            self._wrapped_acts.add(id(child))
+            original = type(child).forward
+
+            def act_forward(this, x, *args, _orig=original, _family=family, **kwargs):
+                if not args and not kwargs and self._marks is not None and self._marks.take(x, _family):
+                    return x
+                return _orig(this, x, *args, **kwargs)
+            self._forwards.append((child, "forward" in vars(child), vars(child).get("forward")))
+            child.forward = types.MethodType(act_forward, child)
+
+    def _check_fused(self, model, inputs, output):
+        if self._marks is None:
+            return
+        for k in self._marks.leftover():
+            k.fallback("the model's own %s after the linear was not found in its parent's code or activation "
+                       "module: it was applied on top of the kernel's" % k.attrs.get("activation"))
 
     def _plug_function(self, k, module):
         """Routes the model's own rotary function (the contract's callable) to the kernel while `module`
@@ -732,6 +848,11 @@ class Plugged:
         for g, name, original in reversed(self._patched):
             g[name] = original
         self._patched = []
+        self._marks = None
+        self._wrapped_acts = set()
+        for k in self.kernels:
+            if hasattr(k, "fused_marks"):
+                del k.fused_marks
         for k in self.kernels:
             if hasattr(k, "_gate"):
                 del k._gate

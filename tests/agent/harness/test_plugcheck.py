@@ -85,7 +85,11 @@ def kernel_fn(q, k, v):
 def kernel_fn(a, b, bias=None):
     assert (bias is not None) == CONTRACT["attrs"]["bias"]
     y = torch.mm(a, b)
-    return y + bias if bias is not None else y
+    y = y + bias if bias is not None else y
+    act = CONTRACT["attrs"]["activation"]
+    if act == "gelu":
+        return 0.5 * y * (1.0 + torch.erf(y / math.sqrt(2.0)))
+    return y
 ''',
     "gelu": '''
 def kernel_fn(x):
@@ -210,6 +214,9 @@ class Facts(unittest.TestCase):
         lin = self.call("layers.1.mlp.fc1", "functional.linear")
         self.assertEqual([t["arg"] for t in lin["tensors"]], ["input", "weight", "bias"])
         self.assertEqual(lin["tensors"][1]["shape"], [64, 32])
+        self.assertEqual(lin["activation"], "gelu")        # nn.GELU takes fc1's output as it is
+        self.assertNotIn("activation", self.call("layers.1.mlp.fc2", "functional.linear"))
+        self.assertNotIn("activation", self.call("layers.1.attn.q_proj", "functional.linear"))
 
     def test_neox_rotary_through_the_models_function(self):
         c = self.call("layers.1.attn", "apply_rotary_pos_emb")
@@ -267,14 +274,16 @@ class PlugCheck(unittest.TestCase):
         ln_nobias = by(lambda n, c: n.endswith("layer_norm") and c["args"].get("bias", "t") is None)
         sdpa = by(lambda n, c: n.endswith("scaled_dot_product_attention"))
         softmax = by(lambda n, c: n.endswith("functional.softmax"))
-        linear = by(lambda n, c: n.endswith("functional.linear"))
+        linear = by(lambda n, c: n.endswith("functional.linear") and "activation" not in c)
+        linear_gelu = by(lambda n, c: n.endswith("functional.linear") and c.get("activation") == "gelu")
         gelu = by(lambda n, c: n.endswith("gelu"))
         rope = by(lambda n, c: n.endswith("apply_rotary_pos_emb"))
         rope_name = sites[rope[0]]["akmodel_fidelity_model.apply_rotary_pos_emb"]["name"]
         probe = sites[rms[0]]["akmodel_fidelity_model.GemmaRMSNorm"]["probe"]
         sdpa_args = sites[sdpa[0]]["torch.nn.functional.scaled_dot_product_attention"]["args"]
         cls.expect_sites = {"rmsnorm": rms, "ln_bias": ln_bias, "ln_nobias": ln_nobias, "sdpa": sdpa,
-                            "softmax": softmax, "linear": linear, "gelu": gelu, "rope": rope}
+                            "softmax": softmax, "linear": linear, "linear_gelu": linear_gelu, "gelu": gelu,
+                            "rope": rope}
         specs = [
             ("rmsnorm", "rmsnorm", rms, {"eps": probe["eps"], "offset": probe["offset"]}, ""),
             ("layernorm", "layernorm", ln_bias, {"eps": 1e-6, "bias": True}, ""),
@@ -283,6 +292,7 @@ class PlugCheck(unittest.TestCase):
                                                     "kv_heads": None}, ""),
             ("softmax", "softmax", softmax, {}, ""),
             ("linear", "matmul", linear, {"bias": True, "activation": "none"}, ""),
+            ("linear-gelu", "matmul", linear_gelu, {"bias": True, "activation": "gelu"}, ""),
             ("gelu", "gelu", gelu, {"approximate": "none"}, ""),
             ("rotary", "rotary_embedding", rope, {"layout": "neox"}, "function:" + rope_name),
             # Wrong contracts: each differs from the model in one attribute.
@@ -294,6 +304,8 @@ class PlugCheck(unittest.TestCase):
             ("wrong-gelu-tanh", "gelu", gelu, {"approximate": "tanh"}, ""),
             ("wrong-layernorm-bias", "layernorm", ln_nobias, {"eps": 1e-6, "bias": True}, ""),
             ("wrong-linear-nobias", "matmul", linear, {"bias": False, "activation": "none"}, ""),
+            ("wrong-linear-fused", "matmul", [s for s in linear if s.endswith("fc2")], {"bias": True, "activation": "gelu"},
+             ""),
             ("wrong-rotary-callable", "rotary_embedding", rope, {"layout": "neox"}, "function:elsewhere.apply_rotary_pos_emb"),
             ("wrong-rotary-math", "rotary_embedding", rope, {"layout": "neox"}, "function:" + rope_name),
         ]
@@ -319,11 +331,13 @@ class PlugCheck(unittest.TestCase):
         self.assertEqual(e["ln_nobias"], ["norm"])
         self.assertEqual(e["sdpa"], ["layers.0.attn"])
         self.assertEqual(e["softmax"], ["layers.1.attn"])
-        self.assertEqual(len(e["linear"]), 12)
+        self.assertEqual(len(e["linear"]), 10)
+        self.assertEqual(e["linear_gelu"], ["layers.0.mlp.fc1", "layers.1.mlp.fc1"])
         self.assertEqual(e["rope"], ["layers.0.attn", "layers.1.attn"])
 
     def test_kernels_with_the_models_contract_are_pluggable_with_parity(self):
-        for name in ("rmsnorm", "layernorm", "layernorm-nobias", "attention", "softmax", "linear", "gelu", "rotary"):
+        for name in ("rmsnorm", "layernorm", "layernorm-nobias", "attention", "softmax", "linear", "linear-gelu", "gelu",
+                     "rotary"):
             with self.subTest(kernel=name):
                 k = self.by_name[name]
                 self.assertTrue(k["pluggable"], k)
@@ -335,7 +349,8 @@ class PlugCheck(unittest.TestCase):
                 self.assertTrue(k["parity"]["ok"], k["parity"])
                 self.assertLessEqual(k["parity"]["max_err"], 1.0)
         self.assertEqual(self.by_name["rotary"]["routed_calls"], 4)       # q and k in two layers
-        self.assertEqual(self.by_name["linear"]["routed_calls"], 12)
+        self.assertEqual(self.by_name["linear"]["routed_calls"], 10)
+        self.assertEqual(self.by_name["linear-gelu"]["routed_calls"], 2)
 
     def test_a_wrong_attribute_is_not_pluggable_and_says_why(self):
         expected = {
@@ -346,6 +361,7 @@ class PlugCheck(unittest.TestCase):
             "wrong-gelu-tanh": "exact gelu",
             "wrong-layernorm-bias": "layer_norm without bias, the kernel adds one",
             "wrong-linear-nobias": "linear with a bias, the kernel has none",
+            "wrong-linear-fused": "the model's own gelu after the linear was not found",
             "wrong-rotary-callable": "elsewhere.apply_rotary_pos_emb is not what this module's forward calls",
         }
         for name, why in expected.items():
@@ -353,7 +369,8 @@ class PlugCheck(unittest.TestCase):
                 k = self.by_name[name]
                 self.assertFalse(k["pluggable"], k)
                 self.assertIn(why, k["reason"])
-                self.assertEqual(k["routed_calls"], 0, k)
+                if name != "wrong-linear-fused":     # routed, then found to have no activation to take out
+                    self.assertEqual(k["routed_calls"], 0, k)
 
     def test_a_kernel_on_the_data_path_that_computes_something_else_fails_parity(self):
         k = self.by_name["wrong-rotary-math"]
@@ -388,7 +405,8 @@ class Starters(unittest.TestCase):
         "layernorm-nobias": ("layernorm", lambda n, c: n.endswith("layer_norm") and c["args"].get("bias", "t") is None),
         "attention": ("flash_attention", lambda n, c: n.endswith("scaled_dot_product_attention")),
         "softmax": ("softmax", lambda n, c: n.endswith("functional.softmax")),
-        "linear": ("matmul", lambda n, c: n.endswith("functional.linear")),
+        "linear": ("matmul", lambda n, c: n.endswith("functional.linear") and "activation" not in c),
+        "linear-gelu": ("matmul", lambda n, c: n.endswith("functional.linear") and "activation" in c),
         "gelu": ("gelu", lambda n, c: n.endswith("gelu")),
         "rotary": ("rotary_embedding", lambda n, c: n.endswith("apply_rotary_pos_emb")),
         "rotary-named": ("rotary_embedding", lambda n, c: n.endswith("apply_rotary_pos_emb")),
