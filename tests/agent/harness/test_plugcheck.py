@@ -445,6 +445,33 @@ class Starters(unittest.TestCase):
                 self.assertTrue(k["parity"]["ok"])
 
 
+class GroupedQuery(unittest.TestCase):
+    def test_kv_heads_from_the_contract_repeat_kv_before_the_kernel(self):
+        g = torch.Generator().manual_seed(5)
+        q = torch.randn(2, 8, 6, 4, generator=g)
+        k, v = torch.randn(2, 2, 6, 4, generator=g), torch.randn(2, 2, 6, 4, generator=g)
+        seen = []
+
+        def fn(q_, k_, v_):
+            seen.append(k_.shape[1])
+            s = torch.softmax(q_ @ k_.transpose(-1, -2) / 2.0, dim=-1)
+            return s @ v_
+        args, kwargs = (q, k, v), {"is_causal": False, "enable_gqa": True}
+        ok = plug.Kernel("a", "flash_attention", fn, ["x"], torch.float32,
+                         contract={"causal": False, "scale": None, "kv_heads": 2})
+        out = plug.ADAPTERS["flash_attention"](ok, args, dict(kwargs))
+        ref = torch.softmax(q @ k.repeat_interleave(4, 1).transpose(-1, -2) / 2.0, -1) @ v.repeat_interleave(4, 1)
+        torch.testing.assert_close(out, ref)
+        self.assertEqual(seen, [8])
+        wrong = plug.Kernel("b", "flash_attention", fn, ["x"], torch.float32,
+                            contract={"causal": False, "scale": None, "kv_heads": None})
+        self.assertIsNone(plug.ADAPTERS["flash_attention"](wrong, args, dict(kwargs)))
+        self.assertEqual(list(wrong.fallbacks), ["grouped-query with 2 K/V heads, the kernel expects 8"])
+        mask = plug.Kernel("c", "flash_attention", fn, ["x"], torch.float32, contract={"causal": False})
+        self.assertIsNone(plug.ADAPTERS["flash_attention"](mask, (q, q, q), {"attn_mask": torch.zeros(6, 6)}))
+        self.assertIn("attn_mask", list(mask.fallbacks)[0])
+
+
 class LegacyKernels(unittest.TestCase):
     def test_a_kernel_without_contract_has_the_default_attributes(self):
         k = plug.Kernel("k", "layernorm", lambda *a: None, ["x"])
