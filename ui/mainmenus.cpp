@@ -91,7 +91,10 @@ void MainMenus::createFileMenu(const Parts &parts)
     openRemote->setToolTip(tr("Follow a run on another machine over ssh (ssh://host/path/to/run)"));
     m_recent = new RecentRunsMenu(file->addMenu(tr("Open &Recent")));
     m_reload = file->addAction(tr("Re&load"), this, &MainMenus::reloadRequested);
-    m_reload->setShortcut(QKeySequence::Refresh);
+    m_reload->setObjectName(QStringLiteral("ReloadAction"));
+    // Not QKeySequence::Refresh: that is F5 on X11 too, which Presentation has; two actions on one key
+    // make Qt refuse both ("Ambiguous shortcut overload").
+    m_reload->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_reload->setEnabled(false);
     file->addAction(parts.report->action());
     file->addSeparator();

@@ -1,3 +1,4 @@
+#include "answerdialog.h"
 #include "experimentmodel.h"
 #include "fakeloopcontrol.h"
 #include "kernelfilterproxy.h"
@@ -49,6 +50,7 @@ private Q_SLOTS:
         QVERIFY2(actions.revert()->toolTip().contains(QStringLiteral("recorded as a new experiment")),
             qPrintable(actions.revert()->toolTip()));
         actions.revert()->trigger();
+        QVERIFY(ak::test::answer("RestoreConfirmation", QMessageBox::Yes));
         QCOMPARE(loop.calls.last(), QStringLiteral("revert 02-softmax 6"));
 
         QCOMPARE(actions.accept()->shortcut(), QKeySequence(Qt::Key_A));

@@ -1,3 +1,4 @@
+#include "answerdialog.h"
 #include "fakeloopcontrol.h"
 #include "steeringactions.h"
 #include "testregistry.h"
@@ -53,6 +54,15 @@ private Q_SLOTS:
         QVERIFY(actions.revert()->isEnabled());
         QVERIFY(!actions.accept()->isEnabled());
         actions.revert()->trigger();
+        QVERIFY(loop.calls.size() == 3); // Restore asks first: Cancel does nothing, Restore restores
+        QVERIFY(ak::test::answer("RestoreConfirmation", QMessageBox::Cancel));
+        QCOMPARE(loop.calls.size(), 3);
+        actions.revert()->trigger();
+        QVERIFY(ak::test::answer("RestoreConfirmation", QMessageBox::Yes));
+        actions.setExperiment(run->experiments[4], true); // now the head: nothing to restore
+        QVERIFY(!actions.revert()->isEnabled());
+        QVERIFY2(actions.revert()->toolTip().contains(QStringLiteral("already")),
+            qPrintable(actions.revert()->toolTip()));
         actions.setExperiment(run->experiments[5]); // pending
         QVERIFY(!actions.revert()->isEnabled());
         QVERIFY(actions.accept()->isEnabled());

@@ -130,6 +130,11 @@ DiffView::DiffView(QWidget *parent)
     }
     // One vertical scroll bar for both sides, on the right (Qt Creator).
     m_editors[0]->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Tab leaves the diff (it is read-only: nothing to indent); focus on the view lands on the new
+    // side, the one shown in both layouts, so the window's Tab order can name the view.
+    for (DiffEditor *edit : m_editors)
+        edit->setTabChangesFocus(true);
+    setFocusProxy(m_editors[1]);
 
     // Side-by-side or unified, a per-user preference like Qt Creator's diff editor switch.
     m_unifiedAction = new QAction(tr("Unified"), this);

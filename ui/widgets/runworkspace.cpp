@@ -18,6 +18,7 @@
 #include <QAction>
 #include <QDataStream>
 
+#include <QApplication>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QScrollBar>
@@ -51,6 +52,9 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
     view->horizontalHeader()->setHighlightSections(false);
     view->horizontalHeader()->setSectionsMovable(true);
+    // Tab leaves the table (arrows move between cells): the kernel table, the commit list and the
+    // diff are one Tab apart, not a cell apart.
+    view->setTabKeyNavigation(false);
     return view;
 }
 
@@ -340,12 +344,38 @@ void RunWorkspace::experimentSelectionChanged()
         return;
     }
     const Experiment &e = m_experimentModel->rowAt(row);
-    m_steering->setExperiment(e);
+    const KernelRecord *k = m_snapshot ? m_snapshot->kernel(e.kernel) : nullptr;
+    m_steering->setExperiment(e, k && !e.commit.isEmpty() && k->head == e.commit);
     if (id == m_selectedExperiment)
         return; // a live update of the same commit: the diff is immutable
     m_selectedExperiment = id;
     if (m_snapshot)
         m_details->showExperiment(*m_snapshot, e);
+}
+
+bool RunWorkspace::focusNextPrevChild(bool next)
+{
+    // Tab walks what a review reads, in order: kernel table → commit list → diff (and Shift+Tab back);
+    // elsewhere Qt's chain. Done here rather than with setTabOrder, which the chart and the tab widgets
+    // between them on screen undid (the views forward Tab to their parents, tabKeyNavigation off).
+    const QWidget *focus = QApplication::focusWidget();
+    auto holds = [focus](const QWidget *w) { return focus && (focus == w || w->isAncestorOf(focus)); };
+    QWidget *diff = m_details->diffView();
+    QWidget *target = nullptr;
+    if (holds(m_kernelView))
+        target = next ? m_commitView : nullptr;
+    else if (holds(m_commitView))
+        target = next ? diff : static_cast<QWidget *>(m_kernelView);
+    else if (holds(diff))
+        target = next ? nullptr : m_commitView;
+    QWidget *taker = target;
+    while (taker && taker->focusProxy())
+        taker = taker->focusProxy();
+    if (taker && taker->isVisible() && taker->isEnabled()) {
+        taker->setFocus(next ? Qt::TabFocusReason : Qt::BacktabFocusReason);
+        return true;
+    }
+    return QWidget::focusNextPrevChild(next);
 }
 
 void RunWorkspace::setBlobReader(BlobReader reader)

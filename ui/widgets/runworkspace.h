@@ -76,6 +76,9 @@ public:
 Q_SIGNALS:
     void message(const QString &text);
 
+protected:
+    bool focusNextPrevChild(bool next) override;
+
 private:
     void kernelSelectionChanged();
     void experimentSelectionChanged();

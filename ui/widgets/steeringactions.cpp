@@ -1,6 +1,8 @@
 #include "steeringactions.h"
 
 #include <QAction>
+#include <QMessageBox>
+#include <QPushButton>
 
 namespace ak {
 
@@ -25,6 +27,21 @@ SteeringActions::SteeringActions(QObject *parent)
     m_reject->setShortcut(Qt::Key_R);
     m_pin->setShortcut(Qt::Key_P);
     m_skip->setShortcut(Qt::Key_S);
+    // The loop's keys, shown in the Loop menu. Pause and Resume share F7: never both enabled (Running
+    // vs Paused), and Qt skips a disabled action's shortcut, so the key toggles.
+    m_start->setShortcut(Qt::Key_F6);
+    m_pause->setShortcut(Qt::Key_F7);
+    m_resume->setShortcut(Qt::Key_F7);
+    m_stop->setShortcut(Qt::Key_F8);
+    m_reviewMode->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
+    m_start->setObjectName(QStringLiteral("StartAction"));
+    m_pause->setObjectName(QStringLiteral("PauseAction"));
+    m_resume->setObjectName(QStringLiteral("ResumeAction"));
+    m_stop->setObjectName(QStringLiteral("StopAction"));
+    m_accept->setObjectName(QStringLiteral("AcceptAction"));
+    m_reject->setObjectName(QStringLiteral("RejectAction"));
+    m_pin->setObjectName(QStringLiteral("PinAction"));
+    m_skip->setObjectName(QStringLiteral("SkipAction"));
     m_revert->setObjectName(QStringLiteral("RestoreAction"));
     m_reviewMode->setCheckable(true);
     m_reviewMode->setObjectName(QStringLiteral("ReviewModeAction"));
@@ -60,10 +77,7 @@ SteeringActions::SteeringActions(QObject *parent)
         if (m_control && m_kernel)
             m_control->skip(*m_kernel);
     });
-    connect(m_revert, &QAction::triggered, this, [this] {
-        if (m_control && m_experiment)
-            m_control->revert(m_experiment->kernel, m_experiment->id);
-    });
+    connect(m_revert, &QAction::triggered, this, &SteeringActions::confirmRestore);
     connect(m_accept, &QAction::triggered, this, [this] {
         if (m_control && m_experiment)
             m_control->accept(m_experiment->id);
@@ -134,10 +148,45 @@ void SteeringActions::clearKernel()
     update();
 }
 
-void SteeringActions::setExperiment(const Experiment &experiment)
+void SteeringActions::setExperiment(const Experiment &experiment, bool isHead)
 {
     m_experiment = experiment;
+    m_experimentIsHead = isHead;
     update();
+}
+
+void SteeringActions::setReadOnly(const QString &why)
+{
+    m_readOnly = why;
+    update();
+}
+
+void SteeringActions::confirmRestore()
+{
+    if (!m_control || !m_experiment)
+        return;
+    // Restore rewrites the kernel's head (a new experiment that stays in the run): asked first, and
+    // without a blocking exec() so that nothing runs underneath a nested event loop.
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Restore This Version"),
+        tr("Make experiment %1's kernel.py the current version of %2 again?")
+            .arg(m_experiment->id)
+            .arg(m_experiment->kernel),
+        QMessageBox::Yes | QMessageBox::Cancel, m_dialogParent);
+    box->setObjectName(QStringLiteral("RestoreConfirmation"));
+    box->setInformativeText(tr("This rewrites the kernel's head: the restore is recorded as a new "
+                               "experiment, and the loop goes on from that version."));
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->button(QMessageBox::Yes)->setText(tr("Restore"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(m_dialogParent ? Qt::WindowModal : Qt::ApplicationModal);
+    const QString kernel = m_experiment->kernel;
+    const int id = m_experiment->id;
+    connect(box, &QMessageBox::finished, this, [this, box, kernel, id] {
+        if (box->standardButton(box->clickedButton()) == QMessageBox::Yes && m_control
+            && m_readOnly.isEmpty())
+            m_control->revert(kernel, id);
+    });
+    box->open();
 }
 
 void SteeringActions::clearExperiment()
@@ -164,9 +213,9 @@ void SteeringActions::update()
     m_pin->setChecked(pinned);
     const bool review = m_runReviewMode.value_or(false);
     m_reviewMode->setChecked(review);
-    if (!m_control) {
+    if (!m_control || !m_readOnly.isEmpty()) {
         for (QAction *a : loopActions() + selectionActions() + QList<QAction *> { m_reviewMode })
-            enable(a, false, QString(), noLoopReason());
+            enable(a, false, QString(), m_control ? m_readOnly : noLoopReason());
         return;
     }
     const LoopControl::Capabilities caps = m_control->capabilities();
@@ -233,7 +282,10 @@ void SteeringActions::update()
         = QStringLiteral("Restore experiment %1: its kernel.py becomes the kernel's current version "
                          "again, recorded as a new experiment")
               .arg(id);
-    if (m_experiment && caps.testFlag(LoopControl::CanRevert)
+    if (m_experiment && caps.testFlag(LoopControl::CanRevert) && m_experimentIsHead)
+        enable(m_revert, false, restoreTip,
+            tr("experiment %1 is already %2's current version").arg(id).arg(m_experiment->kernel));
+    else if (m_experiment && caps.testFlag(LoopControl::CanRevert)
         && (m_experiment->status == ExperimentStatus::Rejected
             || m_experiment->status == ExperimentStatus::Baseline))
         enable(m_revert, true, restoreTip, QString());

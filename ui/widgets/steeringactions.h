@@ -11,6 +11,7 @@
 #include <optional>
 
 class QAction;
+class QWidget;
 
 namespace ak {
 
@@ -33,11 +34,18 @@ public:
 
     void setKernel(const QString &key, KernelState state);
     void clearKernel();
-    void setExperiment(const Experiment &experiment);
+    // isHead: the experiment is its kernel's current version (Restore would change nothing).
+    void setExperiment(const Experiment &experiment, bool isHead = false);
     void clearExperiment();
     // The shown run's review mode (RunSnapshot::reviewMode, after each load); nullopt: no run shown.
     // The Review Mode action's check follows it.
     void setRunReviewMode(std::optional<bool> on);
+    // Not empty: the shown run must not be written (a shipped example recording, a run owned by another
+    // user or on a read-only disk). Every action that writes is disabled with `why` as its tooltip.
+    void setReadOnly(const QString &why);
+    QString readOnlyReason() const { return m_readOnly; }
+    // Restore asks first (it rewrites the kernel's head); the question is window-modal on `parent`.
+    void setDialogParent(QWidget *parent) { m_dialogParent = parent; }
 
     QAction *start() const { return m_start; }
     QAction *pause() const { return m_pause; }
@@ -59,6 +67,7 @@ public:
 
 private:
     void update();
+    void confirmRestore();
     void enable(QAction *action, bool on, const QString &enabledTip, const QString &whyNot);
 
     QPointer<LoopControl> m_control;
@@ -68,6 +77,9 @@ private:
     KernelState m_kernelState = KernelState::Waiting;
     std::optional<Experiment> m_experiment;
     std::optional<bool> m_runReviewMode;
+    bool m_experimentIsHead = false;
+    QString m_readOnly;
+    QPointer<QWidget> m_dialogParent;
     QAction *m_start;
     QAction *m_pause;
     QAction *m_resume;
