@@ -5,6 +5,7 @@
 #include "devicedetector.h"
 #include "runcreator.h"
 #include "runrecording.h"
+#include "runstore.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -123,7 +124,18 @@ ExampleRun::Result ExampleRun::restoreRecording(const Options &options, const st
     Result r;
     const QString base = options.baseDir.isEmpty() ? defaultBaseDir() : options.baseDir;
     r.runDir = QDir(base).filePath(options.name);
+    // The copy opened as an example is shared by everything that opens the example again: no writer may
+    // change it (RunStore refuses it). A run to continue is a restore elsewhere.
+    const QString readOnlyWhy = QStringLiteral(
+        "this is the %1 recording shipped with AutoKernel Studio, opened as an example; it stays as "
+        "recorded. To continue it, make a copy of your own: autokernel-cli record %2 --out run.json, then "
+        "autokernel-cli restore run.json --out DIR")
+                                    .arg(options.name, QDir::toNativeSeparators(r.runDir));
     if (QFileInfo::exists(QDir(r.runDir).filePath(QStringLiteral("run.json")))) {
+        // Extracted by an earlier version, before copies were marked: marked now.
+        QString markError;
+        if (RunStore::readOnlyReason(r.runDir).isEmpty() && RunRecording::isRecording(r.runDir))
+            RunStore::markReadOnly(r.runDir, readOnlyWhy, &markError);
         r.ok = true;
         return r;
     }
@@ -147,7 +159,8 @@ ExampleRun::Result ExampleRun::restoreRecording(const Options &options, const st
     }
     QTemporaryDir partial(QDir(base).filePath(QStringLiteral(".%1-XXXXXX").arg(options.name)));
     if (!partial.isValid()
-        || !RunRecording::restore(file.readAll(), options.recording, partial.path(), &error)) {
+        || !RunRecording::restore(file.readAll(), options.recording, partial.path(), &error)
+        || !RunStore::markReadOnly(partial.path(), readOnlyWhy, &error)) {
         r.error = QStringLiteral("Could not restore the %1 recording: %2")
                       .arg(options.name, partial.isValid() ? error : partial.errorString());
         return r;

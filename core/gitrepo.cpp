@@ -9,6 +9,8 @@
 #include <QDir>
 #include <QFile>
 
+#include <mutex>
+
 namespace ak {
 
 namespace {
@@ -87,13 +89,25 @@ std::unique_ptr<GitRepo> GitRepo::init(const QString &dir, QString *error)
     return std::unique_ptr<GitRepo>(new GitRepo(repo));
 }
 
-std::unique_ptr<GitRepo> GitRepo::open(const QString &dir, QString *error)
+std::unique_ptr<GitRepo> GitRepo::open(const QString &dir, QString *error, Purpose purpose)
 {
     initLibrary();
     git_repository *repo = nullptr;
-    if (git_repository_open_ext(
-            &repo, QFile::encodeName(dir).constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr)
-        != 0) {
+    int rc = 0;
+    {
+        // The owner check is a process-wide libgit2 option read during the open (libgit2 1.5): switched
+        // off only around a reading open, and every open serialised, so a writer's open in another
+        // thread never sees it off.
+        static std::mutex openMutex;
+        std::lock_guard<std::mutex> lock(openMutex);
+        if (purpose == Purpose::Read)
+            git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+        rc = git_repository_open_ext(
+            &repo, QFile::encodeName(dir).constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+        if (purpose == Purpose::Read)
+            git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
+    }
+    if (rc != 0) {
         fail(error, lastError(dir));
         git_libgit2_shutdown();
         return nullptr;

@@ -25,7 +25,12 @@ public:
 
     // Creates a non-bare repository in `dir` (or opens the one already there).
     static std::unique_ptr<GitRepo> init(const QString &dir, QString *error);
-    static std::unique_ptr<GitRepo> open(const QString &dir, QString *error);
+    // Read: libgit2's owner check (safe.directory, "config value 'safe.directory' was not found") is off
+    // for this open, so that a run owned by another user can be looked at; libgit2 runs no hooks or
+    // filters of the repository's config, which is what that check guards git against. Write (the
+    // run store) keeps the check.
+    enum class Purpose { Read, Write };
+    static std::unique_ptr<GitRepo> open(const QString &dir, QString *error, Purpose purpose = Purpose::Read);
 
     QString writeBlob(const QByteArray &data, QString *error = nullptr);
     // The id `data` has (or would have) as a blob, computed without a repository: SHA-1 of

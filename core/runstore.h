@@ -60,6 +60,13 @@ public:
     };
     static bool requestOutcome(const QString &dir, const QString &name, RequestOutcome *out, bool remove);
     static QString requestDoneDir(const QString &dir);
+    // A run nobody may write: a recording shipped with the app and extracted as an example is the
+    // same for every user who opens it, so open() and queueRequest() refuse it, naming why and what to
+    // do instead (`autokernel-cli restore` elsewhere gives a run to continue). The marker holds
+    // {"why": ...}; readOnlyReason is empty for an ordinary run.
+    static constexpr const char *ReadOnlyMarker = ".git/autokernel-read-only.json";
+    static QString readOnlyReason(const QString &dir);
+    static bool markReadOnly(const QString &dir, const QString &why, QString *error);
     // Records nobody read (the requester closed, or never looks: LocalLoop) are dropped after this long.
     static constexpr qint64 RequestOutcomeKeepSecs = 24 * 3600;
 

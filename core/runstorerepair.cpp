@@ -39,7 +39,9 @@ std::unique_ptr<RunStore> RunStore::open(const QString &dir, QString *error)
 {
     if (!QFileInfo(QDir(dir).filePath(QStringLiteral("run.json"))).isFile())
         return fail(error, QStringLiteral("%1: not a run directory (no run.json)").arg(dir)), nullptr;
-    std::unique_ptr<RunStore> store = locked(dir, GitRepo::open(dir, error), error);
+    if (const QString why = readOnlyReason(dir); !why.isEmpty())
+        return fail(error, QStringLiteral("%1 is read-only: %2").arg(dir, why)), nullptr;
+    std::unique_ptr<RunStore> store = locked(dir, GitRepo::open(dir, error, GitRepo::Purpose::Write), error);
     if (!store || !store->load(error))
         return nullptr;
     store->repair();

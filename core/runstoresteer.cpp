@@ -348,6 +348,26 @@ QString RunStore::bestCommit() const
     return m_state.bestCommit;
 }
 
+QString RunStore::readOnlyReason(const QString &dir)
+{
+    QFile f(QDir(dir).filePath(QLatin1String(ReadOnlyMarker)));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray data = f.readAll();
+    const json marker = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    const QString why = jsonfield::text(marker, "why");
+    // A marker that cannot be read still marks the run: it was written to keep writers out.
+    return why.isEmpty() ? QStringLiteral("it is marked read-only (%1)").arg(QLatin1String(ReadOnlyMarker))
+                         : why;
+}
+
+bool RunStore::markReadOnly(const QString &dir, const QString &why, QString *error)
+{
+    const json marker { { "why", why.toStdString() } };
+    return AtomicFile::write(
+        QDir(dir).filePath(QLatin1String(ReadOnlyMarker)), QByteArray::fromStdString(marker.dump(1)), error);
+}
+
 QString RunStore::requestDir(const QString &dir)
 {
     return QDir(dir).filePath(QStringLiteral(".git/autokernel-requests"));
@@ -357,6 +377,8 @@ bool RunStore::queueRequest(const QString &dir, const json &request, QString *er
 {
     if (!request.is_object() || !request.contains("action"))
         return fail(error, QStringLiteral("a steering request needs an \"action\""));
+    if (const QString why = readOnlyReason(dir); !why.isEmpty())
+        return fail(error, QStringLiteral("%1 is read-only: %2").arg(dir, why));
     static std::atomic<int> counter { 0 };
     const QString file = QStringLiteral("%1-%2-%3.json")
                              .arg(QDateTime::currentMSecsSinceEpoch(), 15, 10, QLatin1Char('0'))
