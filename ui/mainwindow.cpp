@@ -70,6 +70,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_rules(new MoveOnRulesStatus(this))
     , m_agent(new AgentChoice(this, m_loops))
     , m_runLabels(new RunStatusLabels(this))
+    , m_readOnlyBanner(new QLabel(this))
     , m_replayBar(new ReplayBar(this))
     , m_presentation(std::make_unique<PresentationView>())
 {
@@ -77,6 +78,7 @@ MainWindow::MainWindow(QWidget *parent)
     setObjectName(QStringLiteral("MainWindow"));
     m_noRun->setObjectName(QStringLiteral("NoRunState"));
     m_workspace->setBlobReader(&readBlobFromRun);
+    m_steering->setDialogParent(this); // Restore's question is window-modal on the window
     m_presentation->setBlobReader(&readBlobFromRun);
     connect(m_workspace, &RunWorkspace::message, this,
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
@@ -87,6 +89,15 @@ MainWindow::MainWindow(QWidget *parent)
     auto *centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
     centreLayout->setSpacing(0);
+    m_readOnlyBanner->setObjectName(QStringLiteral("ReadOnlyBanner"));
+    m_readOnlyBanner->setWordWrap(true);
+    m_readOnlyBanner->setTextInteractionFlags(Qt::TextSelectableByMouse); // the commands can be copied
+    m_readOnlyBanner->setAutoFillBackground(true);
+    m_readOnlyBanner->setBackgroundRole(QPalette::ToolTipBase);
+    m_readOnlyBanner->setForegroundRole(QPalette::ToolTipText);
+    m_readOnlyBanner->setContentsMargins(8, 6, 8, 6);
+    m_readOnlyBanner->hide();
+    centreLayout->addWidget(m_readOnlyBanner);
     centreLayout->addWidget(m_central, 1);
     centreLayout->addWidget(m_replayBar);
     setCentralWidget(centre);
@@ -179,7 +190,10 @@ void MainWindow::connectMenus()
     connect(m_menus, &MainMenus::newRunRequested, this, &MainWindow::newRun);
     connect(m_menus, &MainMenus::openRemoteRequested, m_remote, &RemoteRunOpener::openDialog);
     connect(m_menus->recent(), &RecentRunsMenu::openRequested, this, &MainWindow::openRun);
-    connect(m_menus, &MainMenus::reloadRequested, this, &MainWindow::reload);
+    connect(m_menus, &MainMenus::reloadRequested, this, [this] {
+        checkAccess(m_runDir); // permissions fixed since: steering comes back
+        reload();
+    });
     connect(m_menus, &MainMenus::replayRequested, this, [this] { m_replayBar->start(m_runDir); });
     connect(m_menus, &MainMenus::presentRequested, this, &MainWindow::present);
     connect(
@@ -230,7 +244,7 @@ void MainWindow::attachControl(LoopControl *control)
     if (m_attached)
         disconnect(m_attached, nullptr, this, nullptr);
     m_attached = control;
-    m_rules->setControl(control);
+    m_rules->setControl(m_access.readOnly() ? nullptr : control); // read-only: the rules dialog too
     // A replay shows the past: nothing is steered from it until Back to Live.
     m_steering->setLoopControl(m_replayBar->isActive() ? nullptr : control);
     m_loopStatus->setControl(control);
@@ -408,6 +422,8 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     if (snapshot->runDir != m_runDir)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
+    if (!sameRun)
+        checkAccess(m_runDir);
     setShown(snapshot);
     showInViews(snapshot);
     m_report->setRunDir(snapshot->runDir);
@@ -424,6 +440,24 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     m_steering->setRunReviewMode(snapshot->reviewMode);
     m_runLabels->showRun(*snapshot);
     m_sandbox->showRun(*snapshot);
+}
+
+void MainWindow::checkAccess(const QString &dir)
+{
+    if (dir.isEmpty())
+        return;
+    // A remote run's mirror is ours to write; its steering goes to the remote writer, which says no there.
+    m_access = m_remote->displayNameFor(dir).isEmpty() ? RunAccess::check(dir) : RunAccess();
+    m_steering->setReadOnly(m_access.readOnly() ? tr("Read only: %1").arg(m_access.readOnlyWhy) : QString());
+    m_rules->setControl(m_access.readOnly() ? nullptr : m_attached.data());
+    if (m_access.readOnly()) {
+        m_readOnlyBanner->setText(
+            tr("<b>Read only</b> — %1 %2")
+                .arg(m_access.readOnlyWhy.toHtmlEscaped(), m_access.whatToDo.toHtmlEscaped()));
+        m_log->appendMessage(LogView::Level::Warning,
+            tr("%1 is read-only: %2 %3").arg(dir, m_access.readOnlyWhy, m_access.whatToDo));
+    }
+    m_readOnlyBanner->setVisible(m_access.readOnly());
 }
 
 void MainWindow::connectReplay()

@@ -2,6 +2,7 @@
 
 #include "examplerun.h"
 #include "loophost.h"
+#include "runaccess.h"
 #include "runsnapshot.h"
 #include "runworkspace.h"
 
@@ -11,6 +12,7 @@
 #include <functional>
 #include <memory>
 
+class QLabel;
 class QStackedWidget;
 
 namespace ak {
@@ -132,6 +134,10 @@ private:
     void setShown(const RunSnapshotPtr &snapshot); // m_shown and the loop summary's run
     // The workspace, the model dock and (when open) the presentation show `snapshot`.
     void showInViews(const RunSnapshotPtr &snapshot);
+    // Finds out whether the shown run may be written (RunAccess) and, when not, turns steering off and
+    // shows the banner saying why. On open and File ▸ Reload only: the check creates a file, which
+    // the run's watcher would answer with a reload.
+    void checkAccess(const QString &dir);
 
     RunFollower *m_follower; // loads the run, and again when it changes
     RunSnapshotPtr m_shown; // what a reload reads on from (only what was appended to the log)
@@ -152,7 +158,9 @@ private:
     // The shown run's move-on rules: the status bar's label, Loop ▸ Move-on Rules… and its dialog.
     MoveOnRulesStatus *m_rules;
     AgentChoice *m_agent; // Loop ▸ Agent…: what Loop ▸ Start runs
-    RunStatusLabels *m_runLabels; // the status bar's run device and review mode labels
+    RunStatusLabels *m_runLabels;
+    QLabel *m_readOnlyBanner; // above the workspace while the shown run is read-only
+    RunAccess m_access; // of the shown run // the status bar's run device and review mode labels
     SandboxStatus *m_sandbox;
     ReplayBar *m_replayBar;
     // A window of its own, not a child: it goes full screen, and the window's children stay unique.
