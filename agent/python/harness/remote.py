@@ -212,6 +212,7 @@ class Candidate:
             self.sb.stop()
         else:
             self.sb.wipe(self.cwd)
+            _clean_ipc(self.sb)
             spare = _spares.get(self.device)
             self.sb.fresh_scratch(keep=[spare[1][0]] if spare and spare[0] is self.sb else [])
             if self.device in SPARE_DEVICES and self.device not in _spares:
@@ -258,6 +259,17 @@ def _fork(sb, deadline):
 
 
 _fork_seq = itertools.count(1)
+
+
+def _clean_ipc(sb):
+    """The zygote removes System V IPC objects the kernel left in the sandbox's IPC namespace (only
+    with bubblewrap: without it there is no namespace of its own, and the host's are not ours)."""
+    if sb.kind != "bubblewrap":
+        return
+    try:
+        Runner(sb.conn, "the candidate zygote", Deadline(10)).request({"op": "clean_ipc"}, cap=10)
+    except RunnerFailure:
+        pass
 
 
 def _drop_fork(owner, cwd, ns_pid):
@@ -323,6 +335,7 @@ def shutdown():
     for sb in _sandboxes.values():
         sb.stop()
     _sandboxes.clear()
+    sandbox.cgroup.cleanup()                # this judge's groups, now empty
 
 
 atexit.register(shutdown)

@@ -18,7 +18,7 @@ from harness import cgroup, remote, sandbox, shm, textsafe
 # Every cheater this module uses (test_anticheat checks that each file of cheaters/ is used).
 USED = {"zombie_helper.py", "nested_namespace.py", "hiding_runner.py", "rewrite_next.py", "shrink_arena.py",
         "shm_hog.py", "thread_flood.py", "read_host_files.py", "plant_file.py", "find_planted.py",
-        "fill_scratch.py", "control_text.py"}
+        "fill_scratch.py", "control_text.py", "ipc_plant.py", "ipc_find.py"}
 
 
 def _alive_with(marker):
@@ -217,6 +217,13 @@ class AcrossBenches(unittest.TestCase):
         self.assertEqual(r["status"], "ok", r["failure"])
         r = run(os.path.join(CHEATERS, "find_planted.py"))
         self.assertIn("find_planted found []", r["failure"])
+
+
+    def test_no_system_v_segment_reaches_the_next_kernel(self):
+        r = run(os.path.join(CHEATERS, "ipc_plant.py"))
+        self.assertIn(r["status"], ("ok", "incorrect"), r["failure"])
+        r = run(os.path.join(CHEATERS, "ipc_find.py"))
+        self.assertIn("ipc_find found nothing", r["failure"])
 
 
 class SharedMemory(unittest.TestCase):
