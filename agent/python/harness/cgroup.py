@@ -155,11 +155,43 @@ class Layout:
                 _rmdir(d)
             lay.memory = lay.pids = None
             lay.why = "; ".join(tried) or "no cgroup file system"
+        for d in set(lay.dirs()):
+            _sweep_stale(os.path.dirname(d))
         return lay
 
     def cleanup(self):
-        for d in self.dirs():
-            _rmdir(d)
+        """Removes this judge's empty groups (bottom up); Group.create makes the base again."""
+        for d in set(self.dirs()):
+            _rmtree_groups(d)
+
+    def ensure(self):
+        """The base directories exist (again, after cleanup), v2 passing memory and pids on."""
+        for d in set(self.dirs()):
+            os.makedirs(d, exist_ok=True)
+        if self.kill and self.kill[0] == "v2":
+            want = [c for c in ("memory", "pids") if getattr(self, c) and getattr(self, c)[0] == "v2"]
+            if want:
+                try:
+                    _write(os.path.join(self.kill[1], "cgroup.subtree_control"), " ".join("+" + c for c in want))
+                except OSError:
+                    pass
+
+
+def _rmtree_groups(d):
+    for top, _, _ in sorted(os.walk(d), key=lambda x: -len(x[0])):
+        _rmdir(top)
+
+
+def _sweep_stale(parent):
+    """Groups of judges that are gone (autokernel-<pid> of a dead pid), emptied by the kernel."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("autokernel-") and name[11:].isdigit() and int(name[11:]) != os.getpid():
+            if not os.path.exists("/proc/%s" % name[11:]):
+                _rmtree_groups(os.path.join(parent, name))
 
 
 def layout():
@@ -167,6 +199,12 @@ def layout():
     if _layout is None:
         _layout = Layout.detect()
     return _layout
+
+
+def cleanup():
+    """Removes this judge's empty groups, if it made any."""
+    if _layout is not None:
+        _layout.cleanup()
 
 
 def reset():
@@ -200,6 +238,7 @@ class Group:
 
     @classmethod
     def create(cls, lay, rel, memory_bytes=None, pids_max=None):
+        lay.ensure()
         paths = {}
         for role in ("kill", "memory", "pids"):
             entry = getattr(lay, role)

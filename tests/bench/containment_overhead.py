@@ -1,0 +1,35 @@
+"""Per-bench cost of containment (issue 39): the phases a cgroup per candidate changes, timed by
+wrapping remote.Candidate's methods, in one warm process.
+
+    PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 tests/bench/containment_overhead.py PYDIR KERNEL N
+
+PYDIR: an agent/python directory (this tree's, or an older harness from `git archive`); KERNEL: a
+CPU kernel file (a starter); N: benches after a first one that starts the sandboxes. Prints one
+JSON line: medians of the new process (fork, and adoption into its cgroup) and of the end of the
+bench (kill, wipe), the sum of freeze+thaw per bench, and the bench's median wall time.
+AUTOKERNEL_CGROUP=v1|v2|none picks the hierarchy. Results: docs/benchmarks.md, "Containment".
+"""
+import sys, time, statistics, json
+sys.path.insert(0, sys.argv[1])
+from harness import bench, remote
+k = sys.argv[2]
+acc = {"fork": [], "finish": [], "freeze": [], "thaw": []}
+def timed(name, fn):
+    def w(*a, **kw):
+        t = time.perf_counter(); r = fn(*a, **kw); acc[name].append(time.perf_counter() - t); return r
+    return w
+remote.Candidate.__init__ = timed("fork", remote.Candidate.__init__)
+remote.Candidate.finish = timed("finish", remote.Candidate.finish)
+remote.Candidate.freeze = timed("freeze", remote.Candidate.freeze)
+remote.Candidate.thaw = timed("thaw", remote.Candidate.thaw)
+bench.run({"kernel_path": k, "device": "cpu", "quick": True})
+for v in acc.values(): v.clear()
+N = int(sys.argv[3]); tot = []
+for i in range(N):
+    t = time.perf_counter(); r = bench.run({"kernel_path": k, "device": "cpu", "quick": True}); tot.append(time.perf_counter() - t)
+out = {n: round(statistics.median(v) * 1e3, 2) for n, v in acc.items() if n in ("fork", "finish")}
+out["freeze+thaw_per_bench_ms"] = round((sum(acc["freeze"]) + sum(acc["thaw"])) / N * 1e3, 1)
+out["freezes_per_bench"] = len(acc["freeze"]) // N
+out["bench_median_s"] = round(statistics.median(tot), 3)
+out["cgroup"] = r["isolation"].get("cgroup"); out["status"] = r["status"]
+print(json.dumps(out))
