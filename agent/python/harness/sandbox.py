@@ -308,6 +308,8 @@ def default_memory_limit_mb():
 
 
 _seq = [0]
+# What the window and the loop show after "bubblewrap" where no cgroup contains the kernel.
+NO_CGROUP = "no writable cgroup: a kernel's hidden processes are not contained"
 RUNNER_DIRS = ("home", "tmp", "cache", "triton", "inductor")
 
 
@@ -439,7 +441,7 @@ class Sandbox:
             d["uid"] = self.ids[0] if self.ids else os.geteuid()
             if self.hardening:
                 d["hardening_missing"] = "; ".join(self.hardening)
-        weaker = [w for w in (self.weaker_because, "no cgroup" if self.group is None else "") if w]
+        weaker = [w for w in (self.weaker_because, NO_CGROUP if self.group is None else "") if w]
         if weaker:
             d["weaker_because"] = "; ".join(weaker)
         return d
