@@ -6,7 +6,9 @@
 #include "testsnapshot.h"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 
 using ak::KernelTableModel;
 
@@ -217,6 +219,46 @@ private Q_SLOTS:
         QCOMPARE(ak::CostDelegate::fraction(std::nan(""), 100), 0.0);
         QCOMPARE(ak::CostDelegate::fraction(5, 0), 0.0);
         QCOMPARE(ak::CostDelegate::fraction(-1, 10), 0.0);
+    }
+
+    void kernelsAreNamedForPeople()
+    {
+        // The Kernel column: op · where in the model (profile.json's call sites, numbered layers folded)
+        // · shape; the symbol in the tooltip and in the sort role.
+        QTemporaryDir dir;
+        QFile profile(dir.filePath(QStringLiteral("profile.json")));
+        QVERIFY(profile.open(QIODevice::WriteOnly));
+        profile.write(R"({"kernels": [
+            {"folder": "kernels/01-matmul", "call_sites": [{"module": "model.layers.0.mlp.up_proj"},
+                                                           {"module": "model.layers.1.mlp.up_proj"}]},
+            {"folder": "kernels/02-softmax", "call_sites": [{"module": "", "function": "attention"}]},
+            {"folder": "kernels/03-layernorm", "call_sites": [{"module": "model.layers.0.ln"},
+                                                              {"module": "model.norm"}]}]})");
+        profile.close();
+        const auto where = KernelTableModel::whereInModel(dir.path());
+        QCOMPARE(where.value(QStringLiteral("01-matmul")), QStringLiteral("model.layers.*.mlp.up_proj"));
+        QCOMPARE(where.value(QStringLiteral("02-softmax")), QStringLiteral("attention"));
+        QCOMPARE(where.value(QStringLiteral("03-layernorm")), QStringLiteral("model.layers.*.ln (+1 more)"));
+
+        auto run = ak::test::makeRun(dir.path());
+        auto rows = KernelTableModel::rowsFrom(*run);
+        for (ak::KernelRow &row : rows)
+            row.where = where.value(row.key);
+        KernelTableModel model;
+        model.resetRows(rows);
+        const QModelIndex name = model.index(0, KernelTableModel::KernelColumn);
+        QCOMPARE(name.data(Qt::DisplayRole).toString(),
+            QStringLiteral("matmul \u00b7 model.layers.*.mlp.up_proj \u00b7 [4096, 4096]"));
+        QCOMPARE(name.data(KernelTableModel::SortRole).toString(), run->kernels[0].name);
+        QVERIFY(name.data(Qt::ToolTipRole).toString().contains(run->kernels[0].name));
+        // Without a profile: the op, the module class when known, the shape; never less than the symbol.
+        rows[0].where.clear();
+        rows[0].kernel.module = QStringLiteral("MLP");
+        QCOMPARE(
+            KernelTableModel::readableName(rows[0]), QStringLiteral("matmul \u00b7 MLP \u00b7 [4096, 4096]"));
+        rows[0].kernel.module.clear();
+        rows[0].kernel.opType.clear();
+        QCOMPARE(KernelTableModel::readableName(rows[0]), run->kernels[0].name);
     }
 };
 

@@ -1,15 +1,76 @@
 #include "kerneltablemodel.h"
 
+#include "jsonfield.h"
 #include "numberformat.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QHash>
+#include <QRegularExpression>
 
 namespace ak {
 
 KernelTableModel::KernelTableModel(QObject *parent)
     : RowTableModel<KernelRow>(parent)
 { }
+
+QHash<QString, QString> KernelTableModel::whereInModel(const QString &runDir)
+{
+    QHash<QString, QString> where;
+    QFile file(QDir(runDir).filePath(QStringLiteral("profile.json")));
+    if (!file.open(QIODevice::ReadOnly))
+        return where;
+    const QByteArray data = file.readAll();
+    const nlohmann::json profile
+        = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    const nlohmann::json *kernels = jsonfield::array(profile, "kernels");
+    if (!kernels)
+        return where;
+    static const QRegularExpression number(QStringLiteral("(^|\\.)\\d+(?=\\.|$)"));
+    for (const nlohmann::json &row : *kernels) {
+        const QString folder = jsonfield::text(row, "folder");
+        const nlohmann::json *sites = jsonfield::array(row, "call_sites");
+        if (folder.isEmpty() || !sites)
+            continue;
+        // Every layer's call of one module is one place: model.layers.0.mlp … layers.31.mlp.
+        QStringList places;
+        for (const nlohmann::json &site : *sites) {
+            QString place = jsonfield::text(site, "module");
+            if (place.isEmpty())
+                place = jsonfield::text(site, "function");
+            if (sites->size() > 1)
+                place.replace(number, QStringLiteral("\\1*"));
+            if (!place.isEmpty() && !places.contains(place))
+                places << place;
+        }
+        if (places.isEmpty())
+            continue;
+        where.insert(KernelRecord::keyOf(folder),
+            places.size() == 1 ? places.first()
+                               : QCoreApplication::translate("ak::KernelTableModel", "%1 (+%2 more)")
+                                     .arg(places.first())
+                                     .arg(places.size() - 1));
+    }
+    return where;
+}
+
+QString KernelTableModel::readableName(const KernelRow &row)
+{
+    const KernelRecord &k = row.kernel;
+    QStringList parts;
+    if (!k.opType.isEmpty())
+        parts << k.opType;
+    if (!row.where.isEmpty())
+        parts << row.where;
+    else if (!k.module.isEmpty())
+        parts << k.module; // the module class, when the profile has no call sites
+    if (parts.isEmpty())
+        return k.name;
+    if (!k.shapes.isEmpty())
+        parts << k.shapes.first();
+    return parts.join(QStringLiteral(" \u00b7 "));
+}
 
 QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
 {
@@ -145,7 +206,8 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case RankColumn:
             return k.rank;
         case KernelColumn:
-            return k.name;
+            // Shown: what a person recognises; sorted by the symbol, the model's raw value.
+            return role == SortRole ? QVariant(k.name) : QVariant(readableName(row));
         case OpColumn:
             return k.opType;
         case ShapesColumn:
@@ -235,8 +297,9 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
     } else if (role == Qt::ToolTipRole) {
         switch (column) {
         case KernelColumn:
-            return tr("%1\nlaunched by %2\nfolder %3")
-                .arg(k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
+            return tr("%1\n%2\nlaunched by %3\nfolder %4")
+                .arg(
+                    readableName(row), k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
         case ShapesColumn:
             return k.shapes.join(QLatin1Char('\n'));
         case TimeColumn:
@@ -309,7 +372,8 @@ QVariant KernelTableModel::header(int column, int role) const
         case RankColumn:
             return tr("Rank by share of the model's device time (1 = largest)");
         case KernelColumn:
-            return tr("Kernel symbol as profiled");
+            return tr("The op, where in the model it runs (its call sites' module path, or the function) "
+                      "and its input shape; each kernel's symbol as profiled is in its tooltip");
         case OpColumn:
             return tr("Operation type the harness knows how to check and benchmark");
         case ShapesColumn:

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QHash>
+
 #include "kernelrecord.h"
 #include "rowtablemodel.h"
 #include "runsnapshot.h"
@@ -25,6 +27,9 @@ struct KernelRow
     bool pytorchWins = false; // RunSnapshot::pytorchWins
     std::optional<KernelVerification> inModel; // what verification.json says of it; none: not verified
     QString modelNote; // the verification's note on the final set (it failed parity together)
+    // Where in the model it runs, from profile.json's call sites: "model.layers.*.input_layernorm"
+    // (numbered layers folded), else the function it ran in; empty when the profile does not say.
+    QString where;
 };
 
 // What verify found for a kernel, in a few words: "+4.2 % ✓" (in the final set), "−1.3 % left out",
@@ -70,6 +75,12 @@ public:
     explicit KernelTableModel(QObject *parent = nullptr);
 
     static QVector<KernelRow> rowsFrom(const RunSnapshot &snapshot);
+    // Each kernel's (by key) place in the model from `runDir`/profile.json (KernelRow::where); empty
+    // for a run without one. Read once per opened run: a reload does not change the profile.
+    static QHash<QString, QString> whereInModel(const QString &runDir);
+    // The Kernel column: op · where · shape ("rmsnorm · model.layers.*.input_layernorm · [4096, 2048]");
+    // the symbol when nothing else is known.
+    static QString readableName(const KernelRow &row);
 
 protected:
     int columns() const override { return ColumnCount; }

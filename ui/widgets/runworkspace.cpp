@@ -210,8 +210,12 @@ void RunWorkspace::setSnapshot(const RunSnapshotPtr &snapshot)
     m_nextPending->setEnabled(anyPending);
     m_nextPending->setToolTip(anyPending ? tr("Select the next experiment waiting for accept or reject (N)")
                                          : tr("Next Pending — no experiment waits for review"));
-    const QVector<KernelRow> kernels
-        = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
+    QVector<KernelRow> kernels = snapshot ? KernelTableModel::rowsFrom(*snapshot) : QVector<KernelRow>();
+    if (!sameRun)
+        m_whereInModel
+            = snapshot ? KernelTableModel::whereInModel(snapshot->runDir) : QHash<QString, QString>();
+    for (KernelRow &row : kernels)
+        row.where = m_whereInModel.value(row.key);
     const QVector<Experiment> experiments = snapshot ? snapshot->experiments : QVector<Experiment>();
     // Newest first: arriving rows go in above the ones being read and push them down, so a click
     // meant for one lands on another (issue #14). Scrolled away from the top, the top row stays put;

@@ -119,6 +119,7 @@ private:
     QAction *m_nextPending = nullptr;
     QAction *m_pendingOnly = nullptr;
     QAction *m_compareBest = nullptr;
+    QHash<QString, QString> m_whereInModel; // KernelTableModel::whereInModel of the run shown
 };
 
 } // namespace ak
