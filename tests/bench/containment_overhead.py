@@ -1,7 +1,7 @@
 """Per-bench cost of containment (issue 39): the phases a cgroup per candidate changes, timed by
 wrapping remote.Candidate's methods, in one warm process.
 
-    PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 tests/bench/containment_overhead.py PYDIR KERNEL N
+    PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 tests/bench/containment_overhead.py PYDIR KERNEL N [DEVICE]
 
 PYDIR: an agent/python directory (this tree's, or an older harness from `git archive`); KERNEL: a
 CPU kernel file (a starter); N: benches after a first one that starts the sandboxes. Prints one
@@ -13,6 +13,7 @@ import sys, time, statistics, json
 sys.path.insert(0, sys.argv[1])
 from harness import bench, remote
 k = sys.argv[2]
+DEVICE = sys.argv[4] if len(sys.argv) > 4 else "cpu"
 acc = {"fork": [], "finish": [], "freeze": [], "thaw": []}
 def timed(name, fn):
     def w(*a, **kw):
@@ -22,11 +23,11 @@ remote.Candidate.__init__ = timed("fork", remote.Candidate.__init__)
 remote.Candidate.finish = timed("finish", remote.Candidate.finish)
 remote.Candidate.freeze = timed("freeze", remote.Candidate.freeze)
 remote.Candidate.thaw = timed("thaw", remote.Candidate.thaw)
-bench.run({"kernel_path": k, "device": "cpu", "quick": True})
+bench.run({"kernel_path": k, "device": DEVICE, "quick": True})
 for v in acc.values(): v.clear()
 N = int(sys.argv[3]); tot = []
 for i in range(N):
-    t = time.perf_counter(); r = bench.run({"kernel_path": k, "device": "cpu", "quick": True}); tot.append(time.perf_counter() - t)
+    t = time.perf_counter(); r = bench.run({"kernel_path": k, "device": DEVICE, "quick": True}); tot.append(time.perf_counter() - t)
 out = {n: round(statistics.median(v) * 1e3, 2) for n, v in acc.items() if n in ("fork", "finish")}
 out["freeze+thaw_per_bench_ms"] = round((sum(acc["freeze"]) + sum(acc["thaw"])) / N * 1e3, 1)
 out["freezes_per_bench"] = len(acc["freeze"]) // N
