@@ -267,10 +267,14 @@ class Group:
             try:
                 if kind == "v2":
                     _write(os.path.join(d, "memory.max"), str(int(memory_bytes)))
-                    _write(os.path.join(d, "memory.swap.max"), "0") if os.path.exists(
-                        os.path.join(d, "memory.swap.max")) else None
+                    if os.path.exists(os.path.join(d, "memory.swap.max")):
+                        _write(os.path.join(d, "memory.swap.max"), "0")
                 elif kind == "v1":
                     _write(os.path.join(d, "memory.limit_in_bytes"), str(int(memory_bytes)))
+                    try:        # swap counted too, where the kernel accounts it (swapaccount=1)
+                        _write(os.path.join(d, "memory.memsw.limit_in_bytes"), str(int(memory_bytes)))
+                    except OSError:
+                        pass
             except OSError:
                 self.paths.pop("memory", None)
         if pids_max:
