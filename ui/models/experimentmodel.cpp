@@ -1,9 +1,13 @@
 #include "experimentmodel.h"
 
+#include "outcomecolors.h"
+
 #include "numberformat.h"
 
 #include <QColor>
 #include <QCoreApplication>
+#include <QGuiApplication>
+#include <QPalette>
 
 namespace ak {
 
@@ -143,8 +147,11 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         break;
     case Qt::ForegroundRole:
         if (column == StatusColumn) {
+            // Readable on the tables' base in a light and a dark palette (OutcomeColors).
             const QColor c = statusColor(e.status);
-            return c.isValid() ? QVariant(c) : QVariant();
+            return c.isValid()
+                ? QVariant(OutcomeColors::readableOn(c, QGuiApplication::palette().color(QPalette::Base)))
+                : QVariant();
         }
         break;
     case Qt::TextAlignmentRole:
