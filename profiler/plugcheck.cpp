@@ -44,13 +44,18 @@ void PlugCheck::run(WorkerClient &worker, const ProfileReport &report,
         for (const QString &s : c.sites)
             sites.push_back(s.toStdString());
         kernels.push_back({ { "name", name.toStdString() }, { "op_type", c.record->opType.toStdString() },
-            { "path", path.toStdString() }, { "sites", sites } });
+            { "path", path.toStdString() }, { "sites", sites },
+            { "callable", c.record->contract.callable.toStdString() } });
     }
     if (kernels.empty())
         return;
+    // The profile names dtypes as people do (bf16); the model runner takes torch's names.
+    const QString dtype = report.dtype == QLatin1String("bf16") ? QStringLiteral("bfloat16")
+        : report.dtype == QLatin1String("fp16")                 ? QStringLiteral("float16")
+                                                                : QStringLiteral("float32");
     const nlohmann::json args { { "model_path", report.modelPath.toStdString() },
-        { "device", report.activity.toStdString() }, { "dtype", report.dtype.toStdString() },
-        { "kernels", kernels }, { "seed", 0 } };
+        { "device", report.activity.toStdString() }, { "dtype", dtype.toStdString() }, { "kernels", kernels },
+        { "seed", 0 } };
     const WorkerReply reply = worker.request(QStringLiteral("plugcheck"), args, timeoutMs);
     const nlohmann::json *list = reply.ok() ? entries(reply.result) : nullptr;
     if (!list) {
@@ -58,10 +63,12 @@ void PlugCheck::run(WorkerClient &worker, const ProfileReport &report,
                       .arg(reply.ok() ? QStringLiteral("the reply has no kernels") : reply.error);
         return;
     }
+    int refused = 0;
     for (const nlohmann::json &e : *list) {
         const QString name = jsonfield::text(e, "name");
         if (jsonfield::boolean(e, "pluggable", true))
             continue;
+        ++refused;
         QString reason = jsonfield::text(e, "reason");
         if (reason.isEmpty())
             reason = QStringLiteral("the starter could not be plugged into the model");
@@ -69,6 +76,11 @@ void PlugCheck::run(WorkerClient &worker, const ProfileReport &report,
             if (KernelRecord::keyOf(c.record->folder) == name)
                 c.record->contract.refused = QStringLiteral("plug-check: ") + reason;
     }
+    // What it cost, so a user (and docs/benchmarks.md) can weigh it against the run it protects.
+    *notes << QStringLiteral("plug-check: %1 folder(s) plugged into the model in %2 s, %3 not pluggable")
+                  .arg(list->size())
+                  .arg(jsonfield::number(reply.result, "seconds", reply.seconds), 0, 'f', 1)
+                  .arg(refused);
 }
 
 } // namespace ak

@@ -13,6 +13,8 @@
 #include <QFileInfo>
 #include <QHash>
 
+#include <optional>
+
 namespace ak {
 
 RunCreator::RunCreator(const Options &options)
@@ -183,100 +185,117 @@ QStringList siteModules(const nlohmann::json &callSites)
 
 } // namespace
 
+namespace {
+
+// One kernel folder before it enters the run: the profile rows it covers and the modules they ran in.
+struct FolderDraft
+{
+    KernelRecord record;
+    QByteArray py;
+    QStringList sites;
+    QList<int> rows;
+};
+
+// The `extract` op for profile row `index`: the starter kernel.py with the model's shapes and the
+// contract its sites' facts give. Nothing, with a note, when the worker has none to give.
+std::optional<FolderDraft> draftFolder(WorkerClient &worker, const ProfileReport &report, int index,
+    const QString &type, const nlohmann::json &shapes, QStringList *notes, bool *noExtractOp)
+{
+    const KernelRecord &k = report.kernels[index];
+    const nlohmann::json facts = siteFacts(report.calls[index].callSites);
+    nlohmann::json args { { "op_type", type.toStdString() }, { "device", report.activity.toStdString() },
+        { "dtype", k.dtype.toStdString() }, { "shapes", shapes }, { "sites", facts },
+        { "name", QStringLiteral("%1 (%2, rank %3)").arg(k.name, k.atenOp).arg(k.rank).toStdString() } };
+    const WorkerReply reply = worker.request(QStringLiteral("extract"), args, 120000);
+    if (!reply.ok() && reply.error.contains(QLatin1String("is not available"))) {
+        *notes << QStringLiteral("no kernel folders: the worker has no extract op (%1)").arg(reply.error);
+        *noExtractOp = true;
+        return std::nullopt;
+    }
+    if (!reply.ok() || !reply.result.is_object() || !reply.result.contains("kernel_py")
+        || !reply.result["kernel_py"].is_string()) {
+        *notes << QStringLiteral("rank %1 (%2): no kernel.py extracted: %3")
+                      .arg(k.rank)
+                      .arg(type, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
+        return std::nullopt;
+    }
+    FolderDraft d;
+    d.record = k;
+    d.record.opType = type;
+    d.record.folder = QStringLiteral("kernels/%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(type);
+    if (const nlohmann::json *c = jsonfield::object(reply.result, "contract"))
+        d.record.contract = KernelContract::fromJson(*c);
+    if (d.record.contract.callable.isEmpty() && !facts.empty())
+        d.record.contract.callable = QStringLiteral("%1:%2").arg(
+            jsonfield::text(facts[0], "kind"), jsonfield::text(facts[0], "name"));
+    d.py = QByteArray::fromStdString(reply.result["kernel_py"].get<std::string>());
+    d.sites = siteModules(report.calls[index].callSites);
+    d.rows << index;
+    return d;
+}
+
+} // namespace
+
 void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r, const Callbacks &callbacks)
 {
     ProfileReport &report = r.report;
-    // One folder per (op type, contract shapes, the model's call and its attributes): repeated layers
-    // share a kernel, two norms with another eps do not. Every profile row a folder covers names it in
-    // profile.json ("folder"), so verify finds all its call sites.
-    struct Pending
-    {
-        KernelRecord record;
-        QByteArray py;
-        QStringList sites;
-        QList<int> rows;
-    };
-    QList<Pending> pending;
+    // The folder is decided by what the model computes, not by where: rows share one only when op
+    // type, shapes and contract (callable, attributes, refused or not) are equal. Two norms with
+    // another eps do not share a folder; the same norm in every layer does. Every profile row a folder
+    // covers names it in profile.json ("folder"), so verify finds all its call sites.
+    QList<FolderDraft> drafts;
     QHash<QString, int> folderOf;
     for (int index = 0; index < report.kernels.size(); ++index) {
         if (m_cancelled)
             return;
-        KernelRecord &k = report.kernels[index];
-        const OpCall &call = report.calls[index];
-        const QString type = targetType(k, call);
+        const QString type = targetType(report.kernels[index], report.calls[index]);
         if (type.isEmpty())
             continue;
-        const std::vector<ContractShapes::Shape> shapes = ContractShapes::of(type, call);
+        const std::vector<ContractShapes::Shape> shapes = ContractShapes::of(type, report.calls[index]);
         if (shapes.empty())
             continue; // this kernel's op does not carry the operands (e.g. a copy inside addmm)
-        const nlohmann::json shapesJson = shapes;
-        const nlohmann::json facts = siteFacts(call.callSites);
-        // Rows of one call are split by the profiler when their facts differ; here the facts decide
-        // the folder too (the harness maps them to attributes, so equal facts mean an equal contract).
-        const QString key = type + QString::fromStdString(shapesJson.dump() + facts.dump());
-        if (const auto it = folderOf.constFind(key); it != folderOf.constEnd()) {
-            pending[*it].rows << index;
-            for (const QString &m : siteModules(call.callSites))
-                if (!pending[*it].sites.contains(m))
-                    pending[*it].sites << m;
-            continue;
-        }
-        if (r.kernelFolders + pending.size() >= m_options.top)
-            continue;
         if (callbacks.step)
-            callbacks.step(QStringLiteral("kernel.py for rank %1 (%2)").arg(k.rank).arg(type));
-        nlohmann::json extractArgs { { "op_type", type.toStdString() },
-            { "device", report.activity.toStdString() }, { "dtype", k.dtype.toStdString() },
-            { "shapes", shapesJson }, { "sites", facts },
-            { "name", QStringLiteral("%1 (%2, rank %3)").arg(k.name, k.atenOp).arg(k.rank).toStdString() } };
-        const WorkerReply reply = worker.request(QStringLiteral("extract"), extractArgs, 120000);
-        if (!reply.ok() && reply.error.contains(QLatin1String("is not available"))) {
-            r.notes
-                << QStringLiteral("no kernel folders: the worker has no extract op (%1)").arg(reply.error);
+            callbacks.step(
+                QStringLiteral("kernel.py for rank %1 (%2)").arg(report.kernels[index].rank).arg(type));
+        bool noExtractOp = false;
+        std::optional<FolderDraft> d
+            = draftFolder(worker, report, index, type, shapes, &r.notes, &noExtractOp);
+        if (noExtractOp)
             break;
-        }
-        if (!reply.ok() || !reply.result.is_object() || !reply.result.contains("kernel_py")
-            || !reply.result["kernel_py"].is_string()) {
-            r.notes << QStringLiteral("rank %1 (%2): no kernel.py extracted: %3")
-                           .arg(k.rank)
-                           .arg(type, reply.ok() ? QStringLiteral("reply has no kernel_py") : reply.error);
+        if (!d)
             continue;
+        const KernelContract &c = d->record.contract;
+        const QString key = type + QString::fromStdString(nlohmann::json(shapes).dump()) + c.callable
+            + QString::fromStdString(c.attrs.dump()) + (c.refused.isEmpty() ? u'+' : u'-');
+        if (const auto it = folderOf.constFind(key); it != folderOf.constEnd()) {
+            drafts[*it].rows << index;
+            for (const QString &m : std::as_const(d->sites))
+                if (!drafts[*it].sites.contains(m))
+                    drafts[*it].sites << m;
+        } else if (r.kernelFolders + drafts.size() < m_options.top) {
+            folderOf.insert(key, int(drafts.size()));
+            drafts.push_back(*d);
         }
-        Pending p;
-        p.record = k;
-        p.record.opType = type;
-        p.record.folder = QStringLiteral("kernels/%1-%2").arg(k.rank, 2, 10, QLatin1Char('0')).arg(type);
-        if (const nlohmann::json *c = jsonfield::object(reply.result, "contract"))
-            p.record.contract = KernelContract::fromJson(*c);
-        if (p.record.contract.callable.isEmpty() && !facts.empty())
-            p.record.contract.callable = QStringLiteral("%1:%2").arg(
-                jsonfield::text(facts[0], "kind"), jsonfield::text(facts[0], "name"));
-        p.py = QByteArray::fromStdString(reply.result["kernel_py"].get<std::string>());
-        p.sites = siteModules(call.callSites);
-        p.rows << index;
-        folderOf.insert(key, int(pending.size()));
-        pending.push_back(p);
     }
     if (m_cancelled)
         return;
     std::vector<PlugCandidate> candidates;
-    for (Pending &p : pending)
-        candidates.push_back({ &p.record, p.py, p.sites });
+    for (FolderDraft &d : drafts)
+        candidates.push_back({ &d.record, d.py, d.sites });
     if (callbacks.step && !candidates.empty())
         callbacks.step(QStringLiteral("plugging each starter into the model"));
     PlugCheck::run(worker, report, candidates, &r.notes);
     QString error;
-    for (Pending &p : pending) {
+    for (FolderDraft &d : drafts) {
         if (m_cancelled)
             return;
-        const Experiment baseline = store.addKernel(p.record, p.py, &error);
-        if (baseline.id == 0) {
-            r.notes << QStringLiteral("rank %1: %2").arg(p.record.rank).arg(error);
+        if (store.addKernel(d.record, d.py, &error).id == 0) {
+            r.notes << QStringLiteral("rank %1: %2").arg(d.record.rank).arg(error);
             continue;
         }
-        for (int row : std::as_const(p.rows)) {
-            report.kernels[row].folder = p.record.folder;
-            report.kernels[row].contract = p.record.contract;
+        for (int row : std::as_const(d.rows)) {
+            report.kernels[row].folder = d.record.folder;
+            report.kernels[row].contract = d.record.contract;
         }
         ++r.kernelFolders;
     }
