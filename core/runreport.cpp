@@ -151,8 +151,14 @@ QString RunReport::kernelTable(const RunSnapshot &run)
                 inModel += kv->inFinalSet ? QStringLiteral(", final set") : QStringLiteral(", left out");
             }
         }
+        // The op as the model calls it (#38): its attributes beside the type, the refusal beside the state.
+        const QString attrs = k.contract.attributesText();
+        const QString op = attrs.isEmpty() ? k.opType : QStringLiteral("%1 (%2)").arg(k.opType, attrs);
+        const QString state = k.state == KernelState::Unpluggable
+            ? QStringLiteral("%1: %2").arg(run.stateText(k), k.stateReason)
+            : run.stateText(k);
         s += QStringLiteral("<tr data-kernel=\"%1\">").arg(name.toHtmlEscaped())
-            + td(QString::number(k.rank), QStringLiteral("n")) + td(name) + td(k.opType) + td(k.dtype)
+            + td(QString::number(k.rank), QStringLiteral("n")) + td(name) + td(op) + td(k.dtype)
             + td(pct(k.share), QStringLiteral("n"))
             + td(QString::number(k.timeUs, 'f', 1) + QStringLiteral(" µs"), QStringLiteral("n"))
             + td(head && head->metrics.correct ? ratio(head->metrics.speedup) : QStringLiteral("—"),
@@ -162,7 +168,7 @@ QString RunReport::kernelTable(const RunSnapshot &run)
                     : QStringLiteral("—"),
                 QStringLiteral("n"))
             + td(QString::number(k.experimentCount), QStringLiteral("n"))
-            + td(QString::number(kept.value(name)), QStringLiteral("n")) + td(run.stateText(k)) + td(inModel)
+            + td(QString::number(kept.value(name)), QStringLiteral("n")) + td(state) + td(inModel)
             + QStringLiteral("</tr>");
     }
     s += QStringLiteral("</tbody></table>");

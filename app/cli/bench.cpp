@@ -5,6 +5,7 @@
 #include "devicedetector.h"
 #include "harnessclient.h"
 #include "pythonlocator.h"
+#include "runloader.h"
 #include "workerclient.h"
 
 #include <QCommandLineParser>
@@ -79,6 +80,23 @@ void printTable(const BenchRequest &req, const BenchResult &r, const QString &py
     }
 }
 
+// The contract of kernel folder `kernel` of run `runDir` (#38): what the loop sends with every bench, so
+// a kernel judged by hand is judged as the loop judges it. Empty with `error` set when it cannot be read.
+bool contractFromRun(const QString &runDir, const QString &kernel, BenchRequest *req, QString *error)
+{
+    const RunSnapshotPtr run = RunLoader::load(runDir, error);
+    if (!run)
+        return false;
+    const KernelRecord *k = run->kernel(KernelRecord::keyOf(kernel));
+    if (!k) {
+        *error = QStringLiteral("%1 has no kernel folder %2").arg(runDir, kernel);
+        return false;
+    }
+    if (!k->contract.isEmpty())
+        req->extra["contract"] = k->contract.toJson();
+    return true;
+}
+
 } // namespace
 
 int runBench(const QStringList &args)
@@ -100,9 +118,15 @@ int runBench(const QStringList &args)
     const QCommandLineOption timeout(QStringLiteral("timeout"),
         QStringLiteral("wall-clock limit in seconds (default %1)").arg(HarnessClient::kDefaultTimeLimitSec),
         QStringLiteral("SEC"));
+    const QCommandLineOption run(QStringLiteral("run"),
+        QStringLiteral("judge against this run's folder contract (with --kernel), as the loop does"),
+        QStringLiteral("RUN_DIR"));
+    const QCommandLineOption kernelName(QStringLiteral("kernel"),
+        QStringLiteral("the run's kernel folder whose contract applies (e.g. 03-rmsnorm)"),
+        QStringLiteral("NAME"));
     const QCommandLineOption help(
         { QStringLiteral("h"), QStringLiteral("help") }, QStringLiteral("show this help"));
-    parser.addOptions({ device, dtype, quick, json, python, timeout, help });
+    parser.addOptions({ device, dtype, quick, json, python, timeout, run, kernelName, help });
 
     if (!parser.parse(QStringList { QStringLiteral("autokernel-cli bench") } + args))
         return printUsageError(QStringLiteral("bench: ") + parser.errorText());
@@ -147,6 +171,13 @@ int runBench(const QStringList &args)
             QStringLiteral("bench: kernel file '%1' does not exist").arg(positional.first()));
     if (!kernel.isFile() || !kernel.isReadable())
         return printUsageError(QStringLiteral("bench: '%1' is not a readable file").arg(positional.first()));
+    if (parser.isSet(run) != parser.isSet(kernelName))
+        return printUsageError(QStringLiteral("bench: --run and --kernel go together"));
+    if (parser.isSet(run)) {
+        QString why;
+        if (!contractFromRun(parser.value(run), parser.value(kernelName), &req, &why))
+            return printUsageError(QStringLiteral("bench: ") + why);
+    }
 
     QTextStream err(stderr);
     PythonLocator locator;

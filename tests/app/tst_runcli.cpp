@@ -130,7 +130,8 @@ private Q_SLOTS:
             qPrintable(r.out));
         for (const KernelRecord &k : run->kernels)
             QVERIFY2(r.out.contains(QRegularExpression(QLatin1Char('\n') + KernelRecord::keyOf(k.folder)
-                         + QStringLiteral("\\s+(done|active|waiting|skipped|pytorch wins)\\s+\\d+"))),
+                         + QStringLiteral(
+                             "\\s+(done|active|waiting|skipped|pytorch wins|not pluggable)\\s+\\d+"))),
                 qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("%1 experiments (").arg(finished)), qPrintable(r.out));
         qInfo("%d experiments in %.1f s", finished, r.seconds);

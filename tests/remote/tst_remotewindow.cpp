@@ -152,7 +152,12 @@ private Q_SLOTS:
             qint64(shown.elapsed()));
 
         // A pin from the window's control: queued for the remote writer, applied by it, seen here.
-        const QString kernel = workspace->snapshot()->kernels.first().folder.section(QLatin1Char('/'), -1);
+        // The first kernel the loop may work on (a folder the plug-check refused takes no pin).
+        QString kernel;
+        for (const KernelRecord &k : workspace->snapshot()->kernels)
+            if (kernel.isEmpty() && k.state != KernelState::Unpluggable)
+                kernel = k.key();
+        QVERIFY(!kernel.isEmpty());
         QSignalSpy finished(control, &LoopControl::actionFinished);
         QSignalSpy failedAction(control, &LoopControl::actionFailed);
         control->pin(kernel);

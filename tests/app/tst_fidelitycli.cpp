@@ -1,0 +1,142 @@
+// #38 [fidelity] as a user meets it: `autokernel-cli profile` on a CPU model with the semantics real
+// models use (tests/agent/harness/fidelity_model.py: Gemma's (1 + w) RMSNorm with eps 1e-5, LayerNorm
+// eps 1e-6, a LayerNorm without bias, exact GELU, Linear with bias, NeoX rotary, attention as bmm +
+// scaled softmax). Every folder records the model's own call, plugs in at every site or is marked
+// "not pluggable" before the loop with its reason, and `status` says so; the judge takes the folder's
+// contract from the run, so a kernel.py that rewrites its CONTRACT literal is refused.
+#include "runloader.h"
+#include "testfixtures.h"
+#include "testregistry.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+using namespace ak;
+using json = nlohmann::json;
+
+class FidelityCliTest : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_run;
+    json m_status;
+
+    test::CliResult cli(const QStringList &args, int timeoutMs = 300000)
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CACHE_HOME"), m_dir.filePath(QStringLiteral("cache")));
+        return test::runProgram(test::cliPath(), args, timeoutMs, env);
+    }
+
+    // The folders of one op type in `status --json`.
+    std::vector<json> folders(const std::string &op) const
+    {
+        std::vector<json> out;
+        for (const json &k : m_status["kernels"])
+            if (k.value("op_type", "") == op)
+                out.push_back(k);
+        return out;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_run = m_dir.filePath(QStringLiteral("run"));
+        const test::CliResult r = cli({ QStringLiteral("profile"), QStringLiteral("--model"),
+            QStringLiteral(AUTOKERNEL_SOURCE_DIR "/tests/agent/harness/fidelity_model.py"),
+            QStringLiteral("--out"), m_run, QStringLiteral("--device"), QStringLiteral("cpu"),
+            QStringLiteral("--top"), QStringLiteral("20"), QStringLiteral("--python"), test::testPython() });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const test::CliResult s = cli({ QStringLiteral("status"), m_run, QStringLiteral("--json") });
+        QVERIFY2(s.exitCode == 0, qPrintable(s.err));
+        m_status = json::parse(s.out.toStdString(), nullptr, false);
+        QVERIFY(m_status.is_object() && m_status["kernels"].is_array() && !m_status["kernels"].empty());
+    }
+
+    void everyFolderIsTheModelsOwnCallOrRefusedWithItsReason()
+    {
+        for (const json &k : m_status["kernels"]) {
+            const std::string folder = k.value("folder", "");
+            QVERIFY2(k.contains("contract") && k["contract"].contains("attrs"), folder.c_str());
+            const std::string state = k.value("state", "");
+            const std::string refused = k["contract"].value("refused", "");
+            if (state == "unpluggable")
+                QVERIFY2(!refused.empty(), folder.c_str()); // marked before the loop, with the reason
+            else
+                QVERIFY2(
+                    refused.empty() && state == "waiting", (folder + ": " + state + " " + refused).c_str());
+        }
+    }
+
+    void attributesAreTheModels()
+    {
+        const auto rms = folders("rmsnorm");
+        QVERIFY(!rms.empty());
+        for (const json &k : rms) {
+            QCOMPARE(k["contract"]["attrs"]["eps"].get<double>(), 1e-5);
+            QCOMPARE(k["contract"]["attrs"]["offset"].get<double>(), 1.0);
+        }
+        bool eps6 = false, noBias = false;
+        for (const json &k : folders("layernorm")) {
+            eps6 = eps6 || k["contract"]["attrs"]["eps"].get<double>() == 1e-6;
+            noBias = noBias || k["contract"]["attrs"]["bias"] == false;
+        }
+        QVERIFY(eps6);
+        QVERIFY(noBias);
+        const auto gelu = folders("gelu");
+        QVERIFY(!gelu.empty());
+        QCOMPARE(gelu.front()["contract"]["attrs"]["approximate"].get<std::string>(), std::string("none"));
+        bool linearWithBias = false;
+        for (const json &k : folders("matmul"))
+            linearWithBias = linearWithBias || k["contract"]["attrs"].value("bias", false);
+        QVERIFY(linearWithBias);
+    }
+
+    void statusSaysWhatEachFolderIs()
+    {
+        const test::CliResult s = cli({ QStringLiteral("status"), m_run });
+        QVERIFY2(s.exitCode == 0, qPrintable(s.err));
+        QVERIFY2(s.out.contains(QStringLiteral("eps 1e-05 · offset 1")), qPrintable(s.out));
+        QVERIFY2(s.out.contains(QLatin1String("approximate none")), qPrintable(s.out));
+    }
+
+    void theJudgeTakesTheContractFromTheRun()
+    {
+        // The rmsnorm folder's kernel.py with its CONTRACT literal rewritten to the default (eps 1e-6,
+        // offset 0) and the body following it: what an agent that "simplifies" the contract produces.
+        const auto rms = folders("rmsnorm");
+        QVERIFY(!rms.empty());
+        const QString folder = QString::fromStdString(rms.front()["folder"].get<std::string>());
+        QFile f(QDir(m_run).filePath(folder + QStringLiteral("/kernel.py")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QString py = QString::fromUtf8(f.readAll());
+        const int at = py.indexOf(QLatin1String("CONTRACT = "));
+        QVERIFY(at >= 0);
+        const int end = py.indexOf(QLatin1Char('\n'), at);
+        py.replace(at, end - at, QStringLiteral("CONTRACT = {'eps': 1e-06, 'offset': 0.0}"));
+        const QString edited = m_dir.filePath(QStringLiteral("edited.py"));
+        QFile out(edited);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(py.toUtf8());
+        out.close();
+        // Alone, the file is judged against its own literal (a user's bench): it passes...
+        test::CliResult r
+            = cli({ QStringLiteral("bench"), edited, QStringLiteral("--device"), QStringLiteral("cpu"),
+                QStringLiteral("--quick"), QStringLiteral("--python"), test::testPython() });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        // ...inside the run the folder's contract wins, and the mismatch is named.
+        r = cli({ QStringLiteral("bench"), edited, QStringLiteral("--device"), QStringLiteral("cpu"),
+            QStringLiteral("--quick"), QStringLiteral("--python"), test::testPython(),
+            QStringLiteral("--run"), m_run, QStringLiteral("--kernel"), KernelRecord::keyOf(folder) });
+        QVERIFY2(r.exitCode != 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains(QLatin1String("CONTRACT")), qPrintable(r.out + r.err));
+    }
+};
+
+AK_TEST_CLASS(FidelityCliTest)
+#include "tst_fidelitycli.moc"
