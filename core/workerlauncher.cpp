@@ -13,7 +13,8 @@ namespace {
 // Read by the harness on the remote side (docs/remote.md): device pinning and test switches. Paths
 // of this machine (AUTOKERNEL_BWRAP, AUTOKERNEL_PYTHON) mean nothing there and are not sent.
 const char *const kForwarded[] = { "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-    "AK_WORKER_TEST", "AUTOKERNEL_SPARE_RUNNER", "AUTOKERNEL_TIMING_SPIN", "AUTOKERNEL_SANDBOX_MEMORY_MB" };
+    "AK_WORKER_TEST", "AUTOKERNEL_SPARE_RUNNER", "AUTOKERNEL_TIMING_SPIN", "AUTOKERNEL_SANDBOX_MEMORY_MB",
+    "AUTOKERNEL_SANDBOX_PIDS", "AUTOKERNEL_SANDBOX_SCRATCH_MB", "AUTOKERNEL_CGROUP" };
 
 } // namespace
 

@@ -114,6 +114,14 @@ int runDoctor(const QStringList &args)
                                      "bubblewrap")
                           .arg(jsonfield::text(j, "bwrap_why"))
                     : QStringLiteral("bubblewrap at %1").arg(bwrap) });
+            // How the judge contains a kernel's processes (#39): without a writable cgroup it is weaker,
+            // and the user must know.
+            const QString cgroupText = jsonfield::text(j, "cgroup_text");
+            if (!cgroupText.isEmpty())
+                out.append(
+                    { jsonfield::text(j, "cgroup_level") == QLatin1String("ok") ? QStringLiteral("ok")
+                                                                                : QStringLiteral("warning"),
+                        QStringLiteral("cgroup"), cgroupText });
         }
     }
 

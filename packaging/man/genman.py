@@ -25,6 +25,14 @@ ENVIRONMENT = [
      "refuse bubblewrap (candidates then run unsandboxed and the run says so)."),
     ("AUTOKERNEL_SANDBOX_MEMORY_MB", "Memory limit of a candidate kernel's sandbox in MiB "
      "(default: a share of the machine's memory)."),
+    ("AUTOKERNEL_SANDBOX_PIDS", "Most tasks (processes and threads) a candidate kernel's sandbox may "
+     "hold, through its cgroup (default 64 per core, at least 1024)."),
+    ("AUTOKERNEL_SANDBOX_SCRATCH_MB", "Size of the tmpfs a candidate kernel may write in, in MiB "
+     "(default 1024); emptied between candidates."),
+    ("AUTOKERNEL_SANDBOX_UID", "The user a candidate kernel runs as inside its sandbox when the judge "
+     "runs as root (default 65534, nobody; 0 keeps root inside)."),
+    ("AUTOKERNEL_CGROUP", "How the judge contains a kernel's processes: v2, v1, or none to use no "
+     "cgroup (default: v2 where mounted, else v1; without one the judge is weaker and doctor says so)."),
     ("AUTOKERNEL_TUNE_MEMORY", "Where the tune agent remembers kept configurations across runs "
      "(default $XDG_CACHE_HOME/autokernel/tune-memory.json), or none to neither read nor write it."),
     ("AUTOKERNEL_EMBEDDED_PYTHONHOME", "The standard library of the embedded interpreter that checks "
