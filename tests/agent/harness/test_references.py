@@ -56,13 +56,24 @@ class CpuStarters(unittest.TestCase):
                 self.assertFalse(r["timing"]["cold_l2"])
                 self.assertGreater(r["timing"]["checked_calls"], 0)
 
-    def test_quick_mode_within_three_seconds(self):
+    def test_quick_mode_checks_the_quick_sizes_only(self):
+        # What makes quick mode quick is the work it does, asserted here; its seconds are a benchmark's
+        # (docs/benchmarks.md, judge overhead), not a unit test's: a busy CI machine must not fail it.
+        # The 60 s ceiling only catches a hang.
         for name in ("softmax", "rmsnorm", "matmul"):
             with self.subTest(op=name):
                 t0 = time.perf_counter()
                 r = run(os.path.join(STARTERS, "cpu", name + ".py"))
                 self.assertEqual(r["status"], "ok", r["failure"])
-                self.assertLess(time.perf_counter() - t0, 3.0)
+                self.assertTrue(r["quick"])
+                spec = ops.get(name)
+                self.assertEqual(r["timing_size"], spec.headline["quick"])
+                sizes = next(s for s in r["stages"] if s["name"] == "sizes")["detail"]
+                self.assertIn(spec.size_label(spec.sizes["quick"][-1]), sizes)
+                for size in spec.sizes["cpu"]:
+                    if size not in spec.sizes["quick"]:
+                        self.assertNotIn(spec.size_label(size), sizes)
+                self.assertLess(time.perf_counter() - t0, 60.0)
 
     def test_full_cpu_sizes(self):
         r = run(os.path.join(STARTERS, "cpu", "softmax.py"), quick=False)
