@@ -85,7 +85,16 @@ int runDoctor(const QStringList &args)
             out.append({ QStringLiteral("error"), QStringLiteral("worker"),
                 QStringLiteral("the worker did not answer in %1: %2").arg(python.python, r.error) });
         } else {
-            const nlohmann::json &j = r.result;
+            // The interpreter's facts, then the judge's (bubblewrap, cgroup): two ops, one per layer.
+            nlohmann::json j = r.result;
+            const WorkerReply judge
+                = worker.request(QStringLiteral("judge_facts"), nlohmann::json::object(), 120000);
+            if (judge.status == WorkerReply::Status::Ok && judge.result.is_object())
+                j.update(judge.result);
+            else
+                j["bwrap_why"] = QStringLiteral("the judge's facts could not be read: %1")
+                                     .arg(judge.error)
+                                     .toStdString();
             if (!jsonfield::text(j, "torch_error").isEmpty())
                 out.append({ QStringLiteral("error"), QStringLiteral("torch"),
                     QStringLiteral("import torch failed: %1").arg(jsonfield::text(j, "torch_error")) });

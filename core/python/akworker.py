@@ -33,6 +33,7 @@ OPS = {
     "plugcheck": "modelplug.plugcheck:handle",
     "device": "akdevice:handle",
     "doctor": "akdoctor:handle",
+    "judge_facts": "harness.facts:handle",
 }
 
 # Errors after which the CUDA context (and so this process) cannot be trusted again.

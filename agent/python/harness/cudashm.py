@@ -160,7 +160,7 @@ class Arena:
         return self._bytes
 
     def tensor(self, offset, shape, dtype):
-        from .shm import view
+        from .arenaview import view
         return view(self.bytes(), self.size, offset, shape, dtype)
 
     def close(self):

@@ -8,24 +8,9 @@ import fcntl
 import mmap
 import os
 
-ALIGN = 256
-
-
-def aligned(n):
-    return (int(n) + ALIGN - 1) // ALIGN * ALIGN
-
-
-def view(raw, size, offset, shape, dtype):
-    """A tensor of `shape` and `dtype` over the arena's bytes `raw` at `offset` (zero copy)."""
-    import torch
-    n = 1
-    for s in shape:
-        n *= int(s)
-    nbytes = n * torch.empty((), dtype=dtype).element_size()
-    if offset < 0 or offset + nbytes > size:
-        raise ValueError("view [%d, %d) outside the arena of %d bytes" % (offset, offset + nbytes, size))
-    return raw[offset:offset + nbytes].view(dtype).view(tuple(int(s) for s in shape))
-
+# The layout both kinds of arena share lives in arenaview.py, so that cudashm needs nothing of this
+# module (which chooses between the two) and the two do not import each other.
+from .arenaview import ALIGN, aligned, view  # noqa: F401 - this module's face for callers
 
 # Its size is fixed once made: a kernel holding the descriptor can neither shrink it (every mapping
 # of the judge past the new end would fault with SIGBUS) nor grow it (memory past any limit), nor
