@@ -16,7 +16,7 @@ PACKAGES=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
   libgl-dev libegl-dev libxkbcommon-dev libgit2-dev nlohmann-json3-dev python3-dev
   librocm-smi-dev xvfb xauth imagemagick fontconfig fonts-dejavu-core
-  python3-torch python3-numpy git ca-certificates bubblewrap clang-format
+  python3-torch python3-numpy git ca-certificates bubblewrap clang-format flake8
   lintian appstream desktop-file-utils chromium
   openssh-client openssh-server rsync slurm-wlm munge
 )

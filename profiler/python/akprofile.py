@@ -419,6 +419,6 @@ if __name__ == "__main__":
             print("%6.2f%% %10.1f us  %-40s %s %s" % (100 * r["share"], r["time_us"], r["name"][:40], r["aten_op"],
                                                    r["module"]))
         print(json.dumps({k: v for k, v in out.items() if k != "kernels"}))
-    except ModelError as exc:
+    except ModelError:
         traceback.print_exc()
         sys.exit(1)

@@ -85,7 +85,7 @@ def part_compare(names, rows, dtype="bfloat16"):
         row = {"part": "compare", "op": name, "size": size, "dtype": dtype}
         try:
             starter = _load(os.path.join(STARTERS, name + ".py")).kernel_fn
-            bench_ = lambda fn: triton.testing.do_bench(lambda: fn(*x), warmup=25, rep=100, return_mode="median") * 1e3  # noqa: E731
+            bench_ = lambda fn: triton.testing.do_bench(lambda: fn(*x), warmup=25, rep=100, return_mode="median") * 1e3  # noqa: E731,F821 - x is bound above; pyflakes reads the closing `del`
             row["eager_us"] = bench_(spec.reference)
             row["starter_us"] = bench_(starter)
             torch._dynamo.reset()

@@ -17,7 +17,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -61,7 +60,6 @@ def startup(cache):
 
 def part_a(rows):
     tmp = tempfile.mkdtemp(prefix="tb-")
-    cold = os.path.join(tmp, "cold")
     res = {"cold": [], "driver_only": [], "warm": []}
     for i in range(3):
         c = os.path.join(tmp, "c%d" % i)

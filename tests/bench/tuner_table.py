@@ -30,7 +30,6 @@ import argparse
 import ast
 import importlib.util
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -323,7 +322,7 @@ def measure_op(op, k, run_dir, args, device, timer, scratch):
                 out = fn()
                 if device == "cuda":
                     torch.cuda.synchronize()
-                err, why = rel_error(out, truth)
+                err, why = rel_error(out, truth)  # noqa: F821 - defined above; pyflakes reads the closing `del` as this scope's
         except Exception as exc:  # noqa: BLE001 - a broken variant is a row, not a crash
             row["variants"][name] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, str(exc).splitlines()[0][:300])}
             row["notes"].append("%s failed: %s" % (name, row["variants"][name]["error"]))
@@ -340,9 +339,9 @@ def measure_op(op, k, run_dir, args, device, timer, scratch):
     for name, fn in variants:
         if name in mods:
             kernel_fn = mods[name].kernel_fn
-            call = (lambda kf: (lambda: kf(*inputs)))(kernel_fn)
+            call = (lambda kf: (lambda: kf(*inputs)))(kernel_fn)  # noqa: F821 - see rel_error above
         else:
-            call = (lambda f: (lambda: f(*inputs)))(fn)
+            call = (lambda f: (lambda: f(*inputs)))(fn)  # noqa: F821 - see rel_error above
         if check(name, call):
             fns[name] = call
     if device == "cuda" and hasattr(torch, "compile"):
@@ -353,7 +352,7 @@ def measure_op(op, k, run_dir, args, device, timer, scratch):
             except Exception as exc:  # noqa: BLE001
                 row["variants"][name] = {"ok": False, "error": str(exc)[:300]}
                 continue
-            call = (lambda f: (lambda: f(*inputs)))(cfn)
+            call = (lambda f: (lambda: f(*inputs)))(cfn)  # noqa: F821 - see rel_error above
             if check(name, call):  # the first call compiles (and autotunes): first_call_s
                 fns[name] = call
     elif args.compile_modes:

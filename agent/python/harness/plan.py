@@ -1,8 +1,6 @@
 """Which inputs each stage uses. Everything here runs BEFORE the kernel module is imported: the
 inputs and their ground truths exist before any kernel code could patch torch."""
 
-import random
-
 import torch
 
 from . import inputs as gen_inputs

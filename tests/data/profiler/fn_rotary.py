@@ -2,7 +2,7 @@
 it (apply_rotary_pos_emb / rotate_half with torch.cat, called inside the attention module, no module
 of its own): the profiler must classify those ops by the functions on their stacks."""
 import torch
-import torch.nn.functional as F
+import torch.nn.functional as F  # noqa: F401 - written as transformers' modeling files are
 
 
 def rotate_half(x):

@@ -1,6 +1,5 @@
 """Files: writes up to 600 MiB into its scratch directory and reports in its import error how much
 it could. The test runs it with a small scratch cap."""
-import os
 
 KERNEL_TYPE = "softmax"
 _written = 0

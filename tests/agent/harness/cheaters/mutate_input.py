@@ -1,5 +1,5 @@
 """Cheater: softmax computed in place in the input, which is returned."""
-import torch
+import torch  # noqa: F401 - imported as every kernel imports it: the cheat is in place, not in torch
 
 KERNEL_TYPE = "softmax"
 
