@@ -1,5 +1,9 @@
 // autokernel-cli run RUN_DIR: the optimisation loop, headless. Progress goes to stderr as a live line
 // (one line per experiment when stderr is not a terminal); a summary table follows on stdout.
+//
+// runRun reads as the command's steps: the flags into LoopOptions, the workers (a Slurm allocation),
+// the agent, the loop run to its end, the report. A step that can end the command returns the exit
+// code to end it with (std::optional<int>: empty goes on), so each step prints its own error.
 #include "clicommand.h"
 
 #include "agentflags.h"
@@ -25,6 +29,7 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
+#include <optional>
 #include <unistd.h>
 
 namespace ak::cli {
@@ -60,11 +65,9 @@ double parseDuration(const QString &text)
     return t.isEmpty() ? -1 : seconds;
 }
 
-} // namespace
-
-int runRun(const QStringList &arguments)
+// Every flag of `run` with its help text; applyAgentFlags reads the llm and command ones by these names.
+void addRunFlags(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("Run the optimisation loop on a run directory until every kernel is done, "
                        "the budget is spent or you press Ctrl-C (the experiment in flight is "
@@ -128,6 +131,265 @@ int runRun(const QStringList &arguments)
             QStringLiteral(
                 "when the loop ends, verify the kept kernels inside the model (autokernel-cli verify)") },
     });
+}
+
+// The loop's limits, devices and worker flags into `o`, checked in the order the errors have always
+// come; the agent's flags are readAgentFlags's.
+std::optional<int> readLoopFlags(const QCommandLineParser &p, LoopOptions *o)
+{
+    auto positive = [&p](const char *name, int *out) {
+        if (!p.isSet(QLatin1String(name)))
+            return true;
+        bool ok = false;
+        *out = p.value(QLatin1String(name)).toInt(&ok);
+        return ok && *out > 0;
+    };
+    if (!positive("kernels", &o->maxKernels))
+        return printUsageError(QStringLiteral("--kernels must be a positive number"));
+    if (!positive("experiments", &o->maxExperiments))
+        return printUsageError(QStringLiteral("--experiments must be a positive number"));
+    if (!positive("bench-timeout", &o->benchTimeLimitSec))
+        return printUsageError(QStringLiteral("--bench-timeout must be a positive number of seconds"));
+    if (p.isSet(QStringLiteral("budget"))) {
+        o->budgetSeconds = parseDuration(p.value(QStringLiteral("budget")));
+        if (o->budgetSeconds <= 0)
+            return printUsageError(
+                QStringLiteral("--budget must be a duration such as 90s, 10m, 2h or 1h30m, not '%1'")
+                    .arg(p.value(QStringLiteral("budget"))));
+    }
+    if (p.isSet(QStringLiteral("device"))) {
+        for (const QString &dev :
+            p.value(QStringLiteral("device")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            if (!DeviceInfo::isDeviceName(dev.trimmed()))
+                return printUsageError(QStringLiteral("--device: '%1' is not cpu, cuda or cuda:N").arg(dev));
+            o->devices << dev.trimmed();
+        }
+    }
+    o->python = p.value(QStringLiteral("python"));
+    if (p.isSet(QStringLiteral("launcher"))) {
+        o->setLauncher = true;
+        o->launcher = p.value(QStringLiteral("launcher")).trimmed();
+        if (o->launcher == QLatin1String("local"))
+            o->launcher.clear();
+    }
+    if (p.isSet(QStringLiteral("launcher")) && p.isSet(QStringLiteral("slurm")))
+        return printUsageError(
+            QStringLiteral("--launcher and --slurm: give one (--slurm makes its own launcher)"));
+    o->quickBench = p.isSet(QStringLiteral("quick"));
+    return std::nullopt;
+}
+
+// The workers: with --slurm (or run.json's, unless --launcher replaces it) one allocation whose srun
+// steps launch each device's worker. `slurm` is the caller's so the job ends (scancel) when the
+// command does, and a second Ctrl-C can end it first.
+std::optional<int> takeSlurm(
+    const QCommandLineParser &p, const RunSnapshot &run, SlurmAllocation *slurm, LoopOptions *o)
+{
+    const QString slurmArgs = p.isSet(QStringLiteral("slurm"))
+        ? p.value(QStringLiteral("slurm")).trimmed()
+        : (p.isSet(QStringLiteral("launcher")) ? QString() : run.config.workerSlurm);
+    if (slurmArgs.isEmpty())
+        return std::nullopt;
+    QTextStream(stderr) << "slurm: asking for an allocation: salloc --no-shell " << slurmArgs << Qt::endl;
+    QString error;
+    if (!slurm->allocate(slurmArgs, &error)) {
+        QTextStream(stderr) << "autokernel-cli: slurm: " << error << Qt::endl;
+        return 2;
+    }
+    QTextStream(stderr) << "slurm: job " << slurm->jobId() << " granted; one srun step per device"
+                        << Qt::endl;
+    const bool gpu = o->devices.isEmpty() ? run.device.available && run.device.vendor != QLatin1String("cpu")
+                                          : o->devices.first().startsWith(QLatin1String("cuda"));
+    o->setLauncher = true;
+    o->launcher = slurm->launcher(gpu);
+    o->slurm = slurmArgs;
+    o->slurmJob = slurm->jobId();
+    return std::nullopt;
+}
+
+// The agent: run.json's configuration, with this command line's choices on top.
+std::optional<int> readAgentFlags(const QCommandLineParser &p, const RunSnapshot &run, AgentConfig *agent)
+{
+    QString error;
+    if (!agentOfRun(run, agent, &error))
+        return printUsageError(error);
+    if (p.isSet(QStringLiteral("agent"))
+        && !AgentConfig::parseKind(p.value(QStringLiteral("agent")), &agent->kind))
+        return printUsageError(QStringLiteral("--agent must be one of %1")
+                                   .arg(AgentConfig::kindNames().join(QStringLiteral(", "))));
+    applyAgentFlags(p, agent);
+    if (p.isSet(QStringLiteral("seed")))
+        agent->seed = p.value(QStringLiteral("seed")).toInt();
+    if (p.isSet(QStringLiteral("context-tokens"))) {
+        bool ok = false;
+        agent->contextTokens = p.value(QStringLiteral("context-tokens")).toInt(&ok);
+        if (!ok || agent->contextTokens < 1)
+            return printUsageError(QStringLiteral("--context-tokens must be a positive number of tokens"));
+    }
+    // Without it the output limit could only be changed by editing run.json (a model whose limit the
+    // table does not know, a server that refuses 16384).
+    if (p.isSet(QStringLiteral("max-tokens"))) {
+        bool ok = false;
+        agent->maxTokens = p.value(QStringLiteral("max-tokens")).toInt(&ok);
+        if (!ok || agent->maxTokens < 1)
+            return printUsageError(QStringLiteral("--max-tokens must be a positive number of tokens"));
+    }
+    return std::nullopt;
+}
+
+// What the loop's signals write to while it runs. It lives in runRun, as long as the loop, because
+// the connections below hold references to it until the loop is gone.
+struct LoopConsole
+{
+    QTextStream err { stderr };
+    bool tty = isatty(STDERR_FILENO) == 1;
+    bool liveLineShown = false; // an experiment line without its newline is on the terminal
+    int exitCode = 0; // 2 once the loop reports an action it could not take
+};
+
+void showProgress(LocalLoop &loop, LoopConsole &console)
+{
+    QObject::connect(&loop, &LocalLoop::message, [&console](const QString &line) {
+        // Experiment lines replace the live line on a terminal; everything else is a log line above it.
+        const bool experimentLine = line.contains(QLatin1String("] #"));
+        if (console.tty && experimentLine) {
+            console.err << "\r\x1b[K" << line.left(200) << Qt::flush;
+            console.liveLineShown = true;
+            return;
+        }
+        if (console.tty && console.liveLineShown)
+            console.err << "\r\x1b[K";
+        console.err << line << Qt::endl;
+        console.liveLineShown = false;
+    });
+    QObject::connect(&loop, &LocalLoop::actionFailed, [&console](const QString &action, const QString &why) {
+        console.err << "autokernel-cli: " << action << ": " << why << Qt::endl;
+        console.exitCode = 2;
+        QCoreApplication::exit(0);
+    });
+    QObject::connect(&loop, &LocalLoop::finished, [](const QString &) { QCoreApplication::exit(0); });
+}
+
+// Ctrl-C (or SIGTERM) stops the loop gently; a second one leaves at once. The handler only counts:
+// `poll` acts on the count from the event loop, where stopping the loop is safe.
+void watchSignals(QTimer &poll, LocalLoop &loop, SlurmAllocation &slurm, QTextStream &err)
+{
+    g_signals.store(0);
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    poll.setInterval(100);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        if (g_signals.load() > 0 && loop.state() != LoopControl::State::Stopping
+            && loop.state() != LoopControl::State::Stopped) {
+            err << "\nstopping: the experiment in flight is recorded as interrupted (Ctrl-C again to force)"
+                << Qt::endl;
+            loop.stop();
+        }
+        if (g_signals.load() > 1) {
+            slurm.release(); // an allocation taken with --no-shell would outlive us until its time limit
+            std::_Exit(130);
+        } // the run stays consistent: the next open repairs the interrupted experiment
+    });
+    poll.start();
+}
+
+// Names the agent on stderr and, for a window watching the run, writes the budget left and the agent
+// of this loop (LoopInfo).
+void announceLoop(const LoopOptions &o, QTextStream &err)
+{
+    err << "run " << o.runDir << ": "
+        << (o.agent.kind == AgentConfig::Kind::Tune
+                   ? QStringLiteral("tune agent (offline)")
+                   : AgentConfig::kindName(o.agent.kind) + QStringLiteral(" agent"))
+        << Qt::endl;
+    LoopInfo info;
+    info.pid = QCoreApplication::applicationPid();
+    info.started = QDateTime::currentDateTimeUtc();
+    if (o.budgetSeconds > 0)
+        info.deadline = info.started.addMSecs(qint64(o.budgetSeconds * 1000));
+    info.maxExperiments = o.maxExperiments;
+    info.agent = AgentConfig::kindName(o.agent.kind);
+    if (o.agent.kind == AgentConfig::Kind::Llm && !o.agent.model.isEmpty())
+        info.agent += QStringLiteral(" (%1)").arg(o.agent.model);
+    info.write(o.runDir, nullptr); // best effort: the loop runs either way
+}
+
+// The loop from start to end inside this thread's event loop; 0, or 2 when an action failed.
+int runLoop(
+    LocalLoop &loop, const LoopOptions &o, LoopConsole &console, QTimer &signalPoll, SlurmAllocation &slurm)
+{
+    showProgress(loop, console);
+    watchSignals(signalPoll, loop, slurm, console.err);
+    announceLoop(o, console.err);
+    QTimer::singleShot(0, &loop, [&loop] { loop.start(); });
+    QCoreApplication::exec();
+    LoopInfo::remove(o.runDir);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    return console.exitCode;
+}
+
+// --verify-at-end: the kept kernels inside the model, as `autokernel-cli verify` would; empty when
+// verified, else verify's exit code (2 for the environment, 1 for a failed verification).
+std::optional<int> verifyKeptKernels(const LoopOptions &o, QTextStream &err)
+{
+    VerifyOptions vo;
+    vo.runDir = o.runDir;
+    vo.python = o.python;
+    if (!o.devices.isEmpty())
+        vo.device = o.devices.first().section(QLatin1Char(':'), 0, 0);
+    err << "verifying the kept kernels inside the model" << Qt::endl;
+    const VerifyOutcome v
+        = ModelVerifier::verify(vo, [&err](const QString &m, double) { err << "verify: " << m << Qt::endl; });
+    if (!v.ok) {
+        err << "autokernel-cli: verify: " << v.error << Qt::endl;
+        return v.environmentError ? 2 : 1;
+    }
+    QTextStream(stdout) << QStringLiteral(
+        "measured model speedup: %1x (eager + %2 kernel(s) vs eager); verification.json %3\n")
+                               .arg(v.verification.value("model_speedup", 0.0), 0, 'f', 3)
+                               .arg(v.verification.value("final_set", nlohmann::json::array()).size())
+                               .arg(v.recorded);
+    return std::nullopt;
+}
+
+// Why the loop ended, the run's summary table and the loop's rates; then --verify-at-end, skipped
+// after a Ctrl-C. 1 when the loop ended on a failure, else 0.
+int reportLoop(const QCommandLineParser &p, LocalLoop &loop, const LoopOptions &o, LoopConsole &console)
+{
+    loop.wait();
+    if (console.tty && console.liveLineShown)
+        console.err << Qt::endl;
+
+    const LoopStats stats = loop.stats();
+    console.err << "ended: " << loop.endReason() << Qt::endl;
+    QString error;
+    const RunSnapshotPtr after = RunLoader::load(o.runDir, &error);
+    if (after)
+        printRunSummary(*after, o.maxKernels);
+    QTextStream(stdout) << QStringLiteral(
+        "\n%1 experiments (%2 kept, %3 failed) in %4 s, %5 experiments/hour; "
+        "loop overhead %6 ms per experiment (mean)\n")
+                               .arg(stats.experiments)
+                               .arg(stats.kept)
+                               .arg(stats.failed)
+                               .arg(stats.elapsedSeconds, 0, 'f', 1)
+                               .arg(stats.perHour(), 0, 'f', 0)
+                               .arg(stats.experiments > 0 ? stats.overheadMsTotal / stats.experiments : 0.0,
+                                   0, 'f', 1);
+    if (p.isSet(QStringLiteral("verify-at-end")) && g_signals.load() == 0) {
+        if (const std::optional<int> failed = verifyKeptKernels(o, console.err))
+            return *failed;
+    }
+    return loop.endedWithFailure() ? 1 : 0;
+}
+
+} // namespace
+
+int runRun(const QStringList &arguments)
+{
+    QCommandLineParser p;
+    addRunFlags(p);
     if (!p.parse(QStringList { QStringLiteral("autokernel-cli run") } + arguments))
         return printUsageError(p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
@@ -143,200 +405,23 @@ int runRun(const QStringList &arguments)
     const RunSnapshotPtr run = RunLoader::load(o.runDir, &error);
     if (!run)
         return printUsageError(error);
-
-    auto positive = [&p](const char *name, int *out) {
-        if (!p.isSet(QLatin1String(name)))
-            return true;
-        bool ok = false;
-        *out = p.value(QLatin1String(name)).toInt(&ok);
-        return ok && *out > 0;
-    };
-    if (!positive("kernels", &o.maxKernels))
-        return printUsageError(QStringLiteral("--kernels must be a positive number"));
-    if (!positive("experiments", &o.maxExperiments))
-        return printUsageError(QStringLiteral("--experiments must be a positive number"));
-    if (!positive("bench-timeout", &o.benchTimeLimitSec))
-        return printUsageError(QStringLiteral("--bench-timeout must be a positive number of seconds"));
-    if (p.isSet(QStringLiteral("budget"))) {
-        o.budgetSeconds = parseDuration(p.value(QStringLiteral("budget")));
-        if (o.budgetSeconds <= 0)
-            return printUsageError(
-                QStringLiteral("--budget must be a duration such as 90s, 10m, 2h or 1h30m, not '%1'")
-                    .arg(p.value(QStringLiteral("budget"))));
-    }
-    if (p.isSet(QStringLiteral("device"))) {
-        for (const QString &dev :
-            p.value(QStringLiteral("device")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            if (!DeviceInfo::isDeviceName(dev.trimmed()))
-                return printUsageError(QStringLiteral("--device: '%1' is not cpu, cuda or cuda:N").arg(dev));
-            o.devices << dev.trimmed();
-        }
-    }
-    o.python = p.value(QStringLiteral("python"));
-    if (p.isSet(QStringLiteral("launcher"))) {
-        o.setLauncher = true;
-        o.launcher = p.value(QStringLiteral("launcher")).trimmed();
-        if (o.launcher == QLatin1String("local"))
-            o.launcher.clear();
-    }
-    if (p.isSet(QStringLiteral("launcher")) && p.isSet(QStringLiteral("slurm")))
-        return printUsageError(
-            QStringLiteral("--launcher and --slurm: give one (--slurm makes its own launcher)"));
-    // A Slurm allocation for this invocation: asked for now, ended (scancel) when this returns.
+    if (const std::optional<int> stop = readLoopFlags(p, &o))
+        return *stop;
+    // Declared here so the allocation ends (scancel) whichever way this returns.
     SlurmAllocation slurm;
-    const QString slurmArgs = p.isSet(QStringLiteral("slurm"))
-        ? p.value(QStringLiteral("slurm")).trimmed()
-        : (p.isSet(QStringLiteral("launcher")) ? QString() : run->config.workerSlurm);
-    if (!slurmArgs.isEmpty()) {
-        QTextStream(stderr) << "slurm: asking for an allocation: salloc --no-shell " << slurmArgs << Qt::endl;
-        if (!slurm.allocate(slurmArgs, &error)) {
-            QTextStream(stderr) << "autokernel-cli: slurm: " << error << Qt::endl;
-            return 2;
-        }
-        QTextStream(stderr) << "slurm: job " << slurm.jobId() << " granted; one srun step per device"
-                            << Qt::endl;
-        const bool gpu = o.devices.isEmpty()
-            ? run->device.available && run->device.vendor != QLatin1String("cpu")
-            : o.devices.first().startsWith(QLatin1String("cuda"));
-        o.setLauncher = true;
-        o.launcher = slurm.launcher(gpu);
-        o.slurm = slurmArgs;
-        o.slurmJob = slurm.jobId();
-    }
-    o.quickBench = p.isSet(QStringLiteral("quick"));
-
-    // The agent: run.json's configuration, with this command line's choices on top.
-    if (!agentOfRun(*run, &o.agent, &error))
-        return printUsageError(error);
-    if (p.isSet(QStringLiteral("agent"))
-        && !AgentConfig::parseKind(p.value(QStringLiteral("agent")), &o.agent.kind))
-        return printUsageError(QStringLiteral("--agent must be one of %1")
-                                   .arg(AgentConfig::kindNames().join(QStringLiteral(", "))));
-    applyAgentFlags(p, &o.agent);
-    if (p.isSet(QStringLiteral("seed")))
-        o.agent.seed = p.value(QStringLiteral("seed")).toInt();
-    if (p.isSet(QStringLiteral("context-tokens"))) {
-        bool ok = false;
-        o.agent.contextTokens = p.value(QStringLiteral("context-tokens")).toInt(&ok);
-        if (!ok || o.agent.contextTokens < 1)
-            return printUsageError(QStringLiteral("--context-tokens must be a positive number of tokens"));
-    }
-    // Without it the output limit could only be changed by editing run.json (a model whose limit the
-    // table does not know, a server that refuses 16384).
-    if (p.isSet(QStringLiteral("max-tokens"))) {
-        bool ok = false;
-        o.agent.maxTokens = p.value(QStringLiteral("max-tokens")).toInt(&ok);
-        if (!ok || o.agent.maxTokens < 1)
-            return printUsageError(QStringLiteral("--max-tokens must be a positive number of tokens"));
-    }
+    if (const std::optional<int> stop = takeSlurm(p, *run, &slurm, &o))
+        return *stop;
+    if (const std::optional<int> stop = readAgentFlags(p, *run, &o.agent))
+        return *stop;
     o.overrideAgent = true;
 
-    QTextStream err(stderr);
-    const bool tty = isatty(STDERR_FILENO) == 1;
-    bool liveLineShown = false;
+    // The loop's connections refer to these three, so they live until this returns.
+    LoopConsole console;
     LocalLoop loop(o);
-    int exitCode = 0;
-    QObject::connect(&loop, &LocalLoop::message, [&](const QString &line) {
-        // Experiment lines replace the live line on a terminal; everything else is a log line above it.
-        const bool experimentLine = line.contains(QLatin1String("] #"));
-        if (tty && experimentLine) {
-            err << "\r\x1b[K" << line.left(200) << Qt::flush;
-            liveLineShown = true;
-            return;
-        }
-        if (tty && liveLineShown)
-            err << "\r\x1b[K";
-        err << line << Qt::endl;
-        liveLineShown = false;
-    });
-    QObject::connect(&loop, &LocalLoop::actionFailed, [&](const QString &action, const QString &why) {
-        err << "autokernel-cli: " << action << ": " << why << Qt::endl;
-        exitCode = 2;
-        QCoreApplication::exit(0);
-    });
-    QObject::connect(&loop, &LocalLoop::finished, [&](const QString &) { QCoreApplication::exit(0); });
-
-    g_signals.store(0);
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
     QTimer signalPoll;
-    signalPoll.setInterval(100);
-    QObject::connect(&signalPoll, &QTimer::timeout, [&] {
-        if (g_signals.load() > 0 && loop.state() != LoopControl::State::Stopping
-            && loop.state() != LoopControl::State::Stopped) {
-            err << "\nstopping: the experiment in flight is recorded as interrupted (Ctrl-C again to force)"
-                << Qt::endl;
-            loop.stop();
-        }
-        if (g_signals.load() > 1) {
-            slurm.release(); // an allocation taken with --no-shell would outlive us until its time limit
-            std::_Exit(130);
-        } // the run stays consistent: the next open repairs the interrupted experiment
-    });
-    signalPoll.start();
-
-    err << "run " << o.runDir << ": "
-        << (o.agent.kind == AgentConfig::Kind::Tune
-                   ? QStringLiteral("tune agent (offline)")
-                   : AgentConfig::kindName(o.agent.kind) + QStringLiteral(" agent"))
-        << Qt::endl;
-    // A window watching the run shows the budget left and the agent of this loop (LoopInfo).
-    LoopInfo info;
-    info.pid = QCoreApplication::applicationPid();
-    info.started = QDateTime::currentDateTimeUtc();
-    if (o.budgetSeconds > 0)
-        info.deadline = info.started.addMSecs(qint64(o.budgetSeconds * 1000));
-    info.maxExperiments = o.maxExperiments;
-    info.agent = AgentConfig::kindName(o.agent.kind);
-    if (o.agent.kind == AgentConfig::Kind::Llm && !o.agent.model.isEmpty())
-        info.agent += QStringLiteral(" (%1)").arg(o.agent.model);
-    info.write(o.runDir, nullptr); // best effort: the loop runs either way
-    QTimer::singleShot(0, &loop, [&loop] { loop.start(); });
-    QCoreApplication::exec();
-    LoopInfo::remove(o.runDir);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-    if (exitCode != 0)
-        return exitCode;
-    loop.wait();
-    if (tty && liveLineShown)
-        err << Qt::endl;
-
-    const LoopStats stats = loop.stats();
-    err << "ended: " << loop.endReason() << Qt::endl;
-    const RunSnapshotPtr after = RunLoader::load(o.runDir, &error);
-    if (after)
-        printRunSummary(*after, o.maxKernels);
-    QTextStream(stdout) << QStringLiteral(
-        "\n%1 experiments (%2 kept, %3 failed) in %4 s, %5 experiments/hour; "
-        "loop overhead %6 ms per experiment (mean)\n")
-                               .arg(stats.experiments)
-                               .arg(stats.kept)
-                               .arg(stats.failed)
-                               .arg(stats.elapsedSeconds, 0, 'f', 1)
-                               .arg(stats.perHour(), 0, 'f', 0)
-                               .arg(stats.experiments > 0 ? stats.overheadMsTotal / stats.experiments : 0.0,
-                                   0, 'f', 1);
-    if (p.isSet(QStringLiteral("verify-at-end")) && g_signals.load() == 0) {
-        VerifyOptions vo;
-        vo.runDir = o.runDir;
-        vo.python = o.python;
-        if (!o.devices.isEmpty())
-            vo.device = o.devices.first().section(QLatin1Char(':'), 0, 0);
-        err << "verifying the kept kernels inside the model" << Qt::endl;
-        const VerifyOutcome v = ModelVerifier::verify(
-            vo, [&err](const QString &m, double) { err << "verify: " << m << Qt::endl; });
-        if (!v.ok) {
-            err << "autokernel-cli: verify: " << v.error << Qt::endl;
-            return v.environmentError ? 2 : 1;
-        }
-        QTextStream(stdout) << QStringLiteral(
-            "measured model speedup: %1x (eager + %2 kernel(s) vs eager); verification.json %3\n")
-                                   .arg(v.verification.value("model_speedup", 0.0), 0, 'f', 3)
-                                   .arg(v.verification.value("final_set", nlohmann::json::array()).size())
-                                   .arg(v.recorded);
-    }
-    return loop.endedWithFailure() ? 1 : 0;
+    if (const int failed = runLoop(loop, o, console, signalPoll, slurm))
+        return failed;
+    return reportLoop(p, loop, o, console);
 }
 
 } // namespace ak::cli
