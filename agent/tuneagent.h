@@ -1,11 +1,12 @@
 #pragma once
 
 #include "agent.h"
+#include "tunesearch.h"
 #include "tunespace.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QMutex>
-#include <QSet>
 
 namespace ak {
 
@@ -17,7 +18,8 @@ namespace ak {
 // kept improvement, one step on each constant, joint moves of two constants, two steps of one — and
 // when every neighbour has been tried a random restart, whose neighbourhood is then descended from the
 // best configuration measured since. When nothing untried is left it reports Exhausted. Each
-// description says why it was proposed ("joint: BLOCK_M 256 -> 128, BLOCK_N 128 -> 256").
+// description says why it was proposed ("joint: BLOCK_M 256 -> 128, BLOCK_N 128 -> 256"). The steps
+// are TuneSearch's; this class checks the kernel, reads the history and writes the proposal.
 //
 // It keeps no state between calls: every proposal is a function of the context (current kernel.py,
 // the history of experiments with their results and the kernel.py each proposed) and the seed. So
@@ -35,20 +37,15 @@ public:
     static double score(const Experiment &e);
 
 private:
-    struct Tried
-    {
-        TuneConfig config;
-        double score;
-        const Experiment *experiment;
-    };
-    QVector<Tried> learn(const AgentContext &context, const TuneSpace &space);
-    // Constants that made no difference where they were measured (a chunk size for rows that fit
-    // whole, a warp count of a path the shape never takes): three of their values with the other
-    // constants equal within 2 % of each other, or two values within 1.5 % at two points of the other
-    // constants; judged within 10 % of the best point measured, and nowhere there over 4 %. Their
-    // values are then left alone: a move of one of them only would measure noise (and might keep it).
-    static QSet<QString> inertAxes(const QVector<Tried> &tried, const TuneSpace &space);
+    QVector<TuneSearch::Tried> learn(const AgentContext &context, const TuneSpace &space);
     bool configOfText(const QString &kernelPy, const TuneSpace &space, TuneConfig *out);
+    // The search's first steps: what worked on the run's other kernels of the op type, what was kept
+    // in earlier runs, then the priors for the op on this architecture; each jump once.
+    void jumpToKnown(const AgentContext &context, const TuneSpace &space, TuneSearch *search);
+    // kernel.py with the found configuration's constants, described by what changed and why.
+    AgentResult rewrite(const AgentContext &context, const TuneSpace &space, const TuneConfig &current,
+        const TuneSearch &search, const QElapsedTimer &clock) const;
+    AgentResult failed(const QElapsedTimer &clock, AgentError::Kind kind, const QString &why) const;
 
     quint64 m_seed;
     // kernel.py text -> its static info; only a cache (parsing history texts is the slow part).
