@@ -71,6 +71,27 @@ bool resolveAgent(const AgentConfig &options, bool overrideRunJson, const QByteA
     return false;
 }
 
+// A --slurm run's workers are steps of an allocation that only `autokernel-cli run` takes (and
+// ends); started here without a launcher, they would silently run on this machine instead.
+bool startableHere(const LoopOptions &options, const RunConfig &run, QString *error)
+{
+    if (options.setLauncher || run.workerSlurm.isEmpty())
+        return true;
+    *error = QStringLiteral("this run was started with `autokernel-cli run --slurm '%1'`; start it the same "
+                            "way (or choose the launcher `local` to run its workers on this machine)")
+                 .arg(run.workerSlurm);
+    return false;
+}
+
+// The devices to loop on: those chosen, else one, the GPU if the run was profiled on one.
+QStringList devicesFor(const QStringList &chosen, const DeviceInfo &runDevice)
+{
+    if (!chosen.isEmpty())
+        return chosen;
+    return { runDevice.available && runDevice.vendor != QLatin1String("cpu") ? QStringLiteral("cuda")
+                                                                             : QStringLiteral("cpu") };
+}
+
 } // namespace
 
 LocalLoop::LocalLoop(const LoopOptions &options, QObject *parent)
@@ -111,72 +132,96 @@ void LocalLoop::start()
 {
     if (m_state != State::Stopped)
         return Q_EMIT actionFailed(QStringLiteral("start"), QStringLiteral("the loop is already running"));
+    // One error text through every step, as when start() was one function. The store (and with it
+    // the run's lock) stays open until a failure has been reported.
     QString error;
-    std::unique_ptr<RunStore> store = RunStore::open(m_options.runDir, &error);
+    std::unique_ptr<RunStore> store = openRun(&error);
     if (!store)
         return Q_EMIT actionFailed(QStringLiteral("start"), error);
-    for (const QString &note : store->repairNotes())
-        Q_EMIT message(QStringLiteral("repair: ") + note);
     const RunSnapshot &run = store->state();
-    // A --slurm run's workers are steps of an allocation that only `autokernel-cli run` takes (and
-    // ends); started here without a launcher, they would silently run on this machine instead.
-    if (!m_options.setLauncher && !run.config.workerSlurm.isEmpty())
-        return Q_EMIT actionFailed(QStringLiteral("start"),
-            QStringLiteral("this run was started with `autokernel-cli run --slurm '%1'`; start it the same "
-                           "way (or choose the launcher `local` to run its workers on this machine)")
-                .arg(run.config.workerSlurm));
-
-    // The agent: the run's configuration unless this invocation overrides it.
     AgentConfig config;
-    if (!resolveAgent(m_options.agent, m_options.overrideAgent, run.config.agentJson, &config, &error))
+    AgentInputs inputs;
+    WorkerLauncher launcher;
+    if (!startableHere(m_options, run.config, &error) || !prepareAgent(run.config, &config, &inputs, &error)
+        || !chooseWorker(run.config, &launcher, &error))
         return Q_EMIT actionFailed(QStringLiteral("start"), error);
-    AgentInputs inputs = m_options.agentInputs;
-    if (config.kind == AgentConfig::Kind::Replay && inputs.recorded.isEmpty() && !config.replayRun.isEmpty())
-        inputs.recorded = readRecordedProposals(config.replayRun, &error);
-    if (!createAgent(config, inputs, &error)) // fail before any thread starts, with the reason
-        return Q_EMIT actionFailed(QStringLiteral("start"), error);
-    d->agent = config;
-    {
-        QMutexLocker lock(&d->agentMutex);
-        d->overrideAgent = m_options.overrideAgent;
-        d->agentOverride = m_options.agent;
-        d->agentInputs = inputs;
-    }
+    recordWorker(store.get(), launcher, &error);
+    const QStringList devices = devicesFor(m_options.devices, run.device);
+    const DeviceInfo runDevice = run.device; // `run` is the store's, which the session takes
+    openSession(std::move(store));
+    startLoops(devices, launcher, config, inputs, runDevice);
+}
 
+std::unique_ptr<RunStore> LocalLoop::openRun(QString *error)
+{
+    std::unique_ptr<RunStore> store = RunStore::open(m_options.runDir, error);
+    if (store) {
+        for (const QString &note : store->repairNotes())
+            Q_EMIT message(QStringLiteral("repair: ") + note);
+    }
+    return store;
+}
+
+bool LocalLoop::prepareAgent(const RunConfig &run, AgentConfig *config, AgentInputs *inputs, QString *error)
+{
+    // The agent: the run's configuration unless this invocation overrides it.
+    if (!resolveAgent(m_options.agent, m_options.overrideAgent, run.agentJson, config, error))
+        return false;
+    *inputs = m_options.agentInputs;
+    if (config->kind == AgentConfig::Kind::Replay && inputs->recorded.isEmpty()
+        && !config->replayRun.isEmpty())
+        inputs->recorded = readRecordedProposals(config->replayRun, error);
+    if (!createAgent(*config, *inputs, error)) // fail before any thread starts, with the reason
+        return false;
+    d->agent = *config;
+    QMutexLocker lock(&d->agentMutex);
+    d->overrideAgent = m_options.overrideAgent;
+    d->agentOverride = m_options.agent;
+    d->agentInputs = *inputs;
+    return true;
+}
+
+bool LocalLoop::chooseWorker(const RunConfig &run, WorkerLauncher *launcher, QString *error)
+{
     // Where the workers start: this invocation's launcher (kept in run.json for a resume), else
     // run.json's.
-    const QString launcherText = m_options.setLauncher ? m_options.launcher : run.config.workerLauncher;
+    const QString launcherText = m_options.setLauncher ? m_options.launcher : run.workerLauncher;
     QString launcherError;
-    const WorkerLauncher launcher = WorkerLauncher::parse(launcherText, &launcherError);
-    if (!launcherError.isEmpty())
-        return Q_EMIT actionFailed(QStringLiteral("start"), launcherError);
-    if (!launcher.isLocal()) {
+    *launcher = WorkerLauncher::parse(launcherText, &launcherError);
+    if (!launcherError.isEmpty()) {
+        *error = launcherError;
+        return false;
+    }
+    if (!launcher->isLocal()) {
         // The interpreter is a name on the far side: nothing here can check it; the worker's first
         // start does (and a missing torch there pauses the loop, docs/remote.md).
-        d->python = !m_options.python.isEmpty()  ? m_options.python
-            : !run.config.workerPython.isEmpty() ? run.config.workerPython
-                                                 : QStringLiteral("python3");
-    } else {
-        // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the
-        // interpreter the run was profiled with if it exists on this machine, then auto-detection.
-        const PythonLocator::Choice choice = PythonLocator::forRun(run.config.python, m_options.python);
-        if (!choice.ok())
-            return Q_EMIT actionFailed(
-                QStringLiteral("start"), QStringLiteral("no usable Python: ") + choice.error);
-        d->python = choice.python;
+        d->python = !m_options.python.isEmpty() ? m_options.python
+            : !run.workerPython.isEmpty()       ? run.workerPython
+                                                : QStringLiteral("python3");
+        return true;
     }
+    // An explicit choice wins, then $AUTOKERNEL_PYTHON (the locator reads it), then the
+    // interpreter the run was profiled with if it exists on this machine, then auto-detection.
+    const PythonLocator::Choice choice = PythonLocator::forRun(run.python, m_options.python);
+    if (!choice.ok()) {
+        *error = QStringLiteral("no usable Python: ") + choice.error;
+        return false;
+    }
+    d->python = choice.python;
+    return true;
+}
+
+void LocalLoop::recordWorker(RunStore *store, const WorkerLauncher &launcher, QString *error)
+{
+    // Only a launcher chosen by this invocation is written, so that a resume starts workers the same way.
     if (m_options.setLauncher
         && !store->setWorker(m_options.slurm.isEmpty() ? launcher.text() : QString(),
-            launcher.isLocal() ? QString() : d->python, m_options.slurm, m_options.slurmJob, &error))
-        Q_EMIT message(QStringLiteral("run.json's worker section not updated: ") + error);
+            launcher.isLocal() ? QString() : d->python, m_options.slurm, m_options.slurmJob, error))
+        Q_EMIT message(QStringLiteral("run.json's worker section not updated: ") + *error);
+}
 
-    QStringList devices = m_options.devices;
-    if (devices.isEmpty())
-        devices << (run.device.available && run.device.vendor != QLatin1String("cpu")
-                ? QStringLiteral("cuda")
-                : QStringLiteral("cpu"));
-    const DeviceInfo runDevice = run.device;
-
+void LocalLoop::openSession(std::unique_ptr<RunStore> store)
+{
     d->session = std::make_unique<LoopSession>(std::move(store));
     d->session->setBudget(m_options.budgetSeconds, m_options.maxExperiments);
     d->session->onMessage = [this](const QString &line) { Q_EMIT message(line); };
@@ -188,21 +233,27 @@ void LocalLoop::start()
         const bool untilResumed = !reason.isEmpty() && d->session->pausedUntilResumed();
         // From a loop thread: the state belongs to this object's thread.
         QMetaObject::invokeMethod(
-            this,
-            [this, reason, untilResumed] {
-                if (!reason.isEmpty()) {
-                    if (m_state == State::Running)
-                        setState(State::Paused);
-                    Q_EMIT message(QStringLiteral("paused: ") + reason);
-                    if (untilResumed)
-                        watchRunJson();
-                } else if (m_state == State::Paused) {
-                    setState(State::Running);
-                    Q_EMIT message(QStringLiteral("the pause is over: asking the agent again"));
-                }
-            },
-            Qt::QueuedConnection);
+            this, [this, reason, untilResumed] { selfPaused(reason, untilResumed); }, Qt::QueuedConnection);
     };
+}
+
+void LocalLoop::selfPaused(const QString &reason, bool untilResumed)
+{
+    if (!reason.isEmpty()) {
+        if (m_state == State::Running)
+            setState(State::Paused);
+        Q_EMIT message(QStringLiteral("paused: ") + reason);
+        if (untilResumed)
+            watchRunJson();
+    } else if (m_state == State::Paused) {
+        setState(State::Running);
+        Q_EMIT message(QStringLiteral("the pause is over: asking the agent again"));
+    }
+}
+
+void LocalLoop::startLoops(const QStringList &devices, const WorkerLauncher &launcher,
+    const AgentConfig &config, const AgentInputs &inputs, const DeviceInfo &runDevice)
+{
     d->endReason.clear();
     d->failed = false;
     d->nothingLeft = false;
@@ -223,33 +274,40 @@ void LocalLoop::start()
             return currentAgent(config, inputs, error);
         };
         d->devices.push_back(std::make_unique<DeviceLoop>(d->session.get(), setup));
-        DeviceLoop *loop = d->devices.back().get();
-        QThread *thread = QThread::create([this, loop] {
-            // Not the end reason yet: with several devices, the other loops may still be working on
-            // the kernels they hold (and then end on the budget or a stop instead).
-            if (loop->run() == ExperimentLoop::Step::NothingLeft)
-                d->nothingLeft = true;
-        });
-        connect(thread, &QThread::finished, this, [this, thread] {
-            thread->deleteLater();
-            d->threads.removeAll(thread);
-            if (--d->running > 0)
-                return;
-            if (d->nothingLeft)
-                d->session->setEndReason(QStringLiteral("every kernel is done, pinned or skipped"));
-            d->endReason = d->session->endReason();
-            d->failed = d->session->failed();
-            d->lastStats = d->session->stats();
-            if (d->endReason.isEmpty())
-                d->endReason = QStringLiteral("stopped");
-            d->devices.clear();
-            d->session.reset(); // closes the store: the run's lock is released
-            setState(State::Stopped);
-            Q_EMIT finished(d->endReason);
-        });
-        d->threads << thread;
-        thread->start();
+        startThread(d->devices.back().get());
     }
+}
+
+void LocalLoop::startThread(DeviceLoop *loop)
+{
+    QThread *thread = QThread::create([this, loop] {
+        // Not the end reason yet: with several devices, the other loops may still be working on
+        // the kernels they hold (and then end on the budget or a stop instead).
+        if (loop->run() == ExperimentLoop::Step::NothingLeft)
+            d->nothingLeft = true;
+    });
+    connect(thread, &QThread::finished, this, [this, thread] { loopThreadFinished(thread); });
+    d->threads << thread;
+    thread->start();
+}
+
+void LocalLoop::loopThreadFinished(QThread *thread)
+{
+    thread->deleteLater();
+    d->threads.removeAll(thread);
+    if (--d->running > 0)
+        return;
+    if (d->nothingLeft)
+        d->session->setEndReason(QStringLiteral("every kernel is done, pinned or skipped"));
+    d->endReason = d->session->endReason();
+    d->failed = d->session->failed();
+    d->lastStats = d->session->stats();
+    if (d->endReason.isEmpty())
+        d->endReason = QStringLiteral("stopped");
+    d->devices.clear();
+    d->session.reset(); // closes the store: the run's lock is released
+    setState(State::Stopped);
+    Q_EMIT finished(d->endReason);
 }
 
 bool LocalLoop::currentAgent(AgentConfig *config, AgentInputs *inputs, QString *error) const

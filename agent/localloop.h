@@ -10,10 +10,17 @@
 
 #include <memory>
 
+class QThread;
+
 namespace ak {
 
+class DeviceLoop;
+struct DeviceInfo;
 struct LoopStats;
+struct RunConfig;
+class RunStore;
 class SteerRequest;
+class WorkerLauncher;
 
 // How a LocalLoop runs. Everything here is a per-invocation choice; the run's own settings (move-on
 // rules, review mode, the agent configuration) live in run.json and are read by the loop.
@@ -96,6 +103,19 @@ Q_SIGNALS:
 private:
     struct Private;
     void setState(State s);
+    // start()'s steps, in its order. Those that can fail leave the reason start() reports in `error`.
+    std::unique_ptr<RunStore> openRun(QString *error);
+    bool prepareAgent(const RunConfig &run, AgentConfig *config, AgentInputs *inputs, QString *error);
+    bool chooseWorker(const RunConfig &run, WorkerLauncher *launcher, QString *error);
+    void recordWorker(RunStore *store, const WorkerLauncher &launcher, QString *error);
+    void openSession(std::unique_ptr<RunStore> store);
+    void startLoops(const QStringList &devices, const WorkerLauncher &launcher, const AgentConfig &config,
+        const AgentInputs &inputs, const DeviceInfo &runDevice);
+    void startThread(DeviceLoop *loop);
+    // On this object's thread: a loop thread ended; the last one ends the invocation.
+    void loopThreadFinished(QThread *thread);
+    // On this object's thread: the session paused itself (`reason`) or its pause is over (empty).
+    void selfPaused(const QString &reason, bool untilResumed);
     // DeviceLoop::Setup::currentAgent (from the loop threads).
     bool currentAgent(AgentConfig *config, AgentInputs *inputs, QString *error) const;
     void watchRunJson();
