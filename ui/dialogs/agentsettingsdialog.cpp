@@ -46,9 +46,10 @@ QString defaultBaseUrl(const QString &protocol)
                                                   : QStringLiteral("https://api.openai.com/v1");
 }
 
-// A line edit with a "Browse…" button next to it.
 } // namespace
 
+// The widgets are made in the member initialisers, then section by section below, in this order: Qt's
+// default tab order is the order widgets are made, and the dialog relies on it (no setTabOrder).
 AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     : QDialog(parent)
     , m_source(wrappedLabel(QString(), this))
@@ -81,6 +82,26 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     setWindowTitle(tr("Agent"));
     setObjectName(QStringLiteral("AgentSettingsDialog"));
 
+    QLabel *intro = createIntro();
+    createAgentChoice();
+    // One page per kind, in the combo's order (kindChanged shows the current one by its index).
+    m_pages.append(createTunePage());
+    m_pages.append(createLlmPage());
+    m_pages.append(createCommandPage());
+    m_pages.append(createReplayPage());
+    for (QWidget *page : m_pages)
+        page->layout()->setContentsMargins(0, 0, 0, 0); // the dialog's layout has the margins
+    QGroupBox *where = createWhereBox();
+    createErrorAndButtons();
+    layOut(intro, where);
+
+    // Only now, with every field made: the defaults fill them and run the handlers once.
+    setSettings(AgentSettings());
+    resize(640, sizeHint().height());
+}
+
+QLabel *AgentSettingsDialog::createIntro()
+{
     auto *intro = wrappedLabel(
         QStringLiteral("What <b>Loop ▸ Start</b> runs, for any run opened in this window. The choice is "
                        "saved in your settings, not in the run, and takes effect at the next Start. "
@@ -89,7 +110,11 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
         this);
     intro->setTextFormat(Qt::RichText);
     m_source->setObjectName(QStringLiteral("source"));
+    return intro;
+}
 
+void AgentSettingsDialog::createAgentChoice()
+{
     m_kind->setObjectName(QStringLiteral("kind"));
     m_kind->addItem(tr("tune — tries the kernel's tunable constants (offline, no LLM)"),
         AgentConfig::kindName(AgentConfig::Kind::Tune));
@@ -99,24 +124,33 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
         tr("command — your own program edits the kernel"), AgentConfig::kindName(AgentConfig::Kind::Command));
     m_kind->addItem(tr("replay — the proposals of a recorded run, in order"),
         AgentConfig::kindName(AgentConfig::Kind::Replay));
+    // After the items: the first addItem changes the index, before there are pages to show.
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &AgentSettingsDialog::kindChanged);
+}
 
-    // tune
-    auto *tunePage = new QWidget(this);
+QWidget *AgentSettingsDialog::createTunePage()
+{
+    auto *page = new QWidget(this);
     m_seed->setObjectName(QStringLiteral("seed"));
     m_seed->setRange(0, 1000000000);
     m_seed->setToolTip(
         tr("Seeds the random restarts of the search; the same seed proposes the same sequence."));
-    auto *tuneForm = new QFormLayout(tunePage);
-    tuneForm->addRow(wrappedLabel(
+    auto *form = new QFormLayout(page);
+    form->addRow(wrappedLabel(
         QStringLiteral("Coordinate descent over the kernel's UPPER_CASE constants (block sizes, warps, "
                        "stages), with random restarts; never repeats a configuration."),
-        tunePage));
-    tuneForm->addRow(tr("Seed"), m_seed);
+        page));
+    form->addRow(tr("Seed"), m_seed);
     // Read here, once per opening of the dialog (MainWindow makes a new one each time).
-    tuneForm->addRow(m_tuneMemory);
+    form->addRow(m_tuneMemory);
+    // Forget… can show or hide its error line, which changes the height the dialog needs.
+    connect(m_tuneMemory, &TuneMemoryRow::resized, this, &AgentSettingsDialog::fitHeight);
+    return page;
+}
 
-    // llm
-    auto *llmPage = new QWidget(this);
+QWidget *AgentSettingsDialog::createLlmPage()
+{
+    auto *page = new QWidget(this);
     m_protocol->setObjectName(QStringLiteral("protocol"));
     m_protocol->addItem(tr("openai — Chat Completions (OpenAI, vLLM, Ollama, llama.cpp, LM Studio)"),
         QStringLiteral("openai"));
@@ -126,6 +160,33 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
                        "vLLM http://localhost:8000/v1, Ollama http://localhost:11434/v1, llama.cpp "
                        "http://localhost:8080/v1, LM Studio http://localhost:1234/v1."));
     m_model->setToolTip(tr("The model name the server expects."));
+    QGroupBox *keyBox = createKeyBox(page);
+    auto *form = new QFormLayout(page);
+    form->addRow(tr("Protocol"), m_protocol);
+    form->addRow(tr("Base URL"), m_baseUrl);
+    auto *servers
+        = wrappedLabel(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
+                                      ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
+            page);
+    form->addRow(servers);
+    form->addRow(tr("Model"), m_model);
+    addLimitRows(form);
+    form->addRow(keyBox);
+    // Tests what the fields say now, saved or not; a stored key only when that is the key's source.
+    form->addRow(new LlmConnectionTest(
+        [this] {
+            const AgentSettings s = settings();
+            return std::make_pair(
+                s.agent, s.keySource == AgentSettings::KeySource::Stored ? s.apiKey.trimmed() : QString());
+        },
+        page));
+    // After the items, as for the kind: setSettings runs protocolChanged once the key fields are set.
+    connect(m_protocol, &QComboBox::currentIndexChanged, this, &AgentSettingsDialog::protocolChanged);
+    return page;
+}
+
+QGroupBox *AgentSettingsDialog::createKeyBox(QWidget *page)
+{
     m_keyEnv->setToolTip(
         QStringLiteral("The name of the variable, not the key. It is read from the environment AutoKernel "
                        "Studio was started in."));
@@ -134,6 +195,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
         "Kept in your settings file only; never written to a run, its git history or the log."));
     m_keyFromEnv->setObjectName(QStringLiteral("keyFromEnvironment"));
     m_keyStored->setObjectName(QStringLiteral("keyStored"));
+    // One choice by an explicit group, not by the radios happening to share a parent.
     auto *keySource = new QButtonGroup(this);
     keySource->addButton(m_keyFromEnv);
     keySource->addButton(m_keyStored);
@@ -148,20 +210,20 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     auto *keyGrid = new QFormLayout;
     keyGrid->addRow(m_keyFromEnv, m_keyEnv);
     keyGrid->addRow(m_keyStored, m_key);
-    auto *keyBox = new QGroupBox(tr("API key"), llmPage);
+    auto *keyBox = new QGroupBox(tr("API key"), page);
     auto *keyLayout = new QVBoxLayout(keyBox);
     keyLayout->addLayout(keyGrid);
     keyLayout->addWidget(m_keyEnvStatus);
     keyLayout->addWidget(m_keyNote);
-    auto *llmForm = new QFormLayout(llmPage);
-    llmForm->addRow(tr("Protocol"), m_protocol);
-    llmForm->addRow(tr("Base URL"), m_baseUrl);
-    auto *servers
-        = wrappedLabel(QStringLiteral("Local servers: http://localhost:8000/v1 (vLLM), :11434/v1 (Ollama), "
-                                      ":8080/v1 (llama.cpp), :1234/v1 (LM Studio)"),
-            llmPage);
-    llmForm->addRow(servers);
-    llmForm->addRow(tr("Model"), m_model);
+    connect(m_keyFromEnv, &QRadioButton::toggled, this, &AgentSettingsDialog::keySourceChanged);
+    connect(m_keyEnv, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
+    // The status says whether a missing key matters, which depends on the server being a public one.
+    connect(m_baseUrl, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
+    return keyBox;
+}
+
+void AgentSettingsDialog::addLimitRows(QFormLayout *form)
+{
     m_context->setObjectName(QStringLiteral("contextTokens"));
     m_context->setRange(0, 10000000);
     m_context->setSingleStep(1024);
@@ -170,7 +232,7 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_context->setToolTip(tr("The model's context. By default the run asks the server (vLLM, llama.cpp, "
                              "Ollama) or a table of hosted models, and sends the compact playbook when the "
                              "whole one does not fit. Set it when the server does not say or says wrong."));
-    llmForm->addRow(tr("Context"), m_context);
+    form->addRow(tr("Context"), m_context);
     m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
     m_maxTokens->setRange(0, 10000000);
     m_maxTokens->setSingleStep(1024);
@@ -178,21 +240,15 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     m_maxTokens->setSuffix(tr(" tokens"));
     m_maxTokens->setToolTip(tr("The longest reply asked for. Each request asks for at most this, the "
                                "model's output limit and the room its context leaves."));
-    llmForm->addRow(tr("Max tokens"), m_maxTokens);
-    llmForm->addRow(keyBox);
-    llmForm->addRow(new LlmConnectionTest(
-        [this] {
-            const AgentSettings s = settings();
-            return std::make_pair(
-                s.agent, s.keySource == AgentSettings::KeySource::Stored ? s.apiKey.trimmed() : QString());
-        },
-        llmPage));
+    form->addRow(tr("Max tokens"), m_maxTokens);
+}
 
-    // command
-    auto *commandPage = new QWidget(this);
-    auto *commandForm = new QFormLayout(commandPage);
-    commandForm->addRow(tr("Command"), m_command);
-    auto *commandHelp = wrappedLabel(
+QWidget *AgentSettingsDialog::createCommandPage()
+{
+    auto *page = new QWidget(this);
+    auto *form = new QFormLayout(page);
+    form->addRow(tr("Command"), m_command);
+    auto *help = wrappedLabel(
         QStringLiteral("Runs once per experiment in a scratch copy of the kernel's folder. "
                        "<b>{prompt}</b> is replaced by a file with the instructions and the kernel's "
                        "context, <b>{dir}</b> by that scratch folder (also the working directory), "
@@ -200,25 +256,33 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
                        "DESCRIPTION file it leaves in {dir} (else its first line of output) describes "
                        "the change. The line is split into words like a shell would, but no shell "
                        "runs it: write sh -c '…' for pipes or variables."),
-        commandPage);
-    commandHelp->setTextFormat(Qt::RichText);
-    commandForm->addRow(commandHelp);
+        page);
+    help->setTextFormat(Qt::RichText);
+    form->addRow(help);
+    return page;
+}
 
-    // replay
-    auto *replayPage = new QWidget(this);
-    QPushButton *browseReplay = nullptr;
-    auto *replayForm = new QFormLayout(replayPage);
-    replayForm->addRow(tr("Recorded run"), withBrowse(m_replay, &browseReplay, replayPage));
-    replayForm->addRow(wrappedLabel(
+QWidget *AgentSettingsDialog::createReplayPage()
+{
+    auto *page = new QWidget(this);
+    QPushButton *browse = nullptr;
+    auto *form = new QFormLayout(page);
+    form->addRow(tr("Recorded run"), withBrowse(m_replay, &browse, page));
+    form->addRow(wrappedLabel(
         QStringLiteral("Serves the proposals recorded in that run again, kernel by kernel and in "
                        "their order (to re-measure them on this machine)."),
-        replayPage));
+        page));
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir
+            = QFileDialog::getExistingDirectory(this, tr("Recorded Run to Replay"), m_replay->text());
+        if (!dir.isEmpty())
+            m_replay->setText(QDir::toNativeSeparators(dir));
+    });
+    return page;
+}
 
-    m_pages = { tunePage, llmPage, commandPage, replayPage };
-    for (QWidget *page : m_pages)
-        page->layout()->setContentsMargins(0, 0, 0, 0);
-
-    // where
+QGroupBox *AgentSettingsDialog::createWhereBox()
+{
     QPushButton *browsePython = nullptr;
     m_devices->setToolTip(
         QStringLiteral("One loop per device, each on a different kernel: \"cuda\", \"cuda:0,cuda:1\" or "
@@ -235,7 +299,17 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     whereForm->addRow(tr("Devices"), m_devices);
     whereForm->addRow(tr("Python"), withBrowse(m_python, &browsePython, whereBox));
     whereForm->addRow(tr("Launcher"), m_launcher);
+    connect(browsePython, &QPushButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Python Interpreter"), m_python->text());
+        if (!file.isEmpty())
+            m_python->setText(QDir::toNativeSeparators(file));
+    });
+    return whereBox;
+}
 
+void AgentSettingsDialog::createErrorAndButtons()
+{
+    // Hidden until OK refuses the fields (showProblem); tinted like the other dialogs' errors.
     m_error->setObjectName(QStringLiteral("error"));
     ErrorTint::apply(m_error);
     m_error->hide();
@@ -245,7 +319,13 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     reset->setToolTip(
         QStringLiteral("Forget the choice saved here (a stored key too): Loop ▸ Start uses each run's "
                        "run.json agent (tune when it has none) on the run's default device."));
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &AgentSettingsDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &AgentSettingsDialog::reject);
+    connect(reset, &QPushButton::clicked, this, &AgentSettingsDialog::useRunAgent);
+}
 
+void AgentSettingsDialog::layOut(QLabel *intro, QGroupBox *where)
+{
     auto *form = new QFormLayout;
     form->addRow(tr("Agent"), m_kind);
     auto *layout = new QVBoxLayout(this);
@@ -254,34 +334,10 @@ AgentSettingsDialog::AgentSettingsDialog(QWidget *parent)
     layout->addLayout(form);
     for (QWidget *page : m_pages)
         layout->addWidget(page);
-    layout->addWidget(whereBox);
+    layout->addWidget(where);
     layout->addWidget(m_error);
     layout->addStretch(1);
     layout->addWidget(m_buttons);
-
-    connect(m_kind, &QComboBox::currentIndexChanged, this, &AgentSettingsDialog::kindChanged);
-    connect(m_protocol, &QComboBox::currentIndexChanged, this, &AgentSettingsDialog::protocolChanged);
-    connect(m_keyFromEnv, &QRadioButton::toggled, this, &AgentSettingsDialog::keySourceChanged);
-    connect(m_keyEnv, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
-    connect(m_baseUrl, &QLineEdit::textChanged, this, &AgentSettingsDialog::updateKeyEnvStatus);
-    connect(m_tuneMemory, &TuneMemoryRow::resized, this, &AgentSettingsDialog::fitHeight);
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &AgentSettingsDialog::accept);
-    connect(m_buttons, &QDialogButtonBox::rejected, this, &AgentSettingsDialog::reject);
-    connect(reset, &QPushButton::clicked, this, &AgentSettingsDialog::useRunAgent);
-    connect(browseReplay, &QPushButton::clicked, this, [this] {
-        const QString dir
-            = QFileDialog::getExistingDirectory(this, tr("Recorded Run to Replay"), m_replay->text());
-        if (!dir.isEmpty())
-            m_replay->setText(QDir::toNativeSeparators(dir));
-    });
-    connect(browsePython, &QPushButton::clicked, this, [this] {
-        const QString file = QFileDialog::getOpenFileName(this, tr("Python Interpreter"), m_python->text());
-        if (!file.isEmpty())
-            m_python->setText(QDir::toNativeSeparators(file));
-    });
-
-    setSettings(AgentSettings());
-    resize(640, sizeHint().height());
 }
 
 void AgentSettingsDialog::showEvent(QShowEvent *event)

@@ -7,6 +7,8 @@
 
 class QComboBox;
 class QDialogButtonBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QRadioButton;
@@ -66,6 +68,20 @@ public:
     void useRunAgent();
 
 private:
+    // The constructor's sections, one per group of the dialog, called in the order the groups appear:
+    // each sets up the widgets of its group and wires their signals.
+    QLabel *createIntro(); // the text above the fields and the "Shown: …" line
+    void createAgentChoice(); // the kind combo
+    QWidget *createTunePage(); // seed and the tune memory
+    QWidget *createLlmPage(); // server, model, limits, key, connection test
+    QGroupBox *createKeyBox(QWidget *page); // the API key's source, with its status and note
+    void addLimitRows(QFormLayout *form); // context and max tokens
+    QWidget *createCommandPage();
+    QWidget *createReplayPage();
+    QGroupBox *createWhereBox(); // devices, Python, launcher
+    void createErrorAndButtons();
+    void layOut(QLabel *intro, QGroupBox *where);
+
     AgentSettings::Problem collect(AgentSettings *out) const;
     void showProblem(const AgentSettings::Problem &problem);
     void kindChanged();
