@@ -47,7 +47,8 @@ elif [[ -n $rsync_bin ]]; then
   echo "bundle-cli: no rsync at $rsync_bin (apt install rsync): the bundle has none, so a server" \
        "followed by a window needs its own" >&2
 fi
-pyver=$(ldd "$cli" | grep -o 'libpython3\.[0-9]*' | head -1 | sed 's/libpython//')
+# From ldd's whole output: a reader that stops early (| head, grep -m1) can SIGPIPE ldd under pipefail.
+pyver=$(awk 'match($0, /libpython3\.[0-9]+/) { print substr($0, RSTART + 9, RLENGTH - 9); exit }' <<< "$(ldd "$cli")")
 if [[ -n $pyver ]]; then
   mkdir -p "$stage/python/lib"
   tar -C /usr/lib --exclude="python$pyver/test" --exclude="python$pyver/dist-packages" \

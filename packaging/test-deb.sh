@@ -57,8 +57,11 @@ mkdir -p "$HOME"
 cd "$work"
 [[ $(command -v autokernel-cli) == /usr/bin/autokernel-cli ]] || { log "autokernel-cli not on PATH"; exit 1; }
 autokernel-cli --version
-ldd /usr/bin/autokernel | grep -Eq 'SyntaxHighlighting.* => /usr/(bin/\.\./)?lib/autokernel/' \
-  || { log "the window does not find its KSyntaxHighlighting in /usr/lib/autokernel"; exit 1; }
+# ldd's whole output first: `ldd | grep -q` under pipefail fails now and then, when grep's early exit
+# hands ldd a SIGPIPE (it did once on 2026-12-07 with the library in place).
+libs=$(ldd /usr/bin/autokernel)
+grep -Eq 'SyntaxHighlighting.* => /usr/(bin/\.\./)?lib/autokernel/' <<< "$libs" \
+  || { printf '%s\n' "$libs" >&2; log "the window does not find its KSyntaxHighlighting in /usr/lib/autokernel"; exit 1; }
 if ldd /usr/bin/autokernel /usr/bin/autokernel-cli | grep -E 'not found|/opt/'; then log "a library is missing or outside the package"; exit 1; fi
 man -w autokernel-cli > /dev/null && man -w autokernel > /dev/null
 desktop-file-validate /usr/share/applications/io.autokernel.Studio.desktop
@@ -71,7 +74,8 @@ autokernel-cli profile --model gpt2 --out run --device cpu --top 2 --python /usr
 log "a short tune run"
 autokernel-cli run run --agent tune --device cpu --quick --experiments 3 --python /usr/bin/python3 > "$out/run.txt" 2>&1 \
   || { cat "$out/run.txt"; exit 1; }
-autokernel-cli status run | tee "$out/status.txt" | head -5
+autokernel-cli status run > "$out/status.txt"   # whole, then shown: `| head` under pipefail can SIGPIPE
+head -5 "$out/status.txt"
 grep -q '"status"' run/experiments.jsonl || { log "the run recorded no experiment"; exit 1; }
 
 log "the window under Xvfb"
