@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 
 namespace ak {
@@ -267,7 +268,12 @@ QString RunMirror::describe(const QProcess &p, int exitCode, const QString &stde
     if ((&p == &m_lister && exitCode == NoRunDirectory)
         || (exitCode == 23 && stderrText.contains(QLatin1String("No such file or directory"))))
         return QStringLiteral("there is no run directory at %1").arg(where);
-    if (exitCode == 127 || stderrText.contains(QLatin1String("command not found")))
+    // The remote shell's "exec: …/rsync: not found" ends rsync's connection before its exit code 127
+    // can reach us: then rsync itself exits 12 (protocol stream) with that text on stderr. Which of the
+    // two arrives depends on timing, so the text decides too.
+    static const QRegularExpression execNotFound(QStringLiteral("exec: [^\n]*: not found"));
+    if (exitCode == 127 || stderrText.contains(QLatin1String("command not found"))
+        || stderrText.contains(execNotFound))
         return QStringLiteral("a command is missing on %1 (rsync? install it there, or name the "
                               "autokernel-cli of a bundle, which has one beside it): %2")
             .arg(m_run.host(), tail);
