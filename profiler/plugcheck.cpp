@@ -49,12 +49,10 @@ void PlugCheck::run(WorkerClient &worker, const ProfileReport &report,
     }
     if (kernels.empty())
         return;
-    // The profile names dtypes as people do (bf16); the model runner takes torch's names.
-    const QString dtype = report.dtype == QLatin1String("bf16") ? QStringLiteral("bfloat16")
-        : report.dtype == QLatin1String("fp16")                 ? QStringLiteral("float16")
-                                                                : QStringLiteral("float32");
     const nlohmann::json args { { "model_path", report.modelPath.toStdString() },
-        { "device", report.activity.toStdString() }, { "dtype", dtype.toStdString() }, { "kernels", kernels },
+        { "device", report.activity.toStdString() },
+        { "dtype",
+            report.dtype.toStdString() }, // plugcheck.py reads bf16 as bfloat16 { "kernels", kernels },
         { "seed", 0 } };
     const WorkerReply reply = worker.request(QStringLiteral("plugcheck"), args, timeoutMs);
     const nlohmann::json *list = reply.ok() ? entries(reply.result) : nullptr;
