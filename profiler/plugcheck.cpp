@@ -49,11 +49,10 @@ void PlugCheck::run(WorkerClient &worker, const ProfileReport &report,
     }
     if (kernels.empty())
         return;
+    // The profile's dtype as it is: plugcheck.py reads bf16 / fp16 / fp32 itself.
     const nlohmann::json args { { "model_path", report.modelPath.toStdString() },
-        { "device", report.activity.toStdString() },
-        { "dtype",
-            report.dtype.toStdString() }, // plugcheck.py reads bf16 as bfloat16 { "kernels", kernels },
-        { "seed", 0 } };
+        { "device", report.activity.toStdString() }, { "dtype", report.dtype.toStdString() },
+        { "kernels", kernels }, { "seed", 0 } };
     const WorkerReply reply = worker.request(QStringLiteral("plugcheck"), args, timeoutMs);
     const nlohmann::json *list = reply.ok() ? entries(reply.result) : nullptr;
     if (!list) {
