@@ -12,6 +12,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 using namespace ak;
@@ -52,6 +53,10 @@ private Q_SLOTS:
             QStringLiteral("--out"), m_run, QStringLiteral("--device"), QStringLiteral("cpu"),
             QStringLiteral("--top"), QStringLiteral("20"), QStringLiteral("--python"), test::testPython() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        // The plug-check ran on the folders (once it silently got none: every folder would pass unchecked).
+        QVERIFY2(r.err.contains(
+                     QRegularExpression(QStringLiteral("plug-check: [1-9][0-9]* folder\\(s\\) plugged"))),
+            qPrintable(r.err));
         const test::CliResult s = cli({ QStringLiteral("status"), m_run, QStringLiteral("--json") });
         QVERIFY2(s.exitCode == 0, qPrintable(s.err));
         m_status = json::parse(s.out.toStdString(), nullptr, false);
