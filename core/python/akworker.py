@@ -31,8 +31,10 @@ OPS = {
     "verify": "modelplug.verify:handle",
     "export": "modelplug.export:handle",
     "plugcheck": "modelplug.plugcheck:handle",
+    "inmodel": "modelplug.inmodel:handle",
     "device": "akdevice:handle",
     "doctor": "akdoctor:handle",
+    "roofs": "akroofs:handle",
     "judge_facts": "harness.facts:handle",
 }
 

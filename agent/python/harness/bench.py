@@ -6,7 +6,9 @@ outputs back as bytes. Inputs, ground truths, the comparison, the clocks and the
 worker's client live here, in a process the kernel cannot see.
 
 handle(args, ctx) with args {kernel_path, kernel_source_b64?, device: cpu|cuda, dtype?, quick?, peaks?, seed?,
-best_latency_us?, time_limit_s?, contract?}. `contract` is the folder's contract ({"attrs": {...}} or the
+best_latency_us?, time_limit_s?, contract?,
+allow_reduced_precision?}. allow_reduced_precision: a precision shortcut the reference does not take
+(precision.py) is flagged in the result's "precision" instead of failing the bench. `contract` is the folder's contract ({"attrs": {...}} or the
 whole object of docs/contracts.md): the op is bound to its attributes (else to the kernel's CONTRACT
 literal, else to the defaults) and the result's "contract" says which attributes were used.
 Returns the result dict described in docs/harness.md. Never
@@ -22,7 +24,7 @@ import time
 
 import torch
 
-from . import loader, ops, plan, remote, roofline, sandbox, shm, stages, textsafe, timed
+from . import compiled, judgeid, loader, ops, plan, precision, remote, roofline, sandbox, shm, stages, textsafe, timed
 from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
 from .contract import TOLERANCE_LOOSEN_LIMIT
 from .dtypes import canonical
@@ -200,6 +202,7 @@ def run(args, progress=lambda m, f: None):
     # Inputs and ground truths for every stage, before the kernel's process exists.
     progress("preparing inputs and reference results", 0.02)
     cases = plan.build(spec, device, quick, dtypes, timing_dtype, model_sizes, rng)
+    cases["precision"] = precision.cases(spec, [timing_dtype] if quick else dtypes, lambda: rng.getrandbits(62))
     all_cases = [c for group in cases.values() for c in group]
     for c in all_cases:
         c.materialize(device)
@@ -215,9 +218,11 @@ def run(args, progress=lambda m, f: None):
         candidate = remote.Candidate(device, WORKER_DIR, deadline)
     except (RuntimeError, OSError, RunnerFailure) as e:
         load_stage.fail("the kernel's sandbox could not start: %s" % e)
+        iso = remote.isolation(device)
         return _result("error", load_stage.failure, stages=[load_stage.as_dict()], environment_error=True,
-                       bench_seconds=_now() - t_start, isolation=remote.isolation(device), **base)
+                       bench_seconds=_now() - t_start, isolation=iso, judge=judgeid.identity(iso), **base)
     base["isolation"] = candidate.sb.describe()
+    base["judge"] = judgeid.identity(base["isolation"])
     judge = _Judge(args, spec, device, quick, cases, tolerances, candidate, deadline, rng, progress)
     try:
         return judge.run(path, source, static, load_stage, t0, t_start, base)
@@ -301,7 +306,11 @@ class _Judge:
             self.progress("stage %s" % name, 0.05 + 0.6 * i / len(plan.STAGES))
             stage = stages.StageResult(name)
             try:
-                r = stages.run_stage(name, self.cases[name], caller, self.tolerances)
+                if name == "precision":
+                    r, base["precision"] = stages.run_precision(
+                        self.cases[name], caller, bool(self.args.get("allow_reduced_precision")), spec.name)
+                else:
+                    r = stages.run_stage(name, self.cases[name], caller, self.tolerances)
             except RunnerFailure as e:
                 stage.fail(str(e))
                 self.results.append(stage)
@@ -390,12 +399,16 @@ class _Judge:
         metrics = dict(latency_us=measured["latency_us"], ref_latency_us=measured["ref_latency_us"],
                        speedup=speedup, tflops=m["tflops"], gbps=m["gbps"],
                        arithmetic_intensity=m["arithmetic_intensity"], bound=m["bound"],
-                       pct_peak=m["pct_peak"], noise_pct=measured["noise_pct"],
+                       pct_peak=m["pct_peak"], pct_peak_spec=m["pct_peak_spec"], roof=m["roof"],
+                       noise_pct=measured["noise_pct"],
                        peak_vram_mb=peak_mb if peak_mb is not None else float("nan"),
                        flops=m["flops"], bytes=m["bytes"], timing=timing_info, flags=flags)
         if why:
             plaus.fail(why, cheat=True)
             return self.finish("incorrect", plaus.failure, t_start, base, rejected_metrics=metrics)
+        if self.args.get("compile_baseline", True):
+            self.progress("the compiled PyTorch baseline", 0.9)
+            metrics.update(self._compiled(main, measured))
         plaus.detail = "%.3g TFLOP/s, %.3g GB/s, %s-bound%s" % (
             m["tflops"], m["gbps"], m["bound"] or "unknown",
             (", %.1f%% of peak" % m["pct_peak"]) if m["pct_peak"] == m["pct_peak"] else "")
@@ -404,6 +417,15 @@ class _Judge:
         if best:
             out["keep"] = roofline.keep_decision(float(best), measured["latency_us"], measured["noise_pct"])
         self.progress("done", 1.0)
+        return out
+
+
+    def _compiled(self, main, measured):
+        """torch.compile's time for the reference beside eager's, and the kernel's speedup over it."""
+        out = compiled.baseline(self.spec, main, self.device, measured["ref_latency_us"], self.deadline.left())
+        c = out["compile_latency_us"]
+        lat = measured["latency_us"]
+        out["compile_speedup"] = c / lat if c == c and lat > 0 else float("nan")
         return out
 
 

@@ -21,7 +21,46 @@ def _bandwidth(peaks):
     return float((peaks or {}).get("bandwidth_gbs") or 0)
 
 
+def _position(m, peak_t, bw):
+    """(bound, % of the bounding roof, ridge) of a measured rate against one pair of roofs; 0 = unknown."""
+    if peak_t > 0 and bw > 0:
+        ridge = peak_t * 1e12 / (bw * 1e9)
+        if m["arithmetic_intensity"] < ridge:
+            return "memory", 100.0 * m["gbps"] / bw, ridge
+        return "compute", 100.0 * m["tflops"] / peak_t, ridge
+    if bw > 0:
+        return "memory", 100.0 * m["gbps"] / bw, None
+    if peak_t > 0:
+        return "compute", 100.0 * m["tflops"] / peak_t, None
+    return "", float("nan"), None
+
+
+def roofs(peaks, dtype):
+    """The roofs % of roof is taken against: what the device measured doing (peaks["measured"]: a copy's
+    GB/s, the best matmul's TFLOP/s at this dtype; see profiler/python/akroofs.py) where known, the
+    spec sheet's otherwise. Returns (tflops, gbs, source): source "measured", "spec" or "measured
+    bandwidth, spec compute" (one of the two was measured)."""
+    measured = (peaks or {}).get("measured") or {}
+    spec_t, spec_bw = _peak_tflops(peaks, dtype), _bandwidth(peaks)
+    m_t, m_bw = _peak_tflops(measured, dtype), _bandwidth(measured)
+    t, bw = m_t or spec_t, m_bw or spec_bw
+    if m_t and m_bw:
+        source = "measured"
+    elif m_bw and spec_t:
+        source = "measured bandwidth, spec compute"
+    elif m_t and spec_bw:
+        source = "measured compute, spec bandwidth"
+    elif m_t or m_bw:
+        source = "measured"
+    else:
+        source = "spec"
+    return t, bw, source
+
+
 def metrics(spec, size, dtype, latency_us, peaks):
+    """Rates and roofline position. pct_peak is against the measured roofs (roofs()), pct_peak_spec
+    against the spec sheet's, side by side; roof says which roofs pct_peak used. The bound is decided
+    at the ridge of the roofs pct_peak uses."""
     flops = spec.flops(size)
     nbytes = spec.bytes(size, element_size(dtype))
     seconds = latency_us * 1e-6
@@ -31,21 +70,15 @@ def metrics(spec, size, dtype, latency_us, peaks):
         "tflops": flops / seconds / 1e12 if seconds > 0 else float("nan"),
         "gbps": nbytes / seconds / 1e9 if seconds > 0 else float("nan"),
         "arithmetic_intensity": flops / nbytes if nbytes else float("nan"),
-        "bound": "",
-        "pct_peak": float("nan"),
     }
-    peak_t, bw = _peak_tflops(peaks, dtype), _bandwidth(peaks)
-    if peak_t > 0 and bw > 0:
-        ridge = peak_t * 1e12 / (bw * 1e9)
-        if out["arithmetic_intensity"] < ridge:
-            out["bound"], out["pct_peak"] = "memory", 100.0 * out["gbps"] / bw
-        else:
-            out["bound"], out["pct_peak"] = "compute", 100.0 * out["tflops"] / peak_t
+    peak_t, bw, source = roofs(peaks, dtype)
+    out["bound"], out["pct_peak"], ridge = _position(out, peak_t, bw)
+    out["roof"] = source if out["bound"] else ""
+    if ridge is not None:
         out["ridge_flops_per_byte"] = ridge
-    elif bw > 0:
-        out["bound"], out["pct_peak"] = "memory", 100.0 * out["gbps"] / bw
-    elif peak_t > 0:
-        out["bound"], out["pct_peak"] = "compute", 100.0 * out["tflops"] / peak_t
+    spec_bound, spec_pct, _ = _position(out, _peak_tflops(peaks, dtype), _bandwidth(peaks))
+    out["pct_peak_spec"] = spec_pct
+    out["bound_spec"] = spec_bound
     return out
 
 
