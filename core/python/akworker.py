@@ -31,7 +31,6 @@ OPS = {
     "verify": "modelplug.verify:handle",
     "export": "modelplug.export:handle",
     "plugcheck": "modelplug.plugcheck:handle",
-    "inmodel": "modelplug.inmodel:handle",
     "device": "akdevice:handle",
     "doctor": "akdoctor:handle",
     "roofs": "akroofs:handle",
