@@ -6,7 +6,9 @@ outputs back as bytes. Inputs, ground truths, the comparison, the clocks and the
 worker's client live here, in a process the kernel cannot see.
 
 handle(args, ctx) with args {kernel_path, kernel_source_b64?, device: cpu|cuda, dtype?, quick?, peaks?, seed?,
-best_latency_us?, time_limit_s?, contract?}. `contract` is the folder's contract ({"attrs": {...}} or the
+best_latency_us?, time_limit_s?, contract?, allow_reduced_precision?}. allow_reduced_precision: a
+precision shortcut the reference does not take (precision.py) passes, flagged in the result's
+"precision", instead of failing the bench. `contract` is the folder's contract ({"attrs": {...}} or the
 whole object of docs/contracts.md): the op is bound to its attributes (else to the kernel's CONTRACT
 literal, else to the defaults) and the result's "contract" says which attributes were used.
 Returns the result dict described in docs/harness.md. Never
@@ -22,7 +24,7 @@ import time
 
 import torch
 
-from . import compiled, judgeid, loader, ops, plan, remote, roofline, sandbox, shm, stages, textsafe, timed
+from . import compiled, judgeid, loader, ops, plan, precision, remote, roofline, sandbox, shm, stages, textsafe, timed
 from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
 from .contract import TOLERANCE_LOOSEN_LIMIT
 from .dtypes import canonical
@@ -200,6 +202,7 @@ def run(args, progress=lambda m, f: None):
     # Inputs and ground truths for every stage, before the kernel's process exists.
     progress("preparing inputs and reference results", 0.02)
     cases = plan.build(spec, device, quick, dtypes, timing_dtype, model_sizes, rng)
+    cases["precision"] = precision.cases(spec, [timing_dtype] if quick else dtypes, lambda: rng.getrandbits(62))
     all_cases = [c for group in cases.values() for c in group]
     for c in all_cases:
         c.materialize(device)
@@ -303,7 +306,11 @@ class _Judge:
             self.progress("stage %s" % name, 0.05 + 0.6 * i / len(plan.STAGES))
             stage = stages.StageResult(name)
             try:
-                r = stages.run_stage(name, self.cases[name], caller, self.tolerances)
+                if name == "precision":
+                    r, base["precision"] = stages.run_precision(
+                        self.cases[name], caller, bool(self.args.get("allow_reduced_precision")), spec.name)
+                else:
+                    r = stages.run_stage(name, self.cases[name], caller, self.tolerances)
             except RunnerFailure as e:
                 stage.fail(str(e))
                 self.results.append(stage)

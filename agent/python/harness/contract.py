@@ -2,7 +2,7 @@
 
 CONTRACT_NAMES = ("KERNEL_TYPE", "TEST_SIZES", "TOLERANCES", "TEST_DTYPES", "CONTRACT")
 DEFAULT_DTYPES = {"cpu": ["float32"], "cuda": ["bfloat16", "float16", "float32"]}
-STAGES = ("smoke", "sizes", "hostile", "determinism", "odd_sizes", "model_shapes")
+STAGES = ("smoke", "precision", "sizes", "hostile", "determinism", "odd_sizes", "model_shapes")
 ALL_STAGES = ("import",) + STAGES + ("timing", "plausibility")
 TOLERANCE_LOOSEN_LIMIT = 10.0
 
@@ -12,6 +12,9 @@ STAGE_TEXT = {
               "both must agree), build every input and ground truth, then import the kernel under a unique module name and verify that "
               "torch, the timers and the harness are untouched",
     "smoke": "one small case in the first dtype",
+    "precision": "a probe per dtype where fp32 accumulation and a shortcut land apart (long positive sums for "
+                 "16-bit accumulators; fp32 inputs with low mantissa bits for TF32/bf16): a shortcut the "
+                 "PyTorch reference does not take fails, unless the run allows reduced precision",
     "sizes": "every test size x every dtype, normal and uniform inputs alternating",
     "hostile": "very large, tiny (for norms: ~sqrt(eps), where eps decides the result), mixed-scale rows "
                "and all-equal rows, every dtype (plus one float32 case where an attribute's effect is below "
