@@ -35,6 +35,7 @@ sandbox.make_undumpable()   # nothing of the same user may read this process's m
 _now = time.perf_counter
 WORKER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIME_MARGIN_S = 3.0         # the judge answers before the worker's client gives up on it
+TIMING_RETRIES = 2          # timing stages measured again when the net time comes out <= 0 (load)
 
 
 class _Progress:
@@ -338,11 +339,19 @@ class _Judge:
             return self.finish("error", stage.failure, t_start, base, environment_error=True)
         measured, reason = None, None
         try:
-            measured, checks = timed.measure(self.candidate, self.reference, self.reference_sb, self.arena,
-                                             self.timing_base,
-                                             self.spec, main, self.device, self.quick,
-                                             self.rng.getrandbits(62), self.deadline, self.progress)
-            reason = timed.verify(checks, main, self.spec, self.tolerances)
+            # A busy host (other processes waking late) can make the null kernel's rounds slower
+            # than the kernel's: a net time <= 0 is measured again before it is taken as "no work
+            # in the timed calls", so load alone does not fail a correct kernel. A kernel whose work
+            # really lies outside the clock stays at <= 0 every time.
+            for attempt in range(1 + TIMING_RETRIES):
+                measured, checks = timed.measure(self.candidate, self.reference, self.reference_sb,
+                                                 self.arena, self.timing_base,
+                                                 self.spec, main, self.device, self.quick,
+                                                 self.rng.getrandbits(62), self.deadline, self.progress)
+                reason = timed.verify(checks, main, self.spec, self.tolerances)
+                if reason is not None or measured["latency_us"] > 0 or self.deadline.expired():
+                    break
+            measured["timing_attempts"] = attempt + 1
             if reason is None and not measured["latency_us"] > 0:
                 # Its checked outputs were right, so the work was done: below what the clock resolves
                 # at this size (the reference's net time says whether the size is the cause), or

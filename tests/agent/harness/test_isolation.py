@@ -76,10 +76,17 @@ class Attacks(unittest.TestCase):
         # the null kernel's calls cost only the runner's own call (it was ~250 us with the copy of a
         # 2 MB output). direct_output.py still writes into the region, which now gains it nothing
         # (NO_GAIN) and is said.
-        r = run(os.path.join(STARTERS, "cpu", "silu.py"))
-        self.assertEqual(r["status"], "ok", r["failure"])
-        self.assertEqual(r["timing"]["outputs"], "read from the kernel's stopped process")
-        self.assertLess(r["timing"]["null_us"], 0.5 * r["latency_us"])
+        # The null rounds' time is a measurement: on a busy host one bench can see them slow, so
+        # the best of three benches is compared (a copy inside the null rounds slows all three).
+        ratios = []
+        for _ in range(3):
+            r = run(os.path.join(STARTERS, "cpu", "silu.py"))
+            self.assertEqual(r["status"], "ok", r["failure"])
+            self.assertEqual(r["timing"]["outputs"], "read from the kernel's stopped process")
+            ratios.append(r["timing"]["null_us"] / r["latency_us"])
+            if ratios[-1] < 0.5:
+                break
+        self.assertLess(min(ratios), 0.5, ratios)
         r = self.bench("direct_output.py")
         self.assertEqual(r["status"], "ok", r["failure"])
         self.assertIn("copied into the judge's region by the kernel's process", r["timing"]["outputs"])
