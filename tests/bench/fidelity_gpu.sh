@@ -11,9 +11,11 @@ models=${*:-tests/bench/models/timm_vit.py tests/bench/models/hf_llama.py}
 out=${OUT:-/tmp/out}; work=/tmp/fidelity; rm -rf "$work"; mkdir -p "$work" "$out"
 summary=$out/fidelity_gpu.md
 { echo "# fidelity_gpu $(date -u +%FT%TZ) budget $budget"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } > "$summary"
+# The tune's budget on top of profile + verify + export (280 s was enough for those alone).
+case $budget in 0) extra=0 ;; *m) extra=$(( ${budget%m} * 60 )) ;; *s) extra=${budget%s} ;; *) extra=600 ;; esac
 for m in $models; do
   name=$(basename "$m" .py)
-  OUT=$work/$name AK_STEPS="prep check" timeout 280 bash tests/bench/gpu_verify.sh "$m" "$budget" 10 --no-compile --seeds 1 --rounds 5
+  OUT=$work/$name AK_STEPS="prep check" timeout $((280 + extra)) bash tests/bench/gpu_verify.sh "$m" "$budget" 10 --no-compile --seeds 1 --rounds 5
   st=$work/$name/$name-status.json; ver=$work/$name/$name-verification.json
   python3 - "$name" "$st" "$ver" >> "$summary" 2>&1 <<'PY'
 import json, sys
