@@ -99,6 +99,9 @@ BenchRequest ExperimentLoop::request(const QString &kernel, const QString &path)
         LockedStore store = m_session->lock();
         if (const KernelRecord *k = store->state().kernel(kernel); k && !k->contract.isEmpty())
             r.extra["contract"] = k->contract.toJson();
+        // Per run, from run.json (out of the agent's reach): may a precision shortcut be kept?
+        if (store->state().config.allowReducedPrecision)
+            r.extra["allow_reduced_precision"] = true;
     }
     r.device = m_config.benchDevice;
     r.quick = m_config.quickBench;

@@ -146,6 +146,8 @@ void LocalLoop::start()
         || !chooseWorker(run.config, &launcher, &error))
         return Q_EMIT actionFailed(QStringLiteral("start"), error);
     recordWorker(store.get(), launcher, &error);
+    if (m_options.allowReducedPrecision && !store->setAllowReducedPrecision(true, &error))
+        Q_EMIT message(QStringLiteral("run.json's settings not updated: ") + error);
     const QStringList devices = devicesFor(m_options.devices, run.device);
     const DeviceInfo runDevice = run.device; // `run` is the store's, which the session takes
     openSession(std::move(store));

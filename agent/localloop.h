@@ -47,6 +47,9 @@ struct LoopOptions
     double budgetSeconds = 0; // stop (at an experiment boundary) after this long; 0 = no limit
     int maxExperiments = 0; // stop after this many experiments in this invocation; 0 = no limit
     bool quickBench = false; // the harness's quick mode (fewer sizes / repetitions)
+    // --allow-reduced-precision: written to run.json (settings.allow_reduced_precision) for this and
+    // every later resume; false leaves run.json's setting as it is.
+    bool allowReducedPrecision = false;
     int benchTimeLimitSec = 0; // per experiment; 0: HarnessClient's default
 };
 

@@ -72,8 +72,10 @@ bool RunConfig::parse(const QByteArray &runJson, RunConfig *out, QString *error)
     out->dtype = jsonfield::text(o, "dtype");
     if (const auto d = o.find("device"); d != o.end())
         out->device = DeviceInfo::fromJson(*d);
-    if (const auto st = o.find("settings"); st != o.end() && st->is_object())
+    if (const auto st = o.find("settings"); st != o.end() && st->is_object()) {
         out->reviewMode = jsonfield::boolean(*st, "review_mode", false);
+        out->allowReducedPrecision = jsonfield::boolean(*st, "allow_reduced_precision", false);
+    }
     if (const auto m = o.find("move_on"); m != o.end()) {
         QString why;
         if (!MoveOnRules::fromJson(QByteArray::fromStdString(m->dump()), &out->moveOn, &why)) {

@@ -25,6 +25,9 @@ struct RunConfig
     QString dtype; // "dtype": "bf16", "fp32", ...
     DeviceInfo device; // "device"
     bool reviewMode = false; // "settings.review_mode" as written; the log's review changes come on top
+    // "settings.allow_reduced_precision": a kernel that accumulates in fp16/bf16 or reads fp32 as TF32,
+    // where the PyTorch reference does not, is kept (flagged) instead of refused (docs/harness.md).
+    bool allowReducedPrecision = false;
     MoveOnRules moveOn; // "move_on"; the defaults when absent or malformed
     QString moveOnWarning; // why the defaults stand in for a malformed "move_on"; empty otherwise
     QByteArray agentJson; // the "agent" section as JSON text (AgentConfig::fromJson); empty: none

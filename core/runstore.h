@@ -123,6 +123,9 @@ public:
     // `slurm`: salloc's arguments when the workers run in a Slurm allocation (then no launcher).
     bool setWorker(const QString &launcher, const QString &python, const QString &slurm = QString(),
         qint64 slurmJob = 0, QString *error = nullptr);
+    // run.json's settings.allow_reduced_precision (other settings kept), committed like setWorker:
+    // from now on the judge keeps, flagged, a kernel that takes a precision shortcut PyTorch does not.
+    bool setAllowReducedPrecision(bool on, QString *error = nullptr);
     // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
     // a request are reported in `errors` and the request is dropped. Each one's outcome is recorded
     // for its requester (requestOutcome).

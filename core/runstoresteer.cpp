@@ -154,6 +154,36 @@ bool RunStore::setWorker(
         error);
 }
 
+bool RunStore::setAllowReducedPrecision(bool on, QString *error)
+{
+    if (on == m_state.config.allowReducedPrecision)
+        return true;
+    QByteArray before = m_state.runJson;
+    QFile file(path(QStringLiteral("run.json")));
+    if (file.open(QIODevice::ReadOnly))
+        before = file.readAll(); // keep a hand edit made while this writer runs
+    nlohmann::json settings = nlohmann::json::object();
+    try {
+        const nlohmann::json old = nlohmann::json::parse(before.toStdString());
+        if (const auto st = old.find("settings"); st != old.end() && st->is_object())
+            settings = *st;
+    } catch (const nlohmann::json::exception &) { // withSection names the problem below
+    }
+    settings["allow_reduced_precision"] = on;
+    const QByteArray after = RunConfig::withSection(before, "settings", settings, error);
+    if (after.isEmpty())
+        return false;
+    const QString blob = m_repo->writeBlob(after, error);
+    if (blob.isEmpty() || !AtomicFile::write(path(QStringLiteral("run.json")), after, error))
+        return false;
+    RunLoader::setRunJson(m_state, after, nullptr);
+    m_rootFiles.insert(QStringLiteral("run.json"), blob);
+    return updateBest(QString(),
+        on ? QStringLiteral("Precision: reduced-precision kernels allowed (kept, flagged)")
+           : QStringLiteral("Precision: reduced-precision kernels refused"),
+        error);
+}
+
 Experiment RunStore::revert(const QString &kernel, int experimentId, QString *error)
 {
     const KernelRecord *k = findKernel(kernel, error);

@@ -125,6 +125,8 @@ RunCreator::Result RunCreator::create(const Callbacks &callbacks)
         { "model_path", report.modelPath.toStdString() }, { "model_sha256", modelSha.toStdString() },
         { "dtype", report.dtype.toStdString() }, { "activity", report.activity.toStdString() },
         { "python", choice.python.toStdString() }, { "device", report.device.toJson() } };
+    if (o.allowReducedPrecision)
+        config["settings"] = { { "allow_reduced_precision", true } };
     std::unique_ptr<RunStore> store = RunStore::create(o.outDir, config, &error);
     if (!store) {
         r.failure = Failure::CannotCreateRun;

@@ -36,6 +36,9 @@ public:
         int iterations = 3;
         int warmup = 2;
         int top = 10; // kernel folders to create, largest share first
+        // run.json settings.allow_reduced_precision: kernels that accumulate in fp16/bf16 or read fp32
+        // as TF32 (where PyTorch does not) are kept, flagged, instead of refused (docs/harness.md).
+        bool allowReducedPrecision = false;
     };
 
     // Why create() failed; the CLI maps these to its exit codes and wording.

@@ -102,6 +102,9 @@ void addRunFlags(QCommandLineParser &p)
                            "it; the job ends with the loop (kept in run.json for a resume)"),
             QStringLiteral("ARGS") },
         { QStringLiteral("quick"), QStringLiteral("the harness's quick mode: fewer sizes and repetitions") },
+        { QStringLiteral("allow-reduced-precision"),
+            QStringLiteral("keep kernels that accumulate in fp16/bf16 or read fp32 as TF32 where PyTorch does "
+                           "not (flagged; refused by default); written to run.json for later resumes") },
         { QStringLiteral("bench-timeout"), QStringLiteral("seconds one benchmark may take (default 180)"),
             QStringLiteral("SEC") },
         { QStringLiteral("seed"), QStringLiteral("tune agent: random seed"), QStringLiteral("N") },
@@ -176,6 +179,7 @@ std::optional<int> readLoopFlags(const QCommandLineParser &p, LoopOptions *o)
         return printUsageError(
             QStringLiteral("--launcher and --slurm: give one (--slurm makes its own launcher)"));
     o->quickBench = p.isSet(QStringLiteral("quick"));
+    o->allowReducedPrecision = p.isSet(QStringLiteral("allow-reduced-precision"));
     return std::nullopt;
 }
 

@@ -397,6 +397,31 @@ private Q_SLOTS:
             off.summary(), QStringLiteral("1 revert in a row, no roof goal, no speedup goal, no time limit"));
     }
 
+    void allowReducedPrecisionIsARunSettingBesideTheOthers()
+    {
+        // `run --allow-reduced-precision` writes it; the loop sends it with every bench (#43 item 5).
+        QTemporaryDir tmp;
+        QVERIFY(test::makeRunDir(tmp.path(), kRunJson));
+        QString error;
+        {
+            auto store = RunStore::open(tmp.path(), &error);
+            QVERIFY2(store, qPrintable(error));
+            QVERIFY(!store->state().config.allowReducedPrecision);
+            QVERIFY2(store->setAllowReducedPrecision(true, &error), qPrintable(error));
+            QVERIFY(store->state().config.allowReducedPrecision);
+        }
+        const json onDisk = json::parse(readFile(tmp.filePath(QStringLiteral("run.json"))).toStdString());
+        QVERIFY(onDisk["settings"]["allow_reduced_precision"] == true);
+        QVERIFY(onDisk["settings"]["review_mode"] == false); // the other settings kept
+        auto again = RunStore::open(tmp.path(), &error);
+        QVERIFY2(again, qPrintable(error));
+        QVERIFY(again->state().config.allowReducedPrecision);
+        QVERIFY2(again->setAllowReducedPrecision(false, &error), qPrintable(error));
+        RunConfig c;
+        QVERIFY(RunConfig::parse(readFile(tmp.filePath(QStringLiteral("run.json"))), &c));
+        QVERIFY(!c.allowReducedPrecision);
+    }
+
     void runJsonWithMoveOnKeepsSortedFilesSorted()
     {
         MoveOnRules r = someRules();
