@@ -33,28 +33,46 @@ bool definesKernelFn(const QString &code)
 // Long descriptions become commit subjects and table cells: keep them readable.
 constexpr int kMaxDescription = 200;
 
-} // namespace
-
-ParsedReply ReplyParser::parse(const QString &reply)
+// <think>…</think> blocks (DeepSeek-R1, QwQ, Qwen3 without vLLM's reasoning parser): draft code in
+// there is not the answer. They go to out->reasoning; false (out->error set) when one never closes.
+bool takeOutThinking(QString *text, ParsedReply *out)
 {
-    ParsedReply out;
-    QString text = reply;
-    text.replace(QLatin1String("\r\n"), QLatin1String("\n"));
-    text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
-    // <think>…</think> blocks (DeepSeek-R1, QwQ, Qwen3 without vLLM's reasoning parser): draft code
-    // in there is not the answer.
     static const QRegularExpression think(
         QStringLiteral(R"(<think>(.*?)</think>)"), QRegularExpression::DotMatchesEverythingOption);
-    for (auto it = think.globalMatch(text); it.hasNext();)
-        out.reasoning += it.next().captured(1).trimmed() + QLatin1Char('\n');
-    text.remove(think);
-    if (const int unclosed = text.indexOf(QLatin1String("<think>")); unclosed >= 0) {
-        out.reasoning += text.mid(unclosed + 7).trimmed();
-        out.error = QStringLiteral("the reply ends inside <think>: the model was cut off while reasoning");
-        return out;
+    for (auto it = think.globalMatch(*text); it.hasNext();)
+        out->reasoning += it.next().captured(1).trimmed() + QLatin1Char('\n');
+    text->remove(think);
+    if (const int unclosed = text->indexOf(QLatin1String("<think>")); unclosed >= 0) {
+        out->reasoning += text->mid(unclosed + 7).trimmed();
+        out->error = QStringLiteral("the reply ends inside <think>: the model was cut off while reasoning");
+        return false;
     }
-    const QStringList lines = text.split(QLatin1Char('\n'));
+    return true;
+}
 
+// "**DESCRIPTION:** text**" or `text` or "text": drop the wrapping, keep the words.
+QString unwrapDescription(QString description)
+{
+    while (description.endsWith(QLatin1Char('*')) || description.endsWith(QLatin1Char('_')))
+        description.chop(1);
+    description = description.trimmed();
+    for (const QChar q : { QLatin1Char('`'), QLatin1Char('"'), QLatin1Char('\'') }) {
+        if (description.size() >= 2 && description.startsWith(q) && description.endsWith(q))
+            description = description.mid(1, description.size() - 2).trimmed();
+    }
+    return description;
+}
+
+// What one pass over the reply's lines finds: every fenced block, and the first DESCRIPTION label.
+struct Scan
+{
+    QVector<Block> blocks;
+    QString description;
+    bool sawLabel = false;
+};
+
+Scan scanLines(const QStringList &lines)
+{
     // Fences as CommonMark has them (``` or ~~~, three or more, closed by at least as many of the
     // same character), but any indentation: models indent blocks inside list items.
     static const QRegularExpression open(QStringLiteral(R"(^(\s*)(`{3,}|~{3,})\s*([^`\s]*).*$)"));
@@ -63,9 +81,7 @@ ParsedReply ReplyParser::parse(const QString &reply)
         QStringLiteral(R"(^(?:[\s>*_#+-]|\d+[.)])*description[\s*_]*:[\s*_]*(.*)$)"),
         QRegularExpression::CaseInsensitiveOption);
 
-    QVector<Block> blocks;
-    QString description;
-    bool sawLabel = false;
+    Scan scan;
     Block *current = nullptr;
     QString fence;
     int indent = 0;
@@ -86,63 +102,79 @@ ParsedReply ReplyParser::parse(const QString &reply)
         }
         const QRegularExpressionMatch m = open.match(line);
         if (m.hasMatch()) {
-            blocks.append(Block { m.captured(3).toLower(), {}, i + 1, false });
-            current = &blocks.last();
+            scan.blocks.append(Block { m.captured(3).toLower(), {}, i + 1, false });
+            current = &scan.blocks.last();
             indent = m.captured(1).size();
             fence = m.captured(2);
             continue;
         }
         const QRegularExpressionMatch d = label.match(line);
-        if (d.hasMatch() && !sawLabel) {
-            sawLabel = true;
-            description = d.captured(1).trimmed();
-            // "**DESCRIPTION:** text**" or `text` or "text": drop the wrapping, keep the words.
-            while (description.endsWith(QLatin1Char('*')) || description.endsWith(QLatin1Char('_')))
-                description.chop(1);
-            description = description.trimmed();
-            for (const QChar q : { QLatin1Char('`'), QLatin1Char('"'), QLatin1Char('\'') }) {
-                if (description.size() >= 2 && description.startsWith(q) && description.endsWith(q))
-                    description = description.mid(1, description.size() - 2).trimmed();
-            }
+        if (d.hasMatch() && !scan.sawLabel) {
+            scan.sawLabel = true;
+            scan.description = unwrapDescription(d.captured(1).trimmed());
         }
     }
+    return scan;
+}
 
+// The one closed python block (tagged python, or untagged and defining kernel_fn); null with *error
+// set when there is none, more than one, or it is never closed.
+const Block *thePythonBlock(const QVector<Block> &blocks, QString *error)
+{
     QVector<const Block *> python;
     for (const Block &b : blocks) {
         if (isPythonTag(b.lang) || (b.lang.isEmpty() && definesKernelFn(b.lines.join(QLatin1Char('\n')))))
             python << &b;
     }
     if (python.isEmpty()) {
-        out.error = QStringLiteral("no ```python block in the reply; send the complete kernel.py in one");
-        return out;
+        *error = QStringLiteral("no ```python block in the reply; send the complete kernel.py in one");
+        return nullptr;
     }
     if (python.size() > 1) {
         QStringList at;
         for (const Block *b : python)
             at << QString::number(b->line);
-        out.error = QStringLiteral("%1 python blocks in the reply (lines %2); send exactly one, holding the "
-                                   "complete kernel.py")
-                        .arg(python.size())
-                        .arg(at.join(QStringLiteral(", ")));
-        return out;
+        *error = QStringLiteral("%1 python blocks in the reply (lines %2); send exactly one, holding the "
+                                "complete kernel.py")
+                     .arg(python.size())
+                     .arg(at.join(QStringLiteral(", ")));
+        return nullptr;
     }
-    const Block &code = *python.first();
-    if (!code.closed) {
-        out.error = QStringLiteral("the python block opened at line %1 is never closed (reply truncated?)")
-                        .arg(code.line);
-        return out;
+    const Block *code = python.first();
+    if (!code->closed) {
+        *error = QStringLiteral("the python block opened at line %1 is never closed (reply truncated?)")
+                     .arg(code->line);
+        return nullptr;
     }
-    QString kernel = code.lines.join(QLatin1Char('\n'));
+    return code;
+}
+
+} // namespace
+
+ParsedReply ReplyParser::parse(const QString &reply)
+{
+    ParsedReply out;
+    QString text = reply;
+    text.replace(QLatin1String("\r\n"), QLatin1String("\n"));
+    text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
+    if (!takeOutThinking(&text, &out))
+        return out;
+    const Scan scan = scanLines(text.split(QLatin1Char('\n')));
+    const Block *code = thePythonBlock(scan.blocks, &out.error);
+    if (!code)
+        return out;
+    QString kernel = code->lines.join(QLatin1Char('\n'));
     if (!definesKernelFn(kernel)) {
         out.error = QStringLiteral("the python block (line %1) does not define kernel_fn; send the complete "
                                    "kernel.py, not a fragment")
-                        .arg(code.line);
+                        .arg(code->line);
         return out;
     }
-    if (!sawLabel) {
+    if (!scan.sawLabel) {
         out.error = QStringLiteral("no DESCRIPTION: line in the reply");
         return out;
     }
+    QString description = scan.description;
     if (description.isEmpty()) {
         out.error = QStringLiteral("the DESCRIPTION: line is empty; write the one-line description on it");
         return out;
