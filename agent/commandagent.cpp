@@ -88,6 +88,94 @@ void killGroup(QProcess *p)
     p->waitForFinished(5000);
 }
 
+// Where things go in a proposal's scratch folder: the tool works in workDir, on a copy.
+struct ScratchPaths
+{
+    explicit ScratchPaths(const QTemporaryDir &scratch)
+        : root(scratch.path())
+        , workDir(scratch.filePath(QStringLiteral("work")))
+        , promptFile(scratch.filePath(QStringLiteral("prompt.md")))
+        , kernelFile(workDir + QStringLiteral("/kernel.py"))
+        , outFile(scratch.filePath(QStringLiteral("stdout.txt")))
+        , errFile(scratch.filePath(QStringLiteral("stderr.txt")))
+    { }
+    QString root;
+    QString workDir;
+    QString promptFile;
+    QString kernelFile;
+    QString outFile;
+    QString errFile;
+};
+
+// The kernel folder's copy, its kernel.py and the prompt, as the tool will find them; a stale
+// DESCRIPTION copied from the kernel folder is removed so that only the tool's own counts.
+bool prepareScratch(const ScratchPaths &paths, const AgentContext &context, QString *error)
+{
+    if (!QDir().mkpath(paths.workDir) || !copyTree(context.kernelDir, paths.workDir, error)) {
+        if (error->isEmpty())
+            *error = QStringLiteral("cannot prepare the scratch folder");
+        return false;
+    }
+    QFile::remove(paths.workDir + QStringLiteral("/DESCRIPTION"));
+    QString prompt = context.systemPrompt;
+    if (!prompt.isEmpty() && !context.prompt.isEmpty())
+        prompt += QStringLiteral("\n\n");
+    prompt += context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
+    if (!writeFile(paths.kernelFile, context.kernelPy) || !writeFile(paths.promptFile, prompt)) {
+        *error = QStringLiteral("cannot write into the scratch folder %1").arg(paths.root);
+        return false;
+    }
+    return true;
+}
+
+void setUp(QProcess *process, const QStringList &args, const ScratchPaths &paths)
+{
+    process->setProgram(args.first());
+    process->setArguments(args.mid(1));
+    process->setWorkingDirectory(paths.workDir);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("AUTOKERNEL_PROMPT_FILE"), paths.promptFile);
+    env.insert(QStringLiteral("AUTOKERNEL_WORKDIR"), paths.workDir);
+    env.insert(QStringLiteral("AUTOKERNEL_KERNEL_FILE"), paths.kernelFile);
+    process->setProcessEnvironment(env);
+    process->setStandardInputFile(QProcess::nullDevice());
+    // Files, not pipes: a chatty tool cannot fill a pipe and stall, and nothing is held in memory.
+    process->setStandardOutputFile(paths.outFile);
+    process->setStandardErrorFile(paths.errFile);
+    // Its own process group, so that stop/timeout also ends whatever the tool spawned.
+    process->setChildProcessModifier([] { ::setpgid(0, 0); });
+}
+
+// Why a finished command failed (a crash or a non-zero exit, with its stderr's last line); empty
+// when it exited 0.
+QString exitProblem(const QProcess &process, const QString &errFile)
+{
+    if (process.exitStatus() == QProcess::CrashExit)
+        return QStringLiteral("the command crashed: %1").arg(lastLine(readText(errFile, kMaxOutputKept)));
+    if (process.exitCode() != 0) {
+        const QString why = lastLine(readText(errFile, kMaxOutputKept));
+        return QStringLiteral("the command exited with code %1%2")
+            .arg(process.exitCode())
+            .arg(why.isEmpty() ? QString() : QStringLiteral(": ") + why);
+    }
+    return QString();
+}
+
+// The description: the tool's DESCRIPTION file, else its first output line, else its name.
+AgentProposal proposalFrom(
+    const QString &kernelPy, const ScratchPaths &paths, const QString &program, const QString &out)
+{
+    AgentProposal p;
+    p.kernelPy = kernelPy;
+    p.description = firstLine(readText(paths.workDir + QStringLiteral("/DESCRIPTION"), 4096));
+    if (p.description.isEmpty())
+        p.description = firstLine(out);
+    if (p.description.isEmpty())
+        p.description = QStringLiteral("edit by %1").arg(QFileInfo(program).fileName());
+    p.rawReply = out;
+    return p;
+}
+
 } // namespace
 
 CommandAgent::CommandAgent(const AgentConfig &config)
@@ -141,46 +229,20 @@ AgentResult CommandAgent::propose(const AgentContext &context)
     if (!scratch.isValid())
         return fail(AgentError::Kind::Command,
             QStringLiteral("cannot create a scratch folder: ") + scratch.errorString(), true);
-    const QString workDir = scratch.filePath(QStringLiteral("work"));
-    const QString promptFile = scratch.filePath(QStringLiteral("prompt.md"));
-    const QString kernelFile = workDir + QStringLiteral("/kernel.py");
+    const ScratchPaths paths(scratch);
     QString error;
-    if (!QDir().mkpath(workDir) || !copyTree(context.kernelDir, workDir, &error))
-        return fail(AgentError::Kind::Command,
-            error.isEmpty() ? QStringLiteral("cannot prepare the scratch folder") : error, true);
-    QFile::remove(workDir + QStringLiteral("/DESCRIPTION"));
-    QString prompt = context.systemPrompt;
-    if (!prompt.isEmpty() && !context.prompt.isEmpty())
-        prompt += QStringLiteral("\n\n");
-    prompt += context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
-    if (!writeFile(kernelFile, context.kernelPy) || !writeFile(promptFile, prompt))
-        return fail(AgentError::Kind::Command,
-            QStringLiteral("cannot write into the scratch folder %1").arg(scratch.path()), true);
+    if (!prepareScratch(paths, context, &error))
+        return fail(AgentError::Kind::Command, error, true);
 
     const QStringList args = expand(m_template,
-        { { QStringLiteral("prompt"), promptFile }, { QStringLiteral("dir"), workDir },
-            { QStringLiteral("kernel"), kernelFile } },
+        { { QStringLiteral("prompt"), paths.promptFile }, { QStringLiteral("dir"), paths.workDir },
+            { QStringLiteral("kernel"), paths.kernelFile } },
         &error);
     if (args.isEmpty())
         return fail(AgentError::Kind::Config, error, false);
 
     QProcess process;
-    process.setProgram(args.first());
-    process.setArguments(args.mid(1));
-    process.setWorkingDirectory(workDir);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("AUTOKERNEL_PROMPT_FILE"), promptFile);
-    env.insert(QStringLiteral("AUTOKERNEL_WORKDIR"), workDir);
-    env.insert(QStringLiteral("AUTOKERNEL_KERNEL_FILE"), kernelFile);
-    process.setProcessEnvironment(env);
-    process.setStandardInputFile(QProcess::nullDevice());
-    // Files, not pipes: a chatty tool cannot fill a pipe and stall, and nothing is held in memory.
-    const QString outFile = scratch.filePath(QStringLiteral("stdout.txt"));
-    const QString errFile = scratch.filePath(QStringLiteral("stderr.txt"));
-    process.setStandardOutputFile(outFile);
-    process.setStandardErrorFile(errFile);
-    // Its own process group, so that stop/timeout also ends whatever the tool spawned.
-    process.setChildProcessModifier([] { ::setpgid(0, 0); });
+    setUp(&process, args, paths);
     process.start();
     if (!process.waitForStarted(10000))
         return fail(AgentError::Kind::Command,
@@ -198,38 +260,19 @@ AgentResult CommandAgent::propose(const AgentContext &context)
             return fail(AgentError::Kind::Timeout,
                 QStringLiteral("the command did not finish within %1 s and was killed")
                     .arg(m_timeoutMs / 1000.0),
-                true, readText(outFile, kMaxOutputKept));
+                true, readText(paths.outFile, kMaxOutputKept));
         }
     }
-    const QString out = readText(outFile, kMaxOutputKept);
-    if (process.exitStatus() == QProcess::CrashExit)
-        return fail(AgentError::Kind::Command,
-            QStringLiteral("the command crashed: %1").arg(lastLine(readText(errFile, kMaxOutputKept))), true,
-            out);
-    if (process.exitCode() != 0) {
-        const QString why = lastLine(readText(errFile, kMaxOutputKept));
-        return fail(AgentError::Kind::Command,
-            QStringLiteral("the command exited with code %1%2")
-                .arg(process.exitCode())
-                .arg(why.isEmpty() ? QString() : QStringLiteral(": ") + why),
-            true, out);
-    }
-    if (!QFileInfo::exists(kernelFile))
+    const QString out = readText(paths.outFile, kMaxOutputKept);
+    if (const QString why = exitProblem(process, paths.errFile); !why.isEmpty())
+        return fail(AgentError::Kind::Command, why, true, out);
+    if (!QFileInfo::exists(paths.kernelFile))
         return fail(AgentError::Kind::BadReply, QStringLiteral("the command removed kernel.py"), true, out);
-    const QString proposed = readText(kernelFile);
+    const QString proposed = readText(paths.kernelFile);
     if (proposed == context.kernelPy)
         return fail(
             AgentError::Kind::NoChange, QStringLiteral("the command left kernel.py unchanged"), true, out);
-
-    AgentProposal p;
-    p.kernelPy = proposed;
-    p.description = firstLine(readText(workDir + QStringLiteral("/DESCRIPTION"), 4096));
-    if (p.description.isEmpty())
-        p.description = firstLine(out);
-    if (p.description.isEmpty())
-        p.description = QStringLiteral("edit by %1").arg(QFileInfo(args.first()).fileName());
-    p.rawReply = out;
-    return finish(AgentResult::success(std::move(p)), seconds());
+    return finish(AgentResult::success(proposalFrom(proposed, paths, args.first(), out)), seconds());
 }
 
 } // namespace ak
