@@ -163,6 +163,80 @@ QString LlmAgent::userPrompt(const AgentContext &context)
     return context.prompt.isEmpty() ? ContextPrompt::render(context) : context.prompt;
 }
 
+QString LlmAgent::discoverLimitsOnce()
+{
+    if (m_limitsKnown)
+        return QString();
+    m_limits = discoverLimits();
+    m_limitsKnown = true;
+    QString note;
+    if (m_limits.contextTokens > 0)
+        note = QStringLiteral("the model's context is %1 tokens (%2)")
+                   .arg(m_limits.contextTokens)
+                   .arg(m_limits.source);
+    for (const QString &w : m_limits.warnings)
+        note += (note.isEmpty() ? QString() : QStringLiteral("; ")) + w;
+    return note;
+}
+
+QString LlmAgent::fitPrompt(const AgentContext &context, LlmRequest *request, QString *note)
+{
+    const int userTokens = LlmLimits::estimateTokens(request->user);
+    const LlmLimits::Fit fit
+        = m_limits.fit(m_request.maxTokens, userTokens + LlmLimits::estimateTokens(context.systemPrompt),
+            context.compactSystemPrompt.isEmpty()
+                ? 0
+                : userTokens + LlmLimits::estimateTokens(context.compactSystemPrompt));
+    if (!fit.error.isEmpty())
+        return fit.error;
+    request->system = fit.compact ? context.compactSystemPrompt : context.systemPrompt;
+    request->maxTokens = fit.maxTokens;
+    if (fit.compact && !m_compactNoted) {
+        m_compactNoted = true;
+        *note += (note->isEmpty() ? QString() : QStringLiteral("; "))
+            + QStringLiteral(
+                "the full playbook does not fit: the compact one is sent (rules, reply format, this "
+                "op type's recipe), with max_tokens %1")
+                  .arg(fit.maxTokens);
+    }
+    return QString();
+}
+
+std::optional<AgentError> LlmAgent::replyFailure(const LlmResponse &response, const LlmRequest &request,
+    const AgentContext &context, ParsedReply *parsed) const
+{
+    if (!response.ok) {
+        // A misconfiguration fails every kernel alike: it stops the loop (AgentError::Kind::Config)
+        // instead of becoming failed experiments that mark kernel after kernel done.
+        if (const QString why = configurationCause(m_request, response); !why.isEmpty())
+            return error(AgentError::Kind::Config, why + QStringLiteral(" — ") + response.error, false);
+        return error(response.errorKind, response.error, response.retryable);
+    }
+    // A refusal or a filtered reply is this proposal's failure, said as such (not "unusable reply").
+    if (const QString declined = response.declined(); !declined.isEmpty())
+        return error(AgentError::Kind::BadReply, declined, true);
+    if (response.text.trimmed().isEmpty())
+        return error(AgentError::Kind::BadReply,
+            response.reasoning.trimmed().isEmpty()
+                ? QStringLiteral("the model's reply is empty")
+                : QStringLiteral(
+                    "the model's reply is empty (it only reasoned: the output limit may be too small "
+                    "for a reasoning model)"),
+            true);
+
+    *parsed = ReplyParser::parse(response.text);
+    if (!parsed->ok) {
+        QString why = QStringLiteral("unusable reply: ") + parsed->error;
+        if (response.truncated())
+            why += QStringLiteral(" (the reply was cut off at max_tokens %1)").arg(request.maxTokens);
+        return error(AgentError::Kind::BadReply, why, true);
+    }
+    if (parsed->kernelPy.trimmed() == context.kernelPy.trimmed())
+        return error(
+            AgentError::Kind::NoChange, QStringLiteral("the model returned kernel.py unchanged"), true);
+    return std::nullopt;
+}
+
 AgentResult LlmAgent::propose(const AgentContext &context)
 {
     QElapsedTimer clock;
@@ -177,35 +251,9 @@ AgentResult LlmAgent::propose(const AgentContext &context)
     request.user = userPrompt(context);
     // Sized for the model it talks to: the prompt must fit its context with room for a whole reply,
     // else the compact playbook is sent, else nothing is (a configuration error, named).
-    QString note;
-    if (!m_limitsKnown) {
-        m_limits = discoverLimits();
-        m_limitsKnown = true;
-        if (m_limits.contextTokens > 0)
-            note = QStringLiteral("the model's context is %1 tokens (%2)")
-                       .arg(m_limits.contextTokens)
-                       .arg(m_limits.source);
-        for (const QString &w : m_limits.warnings)
-            note += (note.isEmpty() ? QString() : QStringLiteral("; ")) + w;
-    }
-    const int userTokens = LlmLimits::estimateTokens(request.user);
-    const LlmLimits::Fit fit
-        = m_limits.fit(m_request.maxTokens, userTokens + LlmLimits::estimateTokens(context.systemPrompt),
-            context.compactSystemPrompt.isEmpty()
-                ? 0
-                : userTokens + LlmLimits::estimateTokens(context.compactSystemPrompt));
-    if (!fit.error.isEmpty())
-        return finish(AgentResult::failure(error(AgentError::Kind::Config, fit.error, false)), seconds());
-    request.system = fit.compact ? context.compactSystemPrompt : context.systemPrompt;
-    request.maxTokens = fit.maxTokens;
-    if (fit.compact && !m_compactNoted) {
-        m_compactNoted = true;
-        note += (note.isEmpty() ? QString() : QStringLiteral("; "))
-            + QStringLiteral(
-                "the full playbook does not fit: the compact one is sent (rules, reply format, this "
-                "op type's recipe), with max_tokens %1")
-                  .arg(fit.maxTokens);
-    }
+    QString note = discoverLimitsOnce();
+    if (const QString why = fitPrompt(context, &request, &note); !why.isEmpty())
+        return finish(AgentResult::failure(error(AgentError::Kind::Config, why, false)), seconds());
     LlmClient client(stopFlag());
     const LlmResponse response = client.send(request);
     if (response.switchedToMaxCompletionTokens)
@@ -224,41 +272,12 @@ AgentResult LlmAgent::propose(const AgentContext &context)
         ? response.text
         : QStringLiteral("[reasoning — kept for review, not parsed]\n%1\n[reply]\n%2")
               .arg(response.reasoning.trimmed(), response.text);
-    auto fail = [&](AgentError e) {
-        e.usage = usage;
-        e.rawReply = raw;
-        return finish(AgentResult::failure(std::move(e)), usage.seconds);
-    };
-    if (!response.ok) {
-        // A misconfiguration fails every kernel alike: it stops the loop (AgentError::Kind::Config)
-        // instead of becoming failed experiments that mark kernel after kernel done.
-        if (const QString why = configurationCause(m_request, response); !why.isEmpty())
-            return fail(error(AgentError::Kind::Config, why + QStringLiteral(" — ") + response.error, false));
-        return fail(error(response.errorKind, response.error, response.retryable));
+    ParsedReply parsed;
+    if (std::optional<AgentError> e = replyFailure(response, request, context, &parsed)) {
+        e->usage = usage;
+        e->rawReply = raw;
+        return finish(AgentResult::failure(std::move(*e)), usage.seconds);
     }
-    // A refusal or a filtered reply is this proposal's failure, said as such (not "unusable reply").
-    if (const QString declined = response.declined(); !declined.isEmpty())
-        return fail(error(AgentError::Kind::BadReply, declined, true));
-    if (response.text.trimmed().isEmpty())
-        return fail(error(AgentError::Kind::BadReply,
-            response.reasoning.trimmed().isEmpty()
-                ? QStringLiteral("the model's reply is empty")
-                : QStringLiteral(
-                    "the model's reply is empty (it only reasoned: the output limit may be too small "
-                    "for a reasoning model)"),
-            true));
-
-    const ParsedReply parsed = ReplyParser::parse(response.text);
-    if (!parsed.ok) {
-        QString why = QStringLiteral("unusable reply: ") + parsed.error;
-        if (response.truncated())
-            why += QStringLiteral(" (the reply was cut off at max_tokens %1)").arg(request.maxTokens);
-        return fail(error(AgentError::Kind::BadReply, why, true));
-    }
-    if (parsed.kernelPy.trimmed() == context.kernelPy.trimmed())
-        return fail(error(
-            AgentError::Kind::NoChange, QStringLiteral("the model returned kernel.py unchanged"), true));
-
     AgentProposal p;
     p.kernelPy = parsed.kernelPy;
     p.description = parsed.description;

@@ -6,7 +6,11 @@
 #include "llmpricing.h"
 #include "llmrequest.h"
 
+#include <optional>
+
 namespace ak {
+
+struct ParsedReply;
 
 // Asks a chat model for a new kernel.py: system prompt = program.md, user prompt = the kernel's
 // context (AgentContext::prompt). The reply must carry a DESCRIPTION line and one fenced python block
@@ -35,6 +39,15 @@ public:
 private:
     AgentError error(AgentError::Kind kind, const QString &reason, bool retryable) const;
     static QString userPrompt(const AgentContext &context);
+    // propose()'s steps. The limits' description the first time they are discovered, else "".
+    QString discoverLimitsOnce();
+    // Fits the prompt to the model's context (the compact playbook when the full one does not fit),
+    // setting request's system prompt and max_tokens and adding to *note; why nothing fits, or "".
+    QString fitPrompt(const AgentContext &context, LlmRequest *request, QString *note);
+    // Why the response is no proposal (a failed request, a refusal, an empty or unusable reply, an
+    // unchanged kernel), in that order; none with *parsed holding the reply.
+    std::optional<AgentError> replyFailure(const LlmResponse &response, const LlmRequest &request,
+        const AgentContext &context, ParsedReply *parsed) const;
 
     LlmRequest m_request;
     PriceTable m_prices;
