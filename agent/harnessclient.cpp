@@ -29,6 +29,9 @@ Metrics readMetrics(const nlohmann::json &result)
     out.noisePct = jsonfield::number(m, "noise_pct", kNotMeasured);
     out.peakVramMb = jsonfield::number(m, "peak_vram_mb", kNotMeasured);
     out.bound = jsonfield::text(m, "bound");
+    // What the precision probe found (a shortcut allowed by the run shows here, refused ones in the failure).
+    if (const nlohmann::json *p = jsonfield::object(result, "precision"))
+        out.precision = jsonfield::text(*p, "text");
     // The judge says where the kernel ran; a weaker isolation carries its reason along.
     if (const nlohmann::json *iso = jsonfield::object(result, "isolation")) {
         out.sandbox = jsonfield::text(*iso, "sandbox");

@@ -115,6 +115,7 @@ bool operator==(const Metrics &a, const Metrics &b)
         && sameNumber(a.speedup, b.speedup) && sameNumber(a.tflops, b.tflops) && sameNumber(a.gbps, b.gbps)
         && sameNumber(a.pctPeak, b.pctPeak) && sameNumber(a.noisePct, b.noisePct)
         && sameNumber(a.peakVramMb, b.peakVramMb) && a.bound == b.bound && a.sandbox == b.sandbox
+        && a.precision == b.precision
         && a.correct == b.correct;
 }
 

@@ -47,6 +47,9 @@ struct Metrics
     // Where the kernel ran: "bubblewrap", or "process (<why the sandbox was missing>)". Empty in runs
     // recorded before the judge ran kernels in a sandbox.
     QString sandbox;
+    // The judge's precision probe (docs/harness.md "precision"): "fp32 accumulation (probed: float32)",
+    // "tf32 (float32), allowed by the run", "not probed: ..."; empty in runs recorded before #43.
+    QString precision;
     bool correct = false;
 
     static bool has(double v) { return !std::isnan(v); }

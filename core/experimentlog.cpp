@@ -81,6 +81,7 @@ Metrics metricsFrom(const json &o)
     m.peakVramMb = num(o, "peak_vram_mb", m.peakVramMb);
     m.bound = str(o, "bound");
     m.sandbox = str(o, "sandbox");
+    m.precision = str(o, "precision");
     const auto c = o.find("correct");
     if (c != o.end() && !c->is_boolean())
         throw FieldError("field \"metrics.correct\" must be true or false");
@@ -224,6 +225,8 @@ json ExperimentLog::metricsToJson(const Metrics &m)
     putNum(o, "peak_vram_mb", m.peakVramMb);
     if (!m.sandbox.isEmpty())
         o["sandbox"] = m.sandbox.toStdString();
+    if (!m.precision.isEmpty())
+        o["precision"] = m.precision.toStdString();
     if (!m.bound.isEmpty())
         o["bound"] = m.bound.toStdString();
     o["correct"] = m.correct;

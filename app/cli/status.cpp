@@ -46,6 +46,7 @@ int runStatus(const QStringList &args)
         o["model"] = s->model.toStdString();
         o["device"] = s->device.name.toStdString();
         o["review_mode"] = s->reviewMode;
+        o["allow_reduced_precision"] = s->config.allowReducedPrecision;
         o["best_commit"] = s->bestCommit.toStdString();
         o["writer_pid"] = writer;
         o["workers"] = s->config.workerSummary().toStdString();
@@ -81,6 +82,10 @@ int runStatus(const QStringList &args)
         << "writer   " << (writer ? QStringLiteral("pid %1").arg(writer) : QStringLiteral("none")) << '\n'
         << "workers  " << s->config.workerSummary() << '\n'
         << "review   " << (s->reviewMode ? "on" : "off") << '\n'
+        << "precision "
+        << (s->config.allowReducedPrecision ? "reduced allowed (kept, flagged)"
+                                            : "as PyTorch's (16-bit accumulation and TF32 refused)")
+        << '\n'
         << "best     " << (s->bestCommit.isEmpty() ? QStringLiteral("-") : s->bestCommit.left(12)) << '\n'
         << "experiments " << s->experiments.size();
     for (auto it = counts.cbegin(); it != counts.cend(); ++it)
@@ -113,6 +118,9 @@ int runStatus(const QStringList &args)
         }
         if (k.state == KernelState::Unpluggable)
             out << "    not pluggable: " << k.stateReason << '\n';
+        // A shortcut the run allowed is said beside the speedup it bought.
+        if (h && h->metrics.precision.contains(QLatin1String("allowed")))
+            out << "    precision: " << h->metrics.precision << '\n';
     }
     if (!pending.isEmpty()) {
         out << "\npending review:";

@@ -1,5 +1,6 @@
 // What the loop does with the judge's verdicts beyond keep and revert: results worth a person's look
-// are held for review, secrets never reach the record, and the sandbox the kernel ran in is recorded.
+// are held for review, secrets never reach the record, and the sandbox the kernel ran in and what the
+// precision probe found are recorded.
 #include "experimentlooprig.h"
 #include "secrets.h"
 #include "testregistry.h"
@@ -113,6 +114,25 @@ private Q_SLOTS:
         const int id = r.last().id;
         QVERIFY(r.reopen()); // the run format carries it
         QCOMPARE(r.experiment(id).metrics.sandbox, weak.metrics.sandbox);
+    }
+
+    void reducedPrecisionIsAskedPerRunAndRecorded()
+    {
+        // Refused by default: the judge is not asked to keep a precision shortcut (#43 item 5).
+        CREATE_RIG(r, kNoRules);
+        STEP(r);
+        QVERIFY(!r.bench.requests.last().extra.contains("allow_reduced_precision"));
+        QString error;
+        QVERIFY2(r.store().setAllowReducedPrecision(true, &error), qPrintable(error));
+        BenchResult flagged = ok(80);
+        flagged.metrics.precision = QStringLiteral("reduced_accumulation (float16), allowed by the run");
+        r.bench.results.enqueue(flagged);
+        STEP(r);
+        QVERIFY(r.bench.requests.last().extra.value("allow_reduced_precision", false));
+        QCOMPARE(r.last().metrics.precision, flagged.metrics.precision);
+        const int id = r.last().id;
+        QVERIFY(r.reopen()); // experiments.jsonl carries it
+        QCOMPARE(r.experiment(id).metrics.precision, flagged.metrics.precision);
     }
 };
 

@@ -166,6 +166,8 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
                                               : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
             if (!m.sandbox.isEmpty())
                 tip += tr("\njudged in: %1").arg(m.sandbox);
+            if (!m.precision.isEmpty())
+                tip += tr("\nprecision: %1").arg(m.precision);
             return tip;
         }
         case DescriptionColumn:
