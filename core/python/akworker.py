@@ -30,6 +30,7 @@ OPS = {
     "profile": "akprofile:handle",
     "verify": "modelplug.verify:handle",
     "export": "modelplug.export:handle",
+    "reproduce": "modelplug.reproduce:handle",
     "plugcheck": "modelplug.plugcheck:handle",
     "device": "akdevice:handle",
     "doctor": "akdoctor:handle",

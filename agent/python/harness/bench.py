@@ -347,7 +347,8 @@ class _Judge:
                 measured, checks = timed.measure(self.candidate, self.reference, self.reference_sb,
                                                  self.arena, self.timing_base,
                                                  self.spec, main, self.device, self.quick,
-                                                 self.rng.getrandbits(62), self.deadline, self.progress)
+                                                 self.rng.getrandbits(62), self.deadline, self.progress,
+                                                 min_rounds=self.args.get("min_rounds"))
                 reason = timed.verify(checks, main, self.spec, self.tolerances)
                 if reason is not None or measured["latency_us"] > 0 or self.deadline.expired():
                     break

@@ -166,15 +166,16 @@ class _Gpu:
 
 
 def measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick, seed,
-            deadline, progress=lambda m, f: None):
-    """Returns (timing dict, checks) where checks is a list of (description, inputs, output)."""
+            deadline, progress=lambda m, f: None, min_rounds=None):
+    """Returns (timing dict, checks) where checks is a list of (description, inputs, output).
+    min_rounds: at least this many timed rounds (the cold re-check asks for its pairs)."""
     candidate.settle_spare(deadline)    # the next bench's process is warm before a round is timed
     threads = torch.get_num_threads()
     torch.set_num_threads(1)            # the judge's own copies must not leave threads spinning
     reference_sb.freeze()
     try:
         return _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick,
-                        seed, deadline, progress)
+                        seed, deadline, progress, min_rounds)
     finally:
         reference_sb.thaw()
         candidate.thaw()            # the judge talks to it again (peak memory), then kills it
@@ -182,9 +183,11 @@ def measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, d
 
 
 def _measure(candidate, ref_runner, reference_sb, arena, base, spec, main_case, device, quick, seed,
-             deadline, progress):
+             deadline, progress, min_rounds=None):
     rng = random.Random(seed)
-    budget = BUDGETS[(device, bool(quick))]
+    budget = dict(BUDGETS[(device, bool(quick))])
+    if min_rounds:
+        budget["min_rounds"] = max(budget["min_rounds"], int(min_rounds))
     gpu = _Gpu() if device == "cuda" else None
     pools = Pools(spec, main_case, device, rng)
     slots = Slots(arena, base, main_case, slot_count(main_case, device))
@@ -392,6 +395,9 @@ def _timed_rounds(candidate, cand, ref_runner, reference_sb, arena, spec, main_c
     net_c = [c - null for c in samples["C"]]
     net_r = [x - null for x in samples["R"]]
     result = summarize(net_c, net_r)
+    # Each round times kernel, reference and null back to back: one paired ratio per round, the
+    # distribution the cold re-check (recheck.py) judges by its lower tail.
+    result["pair_ratios"] = [r_ / c_ for c_, r_ in zip(net_c, net_r) if c_ > 0]
     result.update({
         "method": "judge's clock (perf_counter_ns) around rounds of %d call%s in the kernel's sandboxed "
                   "process%s, minus a null kernel's rounds; reference in its own process; fresh inputs per "

@@ -355,6 +355,12 @@ def handle(args, ctx=None):
                                         "beyond the %.2f%% noise)" % (effects[name], max(NOISE_FLOOR_PCT, noise)))
         for name in final:
             result_kernels[name]["in_final_set"] = True
+        # 2b. The cold re-check (harness/recheck.py, #43 item 3): each kernel still in the set is
+        #     benched again from nothing, paired with its PyTorch reference on its contract, and stays
+        #     only if the 10th percentile of the paired ratios is above 1.
+        if final and args.get("recheck", True):
+            _progress(ctx, "cold re-check of %d kernels" % len(final), 0.6)
+            final = _cold_recheck(final, kernels, args, device, result_kernels)
 
         # 3. The final set: parity again on every seed, then eager against eager + the set. Leave-one-out
         #    judges each kernel against the others, so a set can still lose to eager as a whole
@@ -474,6 +480,28 @@ def handle(args, ctx=None):
         "seconds": time.perf_counter() - t_start,
         "isolation": sb.describe(),
     }
+
+
+def _cold_recheck(final, kernels, args, device, result_kernels):
+    """The kernels of `final` whose cold re-check offers them; each entry keeps its distribution
+    ("recheck": recheck.summary's fields), the withheld ones say why."""
+    from harness import recheck
+    by_name = {k["name"]: k for k in kernels}
+    kept = []
+    for name in final:
+        k = by_name[name]
+        r = recheck.run({"kernel_path": k["path"], "device": device, "dtype": k.get("dtype"),
+                         "contract": k.get("contract"), "pairs": args.get("recheck_pairs"),
+                         "allow_reduced_precision": bool(args.get("allow_reduced_precision")),
+                         "time_limit_s": min(600.0, float(args.get("time_limit_s") or 600))})
+        entry = result_kernels[name]
+        entry["recheck"] = r
+        if r["offered"]:
+            kept.append(name)
+        else:
+            entry["in_final_set"] = False
+            entry["why_not"] = "cold re-check: %s" % r["why"]
+    return kept
 
 
 def _compile_advice(timings, samples):
