@@ -11,6 +11,7 @@ Ops (harness/wire.py messages):
   prepare  {variant, kernels, compile}  an eager variant (kernels plugged when activated) or a
                                         compiled copy of the model (torch.compile
                                         max-autotune-no-cudagraphs, kernels as custom ops), warmed up
+  release  {variant}                    forgets a variant (frees a compiled copy)
   activate {variant}                    plugs the variant's kernels (untimed)
   time     {variant, reps, flush}       reps forwards of the active variant (L2 flushed before each on
                                         CUDA), then a sync
@@ -162,14 +163,12 @@ def _prepare(state, msg):
     model = copy.deepcopy(state.model)
     if kernels:
         from modelplug import plug
-        chosen = []
-        for n in kernels:
-            k = state.kernels[n]
-            op = plug.custom_op(n, k.op_type, k.fn, k.attrs)
-            if op is None:
-                return {"ok": False, "error": "this torch cannot register custom ops (torch.library.custom_op)"}
-            chosen.append(plug.Kernel(k.name, k.op_type, k.fn, k.sites, k.dtype, call=op, contract=k.contract,
-                                      callable=k.callable))
+        api, why = plug.custom_op_api()
+        if api is None:
+            return {"ok": False, "error": why}
+        chosen = plug.as_custom_ops([plug.Kernel(k.name, k.op_type, k.fn, k.sites, k.dtype, contract=k.contract,
+                                                 callable=k.callable)
+                                     for k in (state.kernels[n] for n in kernels)])
         plug.Plugged(model, chosen, frozen=True)   # stays plugged: this copy is only ever run compiled
     compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
     state.variants[name] = ("compiled", None, compiled)
@@ -177,6 +176,19 @@ def _prepare(state, msg):
     _activate(state, {"variant": name})
     for _ in range(int(msg.get("warmup", 3))):
         _time(state, {"variant": name, "reps": 1, "flush": False})
+    return {"ok": True}
+
+
+def _release(state, msg):
+    """Frees a variant (a compiled copy holds a whole model): verify under compile prepares one per
+    kernel left out."""
+    name = msg["variant"]
+    if state.active == name:
+        if state.plugged is not None:
+            state.plugged.restore()
+            state.plugged = None
+        state.active = None
+    state.variants.pop(name, None)
     return {"ok": True}
 
 
@@ -213,7 +225,7 @@ def _time(state, msg):
 def serve(conn, device):
     state = State(device)
     ops = {"load": _load, "inputs": _inputs, "run": _run, "prepare": _prepare, "activate": _activate,
-           "time": _time, "ping": lambda s, m: {"ok": True}}
+           "time": _time, "release": _release, "ping": lambda s, m: {"ok": True}}
     while True:
         try:
             msg, fds = conn.recv()

@@ -26,6 +26,12 @@ INIT = '''"""Kernels found and verified by AutoKernel Studio for {model}.
     ...
     {package}.restore(model)             # back to PyTorch's own kernels
 
+The kernels were chosen for MODE ("eager", or "compile": by their effect under torch.compile).
+apply(model) plugs them the way that mode runs them: plain calls in eager mode; under "compile" each
+kernel is a torch.library custom op with a fake implementation (torch.compile keeps it as one node,
+no graph break) and each plugged Linear holds its transposed weight, made once (the weights must not
+change after apply). apply(model, mode="eager" | "compile") overrides it.
+
 See README.md for what was measured. Depends on torch only (and Triton for GPU kernels).
 """
 
@@ -38,6 +44,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(_HERE, "plan.json")) as _f:
     PLAN = json.load(_f)
 VERIFIED = PLAN["verified"]
+MODE = PLAN.get("mode", "eager")
 KERNELS = [k["kernel"] for k in PLAN["kernels"]]
 _applied = {{}}
 _modules = {{}}     # kernel -> its module, imported once: a re-import is a fresh @triton.jit/autotune cache
@@ -57,11 +64,17 @@ def _load():
     return out
 
 
-def apply(model):
+def apply(model, mode=None):
     """Plugs the kernels into `model` at the call sites they were verified at; returns a report per
-    kernel (sites plugged, and why a site could not take its kernel)."""
+    kernel (sites plugged, why a site could not take its kernel; under compile how it is called)."""
+    mode = mode or MODE
+    if mode not in ("eager", "compile"):
+        raise ValueError("apply(mode=%r): mode must be eager or compile" % (mode,))
     restore(model)
-    plugged = _plug.Plugged(model, _load())
+    kernels = _load()
+    if mode == "compile":
+        _plug.as_custom_ops(kernels)     # a torch without custom ops: plain calls, and the report says so
+    plugged = _plug.Plugged(model, kernels, frozen=mode == "compile")
     _applied[id(model)] = plugged
     return plugged.report()
 
@@ -89,7 +102,7 @@ def report(model):
 README = '''# {package}
 
 Kernels for `{model}` found by AutoKernel Studio's loop and verified inside the model
-(`autokernel-cli verify`, {when}).
+(`autokernel-cli verify`, {when}). {mode_text}
 
 ```python
 import {package}
@@ -108,8 +121,8 @@ import {package}
 
 ## Kernels
 
-| kernel | op | call sites | in-model effect |
-|---|---|---|---|
+| kernel | op | call sites | in-model effect | saves per forward in eager | under torch.compile |
+|---|---|---|---|---|---|
 {kernel_rows}
 
 Each call whose arguments do not fit a kernel's contract (another dtype, a mask the kernel does
@@ -153,6 +166,29 @@ def _fmt(v, spec="%.3g"):
     return spec % v if isinstance(v, (int, float)) else "-"
 
 
+def _saved(entry, mode):
+    """What the kernel saves per forward in `mode` (verify's leave-one-out), "-" where not measured."""
+    m = (entry.get("versus") or {}).get(mode)
+    if not isinstance(m, dict):
+        return "-"
+    return "%+.1f us (%+.2f%%)" % (m["saved_us"], m["effect_pct"])
+
+
+def _mode_text(mode, chosen):
+    if mode == "compile":
+        text = ("`apply(model)` plugs them for `torch.compile` (mode compile): each kernel a `torch.library` "
+                "custom op with a fake implementation, so compile keeps it as one node; compile the model "
+                "after `apply()`, and do not change its weights after.")
+    else:
+        text = "`apply(model)` plugs them for eager mode (mode eager); `apply(model, mode=\"compile\")` for torch.compile."
+    if chosen != mode:
+        text += " The set was chosen in %s mode (`verify --mode %s` chooses it under %s)." % (
+            chosen, mode, "torch.compile" if mode == "compile" else "eager")
+    else:
+        text += " The set was chosen by its effect in this mode."
+    return text
+
+
 def handle(args, ctx=None):
     run_dir, out_dir = args["run_dir"], args["out_dir"]
     v = args.get("verification") or {}
@@ -167,9 +203,13 @@ def handle(args, ctx=None):
     os.makedirs(os.path.join(pkg, "kernels"))
     here = os.path.dirname(os.path.abspath(__file__))
     shutil.copyfile(os.path.join(here, "plug.py"), os.path.join(pkg, "_plug.py"))
+    chosen = v.get("mode") or "eager"
+    mode = args.get("mode") or chosen
+    if mode not in ("eager", "compile"):
+        raise ValueError("export: mode %r: it must be eager or compile" % mode)
     plan = {"verified": {k: v.get(k) for k in ("model_path", "model_sha256", "device", "device_name", "dtype",
-                                               "torch", "triton", "model_speedup", "seeds")},
-            "kernels": []}
+                                               "torch", "triton", "model_speedup", "mode_speedup", "seeds")},
+            "mode": mode, "chosen_in_mode": chosen, "kernels": []}
     kept, withheld = [], {}
     for name in final:
         src = os.path.join(run_dir, "kernels", name, "kernel.py")
@@ -208,12 +248,15 @@ def handle(args, ctx=None):
         elif t.get(key + "_error"):
             rows.append("| %s | not measured: %s | |" % (key, t[key + "_error"]))
     p = v.get("parity") or {}
-    krows = ["| %s | %s | %d | %s%% |" % (k["kernel"], k["op_type"], len(k["sites"]), _fmt(k.get("effect_pct"), "%.2f"))
-             for k in plan["kernels"]] or ["| (none: no kernel made the model faster) | | | |"]
+    krows = ["| %s | %s | %d | %s%% | %s | %s |" % (k["kernel"], k["op_type"], len(k["sites"]),
+                                                   _fmt(k.get("effect_pct"), "%.2f"),
+                                                   _saved(entries.get(k["kernel"], {}), "eager"),
+                                                   _saved(entries.get(k["kernel"], {}), "compile"))
+             for k in plan["kernels"]] or ["| (none: no kernel made the model faster) | | | | | |"]
     with open(os.path.join(out_dir, "README.md"), "w") as f:
         f.write(README.format(compile_advice=(t["compile_advice"][0].upper() + t["compile_advice"][1:] + ".\n\n")
                               if t.get("compile_advice") else "",
-                              package=package, model=model, when=v.get("when", ""),
+                              package=package, model=model, mode_text=_mode_text(mode, chosen), when=v.get("when", ""),
                               device_name=v.get("device_name", "?"), dtype=v.get("dtype", "?"),
                               torch=v.get("torch", "?"),
                               triton=(", Triton %s" % v["triton"]) if v.get("triton") else "",
@@ -225,4 +268,5 @@ def handle(args, ctx=None):
     files = []
     for root, _, names in os.walk(out_dir):
         files += [os.path.relpath(os.path.join(root, n), out_dir) for n in names]
-    return {"package_dir": pkg, "kernels": [k["kernel"] for k in plan["kernels"]], "files": sorted(files)}
+    return {"package_dir": pkg, "kernels": [k["kernel"] for k in plan["kernels"]], "files": sorted(files),
+            "mode": mode, "chosen_in_mode": chosen}

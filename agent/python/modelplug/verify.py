@@ -6,7 +6,12 @@ truth; the kernels run only in a sandboxed model runner (child.py), whose output
 and whose requests are timed by this process's clock. See docs/model-speedup.md.
 
 args {run_dir, model_path, device, dtype, kernels: [{name, op_type, path, blob, dtype, callable?}], seeds,
-      previous: verification.json or null, compile: bool, reps, rounds, time_limit_s}
+      previous: verification.json or null, compile: bool, mode: "eager" | "compile", reps, rounds,
+      time_limit_s}
+
+mode "compile": the kernels are chosen by their effect on the model under torch.compile (each kernel a
+torch.library custom op with a fake implementation; the model compiled with all of them and without
+each), for a user who compiles; "eager" (the default) by their effect on the eager model.
 """
 
 import datetime
@@ -27,6 +32,7 @@ PARITY_TOLERANCE = {   # the harness's matmul tolerances: a model is mostly matm
 }
 WORSE_THAN_EAGER = 2.0      # ours may be at most this many times further from the truth than eager
 NOISE_FLOOR_PCT = 1.0
+MODES = ("eager", "compile")
 PLUG_SHA = None             # sha256 of plug.py: a verification made with other plugging code is not reused
 
 
@@ -58,6 +64,41 @@ def call_sites(run_dir):
         for site in row.get("call_sites") or []:
             out.setdefault(name, set()).add(site.get("module") or "<model>")
     return {k: sorted(v) for k, v in out.items()}, recorded
+
+
+def site_times(run_dir):
+    """kernel folder name -> its profiled rows' eager time per iteration (us), from profile.json."""
+    try:
+        with open(os.path.join(run_dir, "profile.json")) as f:
+            rows = json.load(f).get("kernels", [])
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for row in rows:
+        name = (row.get("folder") or "").split("/", 1)[-1]
+        if name and isinstance(row.get("time_us"), (int, float)):
+            out[name] = out.get(name, 0.0) + float(row["time_us"])
+    return out
+
+
+def check_mode(args):
+    """The verification's mode ("eager" or "compile"); VerifyError naming what is missing for compile."""
+    mode = args.get("mode") or "eager"
+    if mode not in MODES:
+        raise VerifyError("mode %r: it must be eager or compile" % mode)
+    if mode == "compile":
+        import torch
+        from modelplug import plug
+        if not args.get("compile", True):
+            raise VerifyError("mode compile chooses the kernels under torch.compile: it cannot be verified without "
+                              "compiling (--no-compile)")
+        if not hasattr(torch, "compile"):
+            raise VerifyError("mode compile: torch %s has no torch.compile (2.0+); verify in eager mode"
+                              % torch.__version__)
+        api, why = plug.custom_op_api()
+        if api is None:
+            raise VerifyError("mode compile: %s" % why)
+    return mode
 
 
 def _read_outputs(directory, items, device="cpu"):
@@ -212,6 +253,7 @@ def handle(args, ctx=None):
                           "verify with --allow-changed-model" % (model_path, _sha(model_path)[:12], recorded_sha[:12]))
     global PLUG_SHA
     PLUG_SHA = PLUG_SHA or _sha(os.path.join(os.path.dirname(os.path.abspath(__file__)), "plug.py"))
+    mode = check_mode(args)
     sites, recorded = call_sites(run_dir)
     if not recorded:
         raise VerifyError("%s was profiled before call sites were recorded: profile the model again "
@@ -332,35 +374,50 @@ def handle(args, ctx=None):
             reps = int(max(2, min(50, 0.25 / max(per, 1e-4))))
         timer = _Timer(runner, reps)
         final = list(passing)
-        effects = {}
+        compiled, compile_seconds = {}, {}      # compiled variant -> the kernels it holds; its compile time
+
+        def prepare(variant, names, compile_it):
+            """An eager variant, or a compiled copy (reused while it holds the same kernels)."""
+            if not compile_it:
+                runner.request({"op": "prepare", "variant": variant, "kernels": names})
+                return None
+            if compiled.get(variant) == tuple(names):
+                return None
+            t0 = time.perf_counter()
+            r = runner.request({"op": "prepare", "variant": variant, "kernels": names, "compile": True, "warmup": 3})
+            compile_seconds[variant] = compile_seconds.get(variant, 0.0) + time.perf_counter() - t0
+            compiled[variant] = tuple(names) if r.get("ok") else None
+            return None if r.get("ok") else r.get("error")
+
+        def prepare_mode(variant, names):
+            error = prepare(variant, names, mode == "compile")
+            if error:
+                raise VerifyError("torch.compile of the model with %s failed: %s" % (", ".join(names) or "no kernel", error))
+        # Selection runs in the verification's mode: "compile" / "compile+ours" there, "eager" / "final" here.
+        base, with_set, only = ("compile", "compile+ours", "compile-only:") if mode == "compile" else ("eager", "final", "only:")
         if passing:
             _progress(ctx, "in-model effect of %d kernels" % len(passing), 0.45)
-            runner.request({"op": "prepare", "variant": "ours", "kernels": passing})
-            variants = ["eager", "ours"]
-            for name in passing:
-                rest = [n for n in passing if n != name]
-                runner.request({"op": "prepare", "variant": "without:" + name, "kernels": rest})
-                variants.append("without:" + name)
-            medians, samples = timer.compare(variants, rounds)
-            for name in passing:
-                without = medians["without:" + name]
-                effects[name] = 100.0 * (without - medians["ours"]) / without   # % of the model it saves
-            noise = timing.noise_pct(samples["ours"])
+            effects = {"eager": _leave_one_out(timer, runner, lambda v, n: prepare(v, n, False), "eager", "ours",
+                                               "without:", passing, rounds)}
+            if mode == "compile":
+                _progress(ctx, "in-model effect of %d kernels under torch.compile (%d compiles)"
+                          % (len(passing), len(passing) + 2), 0.5)
+                effects["compile"] = _leave_one_out(timer, runner, prepare_mode, "compile", "compile+ours",
+                                                    "compile-without:", passing, rounds)
+            sites_us = site_times(run_dir)
+            deciding = effects[mode]
+            limit = max(NOISE_FLOOR_PCT, deciding["noise_pct"])
             for name in passing:
                 entry = result_kernels[name]
-                entry["effect_pct"] = effects[name]
-                if effects[name] < -max(NOISE_FLOOR_PCT, noise):
+                entry["effect_pct"] = deciding["effect_pct"][name]
+                entry["versus"] = versus(name, effects, sites_us.get(name))
+                if entry["effect_pct"] < -limit:
                     final.remove(name)
-                    entry["why_not"] = ("slows the model down: %.2f%% (removing it makes the model faster "
-                                        "beyond the %.2f%% noise)" % (effects[name], max(NOISE_FLOOR_PCT, noise)))
+                    entry["why_not"] = ("slows the model down%s: %.2f%% (removing it makes the model faster beyond "
+                                        "the %.2f%% noise)" % (" under torch.compile" if mode == "compile" else "",
+                                                               entry["effect_pct"], limit))
         for name in final:
             result_kernels[name]["in_final_set"] = True
-        # 2b. The cold re-check (harness/recheck.py, #43 item 3): each kernel still in the set is
-        #     benched again from nothing, paired with its PyTorch reference on its contract, and stays
-        #     only if the 10th percentile of the paired ratios is above 1.
-        if final and args.get("recheck", True):
-            _progress(ctx, "cold re-check of %d kernels" % len(final), 0.6)
-            final = _cold_recheck(final, kernels, args, device, result_kernels)
 
         # 3. The final set: parity again on every seed, then eager against eager + the set. Leave-one-out
         #    judges each kernel against the others, so a set can still lose to eager as a whole
@@ -392,44 +449,27 @@ def handle(args, ctx=None):
             result["note"] = "the set failed parity together; nothing is offered"
             return result, []
 
-        selection = ["leave-one-out"] if passing else []
+        # 2b. The cold re-check (harness/recheck.py, #43 item 3): each kernel still in the set is
+        #     benched again from nothing, paired with its PyTorch reference on its contract, and stays
+        #     only if the 10th percentile of the paired ratios is above 1.
+        if final and args.get("recheck", True):
+            _progress(ctx, "cold re-check of %d kernels" % len(final), 0.6)
+            final = _cold_recheck(final, kernels, args, device, result_kernels)
+        selection = (["leave-one-out" + (" under torch.compile" if mode == "compile" else "")]
+                     if passing else [])
         final_parity = {"ok": True, "error": 0.0, "eager_error": 0.0, "seeds": seeds}
         if final:
             _progress(ctx, "parity of the final set", 0.65)
             final_parity, final = parity_or_nothing(final)
         if final:
-            _progress(ctx, "the final set against eager", 0.7)
-            runner.request({"op": "prepare", "variant": "final", "kernels": final})
-            gain, limit = _paired_gain(timer, "eager", "final", rounds)
-            if gain < -limit and len(final) > 1:
-                alone = {}
-                for name in final:
-                    runner.request({"op": "prepare", "variant": "only:" + name, "kernels": [name]})
-                medians, samples = timer.compare(["eager"] + ["only:" + n for n in final], rounds)
-                for name in final:
-                    alone[name] = _gain_pct(samples["eager"], samples["only:" + name])
-                    result_kernels[name]["alone_effect_pct"] = alone[name]
-                losers = [n for n in final if alone[n] <= max(NOISE_FLOOR_PCT, timing.noise_pct(samples["eager"]))]
-                drop(losers, "the set was %.2f%% slower than eager together and this kernel does not win "
-                             "alone (%s)" % (-gain, ", ".join("%s %+.2f%%" % (n, alone[n]) for n in losers)))
-                final = [n for n in final if n not in losers]
-                selection.append("each alone against eager (the set lost to eager together: %.2f%%)" % gain)
-                if final:
-                    final_parity, final = parity_or_nothing(final)
-                if final:
-                    runner.request({"op": "prepare", "variant": "final", "kernels": final})
-                    gain, limit = _paired_gain(timer, "eager", "final", rounds)
-            if final and gain < -limit:
-                drop(final, "the final set was %.2f%% slower than eager together (noise %.2f%%): nothing is "
-                            "offered" % (-gain, limit))
-                selection.append("none: the set lost to eager (%.2f%%)" % gain)
-                final = []
+            _progress(ctx, "the final set against %s" % base, 0.7)
+            final, final_parity = _against_base(timer, prepare_mode, base, with_set, only, final, final_parity,
+                                                rounds, result_kernels, selection, drop, parity_or_nothing)
         for name in final:
             result_kernels[name]["in_final_set"] = True
         _progress(ctx, "timing the model", 0.75)
-        runner.request({"op": "prepare", "variant": "final", "kernels": final})
+        prepare("final", final, False)
         timings = {}
-        compile_seconds = {}
         variants = ["eager", "final"]
         if args.get("compile", True):
             # With no final set, compile + ours is compile: not compiled (minutes on a large model) twice.
@@ -437,13 +477,11 @@ def handle(args, ctx=None):
                 _progress(ctx, "torch.compile (max-autotune-no-cudagraphs) of the %s" %
                           ("original model" if v == "compile" else "model with the final set"),
                           0.78 if v == "compile" else 0.88)
-                t0 = time.perf_counter()
-                r = runner.request({"op": "prepare", "variant": v, "kernels": ks, "compile": True, "warmup": 3})
-                compile_seconds[v] = time.perf_counter() - t0
-                if r.get("ok"):
-                    variants.append(v)
+                error = prepare(v, ks, True)
+                if error:
+                    timings[v + "_error"] = error
                 else:
-                    timings[v + "_error"] = r.get("error")
+                    variants.append(v)
         medians, samples = timer.compare(variants, rounds)
         names = {"eager": "eager", "final": "eager+ours", "compile": "compile", "compile+ours": "compile+ours"}
         for v in variants:
@@ -474,12 +512,95 @@ def handle(args, ctx=None):
         "seeds": seeds, "reps_per_sample": timer.reps, "rounds": rounds,
         "kernels": list(result_kernels.values()),
         "final_set": final, "selection": selection, "parity": final_parity, "timings": timings,
-        "compile_seconds": compile_seconds,
+        "compile_seconds": compile_seconds, "mode": mode,
+        # The final set against the mode's own baseline: eager + ours vs eager, compile + ours vs compile.
+        "mode_speedup": (timings.get("compile+ours", {}).get("speedup_vs_compile", 1.0) if mode == "compile"
+                         else timings["eager+ours"]["speedup_vs_eager"]) if final else 1.0,
         # Nothing plugged is the original model: its speedup is 1 by definition, not a noisy ratio.
         "model_speedup": timings["eager+ours"]["speedup_vs_eager"] if final else 1.0,
         "seconds": time.perf_counter() - t_start,
         "isolation": sb.describe(),
     }
+
+
+def _leave_one_out(timer, runner, prepare, base, with_set, prefix, passing, rounds):
+    """Each kernel's in-model effect: the model with all passing kernels against the model without it
+    (alternating rounds). {"effect_pct": {name: % of the model it saves}, "saved_us": {name: us},
+    "noise_pct"}. The leave-one-out variants are freed after (under compile each is a compiled copy)."""
+    from harness import timing
+    prepare(base, [])
+    prepare(with_set, passing)
+    variants = [base, with_set]
+    for name in passing:
+        prepare(prefix + name, [n for n in passing if n != name])
+        variants.append(prefix + name)
+    medians, samples = timer.compare(variants, rounds)
+    for name in passing:
+        runner.request({"op": "release", "variant": prefix + name})
+    out = {"effect_pct": {}, "saved_us": {}, "noise_pct": timing.noise_pct(samples[with_set])}
+    for name in passing:
+        without = medians[prefix + name]
+        out["saved_us"][name] = without - medians[with_set]
+        out["effect_pct"][name] = 100.0 * out["saved_us"][name] / without
+    return out
+
+
+def versus(name, effects, sites_eager_us):
+    """One kernel's ours vs eager vs compile, from the leave-one-out effects in each mode measured
+    ({"eager": ..., "compile": ...}) and its sites' profiled eager time: what it saves per forward in
+    each mode (negative: PyTorch's own code, or inductor's for those sites, is faster), and the sites'
+    time estimated three ways where all are known (ours = eager - saved in eager; compile = ours +
+    saved under compile: what inductor's code for the sites costs, fusions our opaque op prevents included)."""
+    out = {"sites_eager_us": sites_eager_us}
+    for mode in MODES:
+        e = effects.get(mode)
+        out[mode] = None if e is None else {"saved_us": e["saved_us"][name], "effect_pct": e["effect_pct"][name],
+                                            "noise_pct": e["noise_pct"]}
+    if out["compile"] is None:
+        out["compile_note"] = "not measured: verify --mode compile measures each kernel under torch.compile"
+    else:
+        c = out["compile"]
+        out["compile_wins"] = c["effect_pct"] < -max(NOISE_FLOOR_PCT, c["noise_pct"])
+        if sites_eager_us is not None and out["eager"] is not None:
+            ours = sites_eager_us - out["eager"]["saved_us"]
+            out["sites_us"] = {"eager": sites_eager_us, "ours": ours, "compile": ours + c["saved_us"],
+                               "estimated": True}
+    return out
+
+
+def _against_base(timer, prepare, base, with_set, only, final, final_parity, rounds, result_kernels, selection,
+                  drop, parity_or_nothing):
+    """The final set against the mode's baseline (eager, or compile alone), paired. Leave-one-out judges
+    each kernel against the others, so a set can still lose as a whole (interactions, or effects inside
+    the noise that add up): then each kernel is timed alone against the baseline and only the ones
+    that win alone stay, and if that set loses too nothing is offered. Returns (final, its parity)."""
+    from harness import timing
+    prepare(with_set, final)
+    gain, limit = _paired_gain(timer, base, with_set, rounds)
+    if gain < -limit and len(final) > 1:
+        alone = {}
+        for name in final:
+            prepare(only + name, [name])
+        _, samples = timer.compare([base] + [only + n for n in final], rounds)
+        for name in final:
+            alone[name] = _gain_pct(samples[base], samples[only + name])
+            result_kernels[name]["alone_effect_pct"] = alone[name]
+        losers = [n for n in final if alone[n] <= max(NOISE_FLOOR_PCT, timing.noise_pct(samples[base]))]
+        drop(losers, "the set was %.2f%% slower than %s together and this kernel does not win alone (%s)"
+             % (-gain, base, ", ".join("%s %+.2f%%" % (n, alone[n]) for n in losers)))
+        final = [n for n in final if n not in losers]
+        selection.append("each alone against %s (the set lost to %s together: %.2f%%)" % (base, base, gain))
+        if final:
+            final_parity, final = parity_or_nothing(final)
+        if final:
+            prepare(with_set, final)
+            gain, limit = _paired_gain(timer, base, with_set, rounds)
+    if final and gain < -limit:
+        drop(final, "the final set was %.2f%% slower than %s together (noise %.2f%%): nothing is offered"
+             % (-gain, base, limit))
+        selection.append("none: the set lost to %s (%.2f%%)" % (base, gain))
+        final = []
+    return final, final_parity
 
 
 def _cold_recheck(final, kernels, args, device, result_kernels):
