@@ -52,10 +52,26 @@ QString ModelVerifier::torchDtype(const QString &shortName)
     return shortName;
 }
 
+QString ModelVerifier::modeError(const QString &mode, const QString &flag, bool compileOn)
+{
+    if (mode != QLatin1String("eager") && mode != QLatin1String("compile"))
+        return QStringLiteral("%1 must be eager or compile, not \"%2\"").arg(flag, mode);
+    if (mode == QLatin1String("compile") && !compileOn)
+        return QStringLiteral("%1 compile chooses the kernels under torch.compile: it cannot be combined "
+                              "with --no-compile")
+            .arg(flag);
+    return {};
+}
+
 nlohmann::json ModelVerifier::requestArgs(
     const RunSnapshot &run, const VerifyOptions &options, QString *error)
 {
     const RunConfig &config = run.config;
+    if (const QString why = modeError(options.mode, QStringLiteral("mode"), options.compile);
+        !why.isEmpty()) {
+        *error = why;
+        return {};
+    }
     QString workerDir = PythonScripts::directory(error);
     if (workerDir.isEmpty())
         return {};
@@ -76,6 +92,9 @@ nlohmann::json ModelVerifier::requestArgs(
         nlohmann::json entry { { "name", name.toStdString() }, { "op_type", k.opType.toStdString() },
             { "path", QDir(run.runDir).filePath(k.folder + QStringLiteral("/kernel.py")).toStdString() },
             { "dtype", torchDtype(k.dtype).toStdString() } };
+        // The cold re-check benches it against PyTorch on the folder's own contract.
+        if (!k.contract.isEmpty())
+            entry["contract"] = k.contract.toJson();
         // Not offered for the model: the loop is done with it and PyTorch's own is faster.
         if (run.pytorchWins(k))
             entry["pytorch_wins"] = run.headSpeedup(k);
@@ -92,7 +111,9 @@ nlohmann::json ModelVerifier::requestArgs(
     nlohmann::json args { { "run_dir", run.runDir.toStdString() }, { "model_path", model.toStdString() },
         { "device", device.toStdString() }, { "dtype", torchDtype(config.dtype).toStdString() },
         { "kernels", kernels }, { "compile", options.compile }, { "rounds", options.rounds },
-        { "time_limit_s", options.timeoutSec } };
+        { "mode", options.mode.toStdString() }, { "time_limit_s", options.timeoutSec } };
+    if (config.allowReducedPrecision) // the run keeps precision shortcuts: so does its re-check
+        args["allow_reduced_precision"] = true;
     const QString sha = config.modelSha256;
     if (!sha.isEmpty() && !options.allowChangedModel && model == config.modelPath)
         args["model_sha256"] = sha.toStdString();
@@ -197,6 +218,14 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
         { "out_dir", dir.toStdString() }, { "verification", v } };
     if (!options.package.isEmpty())
         args["package"] = options.package.toStdString();
+    if (!options.mode.isEmpty()) {
+        out.error = modeError(options.mode, QStringLiteral("--mode"));
+        if (!out.error.isEmpty()) {
+            out.environmentError = false;
+            return out;
+        }
+        args["mode"] = options.mode.toStdString();
+    }
     const WorkerReply reply = worker.request(QStringLiteral("export"), args, options.timeoutSec * 1000);
     if (!reply.ok()) {
         out.error = reply.error;
@@ -211,6 +240,8 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
         if (file.is_string())
             out.files << QString::fromStdString(file.get<std::string>());
     out.modelSpeedup = jsonfield::number(v, "model_speedup", 0);
+    out.mode = jsonfield::text(reply.result, "mode");
+    out.chosenInMode = jsonfield::text(reply.result, "chosen_in_mode");
     return out;
 }
 

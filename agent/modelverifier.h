@@ -23,6 +23,10 @@ struct VerifyOptions
     int seeds = 3; // fresh seeded input draws for parity
     int rounds = 7; // alternating timing rounds per comparison
     bool compile = true; // also time torch.compile (max-autotune-no-cudagraphs) with and without
+    // "eager": the final set chosen by each kernel's effect on the eager model; "compile": by its
+    // effect under torch.compile (the model compiled with all kernels and without each). See
+    // ModelVerifier::modeError.
+    QString mode = QStringLiteral("eager");
     bool allowChangedModel = false;
     int timeoutSec = 3600;
     // Called on verify's thread with the worker once it exists and with nullptr before it is gone, so
@@ -48,6 +52,7 @@ struct ExportOptions
     QString outDir; // created if missing
     QString package; // the package's name; empty: the producer's default (autokernel_kernels)
     QString python; // empty: PythonLocator::forRun
+    QString mode; // "eager" | "compile": how the package's apply() plugs; empty: the verification's mode
     int timeoutSec = 120;
 };
 
@@ -60,6 +65,8 @@ struct ExportOutcome
     QStringList files; // what the package holds, as the producer lists them
     int kernels = 0; // kernels in the package (the verification's final set)
     double modelSpeedup = 0; // the verification's measured eager + ours vs eager
+    QString mode; // the package's mode (eager | compile)
+    QString chosenInMode; // the mode verify chose the set in
 };
 
 // `autokernel-cli verify`, the window's Verify and `run --verify-at-end`: the run's kept kernels put
@@ -79,6 +86,9 @@ public:
     // Commits verification.json through the run store, or queues it for the process writing the run.
     static bool record(
         const QString &runDir, const nlohmann::json &verification, QString *how, QString *error);
+    // Empty when `mode` is a verification mode ("eager", "compile"), else the error naming `flag`;
+    // compile mode also needs compile on (`compileOn`, verify's --no-compile off).
+    static QString modeError(const QString &mode, const QString &flag, bool compileOn = true);
     // "bf16" -> "bfloat16"; the names torch uses.
     static QString torchDtype(const QString &shortName);
 };

@@ -107,6 +107,15 @@ ModelTiming timingFrom(const FieldReader &timings, const char *key, bool require
     return t;
 }
 
+// versus.<mode>.saved_us; NaN where that mode was not measured (null).
+double savedUs(const json &versus, const FieldReader &r, const char *mode)
+{
+    const auto it = versus.find(mode);
+    if (it == versus.end() || !it->is_object())
+        return std::nan("");
+    return r.child(*it, QString::fromUtf8(mode)).number("saved_us");
+}
+
 KernelVerification kernelFrom(const FieldReader &r)
 {
     KernelVerification k;
@@ -118,6 +127,12 @@ KernelVerification kernelFrom(const FieldReader &r)
     k.reused = r.boolean("reused");
     k.whyNot = r.text("why_not");
     k.effectPct = r.number("effect_pct");
+    if (const json *versus = r.object("versus")) {
+        const FieldReader vr = r.child(*versus, QStringLiteral("versus"));
+        k.savedEagerUs = savedUs(*versus, vr, "eager");
+        k.savedCompileUs = savedUs(*versus, vr, "compile");
+        k.compileWins = vr.boolean("compile_wins");
+    }
     if (const json *p = r.object("parity")) {
         const FieldReader parity = r.child(*p, QStringLiteral("parity"));
         k.parityChecked = true;
@@ -191,6 +206,9 @@ std::optional<ModelVerification> ModelVerification::parse(
         v.kernels.append(entry);
     }
     v.when = QDateTime::fromString(r.text("when"), Qt::ISODate);
+    v.mode = r.text("mode");
+    if (v.mode.isEmpty())
+        v.mode = QStringLiteral("eager");
     v.device = r.text("device");
     v.deviceName = r.text("device_name");
     v.dtype = r.text("dtype");

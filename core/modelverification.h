@@ -36,6 +36,12 @@ struct KernelVerification
     double eagerError = std::nan(""); // eager's own error against the same truth
     QString worstOutput;
     double effectPct = std::nan(""); // % of the model's time it saves (leave one out); NaN: not measured
+    // "versus": what it saves per forward (us, leave one out) in eager mode and under torch.compile;
+    // NaN where not measured (compile only in a verification of mode compile). Negative: PyTorch's
+    // own code, or inductor's for these sites, is faster.
+    double savedEagerUs = std::nan("");
+    double savedCompileUs = std::nan("");
+    bool compileWins = false; // inductor's code for its sites beats it beyond noise
     bool inFinalSet = false;
     bool reused = false; // parity taken from the previous verification (nothing changed)
     QString whyNot; // why it is not in the final set, as the producer worded it
@@ -46,6 +52,7 @@ struct KernelVerification
 struct ModelVerification
 {
     QDateTime when;
+    QString mode; // "eager" | "compile": how the final set was chosen (older files: eager)
     QString device; // "cpu" | "cuda"
     QString deviceName; // "NVIDIA H200", "cpu"
     QString dtype; // torch name, "bfloat16"

@@ -1,5 +1,6 @@
-// autokernel-cli export RUN_DIR --out DIR [--name PACKAGE]: the verified final set as a standalone
-// Python package (apply(model) / restore(model)), with a README quoting the measured numbers.
+// autokernel-cli export RUN_DIR --out DIR [--name PACKAGE] [--mode eager|compile]: the verified final
+// set as a standalone Python package (apply(model) / restore(model)), with a README quoting the
+// measured numbers; --mode says how apply() plugs (default: the mode verify chose the set in).
 #include "clicommand.h"
 
 #include "modelverifier.h"
@@ -20,6 +21,10 @@ int runExport(const QStringList &args)
             QStringLiteral("PACKAGE") },
         { QStringLiteral("python"), QStringLiteral("Python interpreter (default: the run's)"),
             QStringLiteral("PY") },
+        { QStringLiteral("mode"),
+            QStringLiteral("eager or compile: how the package's apply() plugs the kernels (compile: as "
+                           "torch.library custom ops for torch.compile; default: the verification's mode)"),
+            QStringLiteral("MODE") },
     });
     p.addHelpOption();
     if (!p.parse(QStringList { QStringLiteral("autokernel-cli export") } + args))
@@ -35,6 +40,10 @@ int runExport(const QStringList &args)
     o.outDir = p.value(QStringLiteral("out"));
     o.package = p.value(QStringLiteral("name"));
     o.python = p.value(QStringLiteral("python"));
+    o.mode = p.value(QStringLiteral("mode"));
+    if (p.isSet(QStringLiteral("mode")))
+        if (const QString why = ModelVerifier::modeError(o.mode, QStringLiteral("--mode")); !why.isEmpty())
+            return printUsageError(why);
     const ExportOutcome r = ModelVerifier::exportPackage(o);
     if (!r.ok) {
         QTextStream(stderr) << "autokernel-cli: export: " << r.error << Qt::endl;
@@ -43,6 +52,11 @@ int runExport(const QStringList &args)
     QTextStream out(stdout);
     out << "package " << r.packageDir << " with " << r.kernels << " kernel(s), measured "
         << QString::number(r.modelSpeedup, 'f', 3) << "x over eager\n";
+    out << "mode " << r.mode;
+    if (!r.chosenInMode.isEmpty() && r.chosenInMode != r.mode)
+        out << " (the set was chosen in " << r.chosenInMode << " mode: verify --mode " << r.mode
+            << " chooses it for " << r.mode << ")";
+    out << '\n';
     for (const QString &file : r.files)
         out << "  " << file << '\n';
     return 0;

@@ -1,6 +1,7 @@
 // autokernel-cli verify RUN_DIR [--device cpu|cuda] [--kernels K,...] [--seeds N] [--no-compile]
-// [--allow-changed-model] [--python PY] [--timeout SEC] [--json]: the run's kept kernels back in the
-// model at their call sites; parity, the four timings, the final set; verification.json in the run.
+// [--mode eager|compile] [--allow-changed-model] [--python PY] [--timeout SEC] [--json]: the run's
+// kept kernels back in the model at their call sites; parity, the four timings, the final set chosen
+// in the mode (eager, or under torch.compile); verification.json in the run.
 #include "clicommand.h"
 
 #include "jsonfield.h"
@@ -20,14 +21,44 @@ QString num(const nlohmann::json &o, const char *key, int precision = 3, const Q
     return v ? QString::number(*v, 'f', precision) + suffix : QStringLiteral("-");
 }
 
+// What the kernel saves per forward in `mode` (verify's leave-one-out there), "-" where not measured.
+QString saved(const nlohmann::json &k, const char *mode)
+{
+    const auto versus = k.find("versus");
+    if (versus == k.end() || !versus->is_object() || !versus->contains(mode) || !(*versus)[mode].is_object())
+        return QStringLiteral("-");
+    return num((*versus)[mode], "saved_us", 1, QStringLiteral(" us"));
+}
+
+// Item 4 of #40: the kernels whose sites inductor's own code runs faster than ours.
+void printCompileWins(QTextStream &out, const nlohmann::json &v)
+{
+    QStringList wins;
+    for (const auto &k : v.value("kernels", nlohmann::json::array())) {
+        const nlohmann::json versus = k.value("versus", nlohmann::json::object());
+        if (versus.is_object() && versus.value("compile_wins", false))
+            wins << QStringLiteral("%1 (%2)").arg(
+                QString::fromStdString(k.value("kernel", "")), saved(k, "compile"));
+    }
+    if (!wins.isEmpty())
+        out << "torch.compile's own code is faster at the sites of: " << wins.join(QStringLiteral(", "))
+            << '\n';
+}
+
 void printSummary(const nlohmann::json &v, const QString &recorded)
 {
     QTextStream out(stdout);
-    out << QStringLiteral("%1  %2  %3  %4  %5\n")
+    const QString mode = QString::fromStdString(v.value("mode", std::string("eager")));
+    out << "mode " << mode
+        << (mode == QLatin1String("compile") ? ": the final set chosen under torch.compile\n"
+                                             : ": the final set chosen in eager mode\n");
+    out << QStringLiteral("%1  %2  %3  %4  %5  %6  %7\n")
                .arg(QStringLiteral("kernel"), -22)
                .arg(QStringLiteral("op"), -16)
                .arg(QStringLiteral("parity"), -8)
                .arg(QStringLiteral("effect"), 8)
+               .arg(QStringLiteral("saved eager"), 12)
+               .arg(QStringLiteral("saved compile"), 13)
                .arg(QStringLiteral("final"));
     for (const auto &k : v.value("kernels", nlohmann::json::array())) {
         const bool final = k.value("in_final_set", false);
@@ -35,15 +66,25 @@ void printSummary(const nlohmann::json &v, const QString &recorded)
         const QString par = parity == k.end()
             ? QStringLiteral("-")
             : (parity->value("ok", false) ? QStringLiteral("ok") : QStringLiteral("FAIL"));
-        out << QStringLiteral("%1  %2  %3  %4  %5")
+        out << QStringLiteral("%1  %2  %3  %4  %5  %6  %7")
                    .arg(QString::fromStdString(k.value("kernel", "")), -22)
                    .arg(QString::fromStdString(k.value("op_type", "")), -16)
                    .arg(par, -8)
                    .arg(num(k, "effect_pct", 2, QStringLiteral("%")), 8)
+                   .arg(saved(k, "eager"), 12)
+                   .arg(saved(k, "compile"), 13)
                    .arg(final ? QStringLiteral("yes") : QStringLiteral("no"));
         if (!final && k.contains("why_not"))
             out << "  — " << QString::fromStdString(k["why_not"].get<std::string>()).left(150);
         out << '\n';
+        // The cold re-check's distribution (#43): what "offered" rests on, not only its verdict.
+        if (const auto re = k.find("recheck"); re != k.end() && re->is_object() && re->value("pairs", 0) > 0)
+            out << QStringLiteral("    cold re-check vs PyTorch: 10th percentile %1, median %2, 90th %3 over %4 "
+                                  "paired rounds: %5\n")
+                       .arg(num(*re, "p10", 3, QStringLiteral("x")), num(*re, "median", 3, QStringLiteral("x")),
+                           num(*re, "p90", 3, QStringLiteral("x")))
+                       .arg(re->value("pairs", 0))
+                       .arg(re->value("offered", false) ? QStringLiteral("offered") : QStringLiteral("withheld"));
     }
     out << '\n';
     const nlohmann::json t = v.value("timings", nlohmann::json::object());
@@ -61,6 +102,7 @@ void printSummary(const nlohmann::json &v, const QString &recorded)
     if (t.contains("compile+ours") && t["compile+ours"].contains("speedup_vs_compile"))
         out << QStringLiteral("compile+ours vs compile: %1x\n")
                    .arg(num(t["compile+ours"], "speedup_vs_compile", 3));
+    printCompileWins(out, v);
     if (t.contains("compile_advice") && t["compile_advice"].is_string())
         out << QString::fromStdString(t["compile_advice"].get<std::string>()) << '\n';
     for (const auto &step : v.value("selection", nlohmann::json::array()))
@@ -90,6 +132,11 @@ int runVerify(const QStringList &args)
             QStringLiteral("N") },
         { QStringLiteral("no-compile"),
             QStringLiteral("do not time torch.compile with and without the kernels") },
+        { QStringLiteral("mode"),
+            QStringLiteral(
+                "eager (default): keep the kernels that make the eager model faster; compile: "
+                "those that make the torch.compile'd model faster (compiled with and without each)"),
+            QStringLiteral("MODE"), QStringLiteral("eager") },
         { QStringLiteral("allow-changed-model"),
             QStringLiteral("verify although the model file changed since profiling") },
         { QStringLiteral("python"), QStringLiteral("Python interpreter with torch (default: the run's)"),
@@ -124,6 +171,10 @@ int runVerify(const QStringList &args)
         && ((o.timeoutSec = p.value(QStringLiteral("timeout")).toInt(&ok)) < 1 || !ok))
         return printUsageError(QStringLiteral("--timeout must be a positive number of seconds"));
     o.compile = !p.isSet(QStringLiteral("no-compile"));
+    o.mode = p.value(QStringLiteral("mode"));
+    if (const QString why = ModelVerifier::modeError(o.mode, QStringLiteral("--mode"), o.compile);
+        !why.isEmpty())
+        return printUsageError(why);
     o.allowChangedModel = p.isSet(QStringLiteral("allow-changed-model"));
     o.python = p.value(QStringLiteral("python"));
 

@@ -176,6 +176,12 @@ private Q_SLOTS:
         QVERIFY(!(*ln)["in_final_set"].get<bool>());
         QVERIFY2((*ln)["effect_pct"].get<double>() < 0, (*ln).dump().c_str());
         QVERIFY((*ln)["why_not"].get<std::string>().find("slows the model down") != std::string::npos);
+        // #40: chosen in eager mode; what it costs per forward in eager, compile not measured per kernel.
+        QVERIFY2(v["mode"] == "eager", v["mode"].dump().c_str());
+        QVERIFY2((*ln)["versus"]["eager"]["saved_us"].get<double>() < 0, (*ln).dump().c_str());
+        QVERIFY((*ln)["versus"]["compile"].is_null());
+        QVERIFY(
+            r.out.contains(QStringLiteral("mode eager")) && r.out.contains(QStringLiteral("saved eager")));
         // Consistency: the final set is the kernels marked in it; every kernel says why not otherwise.
         std::vector<std::string> marked;
         for (const json &k : v["kernels"]) {
@@ -257,6 +263,64 @@ print(json.dumps({"kernels": fastgpt.KERNELS, "routed": routed, "err": err, "res
         QVERIFY2(got["err"].get<double>() <= 1.0, got.dump().c_str()); // within the parity tolerance
         QVERIFY(got["restored"].get<bool>());
         QVERIFY2(got["reused"].get<bool>(), got.dump().c_str());
+    }
+
+    // #40: --mode on verify and export; a package exported for compile on a torch without custom ops
+    // (the CI's 1.13) still plugs, with plain calls, and says so.
+    void modeFlags()
+    {
+        Result r = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--mode"), QStringLiteral("fast") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--mode must be eager or compile, not \"fast\"")),
+            qPrintable(r.err));
+        r = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--mode"), QStringLiteral("compile"),
+            QStringLiteral("--no-compile") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--no-compile")), qPrintable(r.err));
+        const QString out = m_dir.filePath(QStringLiteral("export-compile"));
+        r = cli({ QStringLiteral("export"), m_run, QStringLiteral("--out"), out, QStringLiteral("--mode"),
+            QStringLiteral("eagerly") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--mode must be eager or compile")), qPrintable(r.err));
+
+        r = cli({ QStringLiteral("export"), m_run, QStringLiteral("--out"), out, QStringLiteral("--name"),
+            QStringLiteral("gptc"), QStringLiteral("--mode"), QStringLiteral("compile"),
+            QStringLiteral("--python"), python() });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("mode compile (the set was chosen in eager mode")),
+            qPrintable(r.out));
+        QVERIFY(readJson(out + QStringLiteral("/gptc/plan.json"))["mode"] == "compile");
+        const QString script = QStringLiteral(R"(
+import json, os, sys
+sys.path.insert(0, %1)
+import importlib.util, torch
+spec = importlib.util.spec_from_file_location("usermodel", %2)
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+import gptc
+torch.manual_seed(0); model = m.get_model().eval()
+report = gptc.apply(model)
+torch.manual_seed(7); x = m.get_inputs()
+with torch.no_grad(): model(*x)
+print(json.dumps({"mode": gptc.MODE, "calls": [k.get("call") for k in report],
+                  "routed": [k["routed_calls"] for k in gptc.report(model)],
+                  "compiles": hasattr(torch, "compile")}))
+)")
+                                   .arg(QStringLiteral("'%1'").arg(out), QStringLiteral("'%1'").arg(m_model));
+        const Result py = run(python(), { QStringLiteral("-c"), script });
+        QVERIFY2(py.exitCode == 0, qPrintable(py.err));
+        const json got = json::parse(py.out.trimmed().split(QLatin1Char('\n')).last().toStdString());
+        QVERIFY2(got["mode"] == "compile", got.dump().c_str());
+        for (const json &routed : got["routed"])
+            QVERIFY2(routed.get<int>() > 0, got.dump().c_str());
+        for (const json &call : got["calls"])
+            QVERIFY2(call.is_string() && !call.get<std::string>().empty(), got.dump().c_str());
+
+        if (!got["compiles"].get<bool>()) { // verify --mode compile on a torch without torch.compile
+            r = cli({ QStringLiteral("verify"), m_run, QStringLiteral("--mode"), QStringLiteral("compile"),
+                QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--python"), python() });
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains(QStringLiteral("mode compile: torch")), qPrintable(r.err));
+        }
     }
 
     void runVerifiesAtTheEnd()

@@ -96,6 +96,42 @@ private Q_SLOTS:
         QVERIFY(v->eagerOurs.measured);
     }
 
+    // #40: the mode the set was chosen in, and each kernel's saving in eager mode and under compile.
+    void modeAndPerKernelVersus()
+    {
+        nlohmann::json d = ak::test::verificationDict(true);
+        QStringList warnings;
+        auto v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
+        QCOMPARE(v->mode, QStringLiteral("eager")); // written before modes: eager
+        QVERIFY(std::isnan(v->kernels[0].savedEagerUs) && std::isnan(v->kernels[0].savedCompileUs));
+
+        d["mode"] = "compile";
+        d["kernels"][0]["versus"] = { { "sites_eager_us", 900.0 },
+            { "eager", { { "saved_us", 120.5 }, { "effect_pct", 4.2 }, { "noise_pct", 0.5 } } },
+            { "compile", { { "saved_us", -40.0 }, { "effect_pct", -2.1 }, { "noise_pct", 0.6 } } },
+            { "compile_wins", true } };
+        d["kernels"][1]["versus"]
+            = { { "eager", { { "saved_us", -12.0 }, { "effect_pct", -1.3 }, { "noise_pct", 0.5 } } },
+                  { "compile", nullptr }, { "compile_note", "not measured" } };
+        v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
+        QVERIFY(v);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(v->mode, QStringLiteral("compile"));
+        QCOMPARE(v->kernels[0].savedEagerUs, 120.5);
+        QCOMPARE(v->kernels[0].savedCompileUs, -40.0);
+        QVERIFY(v->kernels[0].compileWins);
+        QCOMPARE(v->kernels[1].savedEagerUs, -12.0);
+        QVERIFY(std::isnan(v->kernels[1].savedCompileUs)); // null: not measured in that mode
+        QVERIFY(!v->kernels[1].compileWins);
+
+        d["kernels"][0]["versus"]["compile"]["saved_us"] = "fast";
+        v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
+        QVERIFY(std::isnan(v->kernels[0].savedCompileUs));
+        QVERIFY2(warnings.contains(QStringLiteral(
+                     "verification.json: \"kernels[0].versus.compile.saved_us\" is not a number")),
+            qPrintable(warnings.join(QLatin1Char('\n'))));
+    }
+
     void badFieldsWarnNamingFileAndField()
     {
         nlohmann::json d = ak::test::verificationDict(true);

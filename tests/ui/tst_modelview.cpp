@@ -135,6 +135,32 @@ private Q_SLOTS:
         QCOMPARE(left->item(2, 1)->text(), QStringLiteral("parity ✗"));
     }
 
+    // #40: the mode, and the kernels whose sites inductor's own code runs faster.
+    void saysWhereCompileWins()
+    {
+        nlohmann::json d = ak::test::verificationDict(true);
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        s->verification = ak::ModelVerification::parse(
+            QByteArray::fromStdString(d.dump()), QStringLiteral("verification.json"), nullptr);
+        ModelView view;
+        view.setSnapshot(s);
+        QLabel *label = ak::test::named<QLabel>(&view, "CompileSeconds");
+        QVERIFY2(label->text().contains(QStringLiteral("chosen in eager mode")), qPrintable(label->text()));
+        QVERIFY(!label->text().contains(QStringLiteral("own code is faster")));
+
+        d["mode"] = "compile";
+        d["kernels"][1]["versus"] = { { "eager", { { "saved_us", 50.0 }, { "effect_pct", 0.3 } } },
+            { "compile", { { "saved_us", -31.5 }, { "effect_pct", -2.6 } } }, { "compile_wins", true } };
+        s = ak::test::makeRun(QStringLiteral("/r"));
+        s->verification = ak::ModelVerification::parse(
+            QByteArray::fromStdString(d.dump()), QStringLiteral("verification.json"), nullptr);
+        view.setSnapshot(s);
+        QVERIFY2(label->text().contains(QStringLiteral("chosen under torch.compile"))
+                && label->text().contains(QStringLiteral(
+                    "torch.compile's own code is faster at the sites of: 02-softmax (-31.5 us)")),
+            qPrintable(label->text()));
+    }
+
     void withoutTorchCompile()
     {
         ModelView view;

@@ -88,6 +88,31 @@ private Q_SLOTS:
         QVERIFY(!got.compile);
         QCOMPARE(got.runDir, run->runDir);
     }
+
+    // #40: the set chosen under torch.compile; compile mode cannot switch compiling off.
+    void modeReachesTheVerifyAndForcesCompile()
+    {
+        QSettings().remove(QStringLiteral("verify"));
+        VerifyOptionsDialog dialog;
+        QCOMPARE(dialog.options().mode, QStringLiteral("eager"));
+        dialog.compileBox()->setChecked(false);
+        dialog.modeBox()->setCurrentIndex(dialog.modeBox()->findData(QStringLiteral("compile")));
+        QVERIFY(dialog.compileBox()->isChecked() && !dialog.compileBox()->isEnabled());
+        const VerifyOptions o = dialog.options();
+        QCOMPARE(o.mode, QStringLiteral("compile"));
+        QVERIFY(o.compile);
+        QVERIFY(ModelVerifier::modeError(o.mode, QStringLiteral("mode"), o.compile).isEmpty());
+        dialog.accept();
+        VerifyOptionsDialog again; // remembered
+        QCOMPARE(again.options().mode, QStringLiteral("compile"));
+        again.modeBox()->setCurrentIndex(again.modeBox()->findData(QStringLiteral("eager")));
+        QVERIFY(again.compileBox()->isEnabled());
+        QSettings().remove(QStringLiteral("verify"));
+        QVERIFY(ModelVerifier::modeError(QStringLiteral("fast"), QStringLiteral("--mode"))
+                    .contains(QStringLiteral("--mode must be eager or compile")));
+        QVERIFY(ModelVerifier::modeError(QStringLiteral("compile"), QStringLiteral("--mode"), false)
+                    .contains(QStringLiteral("--no-compile")));
+    }
 };
 
 AK_TEST_CLASS(VerifyOptionsTest)

@@ -14,6 +14,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace ak {
 
 VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
@@ -22,6 +24,7 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
     , m_device(new QComboBox(this))
     , m_seeds(new QSpinBox(this))
     , m_rounds(new QSpinBox(this))
+    , m_mode(new QComboBox(this))
     , m_compile(new QCheckBox(
           QStringLiteral(
               "Also time torch.compile (max-autotune-no-cudagraphs), with and without the kernels"),
@@ -47,6 +50,24 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
     m_compile->setToolTip(
         QStringLiteral("Compile takes minutes on a large model (75 s for the llama example on an H200); "
                        "without it the compile timings read \"not measured\""));
+    m_mode->setObjectName(QStringLiteral("VerifyMode"));
+    m_mode->addItem(tr("Eager: the kernels that make the eager model faster"), QStringLiteral("eager"));
+    m_mode->addItem(
+        tr("Compile: the kernels that make the torch.compile'd model faster"), QStringLiteral("compile"));
+    m_mode->setToolTip(
+        tr("Compile mode compiles the model with all kernels and without each (minutes per "
+           "compile on a large model); the exported package then plugs them for torch.compile"));
+    const int mode = m_mode->findData(settings.value(QStringLiteral("verify/mode"), defaults.mode));
+    m_mode->setCurrentIndex(std::max(0, mode));
+    // Compile mode cannot be verified without compiling.
+    auto syncCompile = [this] {
+        const bool compileMode = m_mode->currentData().toString() == QLatin1String("compile");
+        if (compileMode)
+            m_compile->setChecked(true);
+        m_compile->setEnabled(!compileMode);
+    };
+    connect(m_mode, &QComboBox::currentIndexChanged, this, syncCompile);
+    syncCompile();
     m_error->setObjectName(QStringLiteral("VerifyOptionsError"));
     ErrorTint::apply(m_error);
     m_error->hide();
@@ -56,6 +77,7 @@ VerifyOptionsDialog::VerifyOptionsDialog(QWidget *parent)
     form->addRow(tr("Device:"), m_device);
     form->addRow(tr("Parity seeds:"), m_seeds);
     form->addRow(tr("Timing rounds:"), m_rounds);
+    form->addRow(tr("Choose the set for:"), m_mode);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Verify"));
     connect(buttons, &QDialogButtonBox::accepted, this, &VerifyOptionsDialog::accept);
@@ -90,6 +112,7 @@ VerifyOptions VerifyOptionsDialog::options() const
     o.seeds = m_seeds->value();
     o.rounds = m_rounds->value();
     o.compile = m_compile->isChecked();
+    o.mode = m_mode->currentData().toString();
     o.allowChangedModel = m_allowChanged->isChecked();
     QStringList chosen;
     for (int i = 0; i < m_kernels->count(); ++i)
@@ -119,6 +142,7 @@ void VerifyOptionsDialog::accept()
     settings.setValue(QStringLiteral("verify/seeds"), m_seeds->value());
     settings.setValue(QStringLiteral("verify/rounds"), m_rounds->value());
     settings.setValue(QStringLiteral("verify/compile"), m_compile->isChecked());
+    settings.setValue(QStringLiteral("verify/mode"), m_mode->currentData().toString());
     m_error->hide();
     QDialog::accept();
 }

@@ -14,9 +14,10 @@ class QSpinBox;
 namespace ak {
 
 // Model ▸ Verify With Options…: what `autokernel-cli verify` takes as flags — which kernels, the
-// device, parity seeds, timing rounds, torch.compile on or off (a quick check without the minutes
-// compile takes), and whether a model file changed since profiling may be verified. Seeds, rounds
-// and compile are remembered; the kernels are the open run's.
+// device, parity seeds, timing rounds, the mode the final set is chosen in (eager, or under
+// torch.compile for a user who compiles), torch.compile on or off (a quick check without the minutes
+// compile takes; off only in eager mode), and whether a model file changed since profiling may be
+// verified. Seeds, rounds, mode and compile are remembered; the kernels are the open run's.
 class VerifyOptionsDialog : public QDialog
 {
     Q_OBJECT
@@ -31,6 +32,7 @@ public:
     QComboBox *deviceBox() const { return m_device; }
     QSpinBox *seedsBox() const { return m_seeds; }
     QSpinBox *roundsBox() const { return m_rounds; }
+    QComboBox *modeBox() const { return m_mode; }
     QCheckBox *compileBox() const { return m_compile; }
     QCheckBox *allowChangedBox() const { return m_allowChanged; }
     QString errorText() const;
@@ -43,6 +45,7 @@ private:
     QComboBox *m_device;
     QSpinBox *m_seeds;
     QSpinBox *m_rounds;
+    QComboBox *m_mode;
     QCheckBox *m_compile;
     QCheckBox *m_allowChanged;
     QLabel *m_error;

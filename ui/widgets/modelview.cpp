@@ -58,6 +58,24 @@ QString tolerances(double x)
     return std::isnan(x) ? notMeasured() : QString::number(x, 'g', 3);
 }
 
+// The mode the set was chosen in, and where inductor's own code beats ours (#40: "say where compile
+// wins"), from each kernel's leave-one-out saving under compile.
+QString modeLine(const ModelVerification &v)
+{
+    const auto tr = [](const char *text) { return QCoreApplication::translate("ak::ModelView", text); };
+    QString line = v.mode == QLatin1String("compile")
+        ? tr("Final set chosen under torch.compile (mode compile).")
+        : tr("Final set chosen in eager mode.");
+    QStringList wins;
+    for (const KernelVerification &k : v.kernels)
+        if (k.compileWins)
+            wins << QStringLiteral("%1 (%2 us)").arg(k.kernel).arg(k.savedCompileUs, 0, 'f', 1);
+    if (!wins.isEmpty())
+        line += QLatin1Char(' ') + tr("torch.compile's own code is faster at the sites of: ")
+            + wins.join(QStringLiteral(", "));
+    return line;
+}
+
 } // namespace
 
 ModelView::ModelView(QWidget *parent)
@@ -237,6 +255,7 @@ void ModelView::showVerification(const RunSnapshot &snapshot, const ModelVerific
     if (!v.compileAdvice.isEmpty())
         m_compileTime->setText(m_compileTime->text() + QStringLiteral("\n")
             + v.compileAdvice.left(1).toUpper() + v.compileAdvice.mid(1));
+    m_compileTime->setText(m_compileTime->text() + QStringLiteral("\n") + modeLine(v));
     QStringList seeds;
     for (qint64 s : v.seeds)
         seeds << QString::number(s);
