@@ -20,6 +20,7 @@ int runReview(const QStringList &args); // steer.cpp
 int runRules(const QStringList &args); // rules.cpp
 int runVerify(const QStringList &args); // verify.cpp
 int runExport(const QStringList &args); // export.cpp
+int runReproduce(const QStringList &args); // reproduce.cpp
 int runReport(const QStringList &args); // report.cpp
 int runRecord(const QStringList &args); // record.cpp
 int runDoctor(const QStringList &args); // doctor.cpp
@@ -50,6 +51,8 @@ const Command *commands(int *count)
         { "rules", "show or change the move-on rules (applied at the loop's next experiment)", runRules },
         { "verify", "put the kept kernels back into the model: parity, timings, the final set", runVerify },
         { "export", "write the verified final set as a standalone Python package", runExport },
+        { "reproduce", "re-measure an exported package here and compare with what it recorded",
+            runReproduce },
         { "report", "write a run as one self-contained HTML file (summary, charts, diffs)", runReport },
         { "record", "write a run as one text file (files, commits, refs) to restore anywhere", runRecord },
         { "restore", "recreate a run directory from a recording", runRestore },

@@ -89,8 +89,9 @@ int runProfile(const QStringList &arguments)
         { QStringLiteral("top"), QStringLiteral("kernel folders to create, largest share first (default 10)"),
             QStringLiteral("N"), QStringLiteral("10") },
         { QStringLiteral("allow-reduced-precision"),
-            QStringLiteral("keep kernels that accumulate in fp16/bf16 or read fp32 as TF32 where PyTorch does "
-                           "not (flagged; refused by default): run.json settings.allow_reduced_precision") },
+            QStringLiteral(
+                "keep kernels that accumulate in fp16/bf16 or read fp32 as TF32 where PyTorch does "
+                "not (flagged; refused by default): run.json settings.allow_reduced_precision") },
     });
     if (!p.parse(QStringList { QStringLiteral("autokernel-cli profile") } + arguments))
         return printUsageError(p.errorText());

@@ -103,8 +103,9 @@ void addRunFlags(QCommandLineParser &p)
             QStringLiteral("ARGS") },
         { QStringLiteral("quick"), QStringLiteral("the harness's quick mode: fewer sizes and repetitions") },
         { QStringLiteral("allow-reduced-precision"),
-            QStringLiteral("keep kernels that accumulate in fp16/bf16 or read fp32 as TF32 where PyTorch does "
-                           "not (flagged; refused by default); written to run.json for later resumes") },
+            QStringLiteral(
+                "keep kernels that accumulate in fp16/bf16 or read fp32 as TF32 where PyTorch does "
+                "not (flagged; refused by default); written to run.json for later resumes") },
         { QStringLiteral("bench-timeout"), QStringLiteral("seconds one benchmark may take (default 180)"),
             QStringLiteral("SEC") },
         { QStringLiteral("seed"), QStringLiteral("tune agent: random seed"), QStringLiteral("N") },

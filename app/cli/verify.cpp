@@ -79,12 +79,15 @@ void printSummary(const nlohmann::json &v, const QString &recorded)
         out << '\n';
         // The cold re-check's distribution (#43): what "offered" rests on, not only its verdict.
         if (const auto re = k.find("recheck"); re != k.end() && re->is_object() && re->value("pairs", 0) > 0)
-            out << QStringLiteral("    cold re-check vs PyTorch: 10th percentile %1, median %2, 90th %3 over %4 "
-                                  "paired rounds: %5\n")
-                       .arg(num(*re, "p10", 3, QStringLiteral("x")), num(*re, "median", 3, QStringLiteral("x")),
+            out << QStringLiteral(
+                "    cold re-check vs PyTorch: 10th percentile %1, median %2, 90th %3 over %4 "
+                "paired rounds: %5\n")
+                       .arg(num(*re, "p10", 3, QStringLiteral("x")),
+                           num(*re, "median", 3, QStringLiteral("x")),
                            num(*re, "p90", 3, QStringLiteral("x")))
                        .arg(re->value("pairs", 0))
-                       .arg(re->value("offered", false) ? QStringLiteral("offered") : QStringLiteral("withheld"));
+                       .arg(re->value("offered", false) ? QStringLiteral("offered")
+                                                        : QStringLiteral("withheld"));
     }
     out << '\n';
     const nlohmann::json t = v.value("timings", nlohmann::json::object());
