@@ -68,6 +68,85 @@ QStringList bundled(const QString &dir, const QString &pattern)
     return names;
 }
 
+// Whether r.runDir can take a new run, checked before anything is profiled. False with `r` filled
+// when there is nothing to create: the example's run is already there (ok), or the folder cannot
+// take one (error). A chosen folder (New Run…) must be new or empty and never holds a run already.
+bool claimRunDir(const ExampleRun::Options &options, bool chosen, ExampleRun::Result &r)
+{
+    const QDir runDir(r.runDir);
+    if (QFileInfo::exists(runDir.filePath(QStringLiteral("run.json")))) {
+        if (chosen) {
+            r.error = QStringLiteral("%1 already holds a run. Open it (File ▸ Open Run…) or choose another "
+                                     "folder.")
+                          .arg(QDir::toNativeSeparators(r.runDir));
+            return false;
+        }
+        r.ok = true;
+        return false;
+    }
+    if (chosen && QFileInfo(r.runDir).isDir()
+        && runDir.isEmpty(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot)) {
+        // An empty folder made in the file dialog: the rename into place needs it gone.
+        if (!QDir().rmdir(r.runDir)) {
+            r.error = QStringLiteral("Cannot use the folder %1.").arg(QDir::toNativeSeparators(r.runDir));
+            return false;
+        }
+    }
+    if (QFileInfo::exists(r.runDir)) {
+        if (chosen) {
+            r.error = QStringLiteral("%1 exists and is not empty; a new run needs an empty or new folder.")
+                          .arg(QDir::toNativeSeparators(r.runDir));
+            return false;
+        }
+        r.error = QStringLiteral("%1 exists but holds no run. Remove it to create the %2 example again.")
+                      .arg(QDir::toNativeSeparators(r.runDir), options.name);
+        return false;
+    }
+    return true;
+}
+
+RunCreator::Options creatorOptions(
+    const ExampleRun::Options &options, const QString &device, const QString &outDir)
+{
+    RunCreator::Options o;
+    o.model = options.model.isEmpty() ? options.name : options.model;
+    o.dtype = options.dtype;
+    o.outDir = outDir;
+    o.device = device;
+    o.python = options.python;
+    o.top = options.top;
+    o.iterations = options.iterations;
+    o.warmup = options.warmup;
+    o.timeoutMs = options.timeoutMs;
+    return o;
+}
+
+// RunCreator's failure as one paragraph for the window (`what` names the model); false when there
+// was none.
+bool describeFailure(const RunCreator::Result &created, const QString &what, ExampleRun::Result &r)
+{
+    switch (created.failure) {
+    case RunCreator::Failure::None:
+        return false;
+    case RunCreator::Failure::NoPython:
+        r.error = QStringLiteral(
+            "No Python with PyTorch was found, and profiling needs one.\n%1\n"
+            "Install PyTorch (pip install torch) or set AUTOKERNEL_PYTHON to an interpreter that has it.")
+                      .arg(created.error);
+        return true;
+    case RunCreator::Failure::ProfileFailed:
+        r.error = QStringLiteral("Profiling %1 failed: %2").arg(what, created.error);
+        r.details = created.traceback.trimmed();
+        return true;
+    case RunCreator::Failure::Cancelled:
+        r.error = QStringLiteral("cancelled");
+        return true;
+    default:
+        r.error = QStringLiteral("Could not create the run of %1: %2").arg(what, created.error);
+        return true;
+    }
+}
+
 } // namespace
 
 QStringList ExampleRun::names()
@@ -180,79 +259,17 @@ ExampleRun::Result ExampleRun::restoreRecording(const Options &options, const st
     return r;
 }
 
-ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_ptr<Shared> &shared)
+// A new run is profiled into `outDir` (work()'s hidden folder); cancel() reaches the creator while it
+// runs. False with r.error set when profiling did not make a run.
+bool ExampleRun::profileInto(const Options &options, const QString &device, const QString &outDir,
+    const std::shared_ptr<Shared> &shared, Result &r)
 {
-    if (!options.recording.isEmpty())
-        return restoreRecording(options, shared);
-    Result r;
-    QString device = options.device;
-    if (device.isEmpty()) {
-        shared->post(QStringLiteral("detecting this machine's GPU"));
-        device = DeviceDetector::detect(0).available ? QStringLiteral("cuda") : QStringLiteral("cpu");
-    }
-    const QString what = options.model.isEmpty() ? QStringLiteral("the %1 example").arg(options.name)
-                                                 : QDir::toNativeSeparators(options.model);
-    const bool chosen = !options.runDir.isEmpty(); // New Run…: this folder, and a new run in it
-    r.runDir = chosen ? QDir(options.runDir).absolutePath() : runDirFor(options, device);
-    const QDir runDir(r.runDir);
-    if (QFileInfo::exists(runDir.filePath(QStringLiteral("run.json")))) {
-        if (chosen) {
-            r.error = QStringLiteral("%1 already holds a run. Open it (File ▸ Open Run…) or choose another "
-                                     "folder.")
-                          .arg(QDir::toNativeSeparators(r.runDir));
-            return r;
-        }
-        r.ok = true;
-        return r;
-    }
-    if (chosen && QFileInfo(r.runDir).isDir()
-        && runDir.isEmpty(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot)) {
-        // An empty folder made in the file dialog: the rename below needs it gone.
-        if (!QDir().rmdir(r.runDir)) {
-            r.error = QStringLiteral("Cannot use the folder %1.").arg(QDir::toNativeSeparators(r.runDir));
-            return r;
-        }
-    }
-    if (QFileInfo::exists(r.runDir)) {
-        if (chosen) {
-            r.error = QStringLiteral("%1 exists and is not empty; a new run needs an empty or new folder.")
-                          .arg(QDir::toNativeSeparators(r.runDir));
-            return r;
-        }
-        r.error = QStringLiteral("%1 exists but holds no run. Remove it to create the %2 example again.")
-                      .arg(QDir::toNativeSeparators(r.runDir), options.name);
-        return r;
-    }
-    const QString base = QFileInfo(r.runDir).absolutePath();
-    if (!QDir().mkpath(base)) {
-        r.error = QStringLiteral("Cannot create the folder %1.").arg(QDir::toNativeSeparators(base));
-        return r;
-    }
-    // Hidden, next to the final folder (same file system, so the rename below is atomic).
-    QTemporaryDir partial(
-        QDir(base).filePath(QStringLiteral(".%1-XXXXXX").arg(QFileInfo(r.runDir).fileName())));
-    if (!partial.isValid()) {
-        r.error = QStringLiteral("Cannot create a folder in %1: %2")
-                      .arg(QDir::toNativeSeparators(base), partial.errorString());
-        return r;
-    }
-
-    RunCreator::Options o;
-    o.model = options.model.isEmpty() ? options.name : options.model;
-    o.dtype = options.dtype;
-    o.outDir = partial.path();
-    o.device = device;
-    o.python = options.python;
-    o.top = options.top;
-    o.iterations = options.iterations;
-    o.warmup = options.warmup;
-    o.timeoutMs = options.timeoutMs;
-    RunCreator creator(o);
+    RunCreator creator(creatorOptions(options, device, outDir));
     {
         std::lock_guard<std::mutex> lock(shared->mutex);
         if (shared->cancelled) {
             r.error = QStringLiteral("cancelled");
-            return r;
+            return false;
         }
         shared->creator = &creator;
     }
@@ -269,32 +286,47 @@ ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_pt
         std::lock_guard<std::mutex> lock(shared->mutex);
         shared->creator = nullptr;
     }
-
-    switch (created.failure) {
-    case RunCreator::Failure::None:
-        break;
-    case RunCreator::Failure::NoPython:
-        r.error = QStringLiteral(
-            "No Python with PyTorch was found, and profiling needs one.\n%1\n"
-            "Install PyTorch (pip install torch) or set AUTOKERNEL_PYTHON to an interpreter that has it.")
-                      .arg(created.error);
-        return r;
-    case RunCreator::Failure::ProfileFailed:
-        r.error = QStringLiteral("Profiling %1 failed: %2").arg(what, created.error);
-        r.details = created.traceback.trimmed();
-        return r;
-    case RunCreator::Failure::Cancelled:
-        r.error = QStringLiteral("cancelled");
-        return r;
-    default:
-        r.error = QStringLiteral("Could not create the run of %1: %2").arg(what, created.error);
-        return r;
-    }
+    const QString what = options.model.isEmpty() ? QStringLiteral("the %1 example").arg(options.name)
+                                                 : QDir::toNativeSeparators(options.model);
+    if (describeFailure(created, what, r))
+        return false;
     for (const QString &note : created.notes)
         shared->post(QStringLiteral("note: ") + note);
+    return true;
+}
+
+ExampleRun::Result ExampleRun::work(const Options &options, const std::shared_ptr<Shared> &shared)
+{
+    if (!options.recording.isEmpty())
+        return restoreRecording(options, shared);
+    Result r;
+    QString device = options.device;
+    if (device.isEmpty()) {
+        shared->post(QStringLiteral("detecting this machine's GPU"));
+        device = DeviceDetector::detect(0).available ? QStringLiteral("cuda") : QStringLiteral("cpu");
+    }
+    const bool chosen = !options.runDir.isEmpty(); // New Run…: this folder, and a new run in it
+    r.runDir = chosen ? QDir(options.runDir).absolutePath() : runDirFor(options, device);
+    if (!claimRunDir(options, chosen, r))
+        return r;
+    const QString base = QFileInfo(r.runDir).absolutePath();
+    if (!QDir().mkpath(base)) {
+        r.error = QStringLiteral("Cannot create the folder %1.").arg(QDir::toNativeSeparators(base));
+        return r;
+    }
+    // Hidden, next to the final folder (same file system, so the rename below is atomic).
+    QTemporaryDir partial(
+        QDir(base).filePath(QStringLiteral(".%1-XXXXXX").arg(QFileInfo(r.runDir).fileName())));
+    if (!partial.isValid()) {
+        r.error = QStringLiteral("Cannot create a folder in %1: %2")
+                      .arg(QDir::toNativeSeparators(base), partial.errorString());
+        return r;
+    }
+    if (!profileInto(options, device, partial.path(), shared, r))
+        return r;
     if (!QDir().rename(partial.path(), r.runDir)) {
         // Another window may have finished the same example first: use that one.
-        if (QFileInfo::exists(runDir.filePath(QStringLiteral("run.json")))) {
+        if (QFileInfo::exists(QDir(r.runDir).filePath(QStringLiteral("run.json")))) {
             r.ok = true;
             return r;
         }

@@ -73,6 +73,8 @@ private:
     struct Shared;
     static Result work(const Options &options, const std::shared_ptr<Shared> &shared);
     static Result restoreRecording(const Options &options, const std::shared_ptr<Shared> &shared);
+    static bool profileInto(const Options &options, const QString &device, const QString &outDir,
+        const std::shared_ptr<Shared> &shared, Result &r);
 
     Options m_options;
     std::shared_ptr<Shared> m_shared;
