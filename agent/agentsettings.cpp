@@ -63,6 +63,119 @@ AgentSettings::Problem devicesProblem(const QStringList &devices)
     return {};
 }
 
+// A base URL the LLM client can use: http(s) with a host, and no secret in it.
+AgentSettings::Problem baseUrlProblem(const QString &base)
+{
+    const QUrl url(base, QUrl::StrictMode);
+    const QString scheme = url.scheme().toLower();
+    if (!url.isValid() || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
+        || url.host().isEmpty())
+        return { QStringLiteral("baseUrl"),
+            QStringLiteral(
+                "Base URL: \"%1\" is not an http:// or https:// URL (e.g. http://localhost:8000/v1 "
+                "for vLLM; empty for the protocol's public endpoint)")
+                .arg(base) };
+    if (const QString secret = LlmProtocol::secretInUrl(url); !secret.isEmpty())
+        return { QStringLiteral("baseUrl"),
+            QStringLiteral("Base URL: it carries a secret (%1); put the key in the Key field or an "
+                           "environment variable, never in the URL")
+                .arg(secret) };
+    return {};
+}
+
+// Where the key comes from: a variable's name (never echoed: it may be the key itself) or a stored key.
+AgentSettings::Problem keyProblem(const AgentSettings &s)
+{
+    if (s.keySource == AgentSettings::KeySource::Environment) {
+        static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+        const QString env = s.agent.apiKeyEnv.trimmed();
+        if (env.isEmpty())
+            return { QStringLiteral("apiKeyEnv"),
+                QStringLiteral(
+                    "API key variable: name the environment variable that holds the key (e.g. %1), "
+                    "or store a key here")
+                    .arg(AgentSettings::defaultKeyEnv(s.agent.llmProtocol)) };
+        if (!name.match(env).hasMatch())
+            return { QStringLiteral("apiKeyEnv"),
+                // Not echoed: what was typed may be the key itself.
+                QStringLiteral("API key variable: not an environment variable name (letters, digits and _, "
+                               "not starting with a digit); enter the variable's name, not the key") };
+    } else if (s.apiKey.trimmed().isEmpty()) {
+        return { QStringLiteral("apiKey"),
+            QStringLiteral("API key: enter the key to store, or take it from an environment variable") };
+    }
+    return {};
+}
+
+// The LLM agent's fields in the dialog's order: protocol, base URL, model, key.
+AgentSettings::Problem llmProblem(const AgentSettings &s)
+{
+    const AgentConfig &agent = s.agent;
+    if (agent.llmProtocol != QLatin1String("openai") && agent.llmProtocol != QLatin1String("anthropic"))
+        return { QStringLiteral("protocol"),
+            QStringLiteral("Protocol: expected openai or anthropic, not \"%1\"").arg(agent.llmProtocol) };
+    const QString base = agent.baseUrl.trimmed();
+    if (!base.isEmpty())
+        if (const AgentSettings::Problem p = baseUrlProblem(base); !p.isEmpty())
+            return p;
+    if (agent.model.trimmed().isEmpty())
+        return { QStringLiteral("model"),
+            QStringLiteral(
+                "Model: the LLM agent needs a model name (e.g. gpt-4.1, claude-sonnet-4-5, or the name "
+                "your local server serves)") };
+    return keyProblem(s);
+}
+
+AgentSettings::Problem commandProblem(const QString &commandTemplate)
+{
+    if (commandTemplate.trimmed().isEmpty())
+        return { QStringLiteral("command"),
+            QStringLiteral("Command: enter the program to run, e.g. mytool --prompt-file {prompt} "
+                           "--workdir {dir}") };
+    QString why;
+    if (CommandAgent::expand(commandTemplate, {}, &why).isEmpty())
+        return { QStringLiteral("command"), QStringLiteral("Command: %1").arg(why) };
+    return {};
+}
+
+// The replayed run must be a run directory (it has run.json).
+AgentSettings::Problem replayProblem(const QString &dir)
+{
+    if (dir.isEmpty())
+        return { QStringLiteral("replayRun"),
+            QStringLiteral("Replay run: choose the run directory whose proposals are replayed") };
+    if (!QFileInfo(dir).isDir())
+        return { QStringLiteral("replayRun"),
+            QStringLiteral("Replay run: %1 is not a directory").arg(QDir::toNativeSeparators(dir)) };
+    if (!QFileInfo(QDir(dir).filePath(QStringLiteral("run.json"))).isFile())
+        return { QStringLiteral("replayRun"),
+            QStringLiteral("Replay run: %1 has no run.json (not a run directory)")
+                .arg(QDir::toNativeSeparators(dir)) };
+    return {};
+}
+
+// The launcher must parse; the interpreter is checked here only when workers run locally (behind a
+// launcher it is a name on another machine).
+AgentSettings::Problem workersProblem(const QString &launcher, const QString &python)
+{
+    QString launcherError;
+    const WorkerLauncher workers = WorkerLauncher::parse(launcher, &launcherError);
+    if (!launcherError.isEmpty())
+        return { QStringLiteral("launcher"), QStringLiteral("Launcher: ") + launcherError };
+    const QString py = python.trimmed();
+    if (!py.isEmpty() && (workers.isLocal() || launcher.trimmed() == QLatin1String("local"))) {
+        const bool isPath = py.contains(QLatin1Char('/')) || py.contains(QDir::separator());
+        const QFileInfo fi(py);
+        const bool ok
+            = isPath ? fi.isFile() && fi.isExecutable() : !QStandardPaths::findExecutable(py).isEmpty();
+        if (!ok)
+            return { QStringLiteral("python"),
+                QStringLiteral("Python: %1 is not an executable file%2 (empty: found automatically)")
+                    .arg(QDir::toNativeSeparators(py), isPath ? QString() : QStringLiteral(" on PATH")) };
+    }
+    return {};
+}
+
 } // namespace
 
 QString AgentSettings::defaultKeyEnv(const QString &protocol)
@@ -86,99 +199,26 @@ bool AgentSettings::parseDevices(const QString &text, QStringList *out, QString 
 
 AgentSettings::Problem AgentSettings::check() const
 {
+    // The agent's own fields first (the order the dialog shows them), then devices and workers.
+    Problem agentProblem;
     switch (agent.kind) {
     case AgentConfig::Kind::Tune:
         break;
-    case AgentConfig::Kind::Llm: {
-        if (agent.llmProtocol != QLatin1String("openai") && agent.llmProtocol != QLatin1String("anthropic"))
-            return { QStringLiteral("protocol"),
-                QStringLiteral("Protocol: expected openai or anthropic, not \"%1\"").arg(agent.llmProtocol) };
-        const QString base = agent.baseUrl.trimmed();
-        if (!base.isEmpty()) {
-            const QUrl url(base, QUrl::StrictMode);
-            const QString scheme = url.scheme().toLower();
-            if (!url.isValid() || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
-                || url.host().isEmpty())
-                return { QStringLiteral("baseUrl"),
-                    QStringLiteral(
-                        "Base URL: \"%1\" is not an http:// or https:// URL (e.g. http://localhost:8000/v1 "
-                        "for vLLM; empty for the protocol's public endpoint)")
-                        .arg(base) };
-            if (const QString secret = LlmProtocol::secretInUrl(url); !secret.isEmpty())
-                return { QStringLiteral("baseUrl"),
-                    QStringLiteral("Base URL: it carries a secret (%1); put the key in the Key field or an "
-                                   "environment variable, never in the URL")
-                        .arg(secret) };
-        }
-        if (agent.model.trimmed().isEmpty())
-            return { QStringLiteral("model"),
-                QStringLiteral(
-                    "Model: the LLM agent needs a model name (e.g. gpt-4.1, claude-sonnet-4-5, or the name "
-                    "your local server serves)") };
-        if (keySource == KeySource::Environment) {
-            static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
-            const QString env = agent.apiKeyEnv.trimmed();
-            if (env.isEmpty())
-                return { QStringLiteral("apiKeyEnv"),
-                    QStringLiteral(
-                        "API key variable: name the environment variable that holds the key (e.g. %1), "
-                        "or store a key here")
-                        .arg(defaultKeyEnv(agent.llmProtocol)) };
-            if (!name.match(env).hasMatch())
-                return { QStringLiteral("apiKeyEnv"),
-                    // Not echoed: what was typed may be the key itself.
-                    QStringLiteral(
-                        "API key variable: not an environment variable name (letters, digits and _, "
-                        "not starting with a digit); enter the variable's name, not the key") };
-        } else if (apiKey.trimmed().isEmpty()) {
-            return { QStringLiteral("apiKey"),
-                QStringLiteral("API key: enter the key to store, or take it from an environment variable") };
-        }
+    case AgentConfig::Kind::Llm:
+        agentProblem = llmProblem(*this);
+        break;
+    case AgentConfig::Kind::Command:
+        agentProblem = commandProblem(agent.commandTemplate);
+        break;
+    case AgentConfig::Kind::Replay:
+        agentProblem = replayProblem(agent.replayRun.trimmed());
         break;
     }
-    case AgentConfig::Kind::Command: {
-        if (agent.commandTemplate.trimmed().isEmpty())
-            return { QStringLiteral("command"),
-                QStringLiteral("Command: enter the program to run, e.g. mytool --prompt-file {prompt} "
-                               "--workdir {dir}") };
-        QString why;
-        if (CommandAgent::expand(agent.commandTemplate, {}, &why).isEmpty())
-            return { QStringLiteral("command"), QStringLiteral("Command: %1").arg(why) };
-        break;
-    }
-    case AgentConfig::Kind::Replay: {
-        const QString dir = agent.replayRun.trimmed();
-        if (dir.isEmpty())
-            return { QStringLiteral("replayRun"),
-                QStringLiteral("Replay run: choose the run directory whose proposals are replayed") };
-        if (!QFileInfo(dir).isDir())
-            return { QStringLiteral("replayRun"),
-                QStringLiteral("Replay run: %1 is not a directory").arg(QDir::toNativeSeparators(dir)) };
-        if (!QFileInfo(QDir(dir).filePath(QStringLiteral("run.json"))).isFile())
-            return { QStringLiteral("replayRun"),
-                QStringLiteral("Replay run: %1 has no run.json (not a run directory)")
-                    .arg(QDir::toNativeSeparators(dir)) };
-        break;
-    }
-    }
+    if (!agentProblem.isEmpty())
+        return agentProblem;
     if (const Problem p = devicesProblem(devices); !p.isEmpty())
         return p;
-    QString launcherError;
-    const WorkerLauncher workers = WorkerLauncher::parse(launcher, &launcherError);
-    if (!launcherError.isEmpty())
-        return { QStringLiteral("launcher"), QStringLiteral("Launcher: ") + launcherError };
-    const QString py = python.trimmed();
-    if (!py.isEmpty() && (workers.isLocal() || launcher.trimmed() == QLatin1String("local"))) {
-        const bool isPath = py.contains(QLatin1Char('/')) || py.contains(QDir::separator());
-        const QFileInfo fi(py);
-        const bool ok
-            = isPath ? fi.isFile() && fi.isExecutable() : !QStandardPaths::findExecutable(py).isEmpty();
-        if (!ok)
-            return { QStringLiteral("python"),
-                QStringLiteral("Python: %1 is not an executable file%2 (empty: found automatically)")
-                    .arg(QDir::toNativeSeparators(py), isPath ? QString() : QStringLiteral(" on PATH")) };
-    }
-    return {};
+    return workersProblem(launcher, python);
 }
 
 AgentSettings AgentSettings::fromRunJson(const QByteArray &runJson)
