@@ -97,6 +97,96 @@ bool contractFromRun(const QString &runDir, const QString &kernel, BenchRequest 
     return true;
 }
 
+// bench's options, added to `parser` on construction.
+struct BenchOptions
+{
+    explicit BenchOptions(QCommandLineParser &parser)
+    {
+        parser.addOptions({ device, dtype, quick, json, python, timeout, run, kernelName, help });
+    }
+
+    const QCommandLineOption device { QStringLiteral("device"),
+        QStringLiteral("cpu or cuda (default: cuda when a GPU is detected)"), QStringLiteral("DEVICE") };
+    const QCommandLineOption dtype { QStringLiteral("dtype"),
+        QStringLiteral("fp32, fp16 or bf16 (default: the kernel's TEST_DTYPES)"), QStringLiteral("DTYPE") };
+    const QCommandLineOption quick { QStringLiteral("quick"), QStringLiteral("fewer sizes and repetitions") };
+    const QCommandLineOption json { QStringLiteral("json"), QStringLiteral("print one JSON object") };
+    const QCommandLineOption python { QStringLiteral("python"),
+        QStringLiteral("the Python interpreter with torch (default: auto-detect)"), QStringLiteral("PY") };
+    const QCommandLineOption timeout { QStringLiteral("timeout"),
+        QStringLiteral("wall-clock limit in seconds (default %1)").arg(HarnessClient::kDefaultTimeLimitSec),
+        QStringLiteral("SEC") };
+    const QCommandLineOption run { QStringLiteral("run"),
+        QStringLiteral("judge against this run's folder contract (with --kernel), as the loop does"),
+        QStringLiteral("RUN_DIR") };
+    const QCommandLineOption kernelName { QStringLiteral("kernel"),
+        QStringLiteral("the run's kernel folder whose contract applies (e.g. 03-rmsnorm)"),
+        QStringLiteral("NAME") };
+    const QCommandLineOption help { { QStringLiteral("h"), QStringLiteral("help") },
+        QStringLiteral("show this help") };
+};
+
+// The request the command line asks for, checked in the order the options are documented; the usage
+// error ("bench: ...") when an argument is wrong, else empty.
+QString requestFrom(const QCommandLineParser &parser, const BenchOptions &o, BenchRequest *req)
+{
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        return QStringLiteral("bench: expected one KERNEL_PY, got %1").arg(positional.size());
+    req->kernelPath = QFileInfo(positional.first()).absoluteFilePath();
+    req->quick = parser.isSet(o.quick);
+    if (parser.isSet(o.device)) {
+        req->device = parser.value(o.device).toLower();
+        if (req->device != QLatin1String("cpu") && req->device != QLatin1String("cuda"))
+            return QStringLiteral("bench: --device must be cpu or cuda, not '%1'")
+                .arg(parser.value(o.device));
+    }
+    if (parser.isSet(o.dtype)) {
+        Precision p = Precision::FP32;
+        if (!parsePrecision(parser.value(o.dtype), &p)
+            || (p != Precision::FP32 && p != Precision::FP16 && p != Precision::BF16))
+            return QStringLiteral("bench: --dtype must be fp32, fp16 or bf16, not '%1'")
+                .arg(parser.value(o.dtype));
+        req->dtype = precisionName(p);
+    }
+    if (parser.isSet(o.timeout)) {
+        bool ok = false;
+        const double sec = parser.value(o.timeout).toDouble(&ok);
+        if (!ok || !(sec >= 1) || sec > 86400)
+            return QStringLiteral("bench: --timeout must be a number of seconds (1 to 86400), not '%1'")
+                .arg(parser.value(o.timeout));
+        req->timeLimitSec = int(std::ceil(sec));
+    }
+    const QFileInfo kernel(req->kernelPath);
+    if (!kernel.exists())
+        return QStringLiteral("bench: kernel file '%1' does not exist").arg(positional.first());
+    if (!kernel.isFile() || !kernel.isReadable())
+        return QStringLiteral("bench: '%1' is not a readable file").arg(positional.first());
+    if (parser.isSet(o.run) != parser.isSet(o.kernelName))
+        return QStringLiteral("bench: --run and --kernel go together");
+    if (parser.isSet(o.run)) {
+        QString why;
+        if (!contractFromRun(parser.value(o.run), parser.value(o.kernelName), req, &why))
+            return QStringLiteral("bench: ") + why;
+    }
+    return QString();
+}
+
+// The device and its peaks. Peaks come from this process's detection (NVML / CUDA driver / ROCm SMI,
+// no torch here); without --device, cuda when a GPU is detected.
+void resolveDevice(BenchRequest *req, bool deviceGiven)
+{
+    if (req->device == QLatin1String("cpu")) {
+        req->deviceInfo = cpuDevice();
+        return;
+    }
+    const DeviceInfo gpu = DeviceDetector::detect();
+    if (!deviceGiven)
+        req->device = gpu.available ? QStringLiteral("cuda") : QStringLiteral("cpu");
+    // --device cuda without a detected GPU: no peaks (torch may still see one, e.g. without NVML).
+    req->deviceInfo = gpu.available || deviceGiven ? gpu : cpuDevice();
+}
+
 } // namespace
 
 int runBench(const QStringList &args)
@@ -107,102 +197,31 @@ int runBench(const QStringList &args)
         "reference, in the user's Python. Exit code: 0 correct, 1 not correct (incorrect, error, timeout,\n"
         "crash), 2 usage or environment error."));
     parser.addPositionalArgument(QStringLiteral("KERNEL_PY"), QStringLiteral("the kernel file to benchmark"));
-    const QCommandLineOption device(QStringLiteral("device"),
-        QStringLiteral("cpu or cuda (default: cuda when a GPU is detected)"), QStringLiteral("DEVICE"));
-    const QCommandLineOption dtype(QStringLiteral("dtype"),
-        QStringLiteral("fp32, fp16 or bf16 (default: the kernel's TEST_DTYPES)"), QStringLiteral("DTYPE"));
-    const QCommandLineOption quick(QStringLiteral("quick"), QStringLiteral("fewer sizes and repetitions"));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("print one JSON object"));
-    const QCommandLineOption python(QStringLiteral("python"),
-        QStringLiteral("the Python interpreter with torch (default: auto-detect)"), QStringLiteral("PY"));
-    const QCommandLineOption timeout(QStringLiteral("timeout"),
-        QStringLiteral("wall-clock limit in seconds (default %1)").arg(HarnessClient::kDefaultTimeLimitSec),
-        QStringLiteral("SEC"));
-    const QCommandLineOption run(QStringLiteral("run"),
-        QStringLiteral("judge against this run's folder contract (with --kernel), as the loop does"),
-        QStringLiteral("RUN_DIR"));
-    const QCommandLineOption kernelName(QStringLiteral("kernel"),
-        QStringLiteral("the run's kernel folder whose contract applies (e.g. 03-rmsnorm)"),
-        QStringLiteral("NAME"));
-    const QCommandLineOption help(
-        { QStringLiteral("h"), QStringLiteral("help") }, QStringLiteral("show this help"));
-    parser.addOptions({ device, dtype, quick, json, python, timeout, run, kernelName, help });
-
+    const BenchOptions options(parser);
     if (!parser.parse(QStringList { QStringLiteral("autokernel-cli bench") } + args))
         return printUsageError(QStringLiteral("bench: ") + parser.errorText());
-    if (parser.isSet(help)) {
+    if (parser.isSet(options.help)) {
         QTextStream(stdout) << parser.helpText();
         return 0;
     }
-    const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1)
-        return printUsageError(
-            QStringLiteral("bench: expected one KERNEL_PY, got %1").arg(positional.size()));
-
     BenchRequest req;
-    req.kernelPath = QFileInfo(positional.first()).absoluteFilePath();
-    req.quick = parser.isSet(quick);
-    if (parser.isSet(device)) {
-        req.device = parser.value(device).toLower();
-        if (req.device != QLatin1String("cpu") && req.device != QLatin1String("cuda"))
-            return printUsageError(
-                QStringLiteral("bench: --device must be cpu or cuda, not '%1'").arg(parser.value(device)));
-    }
-    if (parser.isSet(dtype)) {
-        Precision p = Precision::FP32;
-        if (!parsePrecision(parser.value(dtype), &p)
-            || (p != Precision::FP32 && p != Precision::FP16 && p != Precision::BF16))
-            return printUsageError(QStringLiteral("bench: --dtype must be fp32, fp16 or bf16, not '%1'")
-                                       .arg(parser.value(dtype)));
-        req.dtype = precisionName(p);
-    }
-    if (parser.isSet(timeout)) {
-        bool ok = false;
-        const double sec = parser.value(timeout).toDouble(&ok);
-        if (!ok || !(sec >= 1) || sec > 86400)
-            return printUsageError(
-                QStringLiteral("bench: --timeout must be a number of seconds (1 to 86400), not '%1'")
-                    .arg(parser.value(timeout)));
-        req.timeLimitSec = int(std::ceil(sec));
-    }
-    const QFileInfo kernel(req.kernelPath);
-    if (!kernel.exists())
-        return printUsageError(
-            QStringLiteral("bench: kernel file '%1' does not exist").arg(positional.first()));
-    if (!kernel.isFile() || !kernel.isReadable())
-        return printUsageError(QStringLiteral("bench: '%1' is not a readable file").arg(positional.first()));
-    if (parser.isSet(run) != parser.isSet(kernelName))
-        return printUsageError(QStringLiteral("bench: --run and --kernel go together"));
-    if (parser.isSet(run)) {
-        QString why;
-        if (!contractFromRun(parser.value(run), parser.value(kernelName), &req, &why))
-            return printUsageError(QStringLiteral("bench: ") + why);
-    }
+    if (const QString usage = requestFrom(parser, options, &req); !usage.isEmpty())
+        return printUsageError(usage);
 
     QTextStream err(stderr);
     PythonLocator locator;
-    locator.setExplicit(parser.value(python));
+    locator.setExplicit(parser.value(options.python));
     const PythonLocator::Choice choice = locator.locate();
     if (!choice.ok()) {
         err << "autokernel-cli: bench: " << choice.error << Qt::endl;
         return 2;
     }
-
-    // Peaks come from this process's detection (NVML / CUDA driver / ROCm SMI, no torch here).
-    if (req.device == QLatin1String("cpu")) {
-        req.deviceInfo = cpuDevice();
-    } else {
-        const DeviceInfo gpu = DeviceDetector::detect();
-        if (!parser.isSet(device))
-            req.device = gpu.available ? QStringLiteral("cuda") : QStringLiteral("cpu");
-        // --device cuda without a detected GPU: no peaks (torch may still see one, e.g. without NVML).
-        req.deviceInfo = gpu.available || parser.isSet(device) ? gpu : cpuDevice();
-    }
+    resolveDevice(&req, parser.isSet(options.device));
 
     WorkerClient worker;
     worker.setPython(choice.python);
     HarnessClient harness(&worker);
-    const bool asJson = parser.isSet(json);
+    const bool asJson = parser.isSet(options.json);
     WorkerClient::ProgressFn progress;
     if (!asJson) {
         progress = [&err](const QString &message, double fraction) {
