@@ -104,6 +104,17 @@ DiffView::DiffView(QWidget *parent)
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setHorizontalSpacing(2);
     grid->setVerticalSpacing(2);
+    createSides(grid);
+    createViewActions();
+    addHeader(grid);
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(m_diffPage);
+    showMessage(tr("No commit selected"),
+        tr("Select an experiment in the commit list to see its change to kernel.py."));
+}
+
+void DiffView::createSides(QGridLayout *grid)
+{
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     const auto theme = syntaxTheme(palette());
     const auto python = syntaxRepository().definitionForName(tr("Python"));
@@ -135,7 +146,14 @@ DiffView::DiffView(QWidget *parent)
     for (DiffEditor *edit : m_editors)
         edit->setTabChangesFocus(true);
     setFocusProxy(m_editors[1]);
+    // A click on a folded "N unchanged lines" row shows the stretch.
+    for (int s = 0; s < 2; ++s)
+        connect(
+            m_editors[size_t(s)], &DiffEditor::blockClicked, this, [this](int block) { expandAt(block); });
+}
 
+void DiffView::createViewActions()
+{
     // Side-by-side or unified, a per-user preference like Qt Creator's diff editor switch.
     m_unifiedAction = new QAction(tr("Unified"), this);
     m_unifiedAction->setCheckable(true);
@@ -162,13 +180,13 @@ DiffView::DiffView(QWidget *parent)
         render();
         scrollToFirstChange();
     });
+}
+
+void DiffView::addHeader(QGridLayout *grid)
+{
     auto *foldButton = new QToolButton(m_diffPage);
     foldButton->setDefaultAction(m_foldAction);
     foldButton->setAutoRaise(true);
-
-    for (int s = 0; s < 2; ++s)
-        connect(
-            m_editors[size_t(s)], &DiffEditor::blockClicked, this, [this](int block) { expandAt(block); });
     auto *modeButton = new QToolButton(m_diffPage);
     modeButton->setDefaultAction(m_unifiedAction);
     modeButton->setAutoRaise(true);
@@ -179,10 +197,6 @@ DiffView::DiffView(QWidget *parent)
     rightHeader->addWidget(foldButton);
     rightHeader->addWidget(modeButton);
     grid->addLayout(rightHeader, 0, 1);
-    m_stack->addWidget(m_empty);
-    m_stack->addWidget(m_diffPage);
-    showMessage(tr("No commit selected"),
-        tr("Select an experiment in the commit list to see its change to kernel.py."));
 }
 
 DiffView::~DiffView() = default;

@@ -10,6 +10,7 @@
 #include <array>
 
 class QAction;
+class QGridLayout;
 class QLabel;
 class QStackedLayout;
 
@@ -77,6 +78,11 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    // The constructor's steps: both sides (title, editor, highlighter, scroll sync), the view's
+    // unified and fold switches, the title row with their buttons.
+    void createSides(QGridLayout *grid);
+    void createViewActions();
+    void addHeader(QGridLayout *grid);
     void syncScroll(int fromSide, Qt::Orientation orientation, int value);
     void scrollToFirstChange();
     void render();
