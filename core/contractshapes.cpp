@@ -1,5 +1,7 @@
 #include "contractshapes.h"
 
+#include <algorithm>
+
 namespace ak {
 
 namespace {
@@ -11,7 +13,51 @@ bool rowsAndCols(const Shape &s)
     return s.size() >= 2 && s.back() > 1;
 }
 
+// The operands of a matmul-class aten op: baddbmm/addmm carry the addend first.
+bool operands(const QString &op, const std::vector<Shape> &t, Shape *a, Shape *b)
+{
+    if ((op == QLatin1String("baddbmm") || op == QLatin1String("addmm")) && t.size() >= 3) {
+        *a = t[1];
+        *b = t[2];
+        return true;
+    }
+    if ((op == QLatin1String("bmm") || op == QLatin1String("matmul") || op == QLatin1String("mm"))
+        && t.size() >= 2) {
+        *a = t[0];
+        *b = t[1];
+        return true;
+    }
+    return false;
+}
+
+int64_t leading(const Shape &s)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i + 2 < s.size(); ++i)
+        n *= s[i];
+    return n;
+}
+
+// bmm: A[..., M, K] @ B[..., K, N] with the same leading dims, flattened into one batch. A broadcast
+// (A [1, M, K] against B [b, K, N], as torch.matmul allows) gives none: the expanded bmm row carries it.
+std::vector<Shape> batchedShapes(const QString &op, const std::vector<Shape> &t)
+{
+    Shape a, b;
+    if (!operands(op, t, &a, &b) || a.size() < 3 || b.size() != a.size()
+        || !std::equal(a.begin(), a.end() - 2, b.begin()) || a.back() != b[b.size() - 2])
+        return {};
+    const int64_t batch = leading(a);
+    return { Shape { batch, a[a.size() - 2], a.back() }, Shape { batch, b[b.size() - 2], b.back() } };
+}
+
 } // namespace
+
+bool ContractShapes::batchedRight(const OpCall &call)
+{
+    Shape a, b;
+    return operands(OpCall::bareOp(call.atenOp), call.tensorShapes(), &a, &b) && b.size() >= 3
+        && leading(b) > 1;
+}
 
 std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
 {
@@ -42,6 +88,8 @@ std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
         }
         return { a, b };
     }
+    if (opType == QLatin1String("bmm"))
+        return batchedShapes(op, t);
     if (opType == QLatin1String("flash_attention")) {
         if (t.size() >= 3 && t[0].size() == 4 && t[1].size() == 4 && t[2].size() == 4)
             return { t[0], t[1], t[2] };

@@ -28,7 +28,8 @@ bool RunCreator::isTarget(const QString &opType)
     static const QStringList targets
         = { QStringLiteral("matmul"), QStringLiteral("flash_attention"), QStringLiteral("softmax"),
               QStringLiteral("layernorm"), QStringLiteral("rmsnorm"), QStringLiteral("fused_mlp"),
-              QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"), QStringLiteral("reduce") };
+              QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"), QStringLiteral("reduce"),
+              QStringLiteral("bmm") };
     return targets.contains(opType);
 }
 
@@ -149,6 +150,9 @@ namespace {
 // ViT is a tenth of its time: "activation" alone names no kernel contract).
 QString targetType(const KernelRecord &k, const OpCall &call)
 {
+    // A matmul whose right operand is batched too (hand-written attention) is a bmm folder's.
+    if (k.opType == QLatin1String("matmul") && ContractShapes::batchedRight(call))
+        return QStringLiteral("bmm");
     if (RunCreator::isTarget(k.opType))
         return k.opType;
     if (k.opType == QLatin1String("activation")) {

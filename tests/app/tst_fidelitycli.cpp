@@ -1,9 +1,10 @@
 // #38 [fidelity] as a user meets it: `autokernel-cli profile` on a CPU model with the semantics real
 // models use (tests/agent/harness/fidelity_model.py: Gemma's (1 + w) RMSNorm with eps 1e-5, LayerNorm
 // eps 1e-6, a LayerNorm without bias, exact GELU, Linear with bias, NeoX rotary, attention as bmm +
-// scaled softmax). Every folder records the model's own call, plugs in at every site or is marked
-// "not pluggable" before the loop with its reason, and `status` says so; the judge takes the folder's
-// contract from the run, so a kernel.py that rewrites its CONTRACT literal is refused.
+// scaled softmax: two bmm folders, q @ k^T with a transposed right operand and P @ V). Every folder
+// records the model's own call, plugs in at every site or is marked "not pluggable" before the loop
+// with its reason, and `status` says so; the judge takes the folder's contract from the run, so a
+// kernel.py that rewrites its CONTRACT literal is refused.
 #include "runloader.h"
 #include "testfixtures.h"
 #include "testregistry.h"
@@ -14,6 +15,8 @@
 #include <QFile>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+
+#include <set>
 
 using namespace ak;
 using json = nlohmann::json;
@@ -140,6 +143,42 @@ private Q_SLOTS:
             QStringLiteral("--run"), m_run, QStringLiteral("--kernel"), KernelRecord::keyOf(folder) });
         QVERIFY2(r.exitCode != 0, qPrintable(r.out));
         QVERIFY2(r.out.contains(QLatin1String("CONTRACT")), qPrintable(r.out + r.err));
+    }
+
+    void batchedMatmulAttentionPlugs()
+    {
+        // Attention as torch.bmm (#38 item 3): q @ k.transpose(1, 2) (a transposed right operand, handed
+        // over as k's own storage) and P @ V (a contiguous one) are two bmm folders, both plugged; the
+        // rotary table's broadcast [1, 4, 1] @ [2, 1, 16] is the one batched matmul refused, with why.
+        std::set<bool> layouts;
+        int refused = 0;
+        QString transposed;
+        for (const json &k : folders("bmm")) {
+            const std::string state = k.value("state", "");
+            if (state == "unpluggable") {
+                ++refused;
+                const std::string why = k["contract"].value("refused", "");
+                QVERIFY2(why.find("broadcasting A [1, 4, 1] against B [2, 1, 16]") != std::string::npos,
+                    why.c_str());
+                continue;
+            }
+            QCOMPARE(state, std::string("waiting"));
+            layouts.insert(k["contract"]["attrs"]["b_transposed"].get<bool>());
+            if (k["contract"]["attrs"]["b_transposed"] == true)
+                transposed = QString::fromStdString(k["folder"].get<std::string>());
+        }
+        QCOMPARE(layouts, (std::set<bool> { false, true }));
+        QCOMPARE(refused, 1);
+        for (const json &k : folders("matmul")) // a batched right operand no longer lands in a matmul folder
+            QVERIFY2(k.value("state", "") != "unpluggable", k.dump().c_str());
+        const test::CliResult s = cli({ QStringLiteral("status"), m_run });
+        QVERIFY2(s.out.contains(QLatin1String("bmm (b_transposed yes)")), qPrintable(s.out));
+        // The judge takes the transposed folder's starter under the run's contract.
+        const test::CliResult r = cli({ QStringLiteral("bench"),
+            QDir(m_run).filePath(transposed + QStringLiteral("/kernel.py")), QStringLiteral("--device"),
+            QStringLiteral("cpu"), QStringLiteral("--quick"), QStringLiteral("--python"), test::testPython(),
+            QStringLiteral("--run"), m_run, QStringLiteral("--kernel"), KernelRecord::keyOf(transposed) });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     }
 };
 

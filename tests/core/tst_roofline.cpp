@@ -181,6 +181,35 @@ private Q_SLOTS:
             = ContractShapes::of("rotary_embedding", op("aten::mul", { { 2, 4, 64, 16 }, { 64, 16 } }, {}));
         QCOMPARE(shapes, (std::vector<S> { { 2, 4, 64, 32 }, { 64, 16 }, { 64, 16 } }));
     }
+
+    void contractShapesForBatchedMatmul()
+    {
+        // Hand-written attention: q @ k^T as the 4-D matmul and as the bmm it dispatches to: one folder's
+        // shapes, the leading dims flattened into the batch (B's logical [K, N], whatever its layout).
+        using S = ContractShapes::Shape;
+        const OpCall scores = op("aten::matmul", { { 2, 12, 64, 16 }, { 2, 12, 16, 64 } }, {});
+        QVERIFY(ContractShapes::batchedRight(scores));
+        const std::vector<S> want { { 24, 64, 16 }, { 24, 16, 64 } };
+        QCOMPARE(ContractShapes::of("bmm", scores), want);
+        const OpCall bmm = op("aten::bmm", { { 24, 64, 16 }, { 24, 16, 64 } }, {});
+        QVERIFY(ContractShapes::batchedRight(bmm));
+        QCOMPARE(ContractShapes::of("bmm", bmm), want);
+        QCOMPARE(ContractShapes::of(
+                     "bmm", op("aten::baddbmm", { { 24, 64, 64 }, { 24, 64, 16 }, { 24, 16, 64 } }, {})),
+            want);
+        // B shared by every row (x @ W, a linear): a matmul folder's, not a bmm one.
+        const OpCall linear = op("aten::matmul", { { 2, 64, 16 }, { 16, 32 } }, {});
+        QVERIFY(!ContractShapes::batchedRight(linear));
+        QVERIFY(!ContractShapes::batchedRight(op("aten::bmm", { { 1, 64, 16 }, { 1, 16, 32 } }, {})));
+        QVERIFY(ContractShapes::of("bmm", linear).empty());
+        // A broadcast against a batched B: routed to bmm, no shapes here (the expanded bmm row carries the
+        // folder, which the harness refuses with the reason); mismatched inner dims: none.
+        const OpCall broadcast = op("aten::matmul", { { 1, 4, 1 }, { 2, 1, 16 } }, {});
+        QVERIFY(ContractShapes::batchedRight(broadcast));
+        QVERIFY(ContractShapes::of("bmm", broadcast).empty());
+        QVERIFY(ContractShapes::of("bmm", op("aten::bmm", { { 2, 4, 8 }, { 2, 7, 16 } }, {})).empty());
+        QVERIFY(ContractShapes::of("bmm", op("aten::copy_", { { 2, 4, 8 }, { 2, 4, 8 } }, {})).empty());
+    }
 };
 
 AK_TEST_CLASS(RooflineTest)

@@ -66,6 +66,13 @@ def _matmul(spec, dtype, device, gen):
     return size, (A, B)
 
 
+def _bmm(spec, dtype, device, gen):
+    batch, M, N = 2, 32, 32
+    A = _values((batch, M, LONG), dtype, device, gen)
+    B = _values((batch, N, LONG) if "Bt" in spec.args else (batch, LONG, N), dtype, device, gen)
+    return {"batch": batch, "M": M, "N": N, "K": LONG}, (A, B)
+
+
 def _reduce(spec, dtype, device, gen):
     M = 64
     return {"M": M, "N": LONG}, (_values((M, LONG), dtype, device, gen),)
@@ -73,7 +80,7 @@ def _reduce(spec, dtype, device, gen):
 
 # op -> probe(spec, torch dtype, device, generator) -> (size, inputs). Positive sums suit every
 # matmul contract: the bias is positive and every activation is ~identity on large positive values.
-PROBES = {"matmul": _matmul, "reduce": _reduce}
+PROBES = {"matmul": _matmul, "bmm": _bmm, "reduce": _reduce}
 
 
 class ProbeCase(Case):

@@ -50,6 +50,7 @@ FUNCTION_OPS = {
     "silu": ("silu",),
     "reduce": ("sum",),
     "matmul": ("linear", "matmul", "__matmul__", "mm"),
+    "bmm": ("matmul", "__matmul__", "bmm"),
 }
 MODULE_OPS = ("rmsnorm", "fused_mlp", "rotary_embedding")
 RMSNORM_EPS = 1e-6          # the default rmsnorm contract (a kernel without CONTRACT)
@@ -60,6 +61,7 @@ DEFAULT_ATTRS = {
     "layernorm": {"eps": LAYERNORM_EPS, "bias": True},
     "flash_attention": {"causal": True, "scale": None, "kv_heads": None},
     "matmul": {"bias": False, "activation": "none"},
+    "bmm": {"b_transposed": False},
     "gelu": {"approximate": "tanh"},
     "rotary_embedding": {"layout": "interleaved"},
 }
@@ -127,6 +129,7 @@ class Kernel:
         self.callable = callable or (self.contract or {}).get("callable") or ""
         self.routed = 0
         self.fallbacks = {}                 # reason -> count
+        self.others = {}                    # reason -> count: calls another folder's contract takes
         self.plugged_sites = []
         self.unplugged = {}                 # site -> reason
         self.call_note = ""                 # how a compiled model calls it (as_custom_ops), "" in eager
@@ -140,6 +143,8 @@ class Kernel:
                "plugged_sites": list(self.plugged_sites),
                "unplugged_sites": dict(self.unplugged), "routed_calls": self.routed,
                "fallback_calls": dict(self.fallbacks)}
+        if self.others:
+            out["other_calls"] = dict(self.others)
         if self.call_note:
             out["call"] = self.call_note
         return out
@@ -349,6 +354,8 @@ def _matmul(k, args, kwargs):
         return _linear_call(k, x, w, b)
     a, bmat = args[0], args[1]
     if not isinstance(bmat, torch.Tensor) or bmat.dim() != 2 or not isinstance(a, torch.Tensor) or a.dim() < 2:
+        if isinstance(bmat, torch.Tensor) and bmat.dim() > 2 and math.prod(bmat.shape[:-2]) > 1:
+            return _other(k, "a matmul with a batched right operand (a bmm folder's call)")
         return k.fallback("a batched matmul (the kernel multiplies [M, K] by [K, N])")
     why = _fits(k, a, bmat)
     if why:
@@ -356,6 +363,49 @@ def _matmul(k, args, kwargs):
     if k.attrs.get("bias"):
         return k.fallback("a matmul without a bias, the kernel adds one")
     return k.run(_rows(a).contiguous(), bmat.contiguous()).view(*a.shape[:-1], bmat.shape[1])
+
+
+def _other(k, reason):
+    """A call at the site that is not this kernel's but another folder's (attention's q @ k^T beside
+    probs @ v): left to PyTorch, counted apart from fallbacks."""
+    k.others[reason] = k.others.get(reason, 0) + 1
+    return None
+
+
+def b_transposed(b):
+    """The right operand is the transpose of a contiguous tensor's last two dims (`k.transpose(-2, -1)`):
+    the rule the harness's bmm contract reads from the profiler's recorded strides."""
+    return (b.dim() >= 2 and not b.is_contiguous() and b.stride(-2) == 1 and b.stride(-1) != 1
+            and b.shape[-1] > 1 and b.shape[-2] > 1)
+
+
+def _bmm(k, args, kwargs):
+    """torch.matmul / torch.bmm / `@` of A[..., M, K] and B[..., K, N] with the same leading dims, routed as
+    kernel_fn(A[batch, M, K], B[batch, K, N]), or kernel_fn(A, Bt[batch, N, K]) under b_transposed: Bt is
+    B's own storage when B is `k.transpose(-2, -1)` of a contiguous k (no copy)."""
+    kwargs.pop("__name", "")
+    a = args[0] if args else kwargs.pop("input", None)
+    b = args[1] if len(args) > 1 else kwargs.pop("other", kwargs.pop("mat2", None))
+    if kwargs:
+        return k.fallback("a batched matmul with %s (the kernel returns a new tensor)" % ", ".join(sorted(kwargs)))
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        return k.fallback("an argument is not a tensor")
+    if b.dim() < 3 or math.prod(b.shape[:-2]) == 1:
+        return _other(k, "a matmul with an unbatched right operand (a matmul folder's call)")
+    if a.dim() != b.dim() or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        return k.fallback("a batched matmul broadcasting A %s against B %s (the kernel takes one batch)"
+                          % (list(a.shape), list(b.shape)))
+    why = _fits(k, a, b)
+    if why:
+        return k.fallback(why)
+    bt = bool(k.attrs.get("b_transposed", False))
+    if b_transposed(b) != bt:
+        return _other(k, "a right operand %s (another bmm folder's layout)"
+                      % ("transposed" if not bt else "not transposed"))
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    a3 = a.reshape(-1, M, K).contiguous()
+    b3 = b.transpose(-2, -1).reshape(-1, N, K) if bt else b.reshape(-1, K, N)
+    return k.run(a3, b3.contiguous()).view(*a.shape[:-2], M, N)
 
 
 class _FusedMarks:
@@ -415,6 +465,7 @@ def _skip_activation(k, args, kwargs):
 
 ADAPTERS = {"softmax": _softmax, "layernorm": _layer_norm, "flash_attention": _sdpa,
             "cross_entropy": _cross_entropy, "gelu": _gelu, "silu": _silu, "reduce": _sum, "matmul": _matmul,
+            "bmm": _bmm,
             "_skip_activation": _skip_activation}
 
 
@@ -646,6 +697,7 @@ class Plugged:
         self._buffers = []
         self._handles, self._forwards = [], []
         self._patched = []                  # (globals dict, name, original function)
+        self._mode_stacks = []              # each call-site hook's entered route modes
         self._marks = None
         self._wrapped_acts = set()
         modules = dict(model.named_modules())
@@ -823,6 +875,7 @@ class Plugged:
 
     def _hook(self, module, routes):
         stack, nested = [], [0]
+        self._mode_stacks.append(stack)     # a forward that raised never ran `post`: restore() exits its mode
 
         def pre(mod, inputs):
             mode = _Route(routes, nested)
@@ -849,6 +902,10 @@ class Plugged:
         for h in self._handles:
             h.remove()
         self._handles = []
+        for stack in getattr(self, "_mode_stacks", ()):
+            while stack:
+                stack.pop().__exit__(None, None, None)
+        self._mode_stacks = []
         for g, name, original in reversed(self._patched):
             g[name] = original
         self._patched = []
@@ -912,11 +969,12 @@ FAKE_SHAPES = {
     "flash_attention": lambda attrs, q, k, v: _attention_shape(q, k, v),
     "rotary_embedding": lambda attrs, x, cos, sin: _rotary_shape(x, cos, sin),
     "matmul": lambda attrs, a, b, *bias: _matmul_shape(a, b, bias),
+    "bmm": lambda attrs, a, b: _bmm_shape(a, b, attrs.get("b_transposed", False)),
     "reduce": lambda attrs, x: tuple(x[:-1]),
     "cross_entropy": lambda attrs, logits, targets: _cross_entropy_shape(logits, targets),
     "fused_mlp": lambda attrs, x, g, u, d: _mlp_shape(x, g, u, d),
 }
-_ARITY = {"softmax": 1, "gelu": 1, "silu": 1, "reduce": 1, "matmul": 2, "rmsnorm": 2, "cross_entropy": 2,
+_ARITY = {"softmax": 1, "gelu": 1, "silu": 1, "reduce": 1, "matmul": 2, "rmsnorm": 2, "cross_entropy": 2, "bmm": 2,
           "layernorm": 3, "flash_attention": 3, "rotary_embedding": 3, "fused_mlp": 4}
 
 
@@ -943,6 +1001,14 @@ def _matmul_shape(a, b, bias):
         raise ValueError("a %s, b %s%s do not multiply as [M, K] x [K, N] (+ bias[N])"
                          % (list(a), list(b), "".join(", bias %s" % list(c) for c in bias)))
     return (a[0], b[1])
+
+
+def _bmm_shape(a, b, bt):
+    kn = (b[2], b[1]) if bt and len(b) == 3 else tuple(b[1:])
+    if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[2] != kn[0]:
+        raise ValueError("a %s, %s %s do not multiply as [batch, M, K] x %s" % (
+            list(a), "bt" if bt else "b", list(b), "[batch, N, K]^T" if bt else "[batch, K, N]"))
+    return (a[0], a[1], kn[1])
 
 
 def _cross_entropy_shape(logits, targets):

@@ -7,7 +7,8 @@ args  {model_path, device, dtype, kernels: [{name, op_type, path, sites: [module
       used when the kernel's CONTRACT literal (the attributes only) does not carry it.
 reply {model_path, device, dtype, seed, seconds,
        kernels: [{name, op_type, attrs, plugged_sites, unplugged_sites: {site: reason}, routed_calls,
-                  fallback_calls: {reason: n}, parity: {ok, max_err, eager_err, worst_output},
+                  fallback_calls: {reason: n}, other_calls?: {reason: n} (another folder's calls at the
+                  site, left to PyTorch: not a fallback), parity: {ok, max_err, eager_err, worst_output},
                   pluggable, reason}]}
 
 pluggable: every site plugged, routed_calls > 0, no fallback call, parity ok (verify.py's parity():
@@ -106,6 +107,8 @@ def check(original, kernels, seed):
         report = kernel.report()
         entry.update({"plugged_sites": report["plugged_sites"], "unplugged_sites": report["unplugged_sites"],
                       "routed_calls": report["routed_calls"], "fallback_calls": report["fallback_calls"]})
+        if report.get("other_calls"):       # calls another folder's contract takes (P @ V beside Q @ K^T)
+            entry["other_calls"] = report["other_calls"]
         if raised is not None:
             entry["parity"] = {"ok": False, "max_err": None, "raised": raised}
         else:

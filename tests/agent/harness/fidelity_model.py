@@ -2,7 +2,8 @@
 eps 1e-5, nn.LayerNorm eps 1e-6 and a functional layer_norm without bias, NeoX rotary through
 transformers-style rotate_half / apply_rotary_pos_emb functions (cos/sin [B, S, D]), attention as
 F.scaled_dot_product_attention (not causal, an explicit scale) in layer 0 and as bmm + scaled softmax in
-layer 1, nn.Linear with bias, exact nn.GELU(). Used by test_plugcheck.py through akprofile and the
+layer 1 (torch.bmm of q and k.transpose(1, 2): a transposed right operand; of the probabilities and v: a
+contiguous one; torch 1.13 has no F.scaled_dot_product_attention, and there layer 0 is the same), nn.Linear with bias, exact nn.GELU(). Used by test_plugcheck.py through akprofile and the
 plugcheck op, as a user's model file would be."""
 
 import math
@@ -11,7 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-B, S, DIM, HEADS = 2, 8, 32, 4
+B, S, DIM, HEADS = 2, 16, 32, 4      # S != head dim: the scores and P @ V are two bmm shapes
 HEAD_DIM = DIM // HEADS
 SCALE = 0.5 / math.sqrt(HEAD_DIM)       # not the default 1/sqrt(D)
 

@@ -204,7 +204,7 @@ class Facts(unittest.TestCase):
         self.assertEqual(c["args"]["is_causal"], False)
         self.assertIsNone(c["args"]["attn_mask"])
         self.assertAlmostEqual(c["args"]["scale"], 0.5 / math.sqrt(8))
-        self.assertEqual(c["tensors"][0]["shape"], [2, 4, 8, 8])
+        self.assertEqual(c["tensors"][0]["shape"], [2, 4, 16, 8])
         self.assertFalse(c["tensors"][0]["contiguous"])     # q after transpose(1, 2): its layout is recorded
         softmax = self.call("layers.1.attn", "functional.softmax")
         self.assertEqual(softmax["args"]["dim"], -1)
@@ -224,7 +224,7 @@ class Facts(unittest.TestCase):
         self.assertEqual(c["args"]["layout"], "neox")
         self.assertEqual(c["args"]["unsqueeze_dim"], 1)
         self.assertEqual([t["arg"] for t in c["tensors"]], ["q", "k", "cos", "sin"])
-        self.assertEqual(c["tensors"][2]["shape"], [2, 8, 8])
+        self.assertEqual(c["tensors"][2]["shape"], [2, 16, 8])
 
     def test_rows_with_different_facts_do_not_merge(self):
         # The two layer_norm sites (bias / no bias) run the same aten op on the same shapes: two rows.

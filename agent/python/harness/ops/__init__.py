@@ -1,10 +1,10 @@
 """Registry of op types. Importing this package needs no torch."""
 
-from . import (cross_entropy, flash_attention, fused_mlp, gelu, layernorm, matmul, reduce,
+from . import (bmm, cross_entropy, flash_attention, fused_mlp, gelu, layernorm, matmul, reduce,
                rmsnorm, rotary_embedding, silu, softmax)
 
 _MODULES = (matmul, softmax, layernorm, rmsnorm, flash_attention, fused_mlp, cross_entropy,
-            rotary_embedding, reduce, gelu, silu)
+            rotary_embedding, reduce, gelu, silu, bmm)
 
 OPS = {m.SPEC.name: m.SPEC for m in _MODULES}
 
@@ -12,7 +12,8 @@ OPS = {m.SPEC.name: m.SPEC for m in _MODULES}
 ALIASES = {"attention": "flash_attention", "sdpa": "flash_attention", "rotary": "rotary_embedding",
            "rope": "rotary_embedding", "swiglu": "fused_mlp", "mlp": "fused_mlp",
            "layer_norm": "layernorm", "rms_norm": "rmsnorm", "sum": "reduce", "mm": "matmul",
-           "gemm": "matmul", "crossentropy": "cross_entropy"}
+           "gemm": "matmul", "crossentropy": "cross_entropy",
+           "batched_matmul": "bmm", "batch_matmul": "bmm"}
 
 
 def get(name):

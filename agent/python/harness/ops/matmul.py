@@ -97,8 +97,8 @@ def site_attrs(fact):
         for d in shape[:-2]:
             lead *= int(d)
         if lead > 1:
-            raise Refused("%s: batched matmul with a batched right operand %s: not supported (B[K, N] shared "
-                          "by every row)" % (where, list(shape)))
+            raise Refused("%s: batched matmul with a batched right operand %s: not a matmul folder's (B[K, N] "
+                          "shared by every row; a bmm folder takes it)" % (where, list(shape)))
     act = fact.get("activation", pick(args, "activation")[1])
     if isinstance(act, dict):
         act = "gelu_tanh" if act.get("name") == "gelu" and act.get("approximate") == "tanh" else act.get("name")
