@@ -44,6 +44,11 @@ VARIANTS = [
     ("matmul", {"bias": True, "activation": "none"}, [[12608, 768], [768, 2304]]),
     ("matmul", {"bias": True, "activation": "gelu"}, [[12608, 768], [768, 3072]]),
     ("matmul", {"bias": False, "activation": "silu"}, [[4096, 2048], [2048, 5632]]),
+    # Hand-written attention (bmm): ViT-B/16's q @ k^T (k's own storage) and P @ V, GPT-2's at 1024 tokens.
+    ("bmm", {"b_transposed": True}, [[64, 12, 197, 64], [64, 12, 64, 197]]),
+    ("bmm", {"b_transposed": False}, [[64, 12, 197, 197], [64, 12, 197, 64]]),
+    ("bmm", {"b_transposed": True}, [[8, 12, 1024, 64], [8, 12, 64, 1024]]),
+    ("bmm", {"b_transposed": False}, [[8, 12, 1024, 1024], [8, 12, 1024, 64]]),
 ]
 
 
