@@ -2,6 +2,8 @@
 
 #include "atomicfile.h"
 #include "gitrepo.h"
+#include "numberformat.h"
+#include "runheadline.h"
 #include "runloader.h"
 #include "runstats.h"
 #include "svgchart.h"
@@ -107,17 +109,32 @@ QString RunReport::summary(const RunSnapshot &run)
             "<div class=\"sub\">%4</div></div>")
             .arg(id, label.toHtmlEscaped(), value.toHtmlEscaped(), note.toHtmlEscaped());
     };
-    QString s = QStringLiteral("<h2>Summary</h2><div class=\"cards\">");
+    QString s = QStringLiteral("<h2>Summary</h2>");
+    // Three parts, never one number (#41): the starters over PyTorch, the loop on top of them, what
+    // was measured in the model (RunHeadline: the window and the presentation say the same).
+    const RunHeadline headline = RunHeadline::of(run);
+    if (!headline.recording.isEmpty())
+        s += QStringLiteral("<p id=\"recording\"><b>%1</b> · %2</p>")
+                 .arg(headline.recordingLabel().toHtmlEscaped(), headline.recording.toHtmlEscaped());
+    s += QStringLiteral("<div class=\"cards\">");
+    s += card(QStringLiteral("starters"), QStringLiteral("Starters over PyTorch, projected"),
+        headline.startersText(),
+        QStringLiteral("model time with PyTorch's kernels ÷ with the starters (%1 kernel(s), Amdahl)")
+            .arg(headline.startersMeasured));
+    QStringList gains;
+    for (const RunHeadline::LoopGain &g : headline.gains)
+        gains << QStringLiteral("%1 %2").arg(g.kernel, formatSignedPercent(g.pct()));
+    s += card(QStringLiteral("loop"), QStringLiteral("Loop on top, projected"), headline.loopText(),
+        QStringLiteral("model time with the starters ÷ with the kept heads, each on its own latency (%1)")
+            .arg(gains.isEmpty() ? QStringLiteral("nothing kept yet") : gains.join(QStringLiteral(", "))));
     const auto &v = run.verification;
     s += card(QStringLiteral("measured"), QStringLiteral("Model speedup, measured"),
         v ? ratio(v->modelSpeedup) : QStringLiteral("not verified"),
-        v ? QStringLiteral("eager + %1 kernel(s) vs eager, parity %2")
+        v ? QStringLiteral("%1: eager + %2 kernel(s) ÷ eager, parity %3")
+                .arg(headline.measuredText().section(QLatin1Char(' '), 1))
                 .arg(v->finalSet.size())
                 .arg(v->parityOk ? QStringLiteral("ok") : QStringLiteral("FAILED"))
-          : QStringLiteral("autokernel-cli verify measures it"));
-    s += card(QStringLiteral("projected"), QStringLiteral("Model speedup, projected"),
-        ratio(run.projectedSpeedup()),
-        QStringLiteral("Amdahl over each kernel's share and its head's speedup"));
+          : QStringLiteral("nothing measured in the model; autokernel-cli verify measures it"));
     s += card(QStringLiteral("experiments"), QStringLiteral("Experiments"), QString::number(stats.attempts),
         stats.countsText());
     s += card(QStringLiteral("kernels"), QStringLiteral("Kernels"), QString::number(run.kernels.size()),

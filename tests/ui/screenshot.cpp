@@ -7,7 +7,8 @@
 // --model-chart: the chart's Model tab (the model's speedup over the run) instead of the kernel's.
 // --review: the review pass: Show Pending Only on and the first pending experiment selected (Next
 // Pending), so the Accept / Reject buttons are live.
-// --present: View ▸ Presentation, grabbed at 1600×1000 instead of the window.
+// --present: View ▸ Presentation, grabbed at the window's size instead of the window.
+// --size=WxH: the window's size, 1600x1000 unless given (docs/ is taken at 1280x800).
 // --kernel=TEXT: select the first kernel with a cell reading TEXT (its op, say) instead of the top one,
 // and its newest experiment, with the commit list widened to its descriptions (one kernel's search).
 #include "diffview.h"
@@ -40,7 +41,15 @@ int main(int argc, char **argv)
         return 2;
     const QString out = args.at(1);
     ak::MainWindow w;
-    w.resize(1600, 1000);
+    // --size=WxH: the window's size (default 1600×1000); docs/ takes 1280×800, the smallest screen
+    // the window is laid out for.
+    QSize size(1600, 1000);
+    const int sizeArg = int(args.indexOf(QRegularExpression(QStringLiteral("^--size=\\d+x\\d+$"))));
+    if (sizeArg > 0) {
+        const QStringList wh = args.at(sizeArg).mid(7).split(QLatin1Char('x'));
+        size = QSize(wh.at(0).toInt(), wh.at(1).toInt());
+    }
+    w.resize(size);
     w.show();
     const bool present = args.contains(QStringLiteral("--present"));
     auto save = [&] {
@@ -116,7 +125,7 @@ int main(int argc, char **argv)
         if (present) {
             w.present();
             w.presentation()->showNormal();
-            w.presentation()->resize(1600, 1000);
+            w.presentation()->resize(size);
         }
         save();
     });

@@ -259,6 +259,14 @@ private Q_SLOTS:
             const QString label = test::named<QLabel>(&w, "SummaryRecording")->text();
             QVERIFY2(
                 label.contains(QStringLiteral("NVIDIA")), qPrintable(name + QStringLiteral(": ") + label));
+            // Labelled as a recording, and whether it was measured in the model (#41).
+            QVERIFY2(label.contains(QStringLiteral("Recording (verified"))
+                    || label.contains(QStringLiteral("Recording (not verified in the model)")),
+                qPrintable(name + QStringLiteral(": ") + label));
+            const QString model = test::named<QLabel>(&w, "SummaryModel")->text();
+            QVERIFY2(model.startsWith(QStringLiteral("Starters <b>"))
+                    && model.contains(QStringLiteral(" · loop <b>")),
+                qPrintable(name + QStringLiteral(": ") + model));
         }
     }
 };

@@ -6,6 +6,7 @@
 #include "modelspeedupchart.h"
 #include "numberformat.h"
 #include "presentationview.h"
+#include "runheadline.h"
 #include "runsummarybar.h"
 #include "runworkspace.h"
 #include "testfixtures.h"
@@ -71,8 +72,13 @@ private Q_SLOTS:
         QVERIFY(p->isVisible());
         QVERIFY(p->isFullScreen());
         QVERIFY(p->font().pointSizeF() > w.font().pointSizeF() * 1.3); // large type
-        // Not verified: the headline is the projection, and the note says it is one.
-        QCOMPARE(p->headline(), formatRatio(run->projectedSpeedup()));
+        // Not verified: the headline is the two projections, starters and loop, never one mixed figure.
+        const RunHeadline headline = RunHeadline::of(*run);
+        QCOMPARE(p->headline(),
+            QStringLiteral("starters %1 · loop %2").arg(headline.startersText(), headline.loopText()));
+        QVERIFY(test::named<QLabel>(p, "PresentationHeadlineNote")
+                    ->text()
+                    .contains(QStringLiteral("not measured")));
         QVERIFY(p->modelChart()->isShowingChart());
         // The newest change that moved a kernel forward (6, pending on softmax), and its kernel charted.
         QCOMPARE(p->shownExperiment(), 6);

@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 #include "modelfixture.h"
 #include "numberformat.h"
+#include "runheadline.h"
 #include "runstats.h"
 #include "runsummarybar.h"
 #include "runworkspace.h"
@@ -48,11 +49,15 @@ private Q_SLOTS:
         QCOMPARE(test::named<QLabel>(&bar, "SummaryCounts")->text(),
             QStringLiteral(
                 "6 experiments: 2 kept · 1 pending · 1 reverted · 1 failed · 0 rejected · 1 running"));
-        QVERIFY2(
-            test::named<QLabel>(&bar, "SummaryModel")
-                ->text()
-                .contains(formatRatio(run->projectedSpeedup()) + QStringLiteral(" projected · not verified")),
-            qPrintable(test::named<QLabel>(&bar, "SummaryModel")->text()));
+        // The headline in three parts (#41): starters over PyTorch, the loop on top, the model.
+        const RunHeadline headline = RunHeadline::of(*run);
+        QCOMPARE(test::named<QLabel>(&bar, "SummaryModel")->text(),
+            QStringLiteral("Starters <b>%1</b> · loop <b>%2</b> · model not verified")
+                .arg(headline.startersText(), headline.loopText()));
+        QVERIFY(headline.startersText() != QStringLiteral("—"));
+        QVERIFY(headline.loopText().startsWith(QLatin1Char('+'))); // 01-matmul kept: 100/1.0 → 100/1.5 µs
+        QVERIFY2(test::named<QLabel>(&bar, "SummaryModel")->toolTip().contains(QStringLiteral("÷")),
+            qPrintable(test::named<QLabel>(&bar, "SummaryModel")->toolTip()));
         QCOMPARE(test::named<QLabel>(&bar, "SummaryLoop")->text(), QStringLiteral("No loop running"));
         bar.setLoop(QStringLiteral("in this window"));
         QCOMPARE(test::named<QLabel>(&bar, "SummaryLoop")->text(),

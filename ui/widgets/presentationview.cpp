@@ -4,6 +4,7 @@
 #include "diffview.h"
 #include "modelspeedupchart.h"
 #include "numberformat.h"
+#include "runheadline.h"
 #include "runstats.h"
 #include "runsummarybar.h"
 #include "throughputchart.h"
@@ -126,21 +127,27 @@ void PresentationView::setSnapshot(const RunSnapshotPtr &snapshot)
         return;
     const RunSnapshot &run = *snapshot;
     const QString name = QFileInfo(run.model).fileName();
-    m_title->setText(tr("%1 on %2%3")
-                         .arg(name.isEmpty() ? run.model : name,
-                             run.device.name.isEmpty() ? tr("an unrecorded device") : run.device.name,
-                             run.recording.isEmpty() ? QString() : tr(" — a recording")));
-    const double projected = run.projectedSpeedup();
-    if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
-        m_headline->setText(formatRatio(run.verification->modelSpeedup));
-        m_headlineNote->setText(
-            tr("whole model, measured end to end (projected %1)").arg(formatRatio(projected)));
+    m_title->setText(
+        tr("%1 on %2%3")
+            .arg(name.isEmpty() ? run.model : name,
+                run.device.name.isEmpty() ? tr("an unrecorded device") : run.device.name,
+                run.recording.isEmpty() ? QString()
+                                        : QStringLiteral(" — ") + RunHeadline::of(run).recordingLabel()));
+    // The big number is what was measured in the model; without a verification it is the two
+    // projections side by side, never one figure that mixes the starters with the loop (#41).
+    const RunHeadline headline = RunHeadline::of(run);
+    const QString parts = tr("starters %1 · loop %2").arg(headline.startersText(), headline.loopText());
+    if (headline.verified) {
+        m_headline->setText(formatRatio(headline.measured));
+        m_headlineNote->setText(tr("whole model, %1 · projected: %2")
+                                    .arg(headline.measuredText().section(QLatin1Char(' '), 1), parts));
     } else {
-        m_headline->setText(
-            std::isfinite(projected) && projected > 0 ? formatRatio(projected) : QStringLiteral("—"));
-        m_headlineNote->setText(tr("whole model, projected from each kernel's share and best kept "
-                                   "version; not measured yet (Model ▸ Verify)"));
+        m_headline->setText(parts);
+        m_headlineNote->setText(tr("projected from each kernel's share: the starters over PyTorch, the loop "
+                                   "on top of them; not measured in the model yet (Model ▸ Verify)"));
     }
+    m_headline->setToolTip(headline.explanation());
+    m_headlineNote->setToolTip(headline.explanation());
     m_summary->setSnapshot(run);
     m_modelChart->setSnapshot(run);
 

@@ -1,6 +1,7 @@
 #include "runsummarybar.h"
 
 #include "numberformat.h"
+#include "runheadline.h"
 #include "runloader.h"
 #include "runstats.h"
 
@@ -49,26 +50,22 @@ RunSummaryBar::RunSummaryBar(QWidget *parent)
 
 void RunSummaryBar::setSnapshot(const RunSnapshot &run)
 {
-    const double projected = run.projectedSpeedup();
-    const QString projectedText
-        = std::isfinite(projected) && projected > 0 ? formatRatio(projected) : QStringLiteral("—");
-    if (run.verification && std::isfinite(run.verification->modelSpeedup)) {
-        m_model->setText(tr("Model <b>%1</b> measured · %2 projected")
-                             .arg(formatRatio(run.verification->modelSpeedup), projectedText));
-        m_model->setToolTip(QStringLiteral(
-            "Measured by verify: eager + the final set (%1 kernel(s)) against eager, parity %2. "
-            "Projected: each kernel's share and its head's speedup (Amdahl).")
-                                .arg(run.verification->finalSet.size())
-                                .arg(run.verification->parityOk ? QStringLiteral("ok") : tr("FAILED")));
-    } else {
-        m_model->setText(tr("Model %1 projected · not verified").arg(projectedText));
-        m_model->setToolTip(
-            QStringLiteral("Projected: each kernel's share and its head's speedup (Amdahl). Model ▸ Verify "
-                           "measures the kernels inside the model."));
-    }
-    // A recording says so first: its numbers are another machine's, its loop ran there.
+    // Three parts never merged into one number (#41): the starters over PyTorch, the loop's gain on
+    // top of them, and what was measured in the model (RunHeadline says what each divides by).
+    const RunHeadline headline = RunHeadline::of(run);
+    m_model->setText(
+        tr("Starters <b>%1</b> · loop <b>%2</b> · model %3")
+            .arg(headline.startersText(), headline.loopText(),
+                headline.verified
+                    ? QStringLiteral("<b>%1</b> %2")
+                          .arg(formatRatio(headline.measured),
+                              headline.measuredText().section(QLatin1Char(' '), 1).toHtmlEscaped())
+                    : headline.measuredText().toHtmlEscaped()));
+    m_model->setToolTip(headline.explanation());
+    // A recording says so first, verified or not: its numbers are another machine's, its loop ran there.
     m_recording->setVisible(!run.recording.isEmpty());
-    m_recording->setText(tr("<b>Recording</b> · %1 ·").arg(run.recording.toHtmlEscaped()));
+    m_recording->setText(
+        tr("<b>%1</b> · %2 ·").arg(headline.recordingLabel().toHtmlEscaped(), run.recording.toHtmlEscaped()));
     m_recording->setToolTip(
         tr("Restored from a recording that ships with the app; View ▸ Replay Run plays it "
            "back as it happened."));
