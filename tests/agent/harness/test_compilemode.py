@@ -195,6 +195,75 @@ class VerifyMode(unittest.TestCase):
             self.assertEqual(verify.site_times(d), {"01-matmul": 12.5, "02-softmax": 1.0})
 
 
+class _FakeTimer:
+    """Times variants from a table of per-forward us (each variant's kernels decide its time), as
+    verify's _Timer.compare does: {variant: median}, {variant: samples}."""
+
+    def __init__(self, cost, prepared):
+        self.cost, self.prepared = cost, prepared
+
+    def compare(self, variants, rounds):
+        samples = {v: [self.cost(self.prepared[v]) + 0.01 * r for r in range(rounds)] for v in variants}
+        return {v: s[len(s) // 2] for v, s in samples.items()}, samples
+
+
+class _FakeRunner:
+    def __init__(self):
+        self.released = []
+
+    def request(self, msg):
+        assert msg["op"] == "release", msg
+        self.released.append(msg["variant"])
+        return {"ok": True}
+
+
+class CompileSelection(unittest.TestCase):
+    """The selection under compile without torch.compile: which compiled variants are asked for, what is
+    freed, and which kernels stay (leave-one-out, then the set against compile alone)."""
+
+    # Under compile: fast_rms saves 100 us, slow_mm costs 50 us (inductor's own matmul + fusion wins).
+    SAVES = {"fast_rms": 100.0, "slow_mm": -50.0}
+
+    def setUp(self):
+        self.prepared, self.runner = {}, _FakeRunner()
+        self.timer = _FakeTimer(lambda ks: 1000.0 - sum(self.SAVES[k] for k in ks), self.prepared)
+
+    def prepare(self, variant, names):
+        self.prepared[variant] = tuple(names)
+
+    def test_leave_one_out_compiles_with_all_and_without_each_then_frees_them(self):
+        e = verify._leave_one_out(self.timer, self.runner, self.prepare, "compile", "compile+ours",
+                                  "compile-without:", ["fast_rms", "slow_mm"], 5)
+        self.assertEqual(self.prepared["compile"], ())
+        self.assertEqual(self.prepared["compile+ours"], ("fast_rms", "slow_mm"))
+        self.assertEqual(self.prepared["compile-without:fast_rms"], ("slow_mm",))
+        self.assertEqual(self.prepared["compile-without:slow_mm"], ("fast_rms",))
+        self.assertEqual(sorted(self.runner.released), ["compile-without:fast_rms", "compile-without:slow_mm"])
+        self.assertAlmostEqual(e["saved_us"]["fast_rms"], 100.0)
+        self.assertAlmostEqual(e["saved_us"]["slow_mm"], -50.0)
+        self.assertLess(e["effect_pct"]["slow_mm"], -1.0)
+        v = verify.versus("slow_mm", {"eager": dict(e, saved_us={"slow_mm": 80.0}), "compile": e}, 300.0)
+        self.assertTrue(v["compile_wins"])
+        self.assertEqual(v["sites_us"]["compile"], 300.0 - 80.0 - 50.0)
+
+    def test_a_set_that_loses_to_compile_keeps_only_the_kernels_that_win_alone(self):
+        result = {"fast_rms": {}, "slow_mm": {}}
+        selection, dropped = [], {}
+
+        def drop(names, why):
+            dropped.update({n: why for n in names})
+        self.SAVES = {"fast_rms": 20.0, "slow_mm": -60.0}        # together: 40 us slower than compile alone
+        self.prepare("compile", [])                              # leave-one-out compiled it already
+        final, _ = verify._against_base(self.timer, self.prepare, "compile", "compile+ours", "compile-only:",
+                                        ["fast_rms", "slow_mm"], {"ok": True}, 5, result, selection, drop,
+                                        lambda names: ({"ok": True}, names))
+        self.assertEqual(final, ["fast_rms"])
+        self.assertIn("slower than compile together", dropped["slow_mm"])
+        self.assertEqual(self.prepared["compile-only:slow_mm"], ("slow_mm",))
+        self.assertEqual(self.prepared["compile+ours"], ("fast_rms",))     # the set compiled again, then timed
+        self.assertIn("each alone against compile", selection[0])
+
+
 class ExportMode(unittest.TestCase):
     """The package records its mode; apply() plugs that way, and degrades to plain calls on a torch
     without custom ops."""
