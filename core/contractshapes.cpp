@@ -113,6 +113,18 @@ std::vector<Shape> ContractShapes::of(const QString &opType, const OpCall &call)
             return {};
         return { t[0], Shape { t[0].back() } };
     }
+    if (opType == QLatin1String("add_rmsnorm") || opType == QLatin1String("add_layernorm")) {
+        // A region row (akregions.py): x, residual [.., N], weight [N] (and bias [N]).
+        if (!op.startsWith(QLatin1String("region::")) || t.size() < 3 || !rowsAndCols(t[0]) || t[1] != t[0])
+            return {};
+        return std::vector<Shape>(t.begin(), t.begin() + std::min<size_t>(t.size(), 4));
+    }
+    if (opType == QLatin1String("fused_mlp")) {
+        // Only the region row carries the weights: x [.., D], w_gate [H, D], w_up [H, D], w_down [D, H].
+        if (!op.startsWith(QLatin1String("region::")) || t.size() != 4 || !rowsAndCols(t[0]))
+            return {};
+        return t;
+    }
     if (opType == QLatin1String("cross_entropy")) {
         if (!rowsAndCols(t[0]))
             return {};

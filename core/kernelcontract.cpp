@@ -32,6 +32,11 @@ QString KernelContract::attributesText() const
     return parts.join(QStringLiteral(" · "));
 }
 
+QString KernelContract::coversText() const
+{
+    return covers.isEmpty() ? QString() : QStringLiteral("swallows: ") + covers.join(QStringLiteral(", "));
+}
+
 QString KernelContract::callableName() const
 {
     const QString bare = callable.section(QLatin1Char(':'), 1);
@@ -45,6 +50,12 @@ nlohmann::json KernelContract::toJson() const
     nlohmann::json o { { "callable", callable.toStdString() }, { "attrs", attrs } };
     if (!refused.isEmpty())
         o["refused"] = refused.toStdString();
+    if (!covers.isEmpty()) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const QString &c : covers)
+            a.push_back(c.toStdString());
+        o["covers"] = a;
+    }
     return o;
 }
 
@@ -55,6 +66,7 @@ KernelContract KernelContract::fromJson(const nlohmann::json &o)
     if (const nlohmann::json *a = jsonfield::object(o, "attrs"))
         c.attrs = *a;
     c.refused = jsonfield::text(o, "refused");
+    c.covers = jsonfield::texts(o, "covers");
     return c;
 }
 

@@ -17,8 +17,16 @@ struct KernelContract
     QString callable; // "module:transformers...LlamaRMSNorm", "function:torch.nn.functional.layer_norm"
     nlohmann::json attrs = nlohmann::json::object(); // {"eps": 1e-06, "offset": 1.0}
     QString refused; // why the folder is not pluggable; empty when it is
+    // A region folder (#40): the ops it swallows, in the order they run ("add", "rmsnorm"); the
+    // single-op folders for them at the same sites are not created.
+    QStringList covers;
 
-    bool isEmpty() const { return callable.isEmpty() && attrs.empty() && refused.isEmpty(); }
+    bool isEmpty() const
+    {
+        return callable.isEmpty() && attrs.empty() && refused.isEmpty() && covers.isEmpty();
+    }
+    // "swallows: add, rmsnorm" for a region, empty otherwise.
+    QString coversText() const;
     // "eps 1e-06 · offset 1": the attributes as people read them, in key order.
     QString attributesText() const;
     // The callable's last name ("LlamaRMSNorm", "layer_norm"), for a table cell.
@@ -29,7 +37,7 @@ struct KernelContract
 
     bool operator==(const KernelContract &o) const
     {
-        return callable == o.callable && attrs == o.attrs && refused == o.refused;
+        return callable == o.callable && attrs == o.attrs && refused == o.refused && covers == o.covers;
     }
 };
 

@@ -29,6 +29,10 @@ struct OpCall
     // Where in the model it ran (profiler rows' call_sites, kept as recorded): module qualified name,
     // module class, torch function, the user's frames, shapes, dtypes, calls per iteration.
     nlohmann::json callSites = nlohmann::json::array();
+    // A region row (atenOp "region::<op type>", #40): the ops and sites it swallows, each
+    // {"op": "add", "site": "layers.0", "time_us": ...}; a matmul row also lists the activation it
+    // fuses. Empty for a single-op row.
+    nlohmann::json covers = nlohmann::json::array();
 
     // The shapes of the op's tensor inputs, in order (non-tensor arguments have no shape).
     std::vector<std::vector<int64_t>> tensorShapes() const

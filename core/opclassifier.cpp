@@ -145,6 +145,9 @@ QString OpClassifier::opTypeOfKernelName(const QString &kernelName)
 
 OpClassifier::Result OpClassifier::classify(const OpCall &call)
 {
+    // 0. A region the profiler merged from several ops (akregions.py, #40): it names its op type.
+    if (call.atenOp.startsWith(QLatin1String("region::")))
+        return { call.atenOp.mid(8), QStringLiteral("region") };
     // 1. Outermost specific op in the chain: the composite the user called says what the work is for.
     QStringList chain;
     if (!call.atenOp.isEmpty())
@@ -185,7 +188,7 @@ QStringList OpClassifier::opTypes()
         QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"), QStringLiteral("reduce"),
         QStringLiteral("activation"), QStringLiteral("elementwise"), QStringLiteral("conv"),
         QStringLiteral("batchnorm"), QStringLiteral("embedding"), QStringLiteral("copy"),
-        QStringLiteral("unknown") };
+        QStringLiteral("add_rmsnorm"), QStringLiteral("add_layernorm"), QStringLiteral("unknown") };
 }
 
 } // namespace ak

@@ -45,6 +45,8 @@ OpCall callFrom(const Json &row)
     c.functions = jsonfield::texts(row, "functions");
     if (const Json *s = jsonfield::array(row, "call_sites"))
         c.callSites = *s;
+    if (const Json *s = jsonfield::array(row, "covers"))
+        c.covers = *s;
     if (const Json *s = jsonfield::array(row, "concrete_inputs")) {
         for (const Json &v : *s) {
             if (v.is_boolean())
@@ -212,6 +214,8 @@ Json ProfileReport::toJson() const
         o["concrete_inputs"] = concrete;
         o["functions"] = strings(c.functions);
         o["call_sites"] = c.callSites;
+        if (!c.covers.empty())
+            o["covers"] = c.covers;
         kernelsJson.push_back(o);
     }
     Json projection = Json::array();

@@ -172,6 +172,19 @@ RooflineEstimate Roofline::work(const OpCall &c, const QString &opType, const QS
         r.flops = 6.0 * n;
         r.bytes = (2.0 * n + last) * dt;
         r.formula = QStringLiteral("rmsnorm: 6MN flops, (2MN+N) bytes");
+    } else if (kind == QLatin1String("add_rmsnorm") || kind == QLatin1String("add_layernorm")) {
+        // One pass: read x and residual, write the sum and the normalised rows; weight (and bias).
+        const double params = double(t.size() > 2 ? t.size() - 2 : 1) * last;
+        r.flops = 8.0 * n;
+        r.bytes = (4.0 * n + params) * dt;
+        r.formula = QStringLiteral("%1: 8MN flops, (4MN+N) bytes").arg(kind);
+    } else if (kind == QLatin1String("fused_mlp") && op.startsWith(QLatin1String("region::"))
+        && t.size() == 4) {
+        // x[M, D], w_gate[H, D], w_up[H, D], w_down[D, H]: three GEMMs, x read once, y written once.
+        const double d = last, h = double(t[1].front()), m = n / last;
+        r.flops = 6.0 * m * d * h;
+        r.bytes = (2.0 * m * d + 3.0 * h * d) * dt;
+        r.formula = QStringLiteral("fused_mlp: 6MDH flops, (2MD+3HD) bytes");
     } else if (kind == QLatin1String("cross_entropy")) {
         const double b = n / last;
         r.flops = 4.0 * n;

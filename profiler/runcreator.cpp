@@ -29,7 +29,7 @@ bool RunCreator::isTarget(const QString &opType)
         = { QStringLiteral("matmul"), QStringLiteral("flash_attention"), QStringLiteral("softmax"),
               QStringLiteral("layernorm"), QStringLiteral("rmsnorm"), QStringLiteral("fused_mlp"),
               QStringLiteral("cross_entropy"), QStringLiteral("rotary_embedding"), QStringLiteral("reduce"),
-              QStringLiteral("bmm") };
+              QStringLiteral("add_rmsnorm"), QStringLiteral("add_layernorm"), QStringLiteral("bmm") };
     return targets.contains(opType);
 }
 
@@ -175,6 +175,20 @@ nlohmann::json siteFacts(const nlohmann::json &callSites)
     return facts;
 }
 
+// What a region row swallows (akregions.py's "covers"), each op once in the order it runs; a matmul
+// row's fused activation too.
+QStringList coveredOps(const nlohmann::json &covers)
+{
+    QStringList out;
+    if (covers.is_array())
+        for (const nlohmann::json &c : covers) {
+            const QString op = jsonfield::text(c, "op");
+            if (!op.isEmpty() && !out.contains(op))
+                out << op;
+        }
+    return out;
+}
+
 QStringList siteModules(const nlohmann::json &callSites)
 {
     QStringList out;
@@ -234,6 +248,7 @@ std::optional<FolderDraft> draftFolder(WorkerClient &worker, const ProfileReport
     if (d.record.contract.callable.isEmpty() && !facts.empty())
         d.record.contract.callable = QStringLiteral("%1:%2").arg(
             jsonfield::text(facts[0], "kind"), jsonfield::text(facts[0], "name"));
+    d.record.contract.covers = coveredOps(report.calls[index].covers);
     d.py = QByteArray::fromStdString(reply.result["kernel_py"].get<std::string>());
     d.sites = siteModules(report.calls[index].callSites);
     d.rows << index;

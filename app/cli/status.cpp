@@ -114,7 +114,9 @@ int runStatus(const QStringList &args)
         if (!k.contract.isEmpty()) {
             const QString attrs = k.contract.attributesText();
             out << "    " << (k.contract.callableName().isEmpty() ? k.opType : k.contract.callableName())
-                << (attrs.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(attrs)) << '\n';
+                << (attrs.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(attrs))
+                << (k.contract.covers.isEmpty() ? QString() : QStringLiteral(" · ") + k.contract.coversText())
+                << '\n';
         }
         if (k.state == KernelState::Unpluggable)
             out << "    not pluggable: " << k.stateReason << '\n';

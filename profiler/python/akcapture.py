@@ -69,6 +69,9 @@ ROTARY_FUNCTIONS = ("apply_rotary_pos_emb", "apply_rotary_emb", "apply_rope", "r
 MODULE_CLASSES = re.compile(r"(?i)(rmsnorm|layernorm|norm$|rotary|rope|gelu|silu|swish|mlp|glu|feedforward|"
                             r"^linear$|softmax)")
 NORM_CLASSES = re.compile(r"(?i)norm")
+# A residual add: `x + y`, `torch.add(x, y)` of two float tensors of one shape (no alpha, no broadcast).
+ADD_FUNCTIONS = ("add", "__add__", "__radd__")
+MLP_NAMES = (("w_gate", "w_up", "w_down"), ("gate_proj", "up_proj", "down_proj"), ("w1", "w3", "w2"))
 EPS_ATTRS = ("eps", "variance_epsilon", "epsilon", "norm_eps", "layer_norm_eps", "rms_norm_eps")
 EPS_CANDIDATES = (1e-5, 1e-6, 1e-8, 1e-12)
 # Keys left out of a row's fingerprint: they differ between instances that compute the same thing.
@@ -310,6 +313,11 @@ class Capture:
         self.calls = 0
         self._pystate = {}      # (site, python function) -> (id of its running frame, facts)
         self._pending = {}      # id(linear output) -> (weakref to it, the linear's facts)
+        # Region links (#40, akregions.py): which call's output another op consumed.
+        self.activation_sites = {}  # linear site -> site of the activation that took its output
+        self._adds = {}             # id(sum) -> (weakref, version, add site, ordinal, facts)
+        self.norm_inputs = {}       # norm site -> [add link or None per call]
+        self.mlps = {}              # site -> (gate, up, down) child names of a gated MLP
 
     # -- recording ---------------------------------------------------------------------------------
     @staticmethod
@@ -348,7 +356,7 @@ class Capture:
         except TypeError:
             self._file(facts)
 
-    def consume(self, func, args, kwargs):
+    def consume(self, func, args, kwargs, site=None):
         """Called for every captured torch call: an activation of a pending linear output marks it."""
         if not self._pending or not args:
             return
@@ -370,6 +378,8 @@ class Capture:
             act = name.rstrip("_")
         if act is not None:
             entry[1]["activation"] = act
+            if site is not None:
+                self.activation_sites[entry[1]["module"]] = site
         self._file(entry[1])
 
     def _file(self, facts):
@@ -404,7 +414,27 @@ class Capture:
         if any(f.f_code.co_name == "rotate_half" for f in frames):
             state[1]["args"]["layout"] = "neox"
 
+    def add_output(self, site, ordinal, args, out):
+        """A residual-style add (two same-shape float tensors, ADD_FUNCTIONS) ran at `site` as its
+        ordinal-th such add in this call of the site: remember its output for a norm that reads it."""
+        import weakref
+        facts = {"name": "torch.Tensor.add", "tensors": [tensor_facts("input", args[0]), tensor_facts("other", args[1])]}
+        try:
+            self._adds[id(out)] = (weakref.ref(out), out._version, site, ordinal, facts)
+        except TypeError:
+            pass
+
+    def norm_input(self, site, x):
+        """A norm module at `site` is called on x: the add that produced x (its site and ordinal), or None."""
+        import torch
+        entry = self._adds.get(id(x)) if isinstance(x, torch.Tensor) else None
+        link = None
+        if entry is not None and entry[0]() is x and entry[1] == x._version:
+            link = {"site": entry[2], "ordinal": entry[3], "facts": entry[4]}
+        self.norm_inputs.setdefault(site, []).append(link)
+
     def finish(self):
+        self._adds = {}
         for _, facts in self._pending.values():
             self._file(facts)
         self._pending = {}
@@ -461,7 +491,13 @@ def capture(model, inputs, device):
         names[id(module)] = site_name(qualname)
 
     def pre(mod, inputs_):
-        stack.append((names.get(id(mod), "?"), _class_name(mod)))
+        site = names.get(id(mod), "?")
+        stack.append([site, _class_name(mod), 0])      # [site, class, residual adds so far in this call]
+        if NORM_CLASSES.search(type(mod).__name__) and inputs_:
+            try:
+                cap.norm_input(site, inputs_[0])
+            except Exception:  # noqa: BLE001 - a link we cannot read is left out
+                pass
 
     def post(mod, inputs_, output):
         if stack:
@@ -475,11 +511,15 @@ def capture(model, inputs, device):
         def __torch_function__(self, func, types_, args=(), kwargs=None):
             kwargs = kwargs or {}
             pending = None
+            residual_add = None
             if stack:
-                site, cls = stack[-1]
+                site, cls = stack[-1][0], stack[-1][1]
                 try:
                     cap.calls += 1
-                    cap.consume(func, args, kwargs)
+                    if is_residual_add(func, args, kwargs):
+                        residual_add = stack[-1][2]
+                        stack[-1][2] += 1
+                    cap.consume(func, args, kwargs, site)
                     pending = cap.record_function(site, cls, func, args, kwargs)
                     frames, f = [], sys._getframe(1)
                     depth = 0
@@ -492,6 +532,11 @@ def capture(model, inputs, device):
                 except Exception:  # noqa: BLE001 - a fact we cannot read is left out, never the call
                     pass
             out = func(*args, **kwargs)
+            if residual_add is not None:
+                try:
+                    cap.add_output(site, residual_add, args, out)
+                except Exception:  # noqa: BLE001
+                    pass
             if pending is not None:
                 try:
                     cap.output(pending, out)
@@ -507,6 +552,11 @@ def capture(model, inputs, device):
             h.remove()
     cap.finish()
     for qualname, module in model.named_modules():
+        for triple in MLP_NAMES:
+            if all(isinstance(getattr(module, n, None), torch.nn.Linear) for n in triple):
+                cap.mlps[site_name(qualname)] = triple
+                break
+    for qualname, module in model.named_modules():
         if MODULE_CLASSES.search(type(module).__name__):
             facts = module_facts(module)
             facts["module"], facts["module_class"] = site_name(qualname), _class_name(module)
@@ -516,3 +566,14 @@ def capture(model, inputs, device):
 
 def fingerprint(facts):
     return _fingerprint(facts)
+
+
+def is_residual_add(func, args, kwargs):
+    """`x + y` / `torch.add(x, y)` of two floating tensors of one shape and dtype, without alpha: the
+    add a residual stream does (the plug counts adds the same way: modelplug/plug.py's region section)."""
+    import torch
+    if (getattr(func, "__name__", "") not in ADD_FUNCTIONS or len(args) != 2 or kwargs
+            or not all(isinstance(a, torch.Tensor) for a in args)):
+        return False
+    a, b = args
+    return a.is_floating_point() and a.dtype == b.dtype and a.shape == b.shape and a.dim() >= 2

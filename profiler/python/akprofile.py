@@ -289,6 +289,7 @@ def _rows(prof, iterations, gpu, capture=None):
                 if facts is not None:
                     entry["call"] = facts
             entry["count"] += 1
+            entry["total_us"] = entry.get("total_us", 0.0) + duration
     result = list(rows.values())
     if gpu and device_total > attributed * 1.001 + 1.0:
         # Device work no CPU op claimed (e.g. launched from a library thread): shown, not dropped.
@@ -302,13 +303,27 @@ def _rows(prof, iterations, gpu, capture=None):
         sites = list(row.pop("sites", {}).values())
         for site in sites:
             site["calls"] = site.pop("count") / iterations
+            site["time_us"] = site.pop("total_us", 0.0) / iterations
         row["call_sites"] = sorted(sites, key=lambda s: s["module"])
         row["functions"] = sorted({f.split(" (")[0] for s in sites for f in s["frames"]})
+    if capture is not None:
+        result = _regions(result, capture)
     result.sort(key=lambda r: r["time_us"], reverse=True)
     total = sum(r["time_us"] for r in result)
     for row in result:
         row["share"] = row["time_us"] / total if total > 0 else 0.0
     return result, total
+
+
+def _regions(rows, capture):
+    """Rows with fusable regions merged in (akregions.py); the rows as they were if that fails."""
+    import copy
+    try:
+        import akregions
+        return akregions.apply(copy.deepcopy(rows), capture)
+    except Exception:  # noqa: BLE001 - regions are extra: the profile stands without them
+        traceback.print_exc(file=sys.stderr)
+        return rows
 
 
 def handle(args, ctx=None):

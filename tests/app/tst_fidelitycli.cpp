@@ -90,19 +90,45 @@ private Q_SLOTS:
             QCOMPARE(k["contract"]["attrs"]["offset"].get<double>(), 1.0);
         }
         bool eps6 = false, noBias = false;
-        for (const json &k : folders("layernorm")) {
-            eps6 = eps6 || k["contract"]["attrs"]["eps"].get<double>() == 1e-6;
-            noBias = noBias || k["contract"]["attrs"]["bias"] == false;
-        }
+        // The LayerNorms read residual sums: add_layernorm regions (#40) with the norms' attributes.
+        for (const char *type : { "layernorm", "add_layernorm" })
+            for (const json &k : folders(type)) {
+                eps6 = eps6 || k["contract"]["attrs"]["eps"].get<double>() == 1e-6;
+                noBias = noBias || k["contract"]["attrs"]["bias"] == false;
+            }
         QVERIFY(eps6);
         QVERIFY(noBias);
-        const auto gelu = folders("gelu");
-        QVERIFY(!gelu.empty());
-        QCOMPARE(gelu.front()["contract"]["attrs"]["approximate"].get<std::string>(), std::string("none"));
-        bool linearWithBias = false;
-        for (const json &k : folders("matmul"))
+        // The exact nn.GELU takes fc1's output: no gelu folder of its own (#40), the linear's folder
+        // applies it (activation "gelu" is the exact one, "gelu_tanh" the approximation) and swallows it.
+        QVERIFY(folders("gelu").empty());
+        bool linearWithBias = false, exactGelu = false;
+        for (const json &k : folders("matmul")) {
             linearWithBias = linearWithBias || k["contract"]["attrs"].value("bias", false);
+            if (k["contract"]["attrs"].value("activation", "") == "gelu") {
+                exactGelu = true;
+                QVERIFY2(k["contract"]["covers"] == json({ "gelu" }), k.dump().c_str());
+            }
+        }
         QVERIFY(linearWithBias);
+        QVERIFY(exactGelu);
+    }
+
+    void regionsSayWhatTheySwallow()
+    {
+        // Layer 1's Gemma norm reads layer 0's residual sum: one add_rmsnorm folder with the norm's
+        // attributes, plugged (state waiting), and the ops it swallows in its contract and in status.
+        const auto rms = folders("add_rmsnorm");
+        QCOMPARE(int(rms.size()), 1);
+        QCOMPARE(rms.front()["contract"]["attrs"]["eps"].get<double>(), 1e-5);
+        QCOMPARE(rms.front()["contract"]["attrs"]["offset"].get<double>(), 1.0);
+        QVERIFY2(rms.front()["contract"]["covers"] == json({ "add", "rmsnorm" }), rms.front().dump().c_str());
+        QCOMPARE(rms.front().value("state", ""), std::string("waiting"));
+        QVERIFY(!folders("add_layernorm").empty());
+        for (const json &k : folders("add_layernorm"))
+            QVERIFY2(k["contract"]["covers"] == json({ "add", "layernorm" }), k.dump().c_str());
+        const test::CliResult s = cli({ QStringLiteral("status"), m_run });
+        QVERIFY2(s.out.contains(QLatin1String("swallows: add, rmsnorm")), qPrintable(s.out));
+        QVERIFY2(s.out.contains(QLatin1String("swallows: add, layernorm")), qPrintable(s.out));
     }
 
     void statusSaysWhatEachFolderIs()
@@ -110,7 +136,8 @@ private Q_SLOTS:
         const test::CliResult s = cli({ QStringLiteral("status"), m_run });
         QVERIFY2(s.exitCode == 0, qPrintable(s.err));
         QVERIFY2(s.out.contains(QStringLiteral("eps 1e-05 · offset 1")), qPrintable(s.out));
-        QVERIFY2(s.out.contains(QLatin1String("approximate none")), qPrintable(s.out));
+        QVERIFY2(s.out.contains(QStringLiteral("activation gelu · bias yes) · swallows: gelu")),
+            qPrintable(s.out));
     }
 
     void theJudgeTakesTheContractFromTheRun()

@@ -156,9 +156,10 @@ QString contractTip(const KernelRecord &k)
         return tr("%1 with the harness's default contract (a run made before contracts were recorded)")
             .arg(k.opType);
     const QString attrs = k.contract.attributesText();
-    return tr("The model's own call: %1%2")
+    return tr("The model's own call: %1%2%3")
         .arg(k.contract.callable.isEmpty() ? k.opType : k.contract.callable,
-            attrs.isEmpty() ? QString() : QStringLiteral("\n") + attrs);
+            attrs.isEmpty() ? QString() : QStringLiteral("\n") + attrs,
+            k.contract.covers.isEmpty() ? QString() : QStringLiteral("\n") + k.contract.coversText());
 }
 
 QString inModelTip(const KernelRow &row)

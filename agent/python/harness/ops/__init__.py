@@ -1,10 +1,10 @@
 """Registry of op types. Importing this package needs no torch."""
 
-from . import (bmm, cross_entropy, flash_attention, fused_mlp, gelu, layernorm, matmul, reduce,
-               rmsnorm, rotary_embedding, silu, softmax)
+from . import (add_layernorm, add_rmsnorm, bmm, cross_entropy, flash_attention, fused_mlp, gelu, layernorm, matmul,
+               reduce, rmsnorm, rotary_embedding, silu, softmax)
 
 _MODULES = (matmul, softmax, layernorm, rmsnorm, flash_attention, fused_mlp, cross_entropy,
-            rotary_embedding, reduce, gelu, silu, bmm)
+            rotary_embedding, reduce, gelu, silu, add_rmsnorm, add_layernorm, bmm)
 
 OPS = {m.SPEC.name: m.SPEC for m in _MODULES}
 

@@ -1,7 +1,7 @@
 """fused_mlp (SwiGLU): down(silu(x W_gate^T) * (x W_up^T))."""
 
 from ..inputs import data, weight
-from ..spec import OpSpec, rows_of, tol
+from ..spec import OpSpec, Refused, fact_tensor, rows_of, site_label, tol
 
 
 def reference(x, w_gate, w_up, w_down):
@@ -16,6 +16,22 @@ def make_inputs(size, dtype, device, gen, dist):
     w_up = weight((h, d), dtype, device, gen, d ** -0.5)
     w_down = weight((d, h), dtype, device, gen, h ** -0.5)
     return (x, w_gate, w_up, w_down)
+
+
+def site_attrs(fact):
+    """A gated-MLP region's facts (akregions.py: the gate/up/down linears' facts) -> {} or Refused: the
+    contract is SiLU-gated projections without biases."""
+    if fact.get("kind") != "region":
+        return {}
+    where = site_label(fact)
+    act = fact.get("activation") or (fact.get("gate") or {}).get("activation")
+    if act != "silu":
+        raise Refused("%s: gated MLP with activation %r: not supported (SiLU only)" % (where, act))
+    for part in ("gate", "up", "down"):
+        f = fact.get(part) or {}
+        if fact_tensor(f, "bias") is not None:
+            raise Refused("%s: the MLP's %s projection has a bias: not supported (none)" % (where, part))
+    return {}
 
 
 def from_shapes(shapes):
@@ -60,4 +76,5 @@ SPEC = OpSpec(
     from_shapes=from_shapes,
     large={"float16": 10.0, "bfloat16": 100.0, "float32": 100.0},
     constraints="any batch, dim, hidden >= 1; all tensors contiguous",
+    sites=site_attrs,
 )
