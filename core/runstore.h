@@ -166,8 +166,15 @@ private:
 
     bool load(QString *error);
     void removeStaleGitLocks();
+    // Brings the run back in line with its log after an interrupted writer, step by step (the
+    // steps in the order repair() runs them); each says what it did in m_repairNotes.
     void repair();
+    void recoverUnloggedExperiments();
+    void markInterruptedExperiments();
     void repairRunJson();
+    void repairKernelHeads();
+    void repairBest();
+    void repairResultsTsv();
     bool appendLog(LogEntry &entry, QString *error);
     KernelRecord *findKernel(const QString &kernel, QString *error);
     bool kernelEvent(const QString &kernel, const QString &action, const QString &reason, QString *error);

@@ -128,8 +128,21 @@ bool RunStore::load(QString *error)
 
 void RunStore::repair()
 {
-    QString why;
     // 1. Experiment commits whose log line never made it (killed between the ref and the append).
+    recoverUnloggedExperiments();
+    // 2. Experiments that were running when the writer died.
+    markInterruptedExperiments();
+    // 3. Derived state follows the log: run.json, branch refs, working-tree files, then one best commit.
+    repairRunJson();
+    repairKernelHeads();
+    repairBest();
+    // 4. results.tsv is an export: rewrite it when its row count disagrees with the log.
+    repairResultsTsv();
+}
+
+void RunStore::recoverUnloggedExperiments()
+{
+    QString why;
     const QStringList refs = m_repo->listRefs(QStringLiteral("refs/experiments/*"));
     for (const QString &ref : refs) {
         const int id = ref.section(QLatin1Char('/'), -1).toInt();
@@ -166,8 +179,12 @@ void RunStore::repair()
         else
             m_repairNotes << QStringLiteral("experiment %1: %2").arg(id).arg(why);
     }
+}
 
-    // 2. Experiments that were running when the writer died.
+// A running experiment outlived by its writer crashed: its final commit and log line say so.
+void RunStore::markInterruptedExperiments()
+{
+    QString why;
     QVector<Experiment> running;
     for (const Experiment &e : std::as_const(m_state.experiments))
         if (e.status == ExperimentStatus::Running)
@@ -190,9 +207,12 @@ void RunStore::repair()
             m_repairNotes << QStringLiteral("experiment %1: %2").arg(e.id).arg(why);
         }
     }
+}
 
-    // 3. Derived state follows the log: run.json, branch refs, working-tree files, then one best commit.
-    repairRunJson();
+// Each kernel's branch ref and working-tree kernel.py as the log's head says.
+void RunStore::repairKernelHeads()
+{
+    QString why;
     for (const KernelRecord &k : std::as_const(m_state.kernels)) {
         const QString name = KernelRecord::keyOf(k.folder);
         if (k.head.isEmpty()) {
@@ -213,13 +233,21 @@ void RunStore::repair()
             m_repairNotes << QStringLiteral("%1: restored from its head").arg(kernelPath(name));
         }
     }
+}
+
+void RunStore::repairBest()
+{
+    QString why;
     const QString best = m_repo->resolveRef(QStringLiteral("refs/heads/best"));
     if (!updateBest(QString(), QStringLiteral("Repair: best recombined from the kernel heads"), &why))
         m_repairNotes << QStringLiteral("refs/heads/best: %1").arg(why);
     else if (best != m_state.bestCommit)
         m_repairNotes << QStringLiteral("refs/heads/best: recombined from the kernel heads");
+}
 
-    // 4. results.tsv is an export: rewrite it when its row count disagrees with the log.
+void RunStore::repairResultsTsv()
+{
+    QString why;
     int exported = 0;
     for (const Experiment &e : std::as_const(m_state.experiments))
         exported += ResultsTsv::isExported(e) ? 1 : 0;
