@@ -25,92 +25,79 @@ bool hasWork(const Experiment &e)
     return e.status != ExperimentStatus::Baseline;
 }
 
-} // namespace
-
-bool RunLoader::setRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
+// A run action: the review mode, or a move-on rule change. `where` ("experiments.jsonl:N: ")
+// starts each warning.
+void applyRunEntry(RunSnapshot &s, const LogEntry &e, const QString &where)
 {
-    s.runJson = data;
-    return RunConfig::parse(data, &s.config, error);
+    if (e.action == QLatin1String("review")) {
+        s.reviewMode = e.value;
+    } else if (e.action == QLatin1String("move_on")) {
+        s.moveOnChanges.push_back({ e.line, e.time, e.by, e.moveOn });
+        // run.json is the rules' home, but the line is the change's commit point: a run.json that
+        // is still the file this change replaced has not been rewritten yet (the writer is about
+        // to, or was killed first), so the line's rules apply. A run.json edited afterwards wins.
+        if (e.runJsonBefore.isEmpty() || e.runJsonBefore == GitRepo::blobHash(s.runJson)) {
+            QString why;
+            const QByteArray patched = RunConfig::withMoveOn(s.runJson, e.moveOn, &why);
+            if (patched.isEmpty())
+                s.warnings << where + why;
+            else
+                RunLoader::setRunJson(s, patched, nullptr);
+        }
+    }
 }
 
-bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
+// A kernel's "add" line: the first one counts.
+void addKernelEntry(RunSnapshot &s, const LogEntry &e, const QString &where)
 {
-    if (!setRunJson(s, data, error))
-        return false;
-    s.model = s.config.model;
-    s.device = s.config.device;
-    s.reviewMode = s.config.reviewMode;
-    return true;
+    const QString name = KernelRecord::keyOf(e.kernel);
+    if (s.kernelIndex.contains(name)) {
+        s.warnings << where + QStringLiteral("kernel %1 added twice; the first entry is kept").arg(name);
+        return;
+    }
+    KernelRecord k = e.record;
+    k.folder = QStringLiteral("kernels/") + name;
+    // A folder the plug-check refused keeps that state for good: no steering gives it budget.
+    k.state = k.contract.refused.isEmpty() ? KernelState::Waiting : KernelState::Unpluggable;
+    k.stateReason = k.contract.refused;
+    s.kernelIndex.insert(name, int(s.kernels.size()));
+    s.kernels.push_back(k);
 }
 
-void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
+// A person's steering of a known kernel (pin, skip, done, unpin, unskip); unpin and unskip resume
+// it as it was before (active once it has experiments).
+void steerKernelEntry(RunSnapshot &s, const LogEntry &e, const QString &where)
 {
-    const QString where = QStringLiteral("%1:%2: ").arg(ExperimentLog::fileName()).arg(e.line);
-    switch (e.type) {
-    case LogEntry::Type::Run:
-        if (e.action == QLatin1String("review")) {
-            s.reviewMode = e.value;
-        } else if (e.action == QLatin1String("move_on")) {
-            s.moveOnChanges.push_back({ e.line, e.time, e.by, e.moveOn });
-            // run.json is the rules' home, but the line is the change's commit point: a run.json that
-            // is still the file this change replaced has not been rewritten yet (the writer is about
-            // to, or was killed first), so the line's rules apply. A run.json edited afterwards wins.
-            if (e.runJsonBefore.isEmpty() || e.runJsonBefore == GitRepo::blobHash(s.runJson)) {
-                QString why;
-                const QByteArray patched = RunConfig::withMoveOn(s.runJson, e.moveOn, &why);
-                if (patched.isEmpty())
-                    s.warnings << where + why;
-                else
-                    setRunJson(s, patched, nullptr);
-            }
-        }
-        return;
-    case LogEntry::Type::Kernel: {
-        const QString name = KernelRecord::keyOf(e.kernel);
-        if (e.action == QLatin1String("add")) {
-            if (s.kernelIndex.contains(name)) {
-                s.warnings << where
-                        + QStringLiteral("kernel %1 added twice; the first entry is kept").arg(name);
-                return;
-            }
-            KernelRecord k = e.record;
-            k.folder = QStringLiteral("kernels/") + name;
-            // A folder the plug-check refused keeps that state for good: no steering gives it budget.
-            k.state = k.contract.refused.isEmpty() ? KernelState::Waiting : KernelState::Unpluggable;
-            k.stateReason = k.contract.refused;
-            s.kernelIndex.insert(name, int(s.kernels.size()));
-            s.kernels.push_back(k);
-            return;
-        }
-        const auto it = s.kernelIndex.constFind(name);
-        if (it == s.kernelIndex.constEnd()) {
-            s.warnings << where + QStringLiteral("unknown kernel \"%1\"").arg(name);
-            return;
-        }
-        KernelRecord &k = s.kernels[*it];
-        if (k.state == KernelState::Unpluggable) {
-            s.warnings << where
-                    + QStringLiteral("kernel %1 is not pluggable; \"%2\" ignored").arg(name, e.action);
-            return;
-        }
-        const KernelState resumed = k.experimentCount > 0 ? KernelState::Active : KernelState::Waiting;
-        if (e.action == QLatin1String("pin"))
-            k.state = KernelState::Pinned;
-        else if (e.action == QLatin1String("skip"))
-            k.state = KernelState::Skipped;
-        else if (e.action == QLatin1String("done"))
-            k.state = KernelState::Done;
-        else if (e.action == QLatin1String("unpin") || e.action == QLatin1String("unskip"))
-            k.state = resumed;
-        else
-            s.warnings << where + QStringLiteral("unknown kernel action \"%1\"").arg(e.action);
-        k.stateReason = k.state == resumed ? QString() : e.reason;
+    const QString name = KernelRecord::keyOf(e.kernel);
+    const auto it = s.kernelIndex.constFind(name);
+    if (it == s.kernelIndex.constEnd()) {
+        s.warnings << where + QStringLiteral("unknown kernel \"%1\"").arg(name);
         return;
     }
-    case LogEntry::Type::Experiment:
-        break;
+    KernelRecord &k = s.kernels[*it];
+    if (k.state == KernelState::Unpluggable) {
+        s.warnings << where
+                + QStringLiteral("kernel %1 is not pluggable; \"%2\" ignored").arg(name, e.action);
+        return;
     }
+    const KernelState resumed = k.experimentCount > 0 ? KernelState::Active : KernelState::Waiting;
+    if (e.action == QLatin1String("pin"))
+        k.state = KernelState::Pinned;
+    else if (e.action == QLatin1String("skip"))
+        k.state = KernelState::Skipped;
+    else if (e.action == QLatin1String("done"))
+        k.state = KernelState::Done;
+    else if (e.action == QLatin1String("unpin") || e.action == QLatin1String("unskip"))
+        k.state = resumed;
+    else
+        s.warnings << where + QStringLiteral("unknown kernel action \"%1\"").arg(e.action);
+    k.stateReason = k.state == resumed ? QString() : e.reason;
+}
 
+// An experiment line: a new experiment, or a later state of one already seen (the last line wins);
+// a line with a head moves its kernel's head.
+void applyExperimentEntry(RunSnapshot &s, const LogEntry &e, const QString &where)
+{
     const Experiment &x = e.experiment;
     const auto kit = s.kernelIndex.constFind(KernelRecord::keyOf(x.kernel));
     if (kit == s.kernelIndex.constEnd()) {
@@ -135,6 +122,43 @@ void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
         k.head = e.head;
         k.headExperiment = x.id;
     }
+}
+
+} // namespace
+
+bool RunLoader::setRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
+{
+    s.runJson = data;
+    return RunConfig::parse(data, &s.config, error);
+}
+
+bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
+{
+    if (!setRunJson(s, data, error))
+        return false;
+    s.model = s.config.model;
+    s.device = s.config.device;
+    s.reviewMode = s.config.reviewMode;
+    return true;
+}
+
+void RunLoader::apply(RunSnapshot &s, const LogEntry &e)
+{
+    const QString where = QStringLiteral("%1:%2: ").arg(ExperimentLog::fileName()).arg(e.line);
+    switch (e.type) {
+    case LogEntry::Type::Run:
+        applyRunEntry(s, e, where);
+        return;
+    case LogEntry::Type::Kernel:
+        if (e.action == QLatin1String("add"))
+            addKernelEntry(s, e, where);
+        else
+            steerKernelEntry(s, e, where);
+        return;
+    case LogEntry::Type::Experiment:
+        break;
+    }
+    applyExperimentEntry(s, e, where);
 }
 
 void RunLoader::finish(RunSnapshot &s)
