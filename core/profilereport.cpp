@@ -67,6 +67,80 @@ double finiteOrZero(double v)
     return std::isfinite(v) ? v : 0.0;
 }
 
+// One kernel row of the worker's reply as the report keeps it: the record, its call and its roof.
+struct ProfiledRow
+{
+    KernelRecord k;
+    OpCall c;
+    RooflineEstimate roof;
+};
+
+// The dtype a kernel is judged in: its first float input's, unless the row is part of a module's or
+// function's op. Such a row (RMSNorm's pow/mean/mul, a rotary's cat) takes the model's activations,
+// and such code often upcasts inside (x.float()): the fp32 of its aten ops is not the dtype the
+// module gets, and a kernel judged in fp32 would then not be plugged into the bf16 model.
+QString judgedDtype(const OpCall &c, const OpClassifier::Result &cls, const QString &modelDtype)
+{
+    const bool wholeOp = !modelDtype.isEmpty()
+        && (cls.reason.startsWith(QLatin1String("module "))
+            || cls.reason.startsWith(QLatin1String("function ")));
+    for (const QString &d : wholeOp ? QStringList() : c.dtypes) {
+        if (d == QLatin1String("bf16") || d == QLatin1String("fp16") || d == QLatin1String("fp32"))
+            return d;
+    }
+    return modelDtype;
+}
+
+// Classifies the row and estimates its roof against `device`.
+ProfiledRow profiledRow(const Json &row, double timeUs, const QString &modelDtype, const DeviceInfo &device)
+{
+    ProfiledRow it;
+    it.c = callFrom(row);
+    const OpClassifier::Result cls = OpClassifier::classify(it.c);
+    it.roof = Roofline::estimate(it.c, cls.opType, modelDtype, device);
+    // A memset/memcpy an op issues besides its main kernel does not carry the op's work: giving it
+    // the op's floor would claim a roof it cannot have.
+    if (it.c.kernelName.startsWith(QLatin1String("Memset"))
+        || it.c.kernelName.startsWith(QLatin1String("Memcpy"))) {
+        it.roof = RooflineEstimate();
+        it.roof.why = QStringLiteral("auxiliary memset/memcpy of %1").arg(it.c.atenOp);
+    }
+    KernelRecord &k = it.k;
+    k.name = it.c.kernelName;
+    k.opType = cls.opType;
+    k.classifiedBy = cls.reason;
+    k.atenOp = it.c.atenOp;
+    k.module = it.c.module;
+    for (const auto &s : it.c.shapes)
+        k.shapes << ProfileReport::shapeText(s);
+    k.dtype = judgedDtype(it.c, cls, modelDtype);
+    k.timeUs = finiteOrZero(timeUs);
+    k.calls = int(std::lround(row.value("calls", 1.0)));
+    k.flops = it.roof.flops;
+    k.bytes = it.roof.bytes;
+    k.floorUs = it.roof.known ? it.roof.floorUs : 0.0;
+    k.bound = it.roof.known ? it.roof.bound : QString();
+    return it;
+}
+
+// Ranks the rows (Amdahl) into p's kernels, with calls and roofs in the same order, and the total.
+void rankInto(QVector<ProfiledRow> items, ProfileReport *p)
+{
+    QVector<KernelRecord> records;
+    for (const ProfiledRow &it : items)
+        records.push_back(it.k);
+    Amdahl::rank(records, p->fraction);
+    // Amdahl::rank sorts stably by time; re-pair calls and roofs with their records by the same order.
+    std::stable_sort(items.begin(), items.end(),
+        [](const ProfiledRow &a, const ProfiledRow &b) { return a.k.timeUs > b.k.timeUs; });
+    for (int i = 0; i < items.size(); ++i) {
+        p->calls.push_back(items[i].c);
+        p->roofs.push_back(items[i].roof);
+        p->totalUs += records[i].timeUs;
+    }
+    p->kernels = records;
+}
+
 } // namespace
 
 QString ProfileReport::shapeText(const std::vector<int64_t> &shape)
@@ -101,72 +175,15 @@ bool ProfileReport::fromWorker(const Json &r, const DeviceInfo &device, ProfileR
     p.wallMs = r.value("wall_time_ms", 0.0);
     p.device = device;
 
-    struct Item
-    {
-        KernelRecord k;
-        OpCall c;
-        RooflineEstimate roof;
-    };
-    QVector<Item> items;
+    QVector<ProfiledRow> items;
     for (size_t i = 0; i < rows->size(); ++i) {
         const Json &row = (*rows)[i];
         const std::optional<double> timeUs = jsonfield::strict::number(row, "time_us");
         if (!timeUs)
             return fail(QStringLiteral("kernels[%1].time_us missing or not a number").arg(i));
-        Item it;
-        it.c = callFrom(row);
-        const OpClassifier::Result cls = OpClassifier::classify(it.c);
-        it.roof = Roofline::estimate(it.c, cls.opType, p.dtype, device);
-        // A memset/memcpy an op issues besides its main kernel does not carry the op's work: giving it
-        // the op's floor would claim a roof it cannot have.
-        if (it.c.kernelName.startsWith(QLatin1String("Memset"))
-            || it.c.kernelName.startsWith(QLatin1String("Memcpy"))) {
-            it.roof = RooflineEstimate();
-            it.roof.why = QStringLiteral("auxiliary memset/memcpy of %1").arg(it.c.atenOp);
-        }
-        KernelRecord &k = it.k;
-        k.name = it.c.kernelName;
-        k.opType = cls.opType;
-        k.classifiedBy = cls.reason;
-        k.atenOp = it.c.atenOp;
-        k.module = it.c.module;
-        for (const auto &s : it.c.shapes)
-            k.shapes << shapeText(s);
-        k.dtype = p.dtype;
-        // A row classified by the module or function it ran in (RMSNorm's pow/mean/mul, a rotary's
-        // cat) is part of that module's op, whose input is the model's activations: such code often
-        // upcasts inside (x.float()), and the fp32 of its aten ops is not the dtype the module gets.
-        // A kernel judged in fp32 would then not be plugged into the bf16 model.
-        const bool wholeOp = !p.dtype.isEmpty()
-            && (cls.reason.startsWith(QLatin1String("module "))
-                || cls.reason.startsWith(QLatin1String("function ")));
-        for (const QString &d : wholeOp ? QStringList() : it.c.dtypes) {
-            if (d == QLatin1String("bf16") || d == QLatin1String("fp16") || d == QLatin1String("fp32")) {
-                k.dtype = d;
-                break;
-            }
-        }
-        k.timeUs = finiteOrZero(*timeUs);
-        k.calls = int(std::lround(row.value("calls", 1.0)));
-        k.flops = it.roof.flops;
-        k.bytes = it.roof.bytes;
-        k.floorUs = it.roof.known ? it.roof.floorUs : 0.0;
-        k.bound = it.roof.known ? it.roof.bound : QString();
-        items.push_back(it);
+        items.push_back(profiledRow(row, *timeUs, p.dtype, device));
     }
-    QVector<KernelRecord> records;
-    for (const Item &it : items)
-        records.push_back(it.k);
-    Amdahl::rank(records, p.fraction);
-    // Amdahl::rank sorts stably by time; re-pair calls and roofs with their records by the same order.
-    std::stable_sort(
-        items.begin(), items.end(), [](const Item &a, const Item &b) { return a.k.timeUs > b.k.timeUs; });
-    for (int i = 0; i < items.size(); ++i) {
-        p.calls.push_back(items[i].c);
-        p.roofs.push_back(items[i].roof);
-        p.totalUs += records[i].timeUs;
-    }
-    p.kernels = records;
+    rankInto(items, &p);
     *out = p;
     return true;
 }
