@@ -1,4 +1,8 @@
+#include "contractshapes.h"
+#include "deviceinfo.h"
+#include "kernelcontract.h"
 #include "opclassifier.h"
+#include "roofline.h"
 #include "testregistry.h"
 
 using namespace ak;
@@ -93,6 +97,56 @@ private Q_SLOTS:
         const auto r = OpClassifier::classify(call("gemm_like_layer_kernel", "aten::native_layer_norm"));
         QCOMPARE(r.opType, QStringLiteral("layernorm"));
         QCOMPARE(r.reason, QStringLiteral("aten::native_layer_norm"));
+    }
+
+    void regionRows()
+    {
+        // A region row (profiler/python/akregions.py, #40) names its op type; its shapes are the fused
+        // kernel's operands, and its roof counts the bytes the fusion saves (4MN, not the 6MN of apart).
+        OpCall add = call(QStringLiteral("add_rmsnorm region"), QStringLiteral("region::add_rmsnorm"), {},
+            QStringLiteral("LlamaRMSNorm"));
+        add.shapes = { { 4, 1024, 2048 }, { 4, 1024, 2048 }, { 2048 } };
+        add.dtypes = { QStringLiteral("bf16"), QStringLiteral("bf16"), QStringLiteral("bf16") };
+        const auto r = OpClassifier::classify(add);
+        QCOMPARE(r.opType, QStringLiteral("add_rmsnorm"));
+        QCOMPARE(r.reason, QStringLiteral("region"));
+        QVERIFY(OpClassifier::opTypes().contains(r.opType));
+        QCOMPARE(int(ContractShapes::of(r.opType, add).size()), 3);
+        const RooflineEstimate w = Roofline::work(add, r.opType, QStringLiteral("bf16"));
+        QVERIFY(w.known);
+        const double mn = 4.0 * 1024 * 2048;
+        QCOMPARE(w.bytes, (4 * mn + 2048) * 2);
+        // The same shapes on a plain aten::add row are no region: no add_rmsnorm contract shapes.
+        QVERIFY(ContractShapes::of(
+            QStringLiteral("add_rmsnorm"), call(QStringLiteral("add"), QStringLiteral("aten::add")))
+                    .empty());
+
+        OpCall mlp = call(QStringLiteral("fused_mlp region"), QStringLiteral("region::fused_mlp"));
+        mlp.shapes = { { 4, 1024, 2048 }, { 5632, 2048 }, { 5632, 2048 }, { 2048, 5632 } };
+        mlp.dtypes = { QStringLiteral("bf16"), QStringLiteral("bf16"), QStringLiteral("bf16"),
+            QStringLiteral("bf16") };
+        QCOMPARE(OpClassifier::classify(mlp).opType, QStringLiteral("fused_mlp"));
+        QCOMPARE(int(ContractShapes::of(QStringLiteral("fused_mlp"), mlp).size()), 4);
+        QCOMPARE(Roofline::work(mlp, QStringLiteral("fused_mlp"), QStringLiteral("bf16")).flops,
+            6.0 * 4096 * 2048 * 5632);
+        // An unfused SwiGLU piece (silu inside LlamaMLP) still has no folder of its own.
+        OpCall piece
+            = call(QStringLiteral("silu"), QStringLiteral("aten::silu"), {}, QStringLiteral("LlamaMLP"));
+        piece.shapes = { { 4096, 5632 } };
+        QVERIFY(ContractShapes::of(QStringLiteral("fused_mlp"), piece).empty());
+    }
+
+    void contractCoversRoundTrip()
+    {
+        KernelContract c;
+        c.callable = QStringLiteral("region:add_rmsnorm");
+        c.covers = { QStringLiteral("add"), QStringLiteral("rmsnorm") };
+        QCOMPARE(c.coversText(), QStringLiteral("swallows: add, rmsnorm"));
+        QVERIFY(KernelContract::fromJson(c.toJson()) == c);
+        KernelContract plain;
+        plain.callable = QStringLiteral("module:x.RMSNorm");
+        QVERIFY(!plain.toJson().contains("covers"));
+        QVERIFY(plain.coversText().isEmpty());
     }
 };
 
