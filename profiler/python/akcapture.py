@@ -464,11 +464,26 @@ class Capture:
         return dict(facts) if facts else None
 
 
+def _folded(shape):
+    """[..., M, K] with the leading dims multiplied into one: [2, 12, 64, 16] -> [24, 64, 16]."""
+    if not isinstance(shape, list) or len(shape) < 3:
+        return shape
+    n = 1
+    for d in shape[:-2]:
+        n *= d
+    return [n] + shape[-2:]
+
+
 def _pick(entries, shapes):
     """One site's facts from the distinct sets recorded there: those whose tensor shapes are the row's,
     else all; several argument sets become "variants"."""
     facts_list = [f for _, f in entries]
     exact = [f for f in facts_list if [t["shape"] for t in f["tensors"]] == [list(s) for s in shapes or []]]
+    if not exact:
+        # The bmm a 4-D torch.matmul dispatches to sees its operands with the leading dims folded into one
+        # batch: q @ k^T and P @ V at one site are told apart by shape (and so get their own layouts).
+        exact = [f for f in facts_list if [_folded(t["shape"]) for t in f["tensors"]]
+                 == [_folded(list(s)) for s in shapes or []]]
     chosen = exact or facts_list
     out = dict(chosen[0])
     distinct = {}

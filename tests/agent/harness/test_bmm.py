@@ -201,9 +201,18 @@ class Adapter(unittest.TestCase):
             plug.fake_shape("bmm", {}, [(6, 5, 4), (6, 7, 4)])
 
 
+def folded(shape):
+    n = 1
+    for d in shape[:-2]:
+        n *= d
+    return (n,) + tuple(shape[-2:])
+
+
 def bmm_folders(result):
     """What RunCreator does with a profile's matmul rows whose right operand is batched (the C++ is tested
-    in tst_fidelitycli): folders keyed by the harness's contract; {(attrs, refused): sorted sites}."""
+    in tst_fidelitycli): folders keyed by the shapes (leading dims folded) and the harness's contract;
+    {(B's folded shape, attrs, refused): sorted sites}. Every row of a key must agree (the 4-D matmul
+    row and the bmm row it dispatches to: the bmm row's facts are found by the folded shapes)."""
     spec = ops.get("bmm")
     folders = {}
     for row in result["kernels"]:
@@ -212,7 +221,7 @@ def bmm_folders(result):
             continue
         facts = [s["call"] for s in row["call_sites"] if s.get("call")]
         attrs, refused = spec.contract_from_sites(facts)
-        key = (tuple(sorted(attrs.items())), refused)
+        key = (folded(shapes[1]), tuple(sorted(attrs.items())), refused)
         folders.setdefault(key, set()).update(s["module"] for s in row["call_sites"])
     return {k: sorted(v) for k, v in folders.items()}
 
@@ -224,7 +233,7 @@ class PlugCheckEndToEnd(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="bmm-plug-")
         self.addCleanup(shutil.rmtree, tmp, True)
         kernels = []
-        for i, ((attrs, refused), sites) in enumerate(sorted(folders.items())):
+        for i, ((_, attrs, refused), sites) in enumerate(sorted(folders.items())):
             if refused:
                 continue
             text, _ = extract.render(ops.get("bmm"), "cpu", "float32", [], "bmm%d" % i, dict(attrs))
@@ -251,10 +260,10 @@ class PlugCheckEndToEnd(unittest.TestCase):
     def test_fidelity_model_bmm_attention(self):
         result = akprofile.handle({"model": FIDELITY, "device": "cpu", "dtype": "fp32", "warmup": 1, "iterations": 1})
         folders = bmm_folders(result)
-        refused = [r for (_, r) in folders if r]
+        refused = {r for (_, _, r) in folders if r}
         self.assertEqual(len(refused), 1, folders)          # the rotary table's broadcast [1, 4, 1] @ [2, 1, 16]
-        self.assertIn("broadcasting A [1, 4, 1] against B [2, 1, 16]", refused[0])
-        self.assertIn("layers.1.attn", [s for (_, r), sites in folders.items() if not r for s in sites])
+        self.assertIn("broadcasting A [1, 4, 1] against B [2, 1, 16]", refused.pop())
+        self.assertIn("layers.1.attn", [s for (_, _, r), sites in folders.items() if not r for s in sites])
         self.check_pluggable(self.plugcheck(FIDELITY, folders), [False, True])
 
     def test_gpt2_like_block_with_4d_matmuls(self):
@@ -265,7 +274,10 @@ class PlugCheckEndToEnd(unittest.TestCase):
             f.write(GPT2_BLOCK)
         result = akprofile.handle({"model": model, "device": "cpu", "dtype": "fp32", "warmup": 1, "iterations": 1})
         folders = bmm_folders(result)
-        self.assertEqual({r for (_, r) in folders}, {""}, folders)
+        # Two folders, each the 4-D matmul row and its bmm row: q @ k^T (B [8, 8, 12], transposed) and
+        # P @ V (B [8, 12, 8], GPT-2's strided v: not transposed, the plug copies it).
+        self.assertEqual(sorted(folders), [((8, 8, 12), (("b_transposed", True),), ""),
+                                           ((8, 12, 8), (("b_transposed", False),), "")])
         for sites in folders.values():
             self.assertEqual(sites, ["0.attn", "1.attn"])
         kernels = self.plugcheck(model, folders)
