@@ -75,6 +75,7 @@ def _add_layernorm_looped(x_ptr, r_ptr, w_ptr, b_ptr, h_ptr, y_ptr, n_cols, eps,
     mean = tl.sum(s1, axis=0) / n_cols
     var = tl.maximum(tl.sum(s2, axis=0) / n_cols - mean * mean, 0.0)
     rstd = tl.math.rsqrt(var + eps)
+    tl.debug_barrier()      # pass 2 re-reads h that other threads of this program wrote
     for start in range(0, n_cols, CH):
         cols = start + offs
         mask = cols < n_cols

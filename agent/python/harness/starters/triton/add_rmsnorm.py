@@ -68,6 +68,7 @@ def _add_rmsnorm_looped(x_ptr, r_ptr, w_ptr, h_ptr, y_ptr, n_cols, eps, CH: tl.c
         hf = h.to(tl.float32)
         acc += hf * hf
     rstd = tl.math.rsqrt(tl.sum(acc, axis=0) / n_cols + eps)
+    tl.debug_barrier()      # pass 2 re-reads h that other threads of this program wrote
     for start in range(0, n_cols, CH):
         cols = start + offs
         mask = cols < n_cols
