@@ -5,6 +5,7 @@
 #include "numberformat.h"
 #include "runheadline.h"
 #include "runloader.h"
+#include "runcost.h"
 #include "runstats.h"
 #include "svgchart.h"
 #include "textdiff.h"
@@ -137,6 +138,10 @@ QString RunReport::summary(const RunSnapshot &run)
           : QStringLiteral("nothing measured in the model; autokernel-cli verify measures it"));
     s += card(QStringLiteral("experiments"), QStringLiteral("Experiments"), QString::number(stats.attempts),
         stats.countsText());
+    // What the search cost per what it found (#43 item 6): money with a price, else tokens, else time.
+    if (const RunCost cost = RunCost::of(run); cost.experiments > 0)
+        s += card(QStringLiteral("cost"), QStringLiteral("Cost of the search"), cost.format(cost.total()),
+            cost.text());
     s += card(QStringLiteral("kernels"), QStringLiteral("Kernels"), QString::number(run.kernels.size()),
         stats.first.isValid() && stats.last.isValid()
             ? QStringLiteral("loop from %1 to %2")

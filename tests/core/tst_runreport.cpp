@@ -1,6 +1,7 @@
 #include "gitrepo.h"
 #include "runheadline.h"
 #include "runloader.h"
+#include "runcost.h"
 #include "runreport.h"
 #include "runstats.h"
 #include "runstore.h"
@@ -122,6 +123,11 @@ private Q_SLOTS:
         QVERIFY2(p.textById[QStringLiteral("experiments")].contains(
                      QStringLiteral("7 kept · 0 pending · 1 reverted")),
             qPrintable(p.textById[QStringLiteral("experiments")]));
+        // #43 item 6: the search's cost per experiment, kept kernel and point of the measured speedup.
+        QVERIFY2(p.textById[QStringLiteral("cost")].contains(RunCost::of(*run).text()),
+            qPrintable(p.textById[QStringLiteral("cost")]));
+        QVERIFY(
+            p.textById[QStringLiteral("cost")].contains(QStringLiteral("point of model speedup (measured)")));
         // The ranked table in rank order; a chart per kernel; every measured experiment a point.
         QCOMPARE(p.kernelRows,
             (QStringList { QStringLiteral("01-matmul"), QStringLiteral("02-matmul"),

@@ -3,6 +3,7 @@
 #include "numberformat.h"
 #include "runheadline.h"
 #include "runloader.h"
+#include "runcost.h"
 #include "runstats.h"
 
 #include <QDateTime>
@@ -71,6 +72,9 @@ void RunSummaryBar::setSnapshot(const RunSnapshot &run)
            "back as it happened."));
     const RunStats stats = RunStats::of(run);
     m_counts->setText(tr("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
+    // What the search cost per what it found (#43 item 6): money with a price, else tokens, else time.
+    const QString cost = RunCost::of(run).text();
+    m_counts->setToolTip(cost.isEmpty() ? QString() : tr("Cost of the search: %1").arg(cost));
     m_currentKernel = stats.currentKernel.isEmpty() ? QString() : KernelRecord::keyOf(stats.currentKernel);
     m_perHour = stats.perHour;
     m_loopInfo = run.loop;
