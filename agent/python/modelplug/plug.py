@@ -776,7 +776,9 @@ class _RegionAdds:
         self.count = 0
 
     def run(self, args, kwargs):
-        if not _is_residual_add(args, kwargs):
+        # Under torch.compile the region steps aside: inductor fuses the add and the norm itself, and
+        # this bookkeeping (ids, weak references) would break the graph.
+        if _compiling() or not _is_residual_add(args, kwargs):
             return None
         ordinal, self.count = self.count, self.count + 1
         target = self.targets.get(ordinal)
@@ -849,6 +851,8 @@ def _plug_region(plugged, k, site, modules, routes_by_module):
         plugged._forwards.append((norm, "forward" in vars(norm), vars(norm).get("forward")))
 
         def forward(self, x, *args, **kwargs):
+            if _compiling():
+                return original(self, x, *args, **kwargs)
             if not args and not kwargs:
                 for src in sources:
                     y = src.take(self, x)
@@ -1211,8 +1215,8 @@ def arity(op_type, attrs=None):
     """How many tensors the op type's kernel_fn takes under these contract attributes."""
     attrs = attrs or {}
     n = _ARITY.get(op_type, 1)
-    if op_type == "layernorm" and attrs.get("bias") is False:
-        n = 2
+    if op_type in ("layernorm", "add_layernorm") and attrs.get("bias") is False:
+        n -= 1
     if op_type == "matmul" and attrs.get("bias"):
         n = 3
     return n
@@ -1317,3 +1321,15 @@ def as_custom_ops(kernels):
         k.call_note = ("custom op %s" % op_name(k.name) if op is not None else why or
                        "op type %s has no fake implementation: a plain Python call" % k.op_type)
     return kernels
+
+
+# The regions' custom-op rules (the regions section above): (x, residual, weight[, bias]) -> out[2, M, N].
+def _region_shape(x, r, w):
+    if tuple(r) != tuple(x):
+        raise ValueError("residual %s is not x's shape %s" % (list(r), list(x)))
+    return (2,) + _same_last(x, w, "weight")
+
+
+FAKE_SHAPES["add_rmsnorm"] = lambda attrs, x, r, w: _region_shape(x, r, w)
+FAKE_SHAPES["add_layernorm"] = lambda attrs, x, r, w, *b: _region_shape(x, r, w)
+_ARITY.update({"add_rmsnorm": 3, "add_layernorm": 4})

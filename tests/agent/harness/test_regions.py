@@ -205,25 +205,31 @@ class Starters(TempDirMixin, unittest.TestCase):
         self.assertEqual(spec.bytes({"M": 10, "N": 8}, 2), (4 * 80 + 16) * 2)
 
 
+def region_folders(model, tmp):
+    """One kernel folder per region row of the model's profile: the CPU starter rendered by extract under
+    the contract the row's facts give, with the row's region sites."""
+    out, _ = profile(model)
+    kernels = []
+    for op in ("add_rmsnorm", "add_layernorm", "fused_mlp"):
+        for i, row in enumerate(region_rows(out, op)):
+            attrs, refused = ops.get(op).contract_from_sites([s["call"] for s in row["call_sites"]])
+            assert refused == "", (op, refused)
+            text, _ = extract.render(ops.get(op).bind(attrs), "cpu", "float32", [], op, attrs)
+            path = os.path.join(tmp, "%s_%d.py" % (op, i))
+            with open(path, "w") as f:
+                f.write(text)
+            kernels.append({"name": "%s-%d" % (op, i), "op_type": op, "path": path,
+                            "sites": sites_of([row])})
+    return kernels
+
+
 class PlugCheck(unittest.TestCase):
     """The region's starter, rendered by extract under the contract its facts give, plugged into the model
     at every region site by the `plugcheck` op: every call routes, none falls back, the outputs keep
     parity. A site whose add ordinal names another add, or a kernel with another eps, is not pluggable."""
 
     def folders(self, model, tmp):
-        out, _ = profile(model)
-        kernels = []
-        for op in ("add_rmsnorm", "add_layernorm", "fused_mlp"):
-            for i, row in enumerate(region_rows(out, op)):
-                attrs, refused = ops.get(op).contract_from_sites([s["call"] for s in row["call_sites"]])
-                self.assertEqual(refused, "")
-                text, _ = extract.render(ops.get(op).bind(attrs), "cpu", "float32", [], op, attrs)
-                path = os.path.join(tmp, "%s_%d.py" % (op, i))
-                with open(path, "w") as f:
-                    f.write(text)
-                kernels.append({"name": "%s-%d" % (op, i), "op_type": op, "path": path,
-                                "sites": sites_of([row])})
-        return kernels
+        return region_folders(model, tmp)
 
     def check(self, model):
         tmp = tempfile.mkdtemp(prefix="regions-plug-")
@@ -266,6 +272,55 @@ class PlugCheck(unittest.TestCase):
         self.assertIn("fell back", by_name["wrong-ordinal"]["reason"])
         self.assertFalse(by_name["wrong-eps"]["pluggable"])
         self.assertIn("eps", by_name["wrong-eps"]["reason"])
+
+
+class CompilePath(unittest.TestCase):
+    """What the compile path (modelplug/plug.py's custom ops, #40 item 3) needs of a region: its arity
+    and fake shape, matching the CPU starters' real outputs; and under torch.compile the region plug
+    steps aside (inductor fuses the add and the norm itself)."""
+
+    def test_fake_shapes_match_the_starters(self):
+        import torch
+        from modelplug import plug
+        g = torch.Generator().manual_seed(0)
+        for op, attrs, n in (("add_rmsnorm", {}, 3), ("add_layernorm", {"bias": True}, 4),
+                             ("add_layernorm", {"bias": False}, 3)):
+            with self.subTest(op=op, attrs=attrs):
+                text, _ = extract.render(ops.get(op).bind(attrs), "cpu", "float32", [], op, attrs)
+                scope = {}
+                exec(compile(text, op, "exec"), scope)
+                args = [torch.randn(6, 8, generator=g), torch.randn(6, 8, generator=g)] + \
+                    [torch.randn(8, generator=g) for _ in range(n - 2)]
+                self.assertEqual(plug.arity(op, attrs), n)
+                out = scope["kernel_fn"](*args)
+                self.assertEqual(tuple(out.shape), plug.fake_shape(op, attrs, [a.shape for a in args]))
+
+    def test_under_compile_the_region_steps_aside(self):
+        import torch
+        from modelplug import plug
+        tmp = tempfile.mkdtemp(prefix="regions-compile-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        k = [k for k in region_folders(HELDOUT, tmp) if k["op_type"] == "add_rmsnorm"][0]
+        module, _ = plug.load_kernel(k["path"], "compile_aside")
+        spec = akprofile.load_model_module(HELDOUT)
+        torch.manual_seed(0)
+        model = spec.get_model().eval()
+        x = spec.get_inputs()
+        with torch.no_grad():
+            want = model(*x)
+        kernel = plug.Kernel("r", "add_rmsnorm", module.kernel_fn, k["sites"], torch.float32,
+                             contract=plug.contract_of(module))
+        plugged = plug.Plugged(model, [kernel])
+        saved = plug._compiling
+        plug._compiling = lambda: True
+        try:
+            with torch.no_grad():
+                got = model(*x)
+        finally:
+            plug._compiling = saved
+            plugged.restore()
+        self.assertTrue(torch.equal(got, want))
+        self.assertEqual((kernel.routed, kernel.fallbacks), (0, {}))
 
 
 if __name__ == "__main__":
