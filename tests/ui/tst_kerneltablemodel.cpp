@@ -53,21 +53,43 @@ private Q_SLOTS:
         // Issue #14: a kernel still slower than PyTorch whose best keep gained 1.2 % read "0.99×" like
         // one that gained nothing. The gain over its baseline shows beside it; 3 decimals near 1.0.
         auto s = ak::test::makeRun(QStringLiteral("/r"));
-        s->experiments[0].metrics.speedup = 0.978; // baseline
-        s->experiments[2].metrics.speedup = 0.97; // kept
-        s->experiments[4].metrics.speedup = 0.99; // kept, the best
+        auto at = [&s](int row, double speedup) { // PyTorch at 100 µs throughout
+            s->experiments[row].metrics.speedup = speedup;
+            s->experiments[row].metrics.latencyUs = 100.0 / speedup;
+        };
+        at(0, 0.978); // baseline
+        at(2, 0.97); // kept
+        at(4, 0.99); // kept, the best
         KernelTableModel model;
         model.resetRows(KernelTableModel::rowsFrom(*s));
         const QModelIndex best = model.index(0, KernelTableModel::BestSpeedupColumn);
         QCOMPARE(best.data().toString(), QStringLiteral("0.99× · +1.2 % vs start"));
-        QCOMPARE(best.data(KernelTableModel::SortRole).toDouble(), 0.99); // sorting: the raw number
-        s->experiments[4].metrics.speedup = 0.995;
+        QVERIFY(qAbs(best.data(KernelTableModel::SortRole).toDouble() - 0.99) < 1e-12); // the raw number
+        at(4, 0.995);
         model.setRows(KernelTableModel::rowsFrom(*s));
         QCOMPARE(best.data().toString(), QStringLiteral("0.995× · +1.7 % vs start"));
         // Without a measured baseline (it failed), the speedup alone.
         s->experiments[0].metrics.correct = false;
         model.setRows(KernelTableModel::rowsFrom(*s));
         QCOMPARE(best.data().toString(), QStringLiteral("0.995×"));
+    }
+
+    void bestIsTheHeadThatCompareDiffs()
+    {
+        // #41: Best showed #53 (highest paired speedup, PyTorch re-timed) while Compare Baseline with
+        // Best diffed the head #55. Best is now the head, over PyTorch as timed with the baseline.
+        auto s = ak::test::makeRun(QStringLiteral("/r"));
+        s->experiments[2].metrics.speedup = 1.6; // kept #3: 100/1.3 µs, PyTorch re-timed high
+        s->experiments[4].metrics.speedup = 1.4; // kept #5, the head: 100/1.5 µs, faster on its own time
+        KernelTableModel model;
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(s->kernels[0].headExperiment, 5);
+        const QModelIndex best = model.index(0, KernelTableModel::BestSpeedupColumn);
+        QVERIFY(
+            qAbs(best.data(KernelTableModel::SortRole).toDouble() - 1.5) < 1e-12); // 1.0 × 100 / (100/1.5)
+        QCOMPARE(best.data().toString(), QStringLiteral("1.50× · +50.0 % vs start"));
+        QVERIFY2(best.data(Qt::ToolTipRole).toString().contains(QStringLiteral("÷ the head's latency")),
+            qPrintable(best.data(Qt::ToolTipRole).toString()));
     }
 
     void bestOfKeptExperiments()

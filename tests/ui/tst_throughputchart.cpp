@@ -102,7 +102,15 @@ private Q_SLOTS:
         QVERIFY(chart.xAxis()->max() >= 8);
         auto *best = qobject_cast<QXYSeries *>(chart.chart()->series().at(1)); // roof, best, attempts, ring
         QVERIFY(best);
-        QCOMPARE(best->count(), 6); // from the baseline (the first kept row) to the appended rows
+        // From the baseline (the first kept row) to the appended rows, as steps: a keep adds a
+        // vertical step at its experiment (#3 and #5 here), never a slope from the point before.
+        QCOMPARE(best->count(), 8);
+        QCOMPARE(best, chart.bestSeries());
+        for (int i = 1; i < best->count(); ++i)
+            QVERIFY2(best->at(i).x() == best->at(i - 1).x() || best->at(i).y() == best->at(i - 1).y(),
+                qPrintable(QStringLiteral("a slope at point %1").arg(i)));
+        QCOMPARE(best->at(2), QPointF(3, 40));
+        QCOMPARE(best->at(3), QPointF(3, 52));
         QCOMPARE(model.index(5, ThroughputChartModel::BestColumn).data().toDouble(), 60.0);
 
         // Experiment 8 accepted: its row changes (the best line moves), nothing is inserted or reset.

@@ -52,16 +52,24 @@ ExperimentModel::ExperimentModel(QObject *parent)
 
 void ExperimentModel::rowsArriving(const QVector<Experiment> &rows)
 {
-    QHash<QString, double> start;
+    QHash<QString, Start> start;
     for (const Experiment &e : rows) // the newest baseline of a kernel, as the kernel table takes it
         if (e.status == ExperimentStatus::Baseline && e.metrics.correct && Metrics::has(e.metrics.speedup))
-            start.insert(e.kernel, e.metrics.speedup);
-    if (start == m_startSpeedup)
+            start.insert(e.kernel, { e.id, e.metrics.speedup, e.metrics.latencyUs, e.metrics.refLatencyUs });
+    if (start == m_start)
         return;
-    m_startSpeedup = std::move(start);
+    m_start = std::move(start);
     // Rows already shown read the new baseline too (a re-baseline is rare; one signal covers it).
     if (rowCount() > 0)
         Q_EMIT dataChanged(index(0, SpeedupColumn), index(rowCount() - 1, SpeedupColumn));
+}
+
+double ExperimentModel::speedupAtBaseline(const Experiment &e) const
+{
+    const auto it = m_start.constFind(e.kernel);
+    if (it == m_start.constEnd() || !(it->latencyUs > 0) || !(e.metrics.latencyUs > 0) || !e.metrics.correct)
+        return e.metrics.correct ? e.metrics.speedup : std::nan("");
+    return it->speedup * it->latencyUs / e.metrics.latencyUs;
 }
 
 int ExperimentModel::rowOfId(int id) const
@@ -96,7 +104,7 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
             // Over PyTorch a 1 % keep reads "0.99×" either way; over the kernel's start it shows.
             return e.status == ExperimentStatus::Baseline
                 ? formatSpeedup(m.speedup)
-                : formatSpeedupVsStart(m.speedup, m_startSpeedup.value(e.kernel, std::nan("")));
+                : formatSpeedupVsStart(speedupAtBaseline(e), m_start.value(e.kernel).speedup);
         case RoofColumn:
             return formatPercentValue(m.pctPeak);
         case ThroughputColumn:
@@ -124,7 +132,7 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         case StatusColumn:
             return int(e.status);
         case SpeedupColumn:
-            return raw(m.speedup);
+            return raw(speedupAtBaseline(e));
         case RoofColumn:
             return raw(m.pctPeak);
         case ThroughputColumn:
@@ -171,14 +179,14 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
             return tip;
         }
         case DescriptionColumn:
-            return e.description;
+            // What was tried and, for an attempt not kept, the verdict's reason.
+            return e.failure.isEmpty()
+                ? e.description
+                : QStringLiteral("%1\n%2: %3").arg(e.description, statusName(e.status), e.failure);
         case CommitColumn:
             return tr("commit %1\nparent %2").arg(e.commit, e.parent);
         case SpeedupColumn:
-            return Metrics::has(m.refLatencyUs)
-                ? tr("reference %1, noise %2")
-                      .arg(formatMicros(m.refLatencyUs), formatPercentValue(m.noisePct))
-                : QVariant();
+            return speedupTip(e);
         case ThroughputColumn:
             return tr("%1, %2, %3-bound")
                 .arg(formatRate(m.tflops, tr("TFLOP/s")), formatRate(m.gbps, tr("GB/s")),
@@ -197,6 +205,29 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
         break;
     }
     return {};
+}
+
+QString ExperimentModel::speedupTip(const Experiment &e) const
+{
+    const Metrics &m = e.metrics;
+    if (!m.correct || !Metrics::has(m.latencyUs))
+        return tr("not measured");
+    const auto it = m_start.constFind(e.kernel);
+    QStringList lines;
+    if (it != m_start.constEnd() && it->latencyUs > 0) {
+        lines << tr("%1 = PyTorch as timed with the baseline (#%2: %3 × %4) ÷ this latency %5")
+                     .arg(formatSpeedup(speedupAtBaseline(e)))
+                     .arg(it->id)
+                     .arg(formatSpeedup(it->speedup), formatMicros(it->latencyUs), formatMicros(m.latencyUs));
+        if (e.status != ExperimentStatus::Baseline)
+            lines << tr("vs start: baseline latency %1 ÷ this latency %2 − 1, what the keep rule compares")
+                         .arg(formatMicros(it->latencyUs), formatMicros(m.latencyUs));
+    }
+    if (Metrics::has(m.speedup))
+        lines << tr("paired with this experiment: %1 over PyTorch re-timed at %2, noise %3")
+                     .arg(formatSpeedup(m.speedup), formatMicros(m.refLatencyUs),
+                         formatPercentValue(m.noisePct));
+    return lines.join(QLatin1Char('\n'));
 }
 
 QVariant ExperimentModel::header(int column, int role) const
@@ -234,8 +265,9 @@ QVariant ExperimentModel::header(int column, int role) const
             return QStringLiteral(
                 "keep, revert, fail, crash, timeout, pending (waits for review), reject, baseline");
         case SpeedupColumn:
-            return tr("Paired speedup over the PyTorch reference (median of alternating runs), and "
-                      "against the kernel's baseline (vs start)");
+            return tr("Over PyTorch as timed with the kernel's baseline (baseline speedup × baseline "
+                      "latency ÷ this latency), and the kernel's own gain since its baseline (baseline "
+                      "latency ÷ this latency): both on the latency the keep rule compares");
         case RoofColumn:
             return tr("Percent of the roof that bounds this kernel on the device");
         case ThroughputColumn:

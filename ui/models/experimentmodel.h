@@ -54,8 +54,26 @@ protected:
     bool sameRow(const Experiment &a, const Experiment &b) const override { return a == b; }
     void rowsArriving(const QVector<Experiment> &rows) override;
 
+    // The Speedup column's number (#41): over PyTorch as timed with the kernel's baseline, i.e.
+    // baseline speedup × baseline latency ÷ this latency. One PyTorch time per kernel, so it orders
+    // experiments as the keep rule does (by the kernel's own latency), as the chart plots them.
+    // NaN when not measured; a kernel without a measured baseline falls back to the paired speedup.
+    double speedupAtBaseline(const Experiment &e) const;
+    QString speedupTip(const Experiment &e) const; // what the Speedup cell divides by
+
 private:
-    QHash<QString, double> m_startSpeedup; // kernel -> its baseline's speedup ("vs start")
+    struct Start
+    {
+        int id = 0;
+        double speedup = std::nan("");
+        double latencyUs = std::nan("");
+        double refLatencyUs = std::nan("");
+        bool operator==(const Start &o) const
+        {
+            return id == o.id && speedup == o.speedup && latencyUs == o.latencyUs;
+        }
+    };
+    QHash<QString, Start> m_start; // kernel -> its baseline ("vs start")
 };
 
 } // namespace ak

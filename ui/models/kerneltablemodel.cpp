@@ -107,6 +107,16 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
         if (Metrics::has(m.pctPeak) && !(m.pctPeak <= row.bestPctPeak))
             row.bestPctPeak = m.pctPeak;
     }
+    // Best is the head, the experiment Compare Baseline with Best diffs, over PyTorch as timed with
+    // the baseline (the commit list's and the chart's number): the highest paired speedup was at
+    // times an older keep, PyTorch re-timed each experiment (#41).
+    for (KernelRow &row : rows) {
+        const KernelRecord *k = snapshot.kernel(row.key);
+        const Experiment *head = k ? snapshot.experiment(k->headExperiment) : nullptr;
+        if (head && head->status == ExperimentStatus::Kept && head->metrics.correct && row.baselineUs > 0
+            && head->metrics.latencyUs > 0 && row.baselineSpeedup > 0)
+            row.bestSpeedup = row.baselineSpeedup * row.baselineUs / head->metrics.latencyUs;
+    }
     if (snapshot.verification) {
         for (KernelRow &row : rows) {
             if (const KernelVerification *v = snapshot.verification->kernel(row.key)) {
@@ -315,7 +325,11 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
             return inModelTip(row);
         case RoofColumn:
         case BestSpeedupColumn:
-            return row.kept == 0 ? tr("No kept experiment for this kernel yet") : QVariant();
+            if (row.kept == 0)
+                return tr("No kept experiment for this kernel yet");
+            return tr("The head (newest keep): baseline speedup %1 × baseline latency %2 ÷ the head's "
+                      "latency; vs start: the kernel's own gain since its baseline")
+                .arg(formatSpeedup(row.baselineSpeedup), formatMicros(row.baselineUs));
         case OpColumn:
             return contractTip(k);
         case StateColumn:

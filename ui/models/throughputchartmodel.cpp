@@ -20,15 +20,26 @@ void ThroughputChartModel::setKernel(
         anyPct = anyPct || Metrics::has(e.metrics.pctPeak);
     }
     const Metric metric = anyPct ? Metric::PercentOfRoof : Metric::Speedup;
+    // Speedup mode divides every experiment by one PyTorch time, the one timed with the kernel's
+    // baseline: the paired speedup re-times PyTorch each experiment, and on a CPU that noise put kept
+    // points under reverted ones while the loop keeps on the kernel's own latency (#41).
+    const Experiment *base = nullptr;
+    for (const Experiment *e : mine)
+        if (e->status == ExperimentStatus::Baseline && e->metrics.latencyUs > 0 && e->metrics.speedup > 0)
+            base = e;
     QVector<ChartPoint> points;
     int firstBestRow = -1;
     double best = std::nan("");
     for (const Experiment *e : mine) {
-        const double y = metric == Metric::PercentOfRoof ? e->metrics.pctPeak : e->metrics.speedup;
+        const double y = metric == Metric::PercentOfRoof ? e->metrics.pctPeak
+            : base && e->metrics.latencyUs > 0
+            ? base->metrics.speedup * base->metrics.latencyUs / e->metrics.latencyUs
+            : e->metrics.speedup;
         if (!Metrics::has(y))
             continue;
+        // The line is the head, what the keep rule compares with: each keep replaces it.
         const bool kept = e->status == ExperimentStatus::Kept || e->status == ExperimentStatus::Baseline;
-        if (kept && !(y <= best))
+        if (kept)
             best = y;
         if (kept && firstBestRow < 0)
             firstBestRow = int(points.size());
@@ -68,7 +79,7 @@ bool ThroughputChartModel::hasRoof() const
 
 QString ThroughputChartModel::yAxisTitle() const
 {
-    return m_metric == Metric::PercentOfRoof ? tr("% of roof") : tr("speedup vs PyTorch");
+    return m_metric == Metric::PercentOfRoof ? tr("% of roof") : tr("speedup vs PyTorch at baseline");
 }
 
 QVariant ThroughputChartModel::cell(const ChartPoint &p, int column, int role) const

@@ -28,8 +28,11 @@ struct ChartPoint
 // heaptrack's ChartModel: rows are points in time (measured experiments of one kernel, in id order),
 // one column per series, raw doubles in DisplayRole because QVXYModelMapper reads that role.
 //
-// Y is "% of the roof" when the run knows the device's peak, else "speedup vs PyTorch" (a CPU run
-// or an unknown GPU): the chart never plots a percentage of a peak nobody measured.
+// Y is "% of the roof" when the run knows the device's peak, else "speedup vs PyTorch at baseline"
+// (a CPU run or an unknown GPU): the chart never plots a percentage of a peak nobody measured. The
+// speedup divides by one PyTorch time per kernel, its baseline's (baseline speedup × baseline latency
+// ÷ latency), so it orders experiments as the keep rule does, by the kernel's own latency; the best
+// line is the head (the newest keep), drawn as steps.
 class ThroughputChartModel : public RowTableModel<ChartPoint>
 {
     Q_OBJECT

@@ -50,7 +50,11 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     m_attempts->setName(QStringLiteral("attempts"));
     chartView()->setToolTip(
         QStringLiteral("Each point an experiment, coloured by outcome: kept green, pending amber, reverted "
-                       "grey, rejected brown. The ring marks the experiment selected in the commit list."));
+                       "grey, rejected brown. The ring marks the experiment selected in the commit list.\n"
+                       "Speedup: over PyTorch as timed with the kernel's baseline (baseline speedup × "
+                       "baseline latency ÷ the experiment's latency), the latency the keep rule compares; "
+                       "% of roof: the achieved rate ÷ the roof that bounds the kernel. The best line is "
+                       "the head, a step at each keep."));
     m_attempts->setMarkerSize(7);
     m_attempts->setColor(outcomeColor(ExperimentStatus::Reverted));
     m_attempts->setBorderColor(Qt::transparent);
@@ -88,7 +92,6 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
 
     m_noRows = new QStandardItemModel(0, ThroughputChartModel::ColumnCount, this);
     m_attemptsMapper = mapper(model, m_attempts, ThroughputChartModel::MeasuredColumn, this);
-    m_bestMapper = mapper(model, m_best, ThroughputChartModel::BestColumn, this);
     m_roofMapper = mapper(model, m_roof, ThroughputChartModel::RoofColumn, this);
 
     // After the mappers (connected first, so the series already hold the new points): ranges, the
@@ -96,10 +99,7 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
     // Before a reset, the lines that may hold NaN (the best line before the first keep, the roof of a
     // run without one) map nothing: a mapper re-reads its model at the reset, ahead of relayout, and
     // Qt Charts warned "Ignored NaN" once per row of every kernel shown.
-    connect(model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
-        for (QVXYModelMapper *m : { m_bestMapper, m_roofMapper })
-            mapRows(m, 0, 0);
-    });
+    connect(model, &QAbstractItemModel::modelAboutToBeReset, this, [this] { mapRows(m_roofMapper, 0, 0); });
     connect(model, &QAbstractItemModel::modelReset, this, &ThroughputChart::relayout);
     connect(model, &QAbstractItemModel::rowsInserted, this, &ThroughputChart::relayout);
     connect(model, &QAbstractItemModel::dataChanged, this, &ThroughputChart::relayout);
@@ -141,8 +141,7 @@ void ThroughputChart::relayout()
     }
     // The best line starts at the first kept experiment: before it there is nothing to draw, and
     // Qt Charts draws NaN badly. The roof line only exists when the roof is known.
-    const int firstBest = m_model->firstBestRow();
-    mapRows(m_bestMapper, std::max(0, firstBest), firstBest < 0 ? 0 : -1);
+    showBestAsSteps();
     mapRows(m_roofMapper, 0, m_model->hasRoof() ? -1 : 0);
     m_roof->setName(
         m_model->headerData(ThroughputChartModel::RoofColumn, Qt::Horizontal, Qt::DisplayRole).toString());
@@ -177,6 +176,22 @@ void ThroughputChart::relayout()
     m_y->applyNiceNumbers();
     showSelected();
     showChart();
+}
+
+void ThroughputChart::showBestAsSteps()
+{
+    // A step line: the head holds until the next keep replaces it, so a keep is a vertical step at
+    // its experiment, never a slope from the one before (which put kept points off the line).
+    QList<QPointF> steps;
+    const int first = m_model->firstBestRow();
+    for (int r = std::max(0, first); first >= 0 && r < m_model->rowCount(); ++r) {
+        const double x = m_model->index(r, ThroughputChartModel::ExperimentColumn).data().toDouble();
+        const double best = m_model->index(r, ThroughputChartModel::BestColumn).data().toDouble();
+        if (!steps.isEmpty() && steps.last().y() != best)
+            steps.append(QPointF(x, steps.last().y()));
+        steps.append(QPointF(x, best));
+    }
+    m_best->replace(steps);
 }
 
 void ThroughputChart::setSelectedExperiment(int id)

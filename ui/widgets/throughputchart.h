@@ -30,6 +30,7 @@ public:
     void setSelectedExperiment(int id);
     QScatterSeries *attemptsSeries() const { return m_attempts; }
     QScatterSeries *selectedSeries() const { return m_selected; }
+    QLineSeries *bestSeries() const { return m_best; }
     QValueAxis *xAxis() const { return m_x; }
     QValueAxis *yAxis() const { return m_y; }
     // The colour a point of that outcome is drawn in (kept green, pending amber, reverted grey…).
@@ -37,6 +38,7 @@ public:
 
 private:
     void relayout();
+    void showBestAsSteps(); // the best line, from the model's BestColumn, as steps
     void showSelected();
     // Maps rows [first, first + count) of the model (count -1: to the end), or none (count 0).
     void mapRows(QVXYModelMapper *mapper, int first, int count);
@@ -48,7 +50,6 @@ private:
     QLineSeries *m_best;
     QLineSeries *m_roof;
     QVXYModelMapper *m_attemptsMapper;
-    QVXYModelMapper *m_bestMapper;
     QVXYModelMapper *m_roofMapper;
     // A model with no rows, for a line that shows nothing (see mapRows).
     QAbstractItemModel *m_noRows;
