@@ -24,7 +24,8 @@ ACTIVATION_OPS = ("aten::gelu", "aten::silu", "aten::relu", "aten::clamp_min", "
 ADD_OPS = ("aten::add", "aten::add_")
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear")
 VIEW_OPS = ("view", "_reshape_alias", "_unsafe_view", "as_strided", "reshape", "t", "transpose", "expand",
-            "slice", "select", "unsqueeze", "squeeze", "permute", "detach", "empty", "resize_", "zeros")
+            "slice", "select", "unsqueeze", "squeeze", "permute", "detach", "empty", "resize_", "zeros", "zero_",
+            "fill_")
 _EPS = 1e-9
 
 
@@ -195,8 +196,11 @@ def mlp_regions(cap, index, groups):
         row = groups.get(key)
         if row is None:
             row = groups[key] = _region_row("fused_mlp", shapes, _dtype_short(x["dtype"]), facts["module_class"])
+        # In the order they run: the projections, the activation, the product, anything else.
+        order = {"matmul": 0, "silu": 1, "mul": 2}
         _add_site(row, site, facts["module_class"], facts, shapes, total,
-                  [{"op": op, "site": m, "time_us": t} for (op, m), t in sorted(covers.items())])
+                  [{"op": op, "site": m, "time_us": t}
+                   for (op, m), t in sorted(covers.items(), key=lambda kv: (order.get(kv[0][0], 3), kv[0]))])
 
 
 def linear_activation_regions(cap, index):
