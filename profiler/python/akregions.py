@@ -76,8 +76,9 @@ def _norm_kind(cap, site):
     if not facts:
         return None, None
     probe = facts.get("probe") if isinstance(facts.get("probe"), dict) else {}
-    formula = probe.get("formula") or ("rmsnorm" if "rms" in (facts.get("module_class") or "").lower() else "layernorm")
-    return formula, dict(facts)
+    if probe.get("formula") not in ("rmsnorm", "layernorm"):
+        return None, None       # a GroupNorm, or a norm no formula reproduces: no region is proposed
+    return probe["formula"], dict(facts)
 
 
 def _region_row(op, shapes, dtype, module_class):

@@ -142,6 +142,24 @@ class Detection(unittest.TestCase):
                                                  "layers.1.post_layernorm@add:layers.1#0"]),
                                    False: (1e-6, ["norm@add:layers.1#1"])})
 
+    def test_what_is_not_a_region(self):
+        tmp = tempfile.mkdtemp(prefix="not-regions-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, "not_regions.py")
+        with open(path, "w") as f:
+            f.write(NOT_REGIONS)
+        out, before = profile(path)
+        self.assertNotIn("capture_error", out)
+        self.assertEqual([r["aten_op"] for r in out["kernels"] if r["aten_op"].startswith("region::")], [])
+        # Only the gate projection took its GELU (a linear + activation); nothing else moved.
+        covering = [r for r in out["kernels"] if r.get("covers")]
+        self.assertEqual([[s["module"] for s in r["call_sites"]] for r in covering], [["mlp.gate_proj"]])
+        self.assertEqual([c["op"] for c in covering[0]["covers"]], ["gelu"])
+        self.assertEqual(len(out["kernels"]), len(before) - 1)      # the GELU's own row
+        # The GELU-gated MLP's projections stay matmul rows of their own.
+        linears = {s["module"] for r in out["kernels"] for s in r["call_sites"] if "linear" in r["aten_op"]}
+        self.assertTrue({"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"} <= linears, linears)
+
     def test_refused_gated_mlp_and_broadcast_add(self):
         gelu_mlp = {"kind": "region", "module": "mlp", "gate": {"activation": "gelu"}, "up": {}, "down": {}}
         _, refused = ops.get("fused_mlp").contract_from_sites([gelu_mlp])
@@ -150,6 +168,49 @@ class Detection(unittest.TestCase):
                      "add": {"tensors": [{"shape": [2, 8, 32]}, {"shape": [1, 8, 32]}]}}
         _, refused = ops.get("add_rmsnorm").contract_from_sites([broadcast])
         self.assertIn("broadcasts", refused)
+
+
+NOT_REGIONS = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class GeGLU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate_proj, self.up_proj = nn.Linear(16, 24, bias=False), nn.Linear(16, 24, bias=False)
+        self.down_proj = nn.Linear(24, 16, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.gelu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = nn.Parameter(torch.randn(1, 6, 16))
+        self.ln_pos, self.ln_shared, self.ln_inplace = nn.LayerNorm(16), nn.LayerNorm(16), nn.LayerNorm(16)
+        self.gn = nn.GroupNorm(4, 16)
+        self.mlp = GeGLU()
+
+    def forward(self, x):
+        a = self.ln_pos(x + self.pos)                       # broadcast: not a residual add
+        b = self.ln_shared(a + x) + self.ln_shared(x)       # one norm called twice
+        h = b.clone()
+        h += x                                              # in place
+        c = self.ln_inplace(h)
+        g = self.gn((c + x).reshape(-1, 16))                # GroupNorm: no formula of ours
+        return self.mlp(g.reshape(x.shape))
+
+
+def get_model():
+    return M()
+
+
+def get_inputs():
+    return [torch.randn(2, 6, 16)]
+'''
 
 
 WRONG_SUM = '''
