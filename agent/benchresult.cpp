@@ -64,6 +64,9 @@ nlohmann::json BenchResult::toJson() const
     putMetric(j, "tflops", metrics.tflops, correct);
     putMetric(j, "gbps", metrics.gbps, correct);
     putMetric(j, "pct_peak", metrics.pctPeak, correct);
+    putMetric(j, "pct_peak_spec", metrics.pctPeakSpec, correct);
+    putMetric(j, "compile_latency_us", metrics.compileLatencyUs, correct);
+    putMetric(j, "compile_speedup", metrics.compileSpeedup, correct);
     putMetric(j, "noise_pct", metrics.noisePct, correct);
     putMetric(j, "peak_vram_mb", metrics.peakVramMb, correct);
     if (!metrics.bound.isEmpty() || correct)

@@ -5,7 +5,11 @@
 #include "cpudevice.h"
 #include "devicedetector.h"
 #include "harnessclient.h"
+#include "atomicfile.h"
+#include "looplogfile.h"
 #include "loopsession.h"
+#include "roofmeter.h"
+#include "runconfig.h"
 #include "workerclient.h"
 
 #include <QMutexLocker>
@@ -59,6 +63,43 @@ QProcessEnvironment DeviceLoop::environmentFor(const QString &device)
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     const int index = cudaIndex(device);
     if (index >= 0)
+void DeviceLoop::measureRoofs(WorkerClient *worker, LoopSession *session, ExperimentLoopConfig *cfg)
+{
+    const QString runDir = session->runDir();
+    RunConfig run;
+    QFile f(QDir(runDir).filePath(QStringLiteral("run.json")));
+    if (!runDir.isEmpty() && f.open(QIODevice::ReadOnly))
+        RunConfig::parse(f.readAll(), &run);
+    RoofMeter::Request request;
+    request.device = cfg->label.isEmpty() ? cfg->benchDevice : cfg->label;
+    request.dtype = RoofMeter::dtypeFor(request.device, run.dtype);
+    QString error, line;
+    MeasuredRoofs roofs;
+    if (RoofMeter::measure(worker, request, &roofs, &error)) {
+        cfg->device.measured = roofs;
+        line = QStringLiteral("[%1] measured roofs: %2").arg(cfg->label, roofs.summary());
+    } else {
+        line = QStringLiteral("[%1] %2: % of roof is against the spec sheet").arg(cfg->label, error);
+    }
+    if (!runDir.isEmpty()) {
+        LoopLogFile::append(runDir, line);
+        // One file for every device of the run: loops start together, so their writes take turns.
+        static QMutex mutex;
+        QMutexLocker lock(&mutex);
+        const QString path = QDir(runDir).filePath(QStringLiteral("roofs.json"));
+        nlohmann::json all = nlohmann::json::object();
+        QFile old(path);
+        if (old.open(QIODevice::ReadOnly))
+            all = nlohmann::json::parse(old.readAll().toStdString(), nullptr, false);
+        if (!all.is_object())
+            all = nlohmann::json::object();
+        all[cfg->label.toStdString()] = roofs.known() ? roofs.toJson() : nlohmann::json { { "error", error.toStdString() } };
+        AtomicFile::write(path, QByteArray::fromStdString(all.dump(1) + "\n"));
+    }
+    if (session->onMessage)
+        session->onMessage(line);
+}
+
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString::number(index));
     return env;
 }
@@ -70,7 +111,8 @@ ExperimentLoop::Step DeviceLoop::run()
     worker.setLauncher(m_setup.launcher);
     if (cudaIndex(m_setup.device) >= 0 && !m_setup.launcher.isSrun())
         worker.setEnvironment(environmentFor(m_setup.device));
-    const ExperimentLoopConfig cfg = configFor(m_setup);
+    ExperimentLoopConfig cfg = configFor(m_setup);
+    measureRoofs(&worker, m_session, &cfg);
     HarnessClient harness(&worker);
     AgentConfig config = m_setup.agent;
     AgentInputs inputs = m_setup.inputs;

@@ -56,6 +56,11 @@ public:
     void stop();
 
 private:
+    // The device's measured roofs into cfg->device (the worker's cache, or a measurement on first use
+    // of the device), copied into the run's roofs.json under cfg->label so the run keeps what its % of
+    // roof was taken against. Failing leaves the spec roofs and says why; never stops the loop.
+    static void measureRoofs(WorkerClient *worker, LoopSession *session, ExperimentLoopConfig *cfg);
+
     LoopSession *m_session;
     Setup m_setup;
     QMutex m_mutex; // guards the two pointers below, alive only while run() is in its loop

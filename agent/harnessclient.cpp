@@ -29,6 +29,17 @@ Metrics readMetrics(const nlohmann::json &result)
     out.noisePct = jsonfield::number(m, "noise_pct", kNotMeasured);
     out.peakVramMb = jsonfield::number(m, "peak_vram_mb", kNotMeasured);
     out.bound = jsonfield::text(m, "bound");
+    out.pctPeakSpec = jsonfield::number(m, "pct_peak_spec", kNotMeasured);
+    out.roof = jsonfield::text(m, "roof");
+    out.compileLatencyUs = jsonfield::number(m, "compile_latency_us", kNotMeasured);
+    out.compileSpeedup = jsonfield::number(m, "compile_speedup", kNotMeasured);
+    if (const nlohmann::json *c = jsonfield::object(m, "compile"))
+        out.compileNote = jsonfield::text(*c, "note");
+    // Which judge measured this (#43): its sources' hash and how it isolated the kernel.
+    if (const nlohmann::json *judge = jsonfield::object(result, "judge")) {
+        out.judge = jsonfield::text(*judge, "version");
+        out.isolation = jsonfield::text(*judge, "isolation");
+    }
     // What the precision probe found (a shortcut allowed by the run shows here, refused ones in the failure).
     if (const nlohmann::json *p = jsonfield::object(result, "precision"))
         out.precision = jsonfield::text(*p, "text");
@@ -55,8 +66,13 @@ nlohmann::json HarnessClient::peaksJson(const DeviceInfo &device)
     nlohmann::json tflops = nlohmann::json::object();
     for (int p = 0; p < int(Precision::Count); ++p)
         tflops[precisionName(Precision(p)).toStdString()] = device.peakTflops[size_t(p)];
-    return { { "name", device.name.toStdString() }, { "tflops", tflops },
+    nlohmann::json peaks = { { "name", device.name.toStdString() }, { "tflops", tflops },
         { "bandwidth_gbs", device.bandwidthGBs }, { "l2_mib", device.l2MiB } };
+    // The judge takes % of roof against what the device measurably does (docs/numbers.md); the spec
+    // roofs above stay its physical limit for the impossible-throughput check.
+    if (device.measured.known())
+        peaks["measured"] = device.measured.toJson();
+    return peaks;
 }
 
 nlohmann::json HarnessClient::requestArgs(const BenchRequest &request) const

@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <QRegularExpression>
+#include <QStringList>
+
+#include <algorithm>
 
 namespace ak {
 
@@ -101,6 +104,8 @@ DeviceInfo DeviceInfo::fromJson(const nlohmann::json &o)
     }
     d.estimated = jsonfield::boolean(o, "estimated", false);
     d.note = jsonfield::text(o, "note");
+    if (const nlohmann::json *m = jsonfield::object(o, "measured_roofs"))
+        d.measured = MeasuredRoofs::fromJson(*m);
     return d;
 }
 
@@ -109,7 +114,7 @@ nlohmann::json DeviceInfo::toJson() const
     nlohmann::json peaks = nlohmann::json::object();
     for (int i = 0; i < int(Precision::Count); ++i)
         peaks[precisionName(Precision(i)).toStdString()] = peakTflops[size_t(i)];
-    return nlohmann::json { { "available", available }, { "name", name.toStdString() },
+    nlohmann::json o { { "available", available }, { "name", name.toStdString() },
         { "vendor", vendor.toStdString() }, { "detected_by", detectedBy.toStdString() },
         { "database_key", databaseKey.toStdString() },
         { "compute_capability", computeCapability.toStdString() }, { "sm_count", smCount },
@@ -117,6 +122,61 @@ nlohmann::json DeviceInfo::toJson() const
         { "memory_bus_width_bits", memoryBusWidthBits }, { "memory_gib", memoryGiB }, { "l2_mib", l2MiB },
         { "bandwidth_gbs", bandwidthGBs }, { "peak_tflops", peaks }, { "estimated", estimated },
         { "note", note.toStdString() } };
+    if (measured.known())
+        o["measured_roofs"] = measured.toJson();
+    return o;
+}
+
+bool MeasuredRoofs::known() const
+{
+    return bandwidthGBs > 0 || std::any_of(tflops.begin(), tflops.end(), [](double t) { return t > 0; });
+}
+
+QString MeasuredRoofs::summary() const
+{
+    if (!known())
+        return QStringLiteral("not measured");
+    QStringList parts;
+    if (bandwidthGBs > 0)
+        parts << QStringLiteral("copy %1 GB/s").arg(bandwidthGBs, 0, 'f', bandwidthGBs < 100 ? 1 : 0);
+    for (int i = 0; i < int(Precision::Count); ++i)
+        if (tflops[size_t(i)] > 0)
+            parts << QStringLiteral("%1 matmul %2 TFLOP/s")
+                         .arg(precisionName(Precision(i)))
+                         .arg(tflops[size_t(i)], 0, 'g', 4);
+    QString s = parts.join(QStringLiteral(" · "));
+    if (!measuredAt.isEmpty())
+        s += QStringLiteral(" (measured %1%2)").arg(measuredAt, cached ? QStringLiteral(", cached") : QString());
+    return s;
+}
+
+MeasuredRoofs MeasuredRoofs::fromJson(const nlohmann::json &o)
+{
+    MeasuredRoofs m;
+    if (!o.is_object())
+        return m;
+    m.bandwidthGBs = jsonfield::number(o, "bandwidth_gbs", 0);
+    if (const nlohmann::json *t = jsonfield::object(o, "tflops")) {
+        for (auto it = t->begin(); it != t->end(); ++it) {
+            Precision prec;
+            if (it->is_number() && parsePrecision(QString::fromStdString(it.key()), &prec))
+                m.tflops[size_t(prec)] = it->get<double>();
+        }
+    }
+    m.key = jsonfield::text(o, "key");
+    m.measuredAt = jsonfield::text(o, "measured_at");
+    m.cached = jsonfield::boolean(o, "cached", false);
+    return m;
+}
+
+nlohmann::json MeasuredRoofs::toJson() const
+{
+    nlohmann::json t = nlohmann::json::object();
+    for (int i = 0; i < int(Precision::Count); ++i)
+        if (tflops[size_t(i)] > 0)
+            t[precisionName(Precision(i)).toStdString()] = tflops[size_t(i)];
+    return { { "bandwidth_gbs", bandwidthGBs }, { "tflops", t }, { "key", key.toStdString() },
+        { "measured_at", measuredAt.toStdString() } };
 }
 
 } // namespace ak

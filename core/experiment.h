@@ -40,19 +40,33 @@ struct Metrics
     double speedup = std::nan(""); // paired ratio vs the PyTorch reference
     double tflops = std::nan("");
     double gbps = std::nan("");
-    double pctPeak = std::nan(""); // % of the roof that bounds this kernel on the device
+    double pctPeak = std::nan(""); // % of the roof that bounds this kernel: the measured roof where known
+    double pctPeakSpec = std::nan(""); // the same against the spec sheet's roof (docs/numbers.md)
+    QString roof; // which roofs pctPeak used: "measured", "spec", "measured bandwidth, spec compute"
+    // The best PyTorch: the reference under torch.compile(max-autotune), timed by the judge in the
+    // same bench; NaN with compileNote saying why (no torch.compile, not enough time, it failed).
+    double compileLatencyUs = std::nan("");
+    double compileSpeedup = std::nan(""); // compileLatencyUs / latencyUs
+    QString compileNote;
     double noisePct = std::nan("");
     double peakVramMb = std::nan("");
     QString bound; // "memory" | "compute" | ""
     // Where the kernel ran: "bubblewrap", or "process (<why the sandbox was missing>)". Empty in runs
     // recorded before the judge ran kernels in a sandbox.
     QString sandbox;
+    QString judge; // the judge's version: a hash of the harness's Python sources
+    QString isolation; // "bubblewrap+cgroup v2", "process, no cgroup", ...
     // The judge's precision probe (docs/harness.md "precision"): "fp32 accumulation (probed: float32)",
     // "tf32 (float32), allowed by the run", "not probed: ..."; empty in runs recorded before #43.
     QString precision;
     bool correct = false;
 
     static bool has(double v) { return !std::isnan(v); }
+    // Speedup over the best PyTorch measured: the smaller of the eager and compiled speedups.
+    double bestTorchSpeedup() const
+    {
+        return has(compileSpeedup) && !(speedup <= compileSpeedup) ? compileSpeedup : speedup;
+    }
 };
 // Field by field, "not measured" (NaN) equal to itself: a live view compares a reloaded row with the
 // one it shows without formatting either.

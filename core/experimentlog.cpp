@@ -81,6 +81,13 @@ Metrics metricsFrom(const json &o)
     m.peakVramMb = num(o, "peak_vram_mb", m.peakVramMb);
     m.bound = str(o, "bound");
     m.sandbox = str(o, "sandbox");
+    m.pctPeakSpec = num(o, "pct_peak_spec", m.pctPeakSpec);
+    m.roof = str(o, "roof");
+    m.compileLatencyUs = num(o, "compile_latency_us", m.compileLatencyUs);
+    m.compileSpeedup = num(o, "compile_speedup", m.compileSpeedup);
+    m.compileNote = str(o, "compile");
+    m.judge = str(o, "judge");
+    m.isolation = str(o, "isolation");
     m.precision = str(o, "precision");
     const auto c = o.find("correct");
     if (c != o.end() && !c->is_boolean())
@@ -225,8 +232,14 @@ json ExperimentLog::metricsToJson(const Metrics &m)
     putNum(o, "peak_vram_mb", m.peakVramMb);
     if (!m.sandbox.isEmpty())
         o["sandbox"] = m.sandbox.toStdString();
-    if (!m.precision.isEmpty())
-        o["precision"] = m.precision.toStdString();
+    putNum(o, "pct_peak_spec", m.pctPeakSpec);
+    putNum(o, "compile_latency_us", m.compileLatencyUs);
+    putNum(o, "compile_speedup", m.compileSpeedup);
+    // Empty texts stay out: runs recorded before #43 read back the same.
+    for (const auto &[key, text] : { std::pair { "roof", &m.roof }, { "compile", &m.compileNote },
+             { "judge", &m.judge }, { "isolation", &m.isolation }, { "precision", &m.precision } })
+        if (!text->isEmpty())
+            o[key] = text->toStdString();
     if (!m.bound.isEmpty())
         o["bound"] = m.bound.toStdString();
     o["correct"] = m.correct;

@@ -124,6 +124,24 @@ void applyExperimentEntry(RunSnapshot &s, const LogEntry &e, const QString &wher
     }
 }
 
+// The roofs the loop measured and took % of roof against (roofs.json, by device label; DeviceLoop
+// writes it): the first device's, as run.json holds one device.
+MeasuredRoofs runRoofs(const QString &runDir)
+{
+    QFile f(QDir(runDir).filePath(QStringLiteral("roofs.json")));
+    if (runDir.isEmpty() || !f.open(QIODevice::ReadOnly))
+        return {};
+    const json all = json::parse(f.readAll().toStdString(), nullptr, false);
+    if (!all.is_object())
+        return {};
+    for (auto it = all.begin(); it != all.end(); ++it) {
+        const MeasuredRoofs m = MeasuredRoofs::fromJson(*it);
+        if (m.known())
+            return m;
+    }
+    return {};
+}
+
 } // namespace
 
 bool RunLoader::setRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
@@ -138,6 +156,8 @@ bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *er
         return false;
     s.model = s.config.model;
     s.device = s.config.device;
+    if (!s.device.measured.known())
+        s.device.measured = runRoofs(s.runDir);
     s.reviewMode = s.config.reviewMode;
     return true;
 }

@@ -37,6 +37,32 @@ QString ms(double us)
                              : QStringLiteral("—");
 }
 
+// "1.234× eager · 0.950× compiled": the head against both PyTorch baselines; the compiled one's note
+// (not available, not measured) when it has no time.
+QString speedupCell(const Metrics &m)
+{
+    QString s = ratio(m.speedup) + QStringLiteral(" eager");
+    if (Metrics::has(m.compileSpeedup))
+        s += QStringLiteral(" · ") + ratio(m.compileSpeedup) + QStringLiteral(" compiled");
+    else if (!m.compileNote.isEmpty())
+        s += QStringLiteral(" · compile: ") + m.compileNote;
+    return s;
+}
+
+// "91.2 % (spec 81.9 %)": against the measured roof, the spec sheet's beside it.
+QString roofCell(const Metrics &m)
+{
+    if (!Metrics::has(m.pctPeak))
+        return QStringLiteral("—");
+    QString s = QString::number(m.pctPeak, 'f', 1) + QStringLiteral(" %");
+    if (m.roof != QLatin1String("spec") && !m.roof.isEmpty())
+        s += Metrics::has(m.pctPeakSpec) ? QStringLiteral(" (spec %1 %)").arg(m.pctPeakSpec, 0, 'f', 1)
+                                         : QStringLiteral(" (no spec roof)");
+    else if (m.roof == QLatin1String("spec"))
+        s += QStringLiteral(" (spec roof)");
+    return s;
+}
+
 QString td(const QString &text, const QString &cls = QString())
 {
     return cls.isEmpty() ? QStringLiteral("<td>%1</td>").arg(text.toHtmlEscaped())
@@ -156,7 +182,8 @@ QString RunReport::kernelTable(const RunSnapshot &run)
     QString s = QStringLiteral(
         "<h2>Kernels, ranked by share of the model's time</h2><table id=\"kernels\"><thead><tr>"
         "<th>#</th><th>Kernel</th><th>Op</th><th>dtype</th><th>Share</th><th>Time</th>"
-        "<th>Head speedup</th><th>% of peak</th><th>Experiments</th><th>Kept</th><th>State</th>"
+        "<th>Head speedup (eager · compiled PyTorch)</th><th>% of roof (measured; spec)</th><th>Experiments</th>"
+        "<th>Kept</th><th>State</th>"
         "<th>In model</th></tr></thead><tbody>");
     QHash<QString, int> kept;
     for (const Experiment &e : run.experiments)
@@ -183,12 +210,9 @@ QString RunReport::kernelTable(const RunSnapshot &run)
             + td(QString::number(k.rank), QStringLiteral("n")) + td(name) + td(op) + td(k.dtype)
             + td(pct(k.share), QStringLiteral("n"))
             + td(QString::number(k.timeUs, 'f', 1) + QStringLiteral(" µs"), QStringLiteral("n"))
-            + td(head && head->metrics.correct ? ratio(head->metrics.speedup) : QStringLiteral("—"),
+            + td(head && head->metrics.correct ? speedupCell(head->metrics) : QStringLiteral("—"),
                 QStringLiteral("n"))
-            + td(head && Metrics::has(head->metrics.pctPeak)
-                    ? QString::number(head->metrics.pctPeak, 'f', 1) + QStringLiteral(" %")
-                    : QStringLiteral("—"),
-                QStringLiteral("n"))
+            + td(head ? roofCell(head->metrics) : QStringLiteral("—"), QStringLiteral("n"))
             + td(QString::number(k.experimentCount), QStringLiteral("n"))
             + td(QString::number(kept.value(name)), QStringLiteral("n")) + td(state) + td(inModel)
             + QStringLiteral("</tr>");
@@ -390,6 +414,10 @@ QString RunReport::environment(const RunSnapshot &run)
         return QStringLiteral("<tr>") + td(k) + td(v) + QStringLiteral("</tr>");
     };
     s += row(QStringLiteral("Device"), run.device.summary());
+    // What "% of roof" is against (docs/numbers.md): measured on the device, the spec sheet's above.
+    s += row(QStringLiteral("Measured roofs"),
+        run.device.measured.known() ? run.device.measured.summary()
+                                    : QStringLiteral("not measured: % of roof is against the spec sheet"));
     if (run.verification) {
         const ModelVerification &v = *run.verification;
         s += row(QStringLiteral("Verified on"),

@@ -24,10 +24,18 @@ double RunSnapshot::headSpeedup(const KernelRecord &k) const
                                                                                 : std::nan("");
 }
 
+double RunSnapshot::headBestTorchSpeedup(const KernelRecord &k) const
+{
+    const Experiment *head = experiment(k.headExperiment);
+    return head && head->metrics.correct ? head->metrics.bestTorchSpeedup() : std::nan("");
+}
+
 bool RunSnapshot::pytorchWins(const KernelRecord &k) const
 {
     // Only once the kernel is done: while it is worked on, a slower head is a starting point.
-    return k.state == KernelState::Done && headSpeedup(k) < 1.0;
+    // Against the best PyTorch measured (eager or compiled): a kernel that beats eager but not
+    // torch.compile is not worth plugging in.
+    return k.state == KernelState::Done && headBestTorchSpeedup(k) < 1.0;
 }
 
 QString RunSnapshot::stateText(const KernelRecord &k) const

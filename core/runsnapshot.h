@@ -85,6 +85,8 @@ struct RunSnapshot
     double headSpeedup(const KernelRecord &k) const;
     // The state as people read it: kernelStateName, or "pytorch wins".
     QString stateText(const KernelRecord &k) const;
+    // The head's speedup over the best PyTorch measured: eager or torch.compile, whichever is faster.
+    double headBestTorchSpeedup(const KernelRecord &k) const;
 };
 
 using RunSnapshotPtr = std::shared_ptr<const RunSnapshot>;

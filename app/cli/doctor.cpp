@@ -10,6 +10,7 @@
 #include "jsonfield.h"
 #include "kernelstaticcheck.h"
 #include "pythonlocator.h"
+#include "roofmeter.h"
 #include "workerclient.h"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,33 @@ struct Finding
     QString text;
 };
 
+// What the device measurably does (measured on first use, then from the cache; again with
+// --measure-roofs), beside the spec sheet's numbers: the roofs every "% of roof" is taken against.
+Finding roofsFinding(WorkerClient *worker, const DeviceInfo &spec, bool gpu, bool force, const QString &dtype)
+{
+    RoofMeter::Request request;
+    request.device = gpu ? QStringLiteral("cuda") : QStringLiteral("cpu");
+    request.dtype = dtype;
+    request.force = force;
+    MeasuredRoofs m;
+    QString error;
+    if (!RoofMeter::measure(worker, request, &m, &error))
+        return { QStringLiteral("warning"), QStringLiteral("roofs"),
+            error + QStringLiteral(": % of roof falls back to the spec sheet") };
+    QString text = m.summary();
+    const QString prec = RoofMeter::dtypeFor(request.device, dtype);
+    Precision p = Precision::FP32;
+    parsePrecision(prec, &p);
+    if (gpu && (spec.bandwidthGBs > 0 || spec.peak(p) > 0))
+        text += QStringLiteral("; spec sheet: %1 GB/s (copy reaches %2%), %3 %4 TFLOP/s (matmul reaches %5%)")
+                    .arg(spec.bandwidthGBs, 0, 'f', 0)
+                    .arg(spec.bandwidthGBs > 0 ? 100.0 * m.bandwidthGBs / spec.bandwidthGBs : 0.0, 0, 'f', 0)
+                    .arg(prec)
+                    .arg(spec.peak(p), 0, 'g', 4)
+                    .arg(spec.peak(p) > 0 ? 100.0 * m.tflops[size_t(p)] / spec.peak(p) : 0.0, 0, 'f', 0);
+    return { QStringLiteral("ok"), QStringLiteral("roofs"), text };
+}
+
 } // namespace
 
 int runDoctor(const QStringList &args)
@@ -41,6 +69,10 @@ int runDoctor(const QStringList &args)
         QStringLiteral("the interpreter to check (default: the one a run would use)"),
         QStringLiteral("PY") });
     p.addOption({ QStringLiteral("json"), QStringLiteral("print the findings as JSON") });
+    p.addOption({ QStringLiteral("measure-roofs"),
+        QStringLiteral("measure the device's copy bandwidth and matmul throughput again (else cached)") });
+    p.addOption({ QStringLiteral("dtype"), QStringLiteral("the matmul roof's dtype (default bf16 on a GPU, fp32 on the CPU)"),
+        QStringLiteral("DTYPE") });
     if (!p.parse(QStringList { QStringLiteral("autokernel-cli doctor") } + args))
         return printUsageError(QStringLiteral("doctor: ") + p.errorText());
     if (p.isSet(QStringLiteral("help"))) {
@@ -131,6 +163,9 @@ int runDoctor(const QStringList &args)
                     { jsonfield::text(j, "cgroup_level") == QLatin1String("ok") ? QStringLiteral("ok")
                                                                                 : QStringLiteral("warning"),
                         QStringLiteral("cgroup"), cgroupText });
+            if (jsonfield::text(j, "torch_error").isEmpty())
+                out.append(roofsFinding(&worker, device, gpu, p.isSet(QStringLiteral("measure-roofs")),
+                    p.value(QStringLiteral("dtype"))));
         }
     }
 

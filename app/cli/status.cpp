@@ -45,6 +45,17 @@ int runStatus(const QStringList &args)
         o["run_dir"] = s->runDir.toStdString();
         o["model"] = s->model.toStdString();
         o["device"] = s->device.name.toStdString();
+        // What every pct_peak below is against (docs/numbers.md); absent: the spec sheet's roofs.
+        if (s->device.measured.known())
+            o["measured_roofs"] = s->device.measured.toJson();
+        // Which judges measured the run's results (a judge changed mid-run shows as two).
+        QStringList judges;
+        for (const Experiment &e : s->experiments)
+            if (!e.metrics.judge.isEmpty() && !judges.contains(e.metrics.judge))
+                judges << e.metrics.judge;
+        o["judges"] = nlohmann::json::array();
+        for (const QString &j : judges)
+            o["judges"].push_back(j.toStdString());
         o["review_mode"] = s->reviewMode;
         o["allow_reduced_precision"] = s->config.allowReducedPrecision;
         o["best_commit"] = s->bestCommit.toStdString();
@@ -66,6 +77,16 @@ int runStatus(const QStringList &args)
             kj["experiment_count"] = k.experimentCount;
             if (const Experiment *h = s->experiment(k.headExperiment))
                 kj["head_metrics"] = ExperimentLog::metricsToJson(h->metrics);
+                // Over the best PyTorch measured (eager or torch.compile): what pytorch_wins decides on.
+                if (Metrics::has(h->metrics.bestTorchSpeedup()))
+                    kj["best_torch_speedup"] = h->metrics.bestTorchSpeedup();
+            }
+            // #38 item 5: the latest in-model check of a keep, and the streak the move-on rule reads.
+            if (const InModelCheck *c = s->inModel.latest(KernelRecord::keyOf(k.folder))) {
+                kj["in_model"] = c->toJson();
+                kj["in_model"]["checks"] = s->inModel.count(KernelRecord::keyOf(k.folder));
+                kj["in_model"]["misses_in_a_row"] = s->inModel.missesInARow(KernelRecord::keyOf(k.folder));
+            }
             o["kernels"].push_back(kj);
         }
         o["warnings"] = nlohmann::json::array();
@@ -79,6 +100,10 @@ int runStatus(const QStringList &args)
     out << "run      " << s->runDir << '\n'
         << "model    " << s->model << '\n'
         << "device   " << (s->device.name.isEmpty() ? QStringLiteral("-") : s->device.summary()) << '\n'
+        << "roofs    "
+        << (s->device.measured.known() ? s->device.measured.summary()
+                                       : QStringLiteral("not measured (% of roof against the spec sheet)"))
+        << '\n'
         << "writer   " << (writer ? QStringLiteral("pid %1").arg(writer) : QStringLiteral("none")) << '\n'
         << "workers  " << s->config.workerSummary() << '\n'
         << "review   " << (s->reviewMode ? "on" : "off") << '\n'
@@ -97,19 +122,35 @@ int runStatus(const QStringList &args)
                .arg(QStringLiteral("state"), -12)
                .arg(QStringLiteral("tries"), 5)
                .arg(QStringLiteral("head"), 6)
-               .arg(QStringLiteral("speedup"), 8);
+               .arg(QStringLiteral("speedup"), 8)
+               .arg(QStringLiteral("compiled"), 8)
+               .arg(QStringLiteral("% roof"), 15);
     for (const KernelRecord &k : s->kernels) {
         const Experiment *h = s->experiment(k.headExperiment);
         const QString speed = h && Metrics::has(h->metrics.speedup)
             ? QString::number(h->metrics.speedup, 'f', 2) + QLatin1Char('x')
             : QStringLiteral("-");
-        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+        // Over torch.compile's reference ("n/a": no torch.compile or not measured; the note says why
+        // in --json), and % of the measured roof with the spec sheet's after the slash.
+        const QString compiled = h && Metrics::has(h->metrics.compileSpeedup)
+            ? QString::number(h->metrics.compileSpeedup, 'f', 2) + QLatin1Char('x')
+            : h && !h->metrics.compileNote.isEmpty() ? QStringLiteral("n/a")
+                                                     : QStringLiteral("-");
+        QString roof = QStringLiteral("-");
+        if (h && Metrics::has(h->metrics.pctPeak))
+            roof = QString::number(h->metrics.pctPeak, 'f', 1)
+                + (Metrics::has(h->metrics.pctPeakSpec) && h->metrics.roof != QLatin1String("spec")
+                        ? QStringLiteral(" / %1 spec").arg(h->metrics.pctPeakSpec, 0, 'f', 1)
+                        : QString());
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8\n")
                    .arg(KernelRecord::keyOf(k.folder), -28)
                    .arg(k.opType, -17)
                    .arg(s->stateText(k), -12)
                    .arg(k.experimentCount, 5)
                    .arg(QStringLiteral("#%1").arg(k.headExperiment), 6)
-                   .arg(speed, 8);
+                   .arg(speed, 8)
+                   .arg(compiled, 8)
+                   .arg(roof, 15);
         // The model's call this folder stands for, so a reader knows what "kernel" means here.
         if (!k.contract.isEmpty()) {
             const QString attrs = k.contract.attributesText();

@@ -148,6 +148,23 @@ private Q_SLOTS:
         model.resetRows(KernelTableModel::rowsFrom(*s));
         QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data().toString(),
             QStringLiteral("125.0 µs · PyTorch 100.0 µs"));
+        // And torch.compile's, measured in the same bench (#43), or why there is none.
+        s->experiments.last().metrics.compileNote = QStringLiteral("not available (torch 1.13.1 has no torch.compile)");
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data().toString(),
+            QStringLiteral("125.0 µs · PyTorch 100.0 µs · compiled n/a"));
+        QVERIFY(model.index(2, KernelTableModel::BaselineColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("torch 1.13.1 has no torch.compile")));
+        s->experiments.last().metrics.compileLatencyUs = 80.0;
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data().toString(),
+            QStringLiteral("125.0 µs · PyTorch 100.0 µs · compiled 80.0 µs"));
+        // PyTorch wins is decided against the faster of the two.
+        s->kernels[0].state = ak::KernelState::Done;
+        s->experiments[s->experimentIndex.value(s->kernels[0].headExperiment)].metrics.compileSpeedup = 0.95;
+        QVERIFY(s->pytorchWins(s->kernels[0]));
         QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data(KernelTableModel::SortRole).toDouble(),
             125.0);
     }

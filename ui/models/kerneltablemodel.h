@@ -23,10 +23,21 @@ struct KernelRow
     double bestPctPeak = std::nan(""); // best kept experiment, % of the kernel's roof
     double baselineUs = std::nan(""); // the starter's latency at its baseline experiment
     double torchUs = std::nan(""); // PyTorch's own at the same bench
+    double compileUs = std::nan(""); // torch.compile(max-autotune) of the same reference, same bench
+    QString compileNote; // why compileUs is missing (no torch.compile, ...), or how it was compiled
+    double bestPctPeakSpec = std::nan(""); // the best's % of the spec sheet's roof
+    double bestCompileSpeedup = std::nan(""); // the best's speedup over torch.compile
+    QString roof; // which roofs bestPctPeak is against: "measured", "spec", ...
     double baselineSpeedup = std::nan(""); // the starter's at its baseline: what "vs start" is against
     bool pytorchWins = false; // RunSnapshot::pytorchWins
     std::optional<KernelVerification> inModel; // what verification.json says of it; none: not verified
     QString modelNote; // the verification's note on the final set (it failed parity together)
+    // The latest in-model check of a keep during the run (inmodel.json, #38 item 5); shown instead of
+    // the verification when it is newer (or there is none), so the column is live while the loop runs.
+    std::optional<InModelCheck> live;
+    bool liveIsNewer = false;
+    int liveMisses = 0; // harness wins in a row the model did not show (the move-on rule's count)
+    int liveMissLimit = 0; // the run's max_in_model_misses (0: the rule is off)
     // Where in the model it runs, from profile.json's call sites: "model.layers.*.input_layernorm"
     // (numbered layers folded), else the function it ran in; empty when the profile does not say.
     QString where;
@@ -35,6 +46,9 @@ struct KernelRow
 // What verify found for a kernel, in a few words: "+4.2 % ✓" (in the final set), "−1.3 % left out",
 // "not plugged", "parity ✗". The table's In model column and the model view use it.
 QString inModelText(const KernelVerification &verification);
+// The same for a check during the run: "+3.1 % run", "+0.2 % run ✗" (no gain beyond the noise),
+// "not plugged", "parity ✗".
+QString inModelText(const InModelCheck &check);
 
 // Kernels of a run in rank order: DisplayRole formatted, SortRole raw numbers, a bar through
 // TotalCostRole for the share and roof columns (drawn by CostDelegate), a tooltip per column.
