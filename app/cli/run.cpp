@@ -11,6 +11,7 @@
 
 #include "modelverifier.h"
 
+#include "llmpricing.h"
 #include "localloop.h"
 #include "loopinfo.h"
 #include "loopsession.h"
@@ -20,6 +21,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <QRegularExpression>
 #include <QTextStream>
 #include <QTimer>
@@ -125,6 +127,11 @@ void addRunFlags(QCommandLineParser &p)
             QStringLiteral("N") },
         { QStringLiteral("api-key-env"),
             QStringLiteral("llm agent: environment variable holding the API key"), QStringLiteral("VAR") },
+        { QStringLiteral("prices"),
+            QStringLiteral(
+                "llm agent: USD per million tokens, a JSON file or text {\"MODEL\": {\"input\": N, "
+                "\"output\": N}}: each experiment's cost, and the run's per kept kernel and point"),
+            QStringLiteral("FILE_OR_JSON") },
         { QStringLiteral("command"),
             QStringLiteral("command agent: template, e.g. 'mytool --prompt-file {prompt} --workdir {dir}'"),
             QStringLiteral("TEMPLATE") },
@@ -135,6 +142,26 @@ void addRunFlags(QCommandLineParser &p)
             QStringLiteral(
                 "when the loop ends, verify the kept kernels inside the model (autokernel-cli verify)") },
     });
+}
+
+// --prices: the user's price table (#43 item 6), never written to the run; a bad one names its cause.
+std::optional<int> readPrices(const QCommandLineParser &p, PriceTable *out)
+{
+    if (!p.isSet(QStringLiteral("prices")))
+        return std::nullopt;
+    const QString value = p.value(QStringLiteral("prices"));
+    QByteArray text = value.toUtf8();
+    if (!value.trimmed().startsWith(QLatin1Char('{'))) {
+        QFile f(value);
+        if (!f.open(QIODevice::ReadOnly))
+            return printUsageError(
+                QStringLiteral("--prices: cannot read %1: %2").arg(value, f.errorString()));
+        text = f.readAll();
+    }
+    QString why;
+    if (!PriceTable::fromJson(text, out, &why))
+        return printUsageError(QStringLiteral("--prices: ") + why);
+    return std::nullopt;
 }
 
 // The loop's limits, devices and worker flags into `o`, checked in the order the errors have always
@@ -181,7 +208,7 @@ std::optional<int> readLoopFlags(const QCommandLineParser &p, LoopOptions *o)
             QStringLiteral("--launcher and --slurm: give one (--slurm makes its own launcher)"));
     o->quickBench = p.isSet(QStringLiteral("quick"));
     o->allowReducedPrecision = p.isSet(QStringLiteral("allow-reduced-precision"));
-    return std::nullopt;
+    return readPrices(p, &o->agentInputs.prices);
 }
 
 // The workers: with --slurm (or run.json's, unless --launcher replaces it) one allocation whose srun

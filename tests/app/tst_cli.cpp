@@ -1,4 +1,5 @@
 #include "gitrepo.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QFile>
@@ -77,6 +78,25 @@ private Q_SLOTS:
         QVERIFY2(badOut.contains(QStringLiteral("error    Python with torch: none found"))
                 && badOut.contains(noTorch) && badOut.contains(QStringLiteral("install PyTorch")),
             qPrintable(badOut));
+    }
+
+    // #43 item 6: the user's price table for an LLM run; one that cannot be read names its cause.
+    void runPricesThatCannotBeReadAreAUsageError()
+    {
+        QTemporaryDir dir;
+        QVERIFY(ak::test::makeRunDir(dir.path()));
+        std::unique_ptr<QProcess> p(run({ QStringLiteral("run"), dir.path(), QStringLiteral("--prices"),
+            QStringLiteral("{\"gpt-4.1\": {\"input\": -2}}") }));
+        QCOMPARE(p->exitCode(), 2);
+        QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral(
+                     "--prices: price table: \"gpt-4.1\".input: expected a non-negative number")),
+            qPrintable(err));
+        p.reset(run({ QStringLiteral("run"), dir.path(), QStringLiteral("--prices"),
+            dir.filePath(QStringLiteral("nope.json")) }));
+        QCOMPARE(p->exitCode(), 2);
+        err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("--prices: cannot read ")), qPrintable(err));
     }
 
     void unknownCommandIsUsageError()
