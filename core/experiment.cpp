@@ -116,9 +116,9 @@ bool operator==(const Metrics &a, const Metrics &b)
         && sameNumber(a.pctPeak, b.pctPeak) && sameNumber(a.noisePct, b.noisePct)
         && sameNumber(a.peakVramMb, b.peakVramMb) && a.bound == b.bound && a.sandbox == b.sandbox
         && sameNumber(a.pctPeakSpec, b.pctPeakSpec) && a.roof == b.roof
-        && sameNumber(a.compileLatencyUs, b.compileLatencyUs) && sameNumber(a.compileSpeedup, b.compileSpeedup)
-        && a.compileNote == b.compileNote && a.judge == b.judge && a.isolation == b.isolation
-        && a.precision == b.precision
+        && sameNumber(a.compileLatencyUs, b.compileLatencyUs)
+        && sameNumber(a.compileSpeedup, b.compileSpeedup) && a.compileNote == b.compileNote
+        && a.judge == b.judge && a.isolation == b.isolation && a.precision == b.precision
         && a.correct == b.correct;
 }
 
