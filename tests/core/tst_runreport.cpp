@@ -1,7 +1,7 @@
 #include "gitrepo.h"
+#include "runcost.h"
 #include "runheadline.h"
 #include "runloader.h"
-#include "runcost.h"
 #include "runreport.h"
 #include "runstats.h"
 #include "runstore.h"

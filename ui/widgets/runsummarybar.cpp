@@ -1,9 +1,9 @@
 #include "runsummarybar.h"
 
 #include "numberformat.h"
+#include "runcost.h"
 #include "runheadline.h"
 #include "runloader.h"
-#include "runcost.h"
 #include "runstats.h"
 
 #include <QDateTime>
