@@ -2,16 +2,20 @@
 
 #include "agent.h"
 #include "agentfactory.h"
+#include "atomicfile.h"
 #include "cpudevice.h"
 #include "devicedetector.h"
 #include "harnessclient.h"
-#include "atomicfile.h"
 #include "looplogfile.h"
 #include "loopsession.h"
 #include "roofmeter.h"
 #include "runconfig.h"
 #include "workerclient.h"
 
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFile>
 #include <QMutexLocker>
 
 #include <algorithm>
@@ -45,6 +49,7 @@ ExperimentLoopConfig DeviceLoop::configFor(const Setup &setup)
     cfg.maxKernels = setup.maxKernels;
     cfg.quickBench = setup.quickBench;
     cfg.benchTimeLimitSec = setup.benchTimeLimitSec;
+    cfg.inModel.budgetPct = setup.inModelBudgetPct;
     cfg.remoteWorker = !setup.launcher.isLocal();
     if (cfg.benchDevice == QLatin1String("cpu")) {
         cfg.device = cpuDevice();
@@ -58,11 +63,6 @@ ExperimentLoopConfig DeviceLoop::configFor(const Setup &setup)
     return cfg;
 }
 
-QProcessEnvironment DeviceLoop::environmentFor(const QString &device)
-{
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    const int index = cudaIndex(device);
-    if (index >= 0)
 void DeviceLoop::measureRoofs(WorkerClient *worker, LoopSession *session, ExperimentLoopConfig *cfg)
 {
     const QString runDir = session->runDir();
@@ -93,13 +93,19 @@ void DeviceLoop::measureRoofs(WorkerClient *worker, LoopSession *session, Experi
             all = nlohmann::json::parse(old.readAll().toStdString(), nullptr, false);
         if (!all.is_object())
             all = nlohmann::json::object();
-        all[cfg->label.toStdString()] = roofs.known() ? roofs.toJson() : nlohmann::json { { "error", error.toStdString() } };
+        all[cfg->label.toStdString()]
+            = roofs.known() ? roofs.toJson() : nlohmann::json { { "error", error.toStdString() } };
         AtomicFile::write(path, QByteArray::fromStdString(all.dump(1) + "\n"));
     }
     if (session->onMessage)
         session->onMessage(line);
 }
 
+QProcessEnvironment DeviceLoop::environmentFor(const QString &device)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const int index = cudaIndex(device);
+    if (index >= 0)
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString::number(index));
     return env;
 }
@@ -139,6 +145,12 @@ ExperimentLoop::Step DeviceLoop::run()
                 agent->requestStop();
             ExperimentLoop loop(
                 m_session, agent.get(), [&harness](const BenchRequest &r) { return harness.bench(r); }, cfg);
+            // Checks run where the harness runs; a remote worker's side may not have the model's
+            // file at the same path, so remote loops leave the model's verdict to `verify`.
+            if (!cfg.remoteWorker)
+                loop.setInModelRequest([&worker](const QString &op, const nlohmann::json &args, int ms) {
+                    return worker.request(op, args, ms);
+                });
             last = loop.run();
             QMutexLocker lock(&m_mutex);
             m_agent = nullptr;

@@ -35,6 +35,7 @@ public:
         int maxKernels = 0;
         bool quickBench = false;
         int benchTimeLimitSec = 0;
+        double inModelBudgetPct = 10.0; // % of the loop's time the in-model checks of keeps may take; 0: off
         // The agent as configured now (LocalLoop: its options, or run.json's "agent"), asked after
         // a configuration error paused the loop and a person resumed it; none: `agent` again.
         std::function<bool(AgentConfig *config, AgentInputs *inputs, QString *error)> currentAgent;
@@ -55,12 +56,12 @@ public:
     ExperimentLoop::Step run();
     void stop();
 
-private:
     // The device's measured roofs into cfg->device (the worker's cache, or a measurement on first use
     // of the device), copied into the run's roofs.json under cfg->label so the run keeps what its % of
     // roof was taken against. Failing leaves the spec roofs and says why; never stops the loop.
     static void measureRoofs(WorkerClient *worker, LoopSession *session, ExperimentLoopConfig *cfg);
 
+private:
     LoopSession *m_session;
     Setup m_setup;
     QMutex m_mutex; // guards the two pointers below, alive only while run() is in its loop

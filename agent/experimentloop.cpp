@@ -207,10 +207,54 @@ ExperimentLoop::Step ExperimentLoop::step()
     }
     Experiment recorded;
     const Step s = record(e, verdict, bench, clock, &recorded);
-    if (recorded.status == ExperimentStatus::Kept)
+    if (recorded.status == ExperimentStatus::Kept) {
         if (const KernelRecord *k = c.run.kernel(c.kernel))
             rememberKeep(recorded, *k, proposedInfo, c.run.runDir);
+        checkInModel(recorded);
+    }
     return s;
+}
+
+void ExperimentLoop::setInModelRequest(InModelChecker::RequestFn request)
+{
+    m_inModel.emplace(std::move(request), m_config.inModel);
+}
+
+void ExperimentLoop::checkInModel(const Experiment &kept)
+{
+    if (!m_inModel || m_session->stopRequested())
+        return;
+    const RunSnapshot run = m_session->lock()->state(); // implicitly shared: a cheap copy
+    QString why;
+    if (!m_inModel->due(run, kept, &why)) {
+        qCDebug(lcAgent) << kept.kernel << "keep" << kept.id << "not checked in the model:" << why;
+        return;
+    }
+    message(QStringLiteral("%1: checking keep #%2 inside the model").arg(kept.kernel).arg(kept.id));
+    bool cancelled = false;
+    const std::optional<InModelCheck> c = m_inModel->check(run, kept, m_config.benchDevice, &why, &cancelled);
+    if (!c) {
+        if (!cancelled)
+            message(QStringLiteral("%1: in-model check not made: %2").arg(kept.kernel, why));
+        return;
+    }
+    QString error;
+    if (!m_session->lock()->recordInModelCheck(*c, &error)) {
+        message(QStringLiteral("%1: in-model check not recorded: %2").arg(kept.kernel, error));
+        return;
+    }
+    const QString verdict = std::isnan(c->effectPct)
+        ? c->why
+        : QStringLiteral("%1%2% alone vs eager (noise %3%)%4")
+              .arg(c->effectPct >= 0 ? QStringLiteral("+") : QString())
+              .arg(c->effectPct, 0, 'f', 2)
+              .arg(c->limitPct, 0, 'f', 2)
+              .arg(c->positive ? QString() : QStringLiteral(": no gain in the model"));
+    message(QStringLiteral("%1: in the model %2 (%3 s; checks %4 s of %5 s)")
+                .arg(kept.kernel, verdict)
+                .arg(c->seconds, 0, 'f', 1)
+                .arg(m_inModel->spentSeconds(), 0, 'f', 1)
+                .arg(m_inModel->elapsedSeconds(), 0, 'f', 0));
 }
 
 void ExperimentLoop::rememberKeep(

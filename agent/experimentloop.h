@@ -3,6 +3,7 @@
 #include "agent.h"
 #include "benchverdict.h"
 #include "harnessclient.h"
+#include "inmodelchecker.h"
 #include "loopsession.h"
 #include "moveonrules.h"
 #include "promptbuilder.h"
@@ -36,6 +37,8 @@ struct ExperimentLoopConfig
     // then starts the worker again, instead of stopping the run (a local harness failure stops it).
     bool remoteWorker = false;
     int workerRetrySec = 30;
+    // The in-model check of keeps (#38 item 5); runs only once setInModelRequest gave the loop a worker.
+    InModelCheckConfig inModel;
 };
 
 // One device's loop: propose -> static check -> commit -> harness -> keep or revert -> log, kernel
@@ -58,6 +61,9 @@ public:
     // Steps until nothing is left, a stop, a configuration error, or the session's budget is spent.
     // Returns the last step.
     Step run();
+
+    // Turns on the in-model check of keeps: `request` reaches the loop's worker (DeviceLoop's).
+    void setInModelRequest(InModelChecker::RequestFn request);
 
     // Loop time of the last experiment outside the agent and the harness, in ms.
     double lastOverheadMs() const { return m_lastOverheadMs; }
@@ -115,6 +121,9 @@ private:
     BenchRequest request(const QString &kernel, const QString &path) const;
     void message(const QString &text) const;
     void noteSandbox(const BenchResult &bench);
+    // After a keep: the kept kernel alone inside the model (InModelChecker), recorded in inmodel.json;
+    // the move-on rule "max_in_model_misses" reads it at the next claim.
+    void checkInModel(const Experiment &kept);
 
     LoopSession *m_session;
     Agent *m_agent;
@@ -125,6 +134,7 @@ private:
     QHash<int, QString> m_proposedText; // experiment id -> kernel.py it proposed (read back once)
     // TuneMemory as this loop read it at its first experiment (one file read per loop, not per step).
     std::optional<QVector<TuneMemory::Entry>> m_memory;
+    std::optional<InModelChecker> m_inModel;
     // A kept kernel.py's tunable constants go to TuneMemory for the next runs on this device.
     void rememberKeep(
         const Experiment &e, const KernelRecord &kernel, const KernelStaticInfo &info, const QString &runDir);

@@ -272,6 +272,7 @@ void LocalLoop::startLoops(const QStringList &devices, const WorkerLauncher &lau
         setup.maxKernels = m_options.maxKernels;
         setup.quickBench = m_options.quickBench;
         setup.benchTimeLimitSec = m_options.benchTimeLimitSec;
+        setup.inModelBudgetPct = m_options.inModelBudgetPct;
         setup.currentAgent = [this](AgentConfig *config, AgentInputs *inputs, QString *error) {
             return currentAgent(config, inputs, error);
         };

@@ -51,6 +51,7 @@ struct LoopOptions
     // every later resume; false leaves run.json's setting as it is.
     bool allowReducedPrecision = false;
     int benchTimeLimitSec = 0; // per experiment; 0: HarnessClient's default
+    double inModelBudgetPct = 10.0; // in-model checks of keeps (#38 item 5): % of loop time; 0: off
 };
 
 // The in-process loop behind LoopControl: one QThread per device, each running an ExperimentLoop over

@@ -65,6 +65,7 @@ KernelProgress Orchestrator::progress(const RunSnapshot &run, const QString &ker
 {
     KernelProgress p;
     p.now = now;
+    p.inModelMisses = run.inModel.missesInARow(kernel);
     const KernelRecord *k = run.kernel(kernel);
     const Experiment *base = baseline(run, kernel);
     const Experiment *head = k ? run.experiment(k->headExperiment) : nullptr;

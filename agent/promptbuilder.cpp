@@ -116,6 +116,7 @@ QMap<QString, QString> PromptBuilder::values(const DeviceInfo &d, const KernelRe
     v[QStringLiteral("rules.roof_pct")] = QString::number(r.roofPct, 'g', 4);
     v[QStringLiteral("rules.hours_per_kernel")] = QString::number(r.hoursPerKernel, 'g', 4);
     v[QStringLiteral("rules.speedup_over_baseline")] = QString::number(r.speedupOverBaseline, 'g', 4);
+    v[QStringLiteral("rules.max_in_model_misses")] = QString::number(r.maxInModelMisses);
     v[QStringLiteral("rules.keep_min_improvement_pct")] = QString::number(kKeepMinImprovementPct, 'g', 4);
     return v;
 }

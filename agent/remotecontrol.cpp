@@ -104,7 +104,8 @@ void RemoteControl::setMoveOnRules(const MoveOnRules &rules)
         { QStringLiteral("--max-consecutive-reverts"), QString::number(rules.maxConsecutiveReverts),
             QStringLiteral("--roof-pct"), QString::number(rules.roofPct, 'g', 10),
             QStringLiteral("--hours-per-kernel"), QString::number(rules.hoursPerKernel, 'g', 10),
-            QStringLiteral("--speedup-over-baseline"), QString::number(rules.speedupOverBaseline, 'g', 10) });
+            QStringLiteral("--speedup-over-baseline"), QString::number(rules.speedupOverBaseline, 'g', 10),
+            QStringLiteral("--max-in-model-misses"), QString::number(rules.maxInModelMisses) });
 }
 
 void RemoteControl::setReviewMode(bool on)

@@ -18,6 +18,7 @@ const char *const kReverts = "max_consecutive_reverts";
 const char *const kRoof = "roof_pct";
 const char *const kHours = "hours_per_kernel";
 const char *const kSpeedup = "speedup_over_baseline";
+const char *const kMisses = "max_in_model_misses";
 
 QString fieldError(const char *field, const QString &what, const json &value)
 {
@@ -30,7 +31,7 @@ QString fieldError(const char *field, const QString &what, const json &value)
 QByteArray MoveOnRules::toJson() const
 {
     const json j = { { kReverts, maxConsecutiveReverts }, { kRoof, roofPct }, { kHours, hoursPerKernel },
-        { kSpeedup, speedupOverBaseline } };
+        { kSpeedup, speedupOverBaseline }, { kMisses, maxInModelMisses } };
     return QByteArray::fromStdString(j.dump(2)) + '\n';
 }
 
@@ -71,10 +72,15 @@ bool MoveOnRules::fromJson(const QByteArray &text, MoveOnRules *out, QString *er
                 err = fieldError(kSpeedup, QStringLiteral("must be a factor > 1 (0 = off)"), v);
             else
                 r.speedupOverBaseline = v.get<double>();
+        } else if (key == kMisses) {
+            if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 1000000)
+                err = fieldError(kMisses, QStringLiteral("must be a whole number >= 0 (0 = off)"), v);
+            else
+                r.maxInModelMisses = v.get<int>();
         } else {
-            err = QStringLiteral("move-on rules: unknown field \"%1\" (known: %2, %3, %4, %5)")
+            err = QStringLiteral("move-on rules: unknown field \"%1\" (known: %2, %3, %4, %5, %6)")
                       .arg(QString::fromStdString(key), QLatin1String(kReverts), QLatin1String(kRoof),
-                          QLatin1String(kHours), QLatin1String(kSpeedup));
+                          QLatin1String(kHours), QLatin1String(kSpeedup), QLatin1String(kMisses));
         }
     }
     if (error)
@@ -128,13 +134,18 @@ QString MoveOnRules::summary() const
     const QString hours = hoursPerKernel > 0
         ? QStringLiteral("%1 h per kernel").arg(hoursPerKernel, 0, 'g', 4)
         : QStringLiteral("no time limit");
-    return QStringList { reverts, roof, speedup, hours }.join(QStringLiteral(", "));
+    const QString misses = maxInModelMisses > 0
+        ? (maxInModelMisses == 1 ? QStringLiteral("1 miss in the model")
+                                 : QStringLiteral("%1 misses in the model").arg(maxInModelMisses))
+        : QStringLiteral("no in-model rule");
+    return QStringList { reverts, roof, speedup, hours, misses }.join(QStringLiteral(", "));
 }
 
 bool MoveOnRules::operator==(const MoveOnRules &o) const
 {
     return maxConsecutiveReverts == o.maxConsecutiveReverts && roofPct == o.roofPct
-        && hoursPerKernel == o.hoursPerKernel && speedupOverBaseline == o.speedupOverBaseline;
+        && hoursPerKernel == o.hoursPerKernel && speedupOverBaseline == o.speedupOverBaseline
+        && maxInModelMisses == o.maxInModelMisses;
 }
 
 QString moveOnReasonName(MoveOnReason r)
@@ -150,6 +161,8 @@ QString moveOnReasonName(MoveOnReason r)
         return QStringLiteral("consecutive_reverts");
     case MoveOnReason::TimeBudget:
         return QStringLiteral("time_budget");
+    case MoveOnReason::NotInModel:
+        return QStringLiteral("not_in_model");
     }
     return QString();
 }
@@ -174,6 +187,11 @@ MoveOnDecision evaluate(const MoveOnRules &rules, const KernelProgress &k)
             QStringLiteral("best %1x over baseline >= %2x")
                 .arg(k.bestSpeedup, 0, 'f', 2)
                 .arg(rules.speedupOverBaseline, 0, 'g', 4));
+    // A give-up rule: the harness keeps winning, the model does not show it (#38 item 5).
+    if (rules.maxInModelMisses > 0 && k.inModelMisses >= rules.maxInModelMisses)
+        return fire(MoveOnReason::NotInModel,
+            QStringLiteral("%1 kept harness win(s) in a row showed no gain in the model")
+                .arg(k.inModelMisses));
     if (rules.maxConsecutiveReverts > 0 && k.consecutiveReverts >= rules.maxConsecutiveReverts)
         return fire(MoveOnReason::ConsecutiveReverts,
             QStringLiteral("%1 consecutive reverts").arg(k.consecutiveReverts));

@@ -17,6 +17,9 @@ struct MoveOnRules
     double roofPct = 90.0; // "roof_pct": best pct_peak of the kernel, % of its bounding roof
     double hoursPerKernel = 2.0; // "hours_per_kernel": counted from when *this* kernel started
     double speedupOverBaseline = 2.0; // "speedup_over_baseline": best vs the kernel's own baseline
+    // "max_in_model_misses": kept harness wins (faster than PyTorch in the harness) that the in-model
+    // check found no gain for in the model, in a row (#38 item 5; InModelChecks::missesInARow)
+    int maxInModelMisses = 2;
 
     QByteArray toJson() const;
     // Missing fields keep their defaults; unknown fields, wrong types and out-of-range values are
@@ -24,8 +27,9 @@ struct MoveOnRules
     static bool fromJson(const QByteArray &text, MoveOnRules *out, QString *error);
     bool save(const QString &path, QString *error) const;
     static bool load(const QString &path, MoveOnRules *out, QString *error);
-    // One line for people: "5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel"; a rule
-    // at 0 reads "no revert limit", "no roof goal", "no speedup goal", "no time limit".
+    // One line for people: "5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel, 2 misses
+    // in the model"; a rule at 0 reads "no revert limit", "no roof goal", "no speedup goal", "no time
+    // limit", "no in-model rule".
     QString summary() const;
 
     bool operator==(const MoveOnRules &o) const;
@@ -39,10 +43,11 @@ struct KernelProgress
     double bestPctPeak = std::nan(""); // NaN: nothing correct measured yet
     double bestSpeedup = std::nan(""); // best latency vs this kernel's baseline latency
     QDateTime started; // first experiment on this kernel (invalid: not started)
+    int inModelMisses = 0; // harness wins the in-model checks did not see, in a row
     QDateTime now;
 };
 
-enum class MoveOnReason { None, NearRoof, SpeedupReached, ConsecutiveReverts, TimeBudget };
+enum class MoveOnReason { None, NearRoof, SpeedupReached, ConsecutiveReverts, TimeBudget, NotInModel };
 
 struct MoveOnDecision
 {
@@ -51,8 +56,8 @@ struct MoveOnDecision
     QString explanation; // "best 91.3% of roof >= 90%"; empty when staying
 };
 
-QString moveOnReasonName(
-    MoveOnReason r); // "none", "near_roof", "speedup_reached", "consecutive_reverts", "time_budget"
+// "none", "near_roof", "speedup_reached", "consecutive_reverts", "time_budget", "not_in_model"
+QString moveOnReasonName(MoveOnReason r);
 
 // Goals (roof, speedup) are checked before give-up rules (reverts, time), so a kernel that reached
 // its roof on the experiment that also ran out its time is reported as done, not as timed out.

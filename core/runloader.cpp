@@ -265,6 +265,7 @@ RunSnapshotPtr RunLoader::reload(const RunSnapshotPtr &previous, QString *error)
     s->warnings = previous->warnings.mid(0, previous->logWarnings);
     s->warnings << tail.errors;
     s->verification.reset();
+    s->inModel = InModelChecks();
     for (const LogEntry &e : tail.entries)
         apply(*s, e);
     finish(*s);
@@ -288,6 +289,14 @@ void RunLoader::readSideFiles(RunSnapshot &s)
         else
             s.verification = ModelVerification::parse(
                 verification.readAll(), QStringLiteral("verification.json"), &s.warnings);
+    }
+    // The loop's in-model checks: each one appends a log line, so a live window reloads and reads them.
+    QFile inModel(d.filePath(InModelChecks::fileName()));
+    if (inModel.exists()) {
+        if (!inModel.open(QIODevice::ReadOnly))
+            s.warnings << QStringLiteral("%1: %2").arg(InModelChecks::fileName(), inModel.errorString());
+        else
+            s.inModel = InModelChecks::parse(inModel.readAll(), InModelChecks::fileName(), &s.warnings);
     }
 
     s.loop = LoopInfo::read(s.runDir);

@@ -23,7 +23,7 @@ namespace {
 
 // The run's files outside git or read from the work tree; experiments.jsonl is the index.
 const char *const kRunFiles[]
-    = { "run.json", "profile.json", "verification.json", "experiments.jsonl", "results.tsv" };
+    = { "run.json", "profile.json", "verification.json", "inmodel.json", "experiments.jsonl", "results.tsv" };
 // Refs a run has (docs/run-format.md); '*' matches '/' in libgit2's globs.
 const char *const kRefGlobs[] = { "refs/heads/*", "refs/experiments/*", "refs/replies/*" };
 

@@ -2,6 +2,7 @@
 
 #include "deviceinfo.h"
 #include "experiment.h"
+#include "inmodelcheck.h"
 #include "kernelrecord.h"
 #include "loopinfo.h"
 #include "modelverification.h"
@@ -49,6 +50,7 @@ struct RunSnapshot
                       // model, device and reviewMode above start from it
     QVector<MoveOnChange> moveOnChanges; // every logged change of the rules, oldest first
     std::optional<ModelVerification> verification; // verification.json; none when not verified or unusable
+    InModelChecks inModel; // inmodel.json: the loop's in-model checks of its keeps (#38 item 5)
     // Not empty when the run was restored from a recording (RunRecording): what it is, for the
     // window to say so ("a recording of the llama run on NVIDIA H200 (2026-12-05)").
     QString recording;
@@ -83,10 +85,10 @@ struct RunSnapshot
     bool pytorchWins(const KernelRecord &k) const;
     // The head's speedup over PyTorch (NaN when not measured or not correct).
     double headSpeedup(const KernelRecord &k) const;
-    // The state as people read it: kernelStateName, or "pytorch wins".
-    QString stateText(const KernelRecord &k) const;
     // The head's speedup over the best PyTorch measured: eager or torch.compile, whichever is faster.
     double headBestTorchSpeedup(const KernelRecord &k) const;
+    // The state as people read it: kernelStateName, or "pytorch wins".
+    QString stateText(const KernelRecord &k) const;
 };
 
 using RunSnapshotPtr = std::shared_ptr<const RunSnapshot>;

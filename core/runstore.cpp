@@ -176,6 +176,21 @@ bool RunStore::writeVerification(const json &verification, QString *error)
         error);
 }
 
+bool RunStore::recordInModelCheck(const InModelCheck &check, QString *error)
+{
+    InModelChecks all = m_state.inModel;
+    all.checks.push_back(check);
+    const QString why = std::isfinite(check.effectPct)
+        ? QStringLiteral("In-model check of %1: %2%3% alone vs eager")
+              .arg(check.kernel, check.effectPct >= 0 ? QStringLiteral("+") : QString())
+              .arg(check.effectPct, 0, 'f', 2)
+        : QStringLiteral("In-model check of %1: %2").arg(check.kernel, check.why);
+    if (!writeRootFile(InModelChecks::fileName(), all.toJson(), QStringLiteral("inmodel"), why, error))
+        return false;
+    m_state.inModel = all;
+    return true;
+}
+
 Experiment RunStore::addKernel(const KernelRecord &k, const QByteArray &kernelPy, QString *error)
 {
     const QString name = k.folder.isEmpty()

@@ -82,6 +82,9 @@ public:
     // Writes verification.json (autokernel-cli verify) and commits it on the best branch, so every
     // verification stays in the run's history and can be compared with the earlier ones.
     bool writeVerification(const nlohmann::json &verification, QString *error = nullptr);
+    // Appends one in-model check of a keep to inmodel.json (and state().inModel), logged as the run
+    // action "inmodel" and committed on the best branch like verification.json.
+    bool recordInModelCheck(const InModelCheck &check, QString *error = nullptr);
     // Creates kernels/<NN>-<name>/kernel.py (folder from k.folder, else rank and name) with a baseline
     // commit on refs/heads/kernels/<NN>-<name>. Returns the baseline experiment (id 0 on error); its
     // metrics are recorded later with finishExperiment(id, Baseline, metrics, {}).

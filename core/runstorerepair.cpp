@@ -74,7 +74,7 @@ bool RunStore::load(QString *error)
 {
     removeStaleGitLocks();
     for (const QString &name : { QStringLiteral("run.json"), QStringLiteral("profile.json"),
-             QStringLiteral("verification.json"), QStringLiteral(".gitignore") }) {
+             QStringLiteral("verification.json"), InModelChecks::fileName(), QStringLiteral(".gitignore") }) {
         QFile f(path(name));
         if (!f.exists())
             continue;
@@ -86,6 +86,8 @@ bool RunStore::load(QString *error)
             if (!RunLoader::applyRunJson(m_state, data, &why))
                 m_state.warnings << why;
         }
+        if (name == InModelChecks::fileName())
+            m_state.inModel = InModelChecks::parse(data, name, &m_state.warnings);
         const QString blob = m_repo->writeBlob(data, error);
         if (blob.isEmpty())
             return false;

@@ -45,6 +45,7 @@ void MoveOnRulesStatus::showRun(const RunSnapshot &snapshot, bool sameRun)
         part(rules.roofPct > 0, tr("%1% roof").arg(rules.roofPct, 0, 'g', 4), tr("no roof goal")),
         part(rules.speedupOverBaseline > 0, QStringLiteral("%1x").arg(rules.speedupOverBaseline, 0, 'g', 4), tr("no speedup goal")),
         part(rules.hoursPerKernel > 0, tr("%1 h").arg(rules.hoursPerKernel, 0, 'g', 4), tr("no time limit")),
+        part(rules.maxInModelMisses > 0, tr("%1 in-model").arg(rules.maxInModelMisses), tr("no in-model rule")),
     }.join(QStringLiteral(" · "));
     m_label->setText(tr("<a href=\"rules\">Move on: %1%2</a>")
                          .arg(compact.toHtmlEscaped(), ok ? QString() : QStringLiteral(" (!)")));

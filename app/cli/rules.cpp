@@ -33,13 +33,16 @@ const Flag kFlags[] = {
     { "--hours-per-kernel", "hours_per_kernel", false, "move on after H hours of work on the kernel" },
     { "--speedup-over-baseline", "speedup_over_baseline", false,
         "move on once the kernel is X times faster than its baseline (> 1)" },
+    { "--max-in-model-misses", "max_in_model_misses", true,
+        "move on after N kept harness wins in a row showed no gain in the model (whole number)" },
 };
 
 void printUsage()
 {
     QTextStream out(stdout);
     out << "Usage: autokernel-cli rules RUN_DIR [--max-consecutive-reverts N] [--roof-pct P]\n"
-        << "                              [--hours-per-kernel H] [--speedup-over-baseline X] [--json]\n\n"
+        << "                              [--hours-per-kernel H] [--speedup-over-baseline X]\n"
+        << "                              [--max-in-model-misses N] [--json]\n\n"
         << "Without options: print the run's move-on rules (run.json \"move_on\"). With options: change\n"
         << "those rules (the others stay); the loop uses them from its next experiment. If the loop runs\n"
         << "in another process the change is queued for it. 0 switches a rule off.\n\n";
@@ -69,6 +72,7 @@ void printRules(const MoveOnRules &r, const RunSnapshot *run, bool asJson)
     row("roof_pct", number(r.roofPct), r.roofPct);
     row("hours_per_kernel", number(r.hoursPerKernel), r.hoursPerKernel);
     row("speedup_over_baseline", number(r.speedupOverBaseline), r.speedupOverBaseline);
+    row("max_in_model_misses", QString::number(r.maxInModelMisses), r.maxInModelMisses);
     if (run && !run->moveOnChanges.isEmpty()) {
         const MoveOnChange &c = run->moveOnChanges.constLast();
         out << "Last changed " << ExperimentLog::timeText(c.time) << " by "

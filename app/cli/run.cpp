@@ -110,6 +110,11 @@ void addRunFlags(QCommandLineParser &p)
                 "not (flagged; refused by default); written to run.json for later resumes") },
         { QStringLiteral("bench-timeout"), QStringLiteral("seconds one benchmark may take (default 180)"),
             QStringLiteral("SEC") },
+        { QStringLiteral("in-model-checks"),
+            QStringLiteral(
+                "check each keep inside the model (kernel alone vs eager) while these checks "
+                "take at most PCT % of the loop's time (default 10; 0: off; docs/model-speedup.md)"),
+            QStringLiteral("PCT") },
         { QStringLiteral("seed"), QStringLiteral("tune agent: random seed"), QStringLiteral("N") },
         { QStringLiteral("protocol"), QStringLiteral("llm agent: openai or anthropic"), QStringLiteral("P") },
         { QStringLiteral("base-url"),
@@ -181,6 +186,14 @@ std::optional<int> readLoopFlags(const QCommandLineParser &p, LoopOptions *o)
         return printUsageError(QStringLiteral("--experiments must be a positive number"));
     if (!positive("bench-timeout", &o->benchTimeLimitSec))
         return printUsageError(QStringLiteral("--bench-timeout must be a positive number of seconds"));
+    if (p.isSet(QStringLiteral("in-model-checks"))) {
+        bool ok = false;
+        o->inModelBudgetPct = p.value(QStringLiteral("in-model-checks")).toDouble(&ok);
+        if (!ok || o->inModelBudgetPct < 0 || o->inModelBudgetPct > 100)
+            return printUsageError(
+                QStringLiteral("--in-model-checks must be a percentage in [0, 100], not '%1'")
+                    .arg(p.value(QStringLiteral("in-model-checks"))));
+    }
     if (p.isSet(QStringLiteral("budget"))) {
         o->budgetSeconds = parseDuration(p.value(QStringLiteral("budget")));
         if (o->budgetSeconds <= 0)

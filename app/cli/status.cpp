@@ -75,7 +75,7 @@ int runStatus(const QStringList &args)
             kj["head"] = k.head.toStdString();
             kj["head_experiment"] = k.headExperiment;
             kj["experiment_count"] = k.experimentCount;
-            if (const Experiment *h = s->experiment(k.headExperiment))
+            if (const Experiment *h = s->experiment(k.headExperiment)) {
                 kj["head_metrics"] = ExperimentLog::metricsToJson(h->metrics);
                 // Over the best PyTorch measured (eager or torch.compile): what pytorch_wins decides on.
                 if (Metrics::has(h->metrics.bestTorchSpeedup()))
@@ -116,7 +116,7 @@ int runStatus(const QStringList &args)
     for (auto it = counts.cbegin(); it != counts.cend(); ++it)
         out << "  " << it.key() << ' ' << it.value();
     out << "\n\n"
-        << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+        << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8\n")
                .arg(QStringLiteral("kernel"), -28)
                .arg(QStringLiteral("op"), -17)
                .arg(QStringLiteral("state"), -12)
@@ -161,6 +161,14 @@ int runStatus(const QStringList &args)
         }
         if (k.state == KernelState::Unpluggable)
             out << "    not pluggable: " << k.stateReason << '\n';
+        if (const InModelCheck *c = s->inModel.latest(KernelRecord::keyOf(k.folder))) {
+            const int misses = s->inModel.missesInARow(KernelRecord::keyOf(k.folder));
+            out << "    in model: " << c->summary()
+                << (misses > 0
+                           ? QStringLiteral(" · %1 harness win(s) in a row not seen in the model").arg(misses)
+                           : QString())
+                << '\n';
+        }
         // A shortcut the run allowed is said beside the speedup it bought.
         if (h && h->metrics.precision.contains(QLatin1String("allowed")))
             out << "    precision: " << h->metrics.precision << '\n';

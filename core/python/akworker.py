@@ -32,6 +32,7 @@ OPS = {
     "export": "modelplug.export:handle",
     "reproduce": "modelplug.reproduce:handle",
     "plugcheck": "modelplug.plugcheck:handle",
+    "inmodel": "modelplug.inmodel:handle",
     "device": "akdevice:handle",
     "doctor": "akdoctor:handle",
     "roofs": "akroofs:handle",

@@ -47,6 +47,7 @@ private Q_SLOTS:
         const test::CliResult h = test::runCli({ QStringLiteral("rules"), QStringLiteral("--help") });
         QCOMPARE(h.exitCode, 0);
         QVERIFY(h.out.contains(QStringLiteral("--speedup-over-baseline")));
+        QVERIFY(h.out.contains(QStringLiteral("--max-in-model-misses")));
         QVERIFY(h.out.contains(QStringLiteral("0 switches a rule off")));
     }
 
@@ -75,18 +76,21 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(test::makeRunDir(tmp.path(),
             nlohmann::json { { "model", "tiny.py" }, { "move_on", { { "roof_pct", 80 } } } }, {}));
-        const test::CliResult r
-            = test::runCli({ QStringLiteral("rules"), tmp.path(), QStringLiteral("--max-consecutive-reverts"),
-                QStringLiteral("7"), QStringLiteral("--speedup-over-baseline=0"),
-                QStringLiteral("--hours-per-kernel"), QStringLiteral("1.5") });
+        const test::CliResult r = test::runCli({ QStringLiteral("rules"), tmp.path(),
+            QStringLiteral("--max-consecutive-reverts"), QStringLiteral("7"),
+            QStringLiteral("--speedup-over-baseline=0"), QStringLiteral("--hours-per-kernel"),
+            QStringLiteral("1.5"), QStringLiteral("--max-in-model-misses=0") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("speedup_over_baseline +0 +\\(off\\)"))),
+            qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("max_in_model_misses +0 +\\(off\\)"))),
             qPrintable(r.out));
         MoveOnRules expected;
         expected.maxConsecutiveReverts = 7;
         expected.roofPct = 80; // not given: unchanged
         expected.hoursPerKernel = 1.5;
         expected.speedupOverBaseline = 0;
+        expected.maxInModelMisses = 0;
         QCOMPARE(rulesOnDisk(tmp.path()), expected);
         QString error;
         const RunSnapshotPtr s = RunLoader::load(tmp.path(), &error);
@@ -137,6 +141,8 @@ private Q_SLOTS:
                                   << QStringLiteral("roof_pct");
         QTest::newRow("not whole") << QStringList { QStringLiteral("--max-consecutive-reverts"),
             QStringLiteral("2.5") } << QStringLiteral("max_consecutive_reverts");
+        QTest::newRow("negative in-model misses") << QStringList { QStringLiteral("--max-in-model-misses"),
+            QStringLiteral("-1") } << QStringLiteral("max_in_model_misses");
         QTest::newRow("speedup below 1") << QStringList { QStringLiteral("--speedup-over-baseline"),
             QStringLiteral("0.5") } << QStringLiteral("speedup_over_baseline");
         QTest::newRow("missing value")

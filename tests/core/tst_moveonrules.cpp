@@ -17,6 +17,7 @@ private Q_SLOTS:
         QCOMPARE(r.roofPct, 90.0);
         QCOMPARE(r.hoursPerKernel, 2.0);
         QCOMPARE(r.speedupOverBaseline, 2.0);
+        QCOMPARE(r.maxInModelMisses, 2);
         QCOMPARE(kKeepMinImprovementPct, 1.0);
     }
 
@@ -27,6 +28,7 @@ private Q_SLOTS:
         r.roofPct = 75;
         r.hoursPerKernel = 0.5;
         r.speedupOverBaseline = 0; // off
+        r.maxInModelMisses = 4;
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("rules.json"));
         QString error;
@@ -39,6 +41,22 @@ private Q_SLOTS:
         QVERIFY(MoveOnRules::fromJson("{\"hours_per_kernel\": 4}", &partial, &error));
         QCOMPARE(partial.hoursPerKernel, 4.0);
         QCOMPARE(partial.maxConsecutiveReverts, 5);
+        QCOMPARE(partial.maxInModelMisses, 2);
+        QVERIFY(MoveOnRules::fromJson("{\"max_in_model_misses\": 0}", &partial, &error));
+        QCOMPARE(partial.maxInModelMisses, 0);
+        QVERIFY(QString::fromUtf8(r.toJson()).contains(QLatin1String("\"max_in_model_misses\": 4")));
+    }
+
+    void summaryNamesEveryRule()
+    {
+        QCOMPARE(MoveOnRules().summary(),
+            QStringLiteral(
+                "5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel, 2 misses in the model"));
+        MoveOnRules one;
+        one.maxInModelMisses = 1;
+        QVERIFY(one.summary().endsWith(QLatin1String(", 1 miss in the model")));
+        one.maxInModelMisses = 0;
+        QVERIFY2(one.summary().endsWith(QLatin1String(", no in-model rule")), qPrintable(one.summary()));
     }
 
     void errorsNameTheField_data()
@@ -55,6 +73,12 @@ private Q_SLOTS:
         QTest::newRow("speedup <= 1")
             << QByteArray("{\"speedup_over_baseline\": 1}") << "speedup_over_baseline";
         QTest::newRow("unknown field") << QByteArray("{\"max_reverts\": 3}") << "\"max_reverts\"";
+        QTest::newRow("unknown field lists the new rule")
+            << QByteArray("{\"max_reverts\": 3}") << "max_in_model_misses";
+        QTest::newRow("negative misses")
+            << QByteArray("{\"max_in_model_misses\": -1}") << "max_in_model_misses";
+        QTest::newRow("fractional misses")
+            << QByteArray("{\"max_in_model_misses\": 1.5}") << "max_in_model_misses";
         QTest::newRow("not json") << QByteArray("{\"roof_pct\": }") << "not valid JSON";
         QTest::newRow("not object") << QByteArray("[1]") << "JSON object";
     }
@@ -125,6 +149,21 @@ private Q_SLOTS:
         off.maxConsecutiveReverts = 0;
         QCOMPARE(evaluate(off, both).reason, MoveOnReason::None);
         QCOMPARE(moveOnReasonName(MoveOnReason::TimeBudget), QStringLiteral("time_budget"));
+
+        // #38 item 5: kept harness wins the model did not show, in a row.
+        KernelProgress unseen = k;
+        unseen.inModelMisses = 1;
+        QVERIFY(!evaluate(rules, unseen).moveOn);
+        unseen.inModelMisses = 2;
+        QCOMPARE(evaluate(rules, unseen).reason, MoveOnReason::NotInModel);
+        QVERIFY2(evaluate(rules, unseen).explanation.contains(QLatin1String("no gain in the model")),
+            qPrintable(evaluate(rules, unseen).explanation));
+        QCOMPARE(moveOnReasonName(MoveOnReason::NotInModel), QStringLiteral("not_in_model"));
+        KernelProgress reached = unseen; // a goal still wins
+        reached.bestSpeedup = 2.5;
+        QCOMPARE(evaluate(rules, reached).reason, MoveOnReason::SpeedupReached);
+        off.maxInModelMisses = 0;
+        QCOMPARE(evaluate(off, unseen).reason, MoveOnReason::None);
     }
 
     void keepRule()

@@ -389,12 +389,15 @@ private Q_SLOTS:
             qPrintable(c.moveOnWarning));
 
         QCOMPARE(MoveOnRules().summary(),
-            QStringLiteral("5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel"));
+            QStringLiteral(
+                "5 reverts in a row, 90% of roof, 2x over baseline, 2 h per kernel, 2 misses in the model"));
         MoveOnRules off;
         off.maxConsecutiveReverts = 1;
         off.roofPct = off.hoursPerKernel = off.speedupOverBaseline = 0;
-        QCOMPARE(
-            off.summary(), QStringLiteral("1 revert in a row, no roof goal, no speedup goal, no time limit"));
+        off.maxInModelMisses = 0;
+        QCOMPARE(off.summary(),
+            QStringLiteral(
+                "1 revert in a row, no roof goal, no speedup goal, no time limit, no in-model rule"));
     }
 
     void allowReducedPrecisionIsARunSettingBesideTheOthers()

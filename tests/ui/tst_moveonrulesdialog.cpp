@@ -86,6 +86,8 @@ private Q_SLOTS:
         dialog->revertsBox()->setValue(3);
         dialog->speedupBox()->setValue(0);
         QCOMPARE(dialog->speedupBox()->text(), QStringLiteral("off"));
+        QCOMPARE(dialog->inModelMissesBox()->value(), 2); // #38 item 5's rule, its default
+        dialog->inModelMissesBox()->setValue(4);
         QSignalSpy finished(control, &LoopControl::actionFinished);
         QSignalSpy failed(control, &LoopControl::actionFailed);
         dialog->buttons()->button(QDialogButtonBox::Ok)->click();
@@ -99,6 +101,7 @@ private Q_SLOTS:
         expected.maxConsecutiveReverts = 3;
         expected.roofPct = 80;
         expected.speedupOverBaseline = 0;
+        expected.maxInModelMisses = 4;
         QCOMPARE(rulesOnDisk(tmp.path()), expected);
 
         // The window re-reads the run: the status bar, the log and the next dialog follow.
@@ -119,6 +122,7 @@ private Q_SLOTS:
         QVERIFY(dialog);
         QCOMPARE(dialog->revertsBox()->value(), 3);
         QCOMPARE(dialog->speedupBox()->value(), 0.0);
+        QCOMPARE(dialog->inModelMissesBox()->value(), 4);
         QVERIFY2(dialog->currentText().contains(QStringLiteral("Changed once")),
             qPrintable(dialog->currentText()));
         dialog->reject();

@@ -41,6 +41,7 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     , m_roof(doubleBox(QStringLiteral("roof_pct"), 100, 1, QStringLiteral(" %"), this))
     , m_hours(doubleBox(QStringLiteral("hours_per_kernel"), 10000, 2, tr(" h"), this))
     , m_speedup(doubleBox(QStringLiteral("speedup_over_baseline"), 10000, 2, tr(" x"), this))
+    , m_inModelMisses(new QSpinBox(this))
     , m_current(wrappedLabel(QString(), this))
     , m_warning(wrappedLabel(QString(), this))
     , m_error(wrappedLabel(QString(), this))
@@ -53,6 +54,13 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     m_reverts->setObjectName(QStringLiteral("max_consecutive_reverts"));
     m_reverts->setRange(0, 1000000);
     m_reverts->setSpecialValueText(QStringLiteral("off"));
+    m_inModelMisses->setObjectName(QStringLiteral("max_in_model_misses"));
+    m_inModelMisses->setRange(0, 1000000);
+    m_inModelMisses->setSpecialValueText(QStringLiteral("off"));
+    m_inModelMisses->setToolTip(
+        QStringLiteral("max_in_model_misses: leave the kernel after this many keeps in a row that beat "
+                       "PyTorch in the harness but showed no gain inside the model (the in-model check "
+                       "after a keep: the kernel alone against the model as written, beyond the noise)."));
 
     m_reverts->setToolTip(
         QStringLiteral("max_consecutive_reverts: leave the kernel after this many experiments in a row that "
@@ -81,6 +89,7 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     form->addRow(tr("Goal: % of roof"), m_roof);
     form->addRow(tr("Goal: speedup over baseline"), m_speedup);
     form->addRow(tr("Limit: hours per kernel"), m_hours);
+    form->addRow(tr("Limit: wins not seen in the model"), m_inModelMisses);
 
     m_current->setObjectName(QStringLiteral("currentRules"));
     m_warning->setObjectName(QStringLiteral("runJsonWarning"));
@@ -106,7 +115,8 @@ MoveOnRulesDialog::MoveOnRulesDialog(QWidget *parent)
     connect(m_buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
         [this] { setRules(MoveOnRules()); });
     m_buttons->button(QDialogButtonBox::RestoreDefaults)
-        ->setToolTip(tr("5 reverts in a row, 90 % of roof, 2x over baseline, 2 h per kernel"));
+        ->setToolTip(
+            tr("5 reverts in a row, 90 % of roof, 2x over baseline, 2 h per kernel, 2 misses in the model"));
     setRules(MoveOnRules());
 }
 
@@ -148,6 +158,7 @@ void MoveOnRulesDialog::setRules(const MoveOnRules &rules)
     m_roof->setValue(rules.roofPct);
     m_hours->setValue(rules.hoursPerKernel);
     m_speedup->setValue(rules.speedupOverBaseline);
+    m_inModelMisses->setValue(rules.maxInModelMisses);
     m_error->hide();
     m_error->clear();
 }
@@ -159,6 +170,7 @@ MoveOnRules MoveOnRulesDialog::rules() const
     r.roofPct = m_roof->value();
     r.hoursPerKernel = m_hours->value();
     r.speedupOverBaseline = m_speedup->value();
+    r.maxInModelMisses = m_inModelMisses->value();
     return r;
 }
 
@@ -166,7 +178,7 @@ void MoveOnRulesDialog::setEditable(bool editable, const QString &whyNot)
 {
     m_editable = editable;
     for (QAbstractSpinBox *box :
-        std::initializer_list<QAbstractSpinBox *> { m_reverts, m_roof, m_hours, m_speedup })
+        std::initializer_list<QAbstractSpinBox *> { m_reverts, m_roof, m_hours, m_speedup, m_inModelMisses })
         box->setReadOnly(!editable);
     m_buttons->button(QDialogButtonBox::Ok)->setVisible(editable);
     m_buttons->button(QDialogButtonBox::RestoreDefaults)->setVisible(editable);

@@ -36,6 +36,7 @@ public:
     QDoubleSpinBox *roofBox() const { return m_roof; }
     QDoubleSpinBox *hoursBox() const { return m_hours; }
     QDoubleSpinBox *speedupBox() const { return m_speedup; }
+    QSpinBox *inModelMissesBox() const { return m_inModelMisses; }
     QDialogButtonBox *buttons() const { return m_buttons; }
     QString currentText() const; // the "Now:" and history lines
     QString errorText() const; // why OK was refused; empty when it was not
@@ -47,6 +48,7 @@ private:
     QDoubleSpinBox *m_roof;
     QDoubleSpinBox *m_hours;
     QDoubleSpinBox *m_speedup;
+    QSpinBox *m_inModelMisses;
     QLabel *m_current;
     QLabel *m_warning;
     QLabel *m_error;

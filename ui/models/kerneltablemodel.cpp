@@ -106,7 +106,7 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
         const Metrics &m = e.metrics;
         if (Metrics::has(m.speedup) && !(m.speedup <= row.bestSpeedup))
             row.bestSpeedup = m.speedup;
-        if (Metrics::has(m.pctPeak) && !(m.pctPeak <= row.bestPctPeak))
+        if (Metrics::has(m.pctPeak) && !(m.pctPeak <= row.bestPctPeak)) {
             row.bestPctPeak = m.pctPeak;
             row.bestPctPeakSpec = m.pctPeakSpec;
             row.roof = m.roof;
@@ -132,6 +132,16 @@ QVector<KernelRow> KernelTableModel::rowsFrom(const RunSnapshot &snapshot)
             }
         }
     }
+    for (KernelRow &row : rows) {
+        const InModelCheck *c = snapshot.inModel.latest(row.key);
+        if (!c)
+            continue;
+        row.live = *c;
+        row.liveIsNewer = !row.inModel || !snapshot.verification->when.isValid() || !c->when.isValid()
+            || c->when > snapshot.verification->when;
+        row.liveMisses = snapshot.inModel.missesInARow(row.key);
+        row.liveMissLimit = snapshot.config.moveOn.maxInModelMisses;
+    }
     return rows;
 }
 
@@ -149,6 +159,15 @@ QString inModelText(const KernelVerification &v)
     return std::isnan(v.effectPct)
         ? QCoreApplication::translate("ak::KernelTableModel", "left out")
         : formatSignedPercent(v.effectPct) + QCoreApplication::translate("ak::KernelTableModel", " left out");
+}
+
+QString inModelText(const InModelCheck &c)
+{
+    const auto tr
+        = [](const char *text) { return QCoreApplication::translate("ak::KernelTableModel", text); };
+    if (std::isnan(c.effectPct))
+        return c.plugged && !c.parityOk ? tr("parity \u2717") : tr("not plugged");
+    return formatSignedPercent(c.effectPct) + (c.positive ? tr(" run") : tr(" run \u2717"));
 }
 
 namespace {
@@ -179,24 +198,6 @@ QString contractTip(const KernelRecord &k)
             k.contract.covers.isEmpty() ? QString() : QStringLiteral("\n") + k.contract.coversText());
 }
 
-QString inModelTip(const KernelRow &row)
-{
-    if (!row.inModel)
-        return QCoreApplication::translate("ak::KernelTableModel",
-            "Not verified: Model ▸ Verify measures the kept kernels inside the model");
-    const KernelVerification &v = *row.inModel;
-    QStringList lines;
-    if (v.inFinalSet)
-        lines << QCoreApplication::translate("ak::KernelTableModel",
-            "In the final set: saves %1 of the model's time (measured by leaving it out)")
-                     .arg(formatPercentValue(v.effectPct));
-    else
-        lines << (v.whyNot.isEmpty() ? (row.modelNote.isEmpty()
-                          ? QCoreApplication::translate("ak::KernelTableModel", "Left out of the final set")
-                          : row.modelNote)
-                                     : v.whyNot);
-    if (v.parityChecked)
-        lines << QCoreApplication::translate(
 // % of roof is against what the device measurably does; the spec sheet's beside it (docs/numbers.md).
 QString roofTip(const KernelRow &row)
 {
@@ -211,7 +212,8 @@ QString roofTip(const KernelRow &row)
 
 QString liveTip(const KernelRow &row)
 {
-    const auto tr = [](const char *text) { return QCoreApplication::translate("ak::KernelTableModel", text); };
+    const auto tr
+        = [](const char *text) { return QCoreApplication::translate("ak::KernelTableModel", text); };
     const InModelCheck &c = *row.live;
     QStringList lines;
     lines << tr("Checked in the model during the run (the kept kernel alone vs the model as written, %1):")
@@ -230,6 +232,26 @@ QString liveTip(const KernelRow &row)
     return lines.join(QLatin1Char('\n'));
 }
 
+QString inModelTip(const KernelRow &row)
+{
+    if (row.live && row.liveIsNewer)
+        return liveTip(row);
+    if (!row.inModel)
+        return QCoreApplication::translate("ak::KernelTableModel",
+            "Not verified: Model ▸ Verify measures the kept kernels inside the model");
+    const KernelVerification &v = *row.inModel;
+    QStringList lines;
+    if (v.inFinalSet)
+        lines << QCoreApplication::translate("ak::KernelTableModel",
+            "In the final set: saves %1 of the model's time (measured by leaving it out)")
+                     .arg(formatPercentValue(v.effectPct));
+    else
+        lines << (v.whyNot.isEmpty() ? (row.modelNote.isEmpty()
+                          ? QCoreApplication::translate("ak::KernelTableModel", "Left out of the final set")
+                          : row.modelNote)
+                                     : v.whyNot);
+    if (v.parityChecked)
+        lines << QCoreApplication::translate(
             "ak::KernelTableModel", "Parity %1: %2 tolerances from the truth (eager %3)%4")
                      .arg(v.parityOk ? QStringLiteral("ok") : QStringLiteral("failed"),
                          std::isnan(v.parityError) ? notMeasured() : QString::number(v.parityError, 'g', 3),
@@ -282,6 +304,8 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case ModelGainColumn:
             return headroomText(k.modelSpeedupAt90);
         case InModelColumn:
+            if (row.live && row.liveIsNewer)
+                return inModelText(*row.live);
             return row.inModel ? inModelText(*row.inModel) : QString();
         case BaselineColumn:
             if (!Metrics::has(row.baselineUs))
@@ -320,6 +344,8 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
         case ModelGainColumn:
             return k.modelSpeedupAt90;
         case InModelColumn:
+            if (row.live && row.liveIsNewer)
+                return row.live->effectPct;
             return row.inModel ? row.inModel->effectPct : std::nan(""); // the proxy puts NaN last
         case BaselineColumn:
             return sortable(row.baselineUs);
@@ -369,8 +395,11 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
                                     : tr("No roofline: the device's peak is unknown");
         case InModelColumn:
             return inModelTip(row);
+        case BaselineColumn:
+            return row.compileNote.isEmpty()
+                ? QVariant()
+                : tr("torch.compile of PyTorch's reference: %1").arg(row.compileNote);
         case RoofColumn:
-        case BestSpeedupColumn:
             if (row.kept == 0)
                 return tr("No kept experiment for this kernel yet");
             return roofTip(row);
@@ -381,7 +410,8 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
                              "head's latency; vs start: the kernel's own gain since its baseline")
                               .arg(formatSpeedup(row.baselineSpeedup), formatMicros(row.baselineUs));
             if (Metrics::has(row.bestCompileSpeedup))
-                tip += tr("\nBest over torch.compile (max-autotune): %1").arg(formatSpeedup(row.bestCompileSpeedup));
+                tip += tr("\nBest over torch.compile (max-autotune): %1")
+                           .arg(formatSpeedup(row.bestCompileSpeedup));
             return tip;
         }
         case OpColumn:
@@ -401,9 +431,6 @@ QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) cons
 
 QVariant KernelTableModel::header(int column, int role) const
 {
-        case BaselineColumn:
-            return row.compileNote.isEmpty() ? QVariant()
-                                             : tr("torch.compile of PyTorch's reference: %1").arg(row.compileNote);
     if (role == Qt::DisplayRole) {
         switch (column) {
         case RankColumn:
@@ -465,8 +492,9 @@ QVariant KernelTableModel::header(int column, int role) const
             return tr("Whole-model speedup (Amdahl) if this kernel reached 90% of its roof");
         case InModelColumn:
             return QStringLiteral(
-                "Measured inside the model by Verify: % of the model's time the kernel saves "
-                "(leave one out); ✓ in the final set, left out, not plugged, or parity ✗");
+                "Measured inside the model: by Verify, % of the model's time the kernel saves "
+                "(leave one out; ✓ in the final set, left out, not plugged, or parity ✗); during the "
+                "run, by the check after a keep (the kernel alone vs eager; \"run\", ✗: no gain)");
         case BaselineColumn:
             return tr("The starter's time at its baseline bench, and PyTorch's own in the same bench");
         case BestSpeedupColumn:

@@ -32,6 +32,12 @@ struct KernelRow
     bool pytorchWins = false; // RunSnapshot::pytorchWins
     std::optional<KernelVerification> inModel; // what verification.json says of it; none: not verified
     QString modelNote; // the verification's note on the final set (it failed parity together)
+    // The latest in-model check of a keep during the run (inmodel.json, #38 item 5); shown instead of
+    // the verification when it is newer (or there is none), so the column is live while the loop runs.
+    std::optional<InModelCheck> live;
+    bool liveIsNewer = false;
+    int liveMisses = 0; // harness wins in a row the model did not show (the move-on rule's count)
+    int liveMissLimit = 0; // the run's max_in_model_misses (0: the rule is off)
     // Where in the model it runs, from profile.json's call sites: "model.layers.*.input_layernorm"
     // (numbered layers folded), else the function it ran in; empty when the profile does not say.
     QString where;
@@ -40,6 +46,9 @@ struct KernelRow
 // What verify found for a kernel, in a few words: "+4.2 % ✓" (in the final set), "−1.3 % left out",
 // "not plugged", "parity ✗". The table's In model column and the model view use it.
 QString inModelText(const KernelVerification &verification);
+// The same for a check during the run: "+3.1 % run", "+0.2 % run ✗" (no gain beyond the noise),
+// "not plugged", "parity ✗".
+QString inModelText(const InModelCheck &check);
 
 // Kernels of a run in rank order: DisplayRole formatted, SortRole raw numbers, a bar through
 // TotalCostRole for the share and roof columns (drawn by CostDelegate), a tooltip per column.
