@@ -146,7 +146,8 @@ QString MeasuredRoofs::summary() const
                          .arg(tflops[size_t(i)], 0, 'g', 4);
     QString s = parts.join(QStringLiteral(" · "));
     if (!measuredAt.isEmpty())
-        s += QStringLiteral(" (measured %1%2)").arg(measuredAt, cached ? QStringLiteral(", cached") : QString());
+        s += QStringLiteral(" (measured %1%2)")
+                 .arg(measuredAt, cached ? QStringLiteral(", cached") : QString());
     return s;
 }
 

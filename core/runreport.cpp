@@ -182,7 +182,8 @@ QString RunReport::kernelTable(const RunSnapshot &run)
     QString s = QStringLiteral(
         "<h2>Kernels, ranked by share of the model's time</h2><table id=\"kernels\"><thead><tr>"
         "<th>#</th><th>Kernel</th><th>Op</th><th>dtype</th><th>Share</th><th>Time</th>"
-        "<th>Head speedup (eager · compiled PyTorch)</th><th>% of roof (measured; spec)</th><th>Experiments</th>"
+        "<th>Head speedup (eager · compiled PyTorch)</th><th>% of roof (measured; "
+        "spec)</th><th>Experiments</th>"
         "<th>Kept</th><th>State</th>"
         "<th>In model</th></tr></thead><tbody>");
     QHash<QString, int> kept;

@@ -9,7 +9,8 @@ namespace ak {
 QString RoofMeter::dtypeFor(const QString &device, const QString &runDtype)
 {
     Precision p;
-    if (parsePrecision(runDtype, &p) && (p == Precision::BF16 || p == Precision::FP16 || p == Precision::FP32))
+    if (parsePrecision(runDtype, &p)
+        && (p == Precision::BF16 || p == Precision::FP16 || p == Precision::FP32))
         return precisionName(p);
     return device.startsWith(QLatin1String("cuda")) ? QStringLiteral("bf16") : QStringLiteral("fp32");
 }

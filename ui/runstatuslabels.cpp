@@ -28,6 +28,15 @@ void RunStatusLabels::showRun(const RunSnapshot &snapshot)
     const DeviceInfo &d = snapshot.device;
     m_runDevice->setText(tr("Run device: %1").arg(d.name.isEmpty() ? tr("not recorded") : d.summary()));
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
+    // The roofs % of roof is against (#43): measured on the device, the spec ones in the summary.
+    if (d.measured.known()) {
+        m_runDevice->setText(m_runDevice->text() + tr(" · measured roofs: %1").arg(d.measured.summary()));
+        m_runDevice->setToolTip(m_runDevice->toolTip()
+            + tr("\n\n% of roof is against what this device measurably does: %1 (a large copy's bandwidth, "
+                 "the best torch.matmul). The spec sheet's roofs are above; both are shown beside each % of "
+                 "roof.")
+                  .arg(d.measured.summary()));
+    }
     m_runDevice->show();
 
     if (!snapshot.reviewMode) {

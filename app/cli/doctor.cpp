@@ -71,7 +71,8 @@ int runDoctor(const QStringList &args)
     p.addOption({ QStringLiteral("json"), QStringLiteral("print the findings as JSON") });
     p.addOption({ QStringLiteral("measure-roofs"),
         QStringLiteral("measure the device's copy bandwidth and matmul throughput again (else cached)") });
-    p.addOption({ QStringLiteral("dtype"), QStringLiteral("the matmul roof's dtype (default bf16 on a GPU, fp32 on the CPU)"),
+    p.addOption({ QStringLiteral("dtype"),
+        QStringLiteral("the matmul roof's dtype (default bf16 on a GPU, fp32 on the CPU)"),
         QStringLiteral("DTYPE") });
     if (!p.parse(QStringList { QStringLiteral("autokernel-cli doctor") } + args))
         return printUsageError(QStringLiteral("doctor: ") + p.errorText());

@@ -1,8 +1,8 @@
 #include "deviceinfo.h"
 #include "experimentlog.h"
 #include "harnessclient.h"
-#include "runsnapshot.h"
 #include "kernelrecord.h"
+#include "runsnapshot.h"
 #include "testregistry.h"
 
 #include <nlohmann/json.hpp>
@@ -56,7 +56,8 @@ private Q_SLOTS:
         QCOMPARE(back.measured.tflops[size_t(Precision::BF16)], 701.2);
         QCOMPARE(back.measured.key, QStringLiteral("name=H100 | dtype=bf16"));
         QVERIFY(!DeviceInfo::fromJson(h100().toJson()).measured.known());
-        QVERIFY2(d.measured.summary().startsWith(QStringLiteral("copy 3010 GB/s · bf16 matmul 701.2 TFLOP/s")),
+        QVERIFY2(
+            d.measured.summary().startsWith(QStringLiteral("copy 3010 GB/s · bf16 matmul 701.2 TFLOP/s")),
             qPrintable(d.measured.summary()));
     }
 
@@ -88,7 +89,8 @@ private Q_SLOTS:
         const QByteArray line = ExperimentLog::encode(entry);
         QVERIFY(line.contains("\"judge\":\"0123456789ab\""));
         QVERIFY(line.contains("\"isolation\":\"bubblewrap+cgroup v2\""));
-        const ExperimentLog::ReadResult read = ExperimentLog::parse(line, QStringLiteral("experiments.jsonl"));
+        const ExperimentLog::ReadResult read
+            = ExperimentLog::parse(line, QStringLiteral("experiments.jsonl"));
         QVERIFY2(read.errors.isEmpty(), qPrintable(read.errors.join(QLatin1Char('\n'))));
         QCOMPARE(read.entries.size(), 1);
         QCOMPARE(read.entries.front().experiment.metrics, m);
@@ -98,7 +100,9 @@ private Q_SLOTS:
     {
         const BenchResult r = HarnessClient::fromReply(okReply({ { "correct", true }, { "status", "ok" },
             { "latency_us", 10.0 }, { "speedup", 2.0 }, { "compile_latency_us", nullptr },
-            { "compile", { { "available", false }, { "note", "not available (torch 1.13.1 has no torch.compile)" } } } }));
+            { "compile",
+                { { "available", false },
+                    { "note", "not available (torch 1.13.1 has no torch.compile)" } } } }));
         QVERIFY(!Metrics::has(r.metrics.compileLatencyUs));
         QCOMPARE(r.metrics.compileNote, QStringLiteral("not available (torch 1.13.1 has no torch.compile)"));
         QCOMPARE(r.metrics.bestTorchSpeedup(), 2.0); // eager is the only PyTorch measured

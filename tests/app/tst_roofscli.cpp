@@ -62,7 +62,8 @@ private Q_SLOTS:
 
         const QString again = roofsLine(doctor({}));
         QVERIFY2(again.contains(QLatin1String(", cached)")), qPrintable(again));
-        QCOMPARE(again.section(QLatin1String(" (measured"), 0, 0), first.section(QLatin1String(" (measured"), 0, 0));
+        QCOMPARE(again.section(QLatin1String(" (measured"), 0, 0),
+            first.section(QLatin1String(" (measured"), 0, 0));
 
         const QString measured = roofsLine(doctor({ QStringLiteral("--measure-roofs") }));
         QVERIFY2(!measured.contains(QLatin1String("cached")), qPrintable(measured));

@@ -149,7 +149,8 @@ private Q_SLOTS:
         QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data().toString(),
             QStringLiteral("125.0 µs · PyTorch 100.0 µs"));
         // And torch.compile's, measured in the same bench (#43), or why there is none.
-        s->experiments.last().metrics.compileNote = QStringLiteral("not available (torch 1.13.1 has no torch.compile)");
+        s->experiments.last().metrics.compileNote
+            = QStringLiteral("not available (torch 1.13.1 has no torch.compile)");
         model.resetRows(KernelTableModel::rowsFrom(*s));
         QCOMPARE(model.index(2, KernelTableModel::BaselineColumn).data().toString(),
             QStringLiteral("125.0 µs · PyTorch 100.0 µs · compiled n/a"));

@@ -174,10 +174,23 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
                                               : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
             if (!m.sandbox.isEmpty())
                 tip += tr("\njudged in: %1").arg(m.sandbox);
+            // Which judge (#43): the hash of its sources and how it isolated the kernel.
+            if (!m.judge.isEmpty())
+                tip += tr("\njudge %1, %2").arg(m.judge, m.isolation);
             if (!m.precision.isEmpty())
                 tip += tr("\nprecision: %1").arg(m.precision);
             return tip;
         }
+        case RoofColumn:
+            // Against what the device measurably does, the spec sheet's beside it (docs/numbers.md).
+            if (!Metrics::has(m.pctPeak))
+                return QVariant();
+            return m.roof.isEmpty() || m.roof == QLatin1String("spec")
+                ? tr("%1 of the spec sheet's %2 roof (the device's roofs were not measured)")
+                      .arg(formatPercentValue(m.pctPeak), m.bound)
+                : tr("%1 of the %2 roof the device measurably reaches (%3); %4 of the spec sheet's")
+                      .arg(formatPercentValue(m.pctPeak), m.bound, m.roof,
+                          Metrics::has(m.pctPeakSpec) ? formatPercentValue(m.pctPeakSpec) : tr("none"));
         case DescriptionColumn:
             // What was tried and, for an attempt not kept, the verdict's reason.
             return e.failure.isEmpty()
@@ -227,6 +240,12 @@ QString ExperimentModel::speedupTip(const Experiment &e) const
         lines << tr("paired with this experiment: %1 over PyTorch re-timed at %2, noise %3")
                      .arg(formatSpeedup(m.speedup), formatMicros(m.refLatencyUs),
                          formatPercentValue(m.noisePct));
+    // The best PyTorch (#43): torch.compile of the same reference, timed in the same bench.
+    if (Metrics::has(m.compileSpeedup))
+        lines << tr("over torch.compile (%1): %2, compiled reference %3")
+                     .arg(m.compileNote, formatSpeedup(m.compileSpeedup), formatMicros(m.compileLatencyUs));
+    else if (!m.compileNote.isEmpty())
+        lines << tr("torch.compile: %1").arg(m.compileNote);
     return lines.join(QLatin1Char('\n'));
 }
 
