@@ -26,7 +26,7 @@ DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "bfloat16": 
           "float16": "float16", "float32": "float32", "half": "float16"}
 SHORT = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
 DEFAULTS = {"cuda": {"copy_bytes": 1 << 30, "matmul_sizes": [4096, 8192, 16384], "repeats": 7},
-            "cpu": {"copy_bytes": 256 << 20, "matmul_sizes": [1024, 2048], "repeats": 5}}
+            "cpu": {"copy_bytes": 64 << 20, "matmul_sizes": [512, 1024], "repeats": 5}}
 
 
 def cache_path(args):
