@@ -133,6 +133,15 @@ KernelVerification kernelFrom(const FieldReader &r)
         k.savedCompileUs = savedUs(*versus, vr, "compile");
         k.compileWins = vr.boolean("compile_wins");
     }
+    if (const json *re = r.object("recheck")) {
+        const FieldReader rr = r.child(*re, QStringLiteral("recheck"));
+        const double pairs = rr.number("pairs");
+        k.recheck.pairs = std::isfinite(pairs) ? int(pairs) : 0;
+        k.recheck.p10 = rr.number("p10");
+        k.recheck.median = rr.number("median");
+        k.recheck.p90 = rr.number("p90");
+        k.recheck.offered = rr.boolean("offered");
+    }
     if (const json *p = r.object("parity")) {
         const FieldReader parity = r.child(*p, QStringLiteral("parity"));
         k.parityChecked = true;

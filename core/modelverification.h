@@ -45,6 +45,16 @@ struct KernelVerification
     bool inFinalSet = false;
     bool reused = false; // parity taken from the previous verification (nothing changed)
     QString whyNot; // why it is not in the final set, as the producer worded it
+    // The cold re-check (#43 item 3): paired ratios (PyTorch time / kernel time) of a fresh bench;
+    // offered only when the 10th percentile is above 1. pairs 0: not re-checked (older files).
+    struct Recheck
+    {
+        int pairs = 0;
+        double p10 = std::nan("");
+        double median = std::nan("");
+        double p90 = std::nan("");
+        bool offered = false;
+    } recheck;
 };
 
 // verification.json as `autokernel-cli verify` writes it (agent/python/modelplug/verify.py,

@@ -350,6 +350,20 @@ QString RunReport::model(const RunSnapshot &run)
              .arg(SvgChart::bars(effects, QStringLiteral(" %"), 720));
     if (!leftOut.isEmpty())
         s += QStringLiteral("<h3>Left out</h3><ul id=\"leftout\">%1</ul>").arg(leftOut);
+    // The cold re-check's distribution (#43 item 3): what "offered" rests on.
+    QString rechecks;
+    for (const KernelVerification &k : v.kernels)
+        if (k.recheck.pairs > 0)
+            rechecks += QStringLiteral(
+                "<li>%1: 10th percentile %2, median %3, 90th %4 over %5 paired rounds: %6</li>")
+                            .arg(k.kernel.toHtmlEscaped(), ratio(k.recheck.p10), ratio(k.recheck.median),
+                                ratio(k.recheck.p90))
+                            .arg(k.recheck.pairs)
+                            .arg(k.recheck.offered ? QStringLiteral("offered") : QStringLiteral("withheld"));
+    if (!rechecks.isEmpty())
+        s += QStringLiteral("<h3>Cold re-check against PyTorch (fresh processes, paired rounds)</h3>"
+                            "<ul id=\"recheck\">%1</ul>")
+                 .arg(rechecks);
     return s;
 }
 

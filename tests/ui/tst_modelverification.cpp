@@ -6,6 +6,7 @@
 #include "modelfixture.h"
 #include "modelverification.h"
 #include "runloader.h"
+#include "runreport.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 
@@ -130,6 +131,30 @@ private Q_SLOTS:
         QVERIFY2(warnings.contains(QStringLiteral(
                      "verification.json: \"kernels[0].versus.compile.saved_us\" is not a number")),
             qPrintable(warnings.join(QLatin1Char('\n'))));
+    }
+
+    // #43 item 3: each kernel's cold re-check (its paired ratios' percentiles and verdict), and the
+    // report lists it; older files have none.
+    void coldRecheckIsReadAndReported()
+    {
+        nlohmann::json d = ak::test::verificationDict(true);
+        QStringList warnings;
+        auto v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
+        QCOMPARE(v->kernels[0].recheck.pairs, 0);
+        d["kernels"][0]["recheck"] = { { "pairs", 20 }, { "p10", 1.04 }, { "median", 1.12 }, { "p90", 1.2 },
+            { "offered", true }, { "ratios", nlohmann::json::array({ 1.1, 1.2 }) } };
+        v = ModelVerification::parse(bytes(d), QStringLiteral("verification.json"), &warnings);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(v->kernels[0].recheck.pairs, 20);
+        QCOMPARE(v->kernels[0].recheck.p10, 1.04);
+        QCOMPARE(v->kernels[0].recheck.median, 1.12);
+        QVERIFY(v->kernels[0].recheck.offered);
+        ak::RunSnapshot run;
+        run.verification = v;
+        const QString html = ak::RunReport::html(run, nullptr, QDateTime::currentDateTimeUtc());
+        QVERIFY2(html.contains(QStringLiteral("id=\"recheck\""))
+                && html.contains(QStringLiteral("over 20 paired rounds: offered")),
+            qPrintable(html));
     }
 
     void badFieldsWarnNamingFileAndField()
