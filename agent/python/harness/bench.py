@@ -421,7 +421,7 @@ class _Judge:
             metrics.update(self._compiled(main, measured))
         plaus.detail = "%.3g TFLOP/s, %.3g GB/s, %s-bound%s" % (
             m["tflops"], m["gbps"], m["bound"] or "unknown",
-            (", %.1f%% of peak" % m["pct_peak"]) if m["pct_peak"] == m["pct_peak"] else "")
+            (", %.1f%% of the %s roof" % (m["pct_peak"], m["roof"])) if m["pct_peak"] == m["pct_peak"] else "")
         out = self.finish("ok", "", t_start, base, **metrics)
         best = self.args.get("best_latency_us")
         if best:
