@@ -137,6 +137,8 @@ private:
     // Finds out whether the shown run may be written (RunAccess) and, when not, turns steering off and
     // shows the banner saying why. On open and File ▸ Reload only: the check creates a file, which
     // the run's watcher would answer with a reload.
+    // Narrows the Model dock for a run with nothing verified, widens it for one with a verification.
+    void fitModelDock(const RunSnapshot &run);
     void checkAccess(const QString &dir);
 
     RunFollower *m_follower; // loads the run, and again when it changes

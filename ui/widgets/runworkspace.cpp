@@ -37,7 +37,8 @@ namespace {
 
 constexpr int kMaxFittedColumnWidth = 280; // px; wider columns are the user's choice
 // 2: the kernel table's Experiments and State columns moved after Kernel (saved headers of 1 ignored).
-constexpr quint32 kStateVersion = 2;
+// 3: the commit list shows Description after Speedup (what each attempt tried, and why not kept).
+constexpr quint32 kStateVersion = 3;
 
 QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 {
@@ -132,6 +133,11 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_commitView->sortByColumn(ExperimentModel::IdColumn, Qt::DescendingOrder); // newest first
     m_commitView->horizontalHeader()->setStretchLastSection(true);
     m_commitView->setSelectionMode(QAbstractItemView::ExtendedSelection); // two chosen: compared
+    // What matters first (#41): each attempt's outcome, number and what it tried, in view at 1280 px;
+    // the description's tooltip carries the verdict's reason. The rest follows, as before.
+    m_commitView->horizontalHeader()->moveSection(
+        m_commitView->horizontalHeader()->visualIndex(ExperimentModel::DescriptionColumn),
+        m_commitView->horizontalHeader()->visualIndex(ExperimentModel::SpeedupColumn) + 1);
     m_commitStack->addWidget(m_commitEmpty);
     m_commitStack->addWidget(m_commitView);
 
@@ -162,8 +168,10 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
 
     m_top->setStretchFactor(0, 3);
     m_top->setStretchFactor(1, 2);
-    m_bottom->setStretchFactor(0, 2);
-    m_bottom->setStretchFactor(1, 3);
+    // Half each: at 2:3 the commit list got 235 px at 1280×800, each attempt's description off-screen.
+    m_bottom->setStretchFactor(0, 1);
+    m_bottom->setStretchFactor(1, 1);
+    m_bottom->setSizes({ 1000, 1000 }); // the stretch alone left the diff its larger size hint
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
@@ -317,6 +325,8 @@ void RunWorkspace::refreshKernelDependents()
     m_experimentProxy->setFilterRegularExpression(kernel
             ? QRegularExpression(QStringLiteral("^%1$").arg(QRegularExpression::escape(m_selectedKernel)))
             : QRegularExpression());
+    // One kernel's commits all name it: its column goes, and what each attempt tried moves into view.
+    m_commitView->setColumnHidden(ExperimentModel::KernelColumn, kernel != nullptr);
     if (kernel) {
         m_steering->setKernel(m_selectedKernel, kernel->state);
         m_chartModel->setKernel(*kernel, m_selectedKernel, m_snapshot->experiments);

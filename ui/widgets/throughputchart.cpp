@@ -89,6 +89,10 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
         s->attachAxis(m_y);
     }
     finishSetup();
+    // The ring needs no legend entry (the tooltip names it): three entries fit a chart beside the
+    // kernel table at 1280 px, where four were cut to "Devi… best … atte… sele…" (#41).
+    for (QLegendMarker *marker : chart()->legend()->markers(m_selected))
+        marker->setVisible(false);
 
     m_noRows = new QStandardItemModel(0, ThroughputChartModel::ColumnCount, this);
     m_attemptsMapper = mapper(model, m_attempts, ThroughputChartModel::MeasuredColumn, this);

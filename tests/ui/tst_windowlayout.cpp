@@ -1,0 +1,158 @@
+// The window from 1280×800 up (#41): the shipped H200 recording opened offscreen at 1280×800 and
+// 1600×1000, with nothing cut short — every table header whole, every chart's tick and legend label
+// without "…" — the empty Model dock narrow, the log a few lines, each attempt's description in view.
+#include "experimentmodel.h"
+#include "kerneltablemodel.h"
+#include "mainwindow.h"
+#include "runrecording.h"
+#include "testregistry.h"
+
+#include <QApplication>
+#include <QChartView>
+#include <QDockWidget>
+#include <QFile>
+#include <QGraphicsTextItem>
+#include <QHeaderView>
+#include <QScreen>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ak;
+
+namespace {
+
+// Header sections narrower than their text (Qt elides it): "Kernel: Experiments needs 96 px, has 60".
+QStringList cutHeaders(QTableView *view)
+{
+    QStringList cut;
+    QHeaderView *header = view->horizontalHeader();
+    const int margin = 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+    for (int c = 0; c < header->count(); ++c) {
+        if (header->isSectionHidden(c))
+            continue;
+        const QString text = view->model()->headerData(c, Qt::Horizontal).toString();
+        int need = header->fontMetrics().horizontalAdvance(text) + margin;
+        if (header->isSortIndicatorShown() && header->sortIndicatorSection() == c)
+            need += header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
+        if (header->sectionSize(c) < need)
+            cut << QStringLiteral("%1: %2 needs %3 px, has %4")
+                       .arg(view->objectName(), text)
+                       .arg(need)
+                       .arg(header->sectionSize(c));
+    }
+    return cut;
+}
+
+// Visible text of a chart (axis ticks, titles, legend labels) that Qt Charts cut with an ellipsis.
+QStringList cutChartText(QChartView *view)
+{
+    QStringList cut;
+    if (!view->isVisible() || !view->scene())
+        return cut;
+    for (QGraphicsItem *item : view->scene()->items()) {
+        auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+        if (text && item->isVisible()
+            && (text->toPlainText().contains(QChar(0x2026))
+                || text->toPlainText().contains(QStringLiteral("..."))))
+            cut << QStringLiteral("%1: \"%2\"").arg(view->parentWidget()->objectName(), text->toPlainText());
+    }
+    return cut;
+}
+
+} // namespace
+
+class WindowLayoutTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void defaultSizeFitsTheScreen()
+    {
+        QSettings().remove(QStringLiteral("mainWindow")); // no saved geometry
+        MainWindow w;
+        const QSize available = QGuiApplication::primaryScreen()->availableGeometry().size();
+        QVERIFY2(w.width() <= std::max(available.width(), w.minimumSizeHint().width())
+                && w.height() <= std::max(available.height(), w.minimumSizeHint().height()),
+            qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
+                           .arg(w.width())
+                           .arg(w.height())
+                           .arg(available.width())
+                           .arg(available.height())));
+    }
+
+    void recordingFitsWithNothingCut_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+    }
+
+    void recordingFitsWithNothingCut()
+    {
+        QFETCH(QSize, size);
+        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h200-heldout-tune.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("rec"));
+        QString error;
+        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
+
+        QSettings().remove(QStringLiteral("mainWindow")); // the default layout, not an earlier test's
+        MainWindow w;
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(dir);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        auto *kernels = w.findChild<QTableView *>(QStringLiteral("KernelView"));
+        auto *commits = w.findChild<QTableView *>(QStringLiteral("CommitView"));
+        QVERIFY(kernels && commits);
+        // The softmax kernel (one keep among 36 attempts) and its newest experiment, as docs/ shows it.
+        int softmax = -1;
+        for (int r = 0; r < kernels->model()->rowCount() && softmax < 0; ++r)
+            if (kernels->model()->index(r, KernelTableModel::OpColumn).data().toString()
+                == QLatin1String("softmax"))
+                softmax = r;
+        QVERIFY(softmax >= 0);
+        kernels->selectionModel()->setCurrentIndex(kernels->model()->index(softmax, 0),
+            QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QTRY_VERIFY(commits->model()->rowCount() > 0);
+        commits->selectionModel()->setCurrentIndex(
+            commits->model()->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QTest::qWait(200); // the charts lay out after the models change
+
+        QCOMPARE(w.size(), size);
+        QStringList cut = cutHeaders(kernels) + cutHeaders(commits);
+        auto *tabs = w.findChild<QTabWidget *>(QStringLiteral("ChartTabs"));
+        for (int tab = 0; tab < tabs->count(); ++tab) {
+            tabs->setCurrentIndex(tab);
+            QTest::qWait(100);
+            for (QChartView *view : tabs->widget(tab)->findChildren<QChartView *>())
+                cut += cutChartText(view);
+        }
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral("\n"))));
+
+        // Docks that hold little take little: the Model dock of a run never verified, the log.
+        auto *model = w.findChild<QDockWidget *>(QStringLiteral("ModelDock"));
+        auto *log = w.findChild<QDockWidget *>(QStringLiteral("LogDock"));
+        QVERIFY2(model->width() <= w.width() / 5,
+            qPrintable(QStringLiteral("Model dock %1 of %2 px").arg(model->width()).arg(w.width())));
+        QVERIFY2(log->height() <= w.height() / 6,
+            qPrintable(QStringLiteral("Log dock %1 of %2 px").arg(log->height()).arg(w.height())));
+        // What each attempt tried is in view in the commit list, not scrolled off to the right.
+        const int description
+            = commits->horizontalHeader()->sectionViewportPosition(ExperimentModel::DescriptionColumn);
+        QVERIFY2(description >= 0 && description + 120 <= commits->viewport()->width(),
+            qPrintable(QStringLiteral("Description at %1 px of %2")
+                           .arg(description)
+                           .arg(commits->viewport()->width())));
+    }
+};
+
+AK_TEST_CLASS(WindowLayoutTest)
+#include "tst_windowlayout.moc"
