@@ -30,9 +30,11 @@ bool InModelChecker::due(const RunSnapshot &run, const Experiment &e, QString *w
         *why = QStringLiteral("already checked");
         return false;
     }
-    // The first check is free; after it, the checks wait until the loop's time makes them its share.
-    const double allowed = m_config.budgetPct / 100.0 * elapsedSeconds();
-    if (m_spentSeconds > allowed) {
+    // The first check is free; after it, a check runs only if it would leave the checks within their
+    // share once it is done (its cost guessed from the last one), so the budget is not overshot by one.
+    const double next = m_lastSeconds;
+    const double allowed = m_config.budgetPct / 100.0 * (elapsedSeconds() + next);
+    if (m_spentSeconds + next > allowed) {
         *why = QStringLiteral("in-model checks have used their %1% of the loop's time (%2 s of %3 s)")
                    .arg(m_config.budgetPct, 0, 'g', 3)
                    .arg(m_spentSeconds, 0, 'f', 1)
@@ -78,7 +80,8 @@ std::optional<InModelCheck> InModelChecker::check(
         return std::nullopt;
     const WorkerReply reply = m_request(QStringLiteral("inmodel"), args, m_config.timeoutSec * 1000);
     // Charged whatever the outcome: a failing check costs the run its time too.
-    m_spentSeconds += clock.elapsed() / 1000.0;
+    m_lastSeconds = clock.elapsed() / 1000.0;
+    m_spentSeconds += m_lastSeconds;
     if (cancelled)
         *cancelled = reply.status == WorkerReply::Status::Cancelled;
     if (!reply.ok()) {

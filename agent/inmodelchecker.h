@@ -57,6 +57,7 @@ private:
     InModelCheckConfig m_config;
     QElapsedTimer m_clock; // the loop's wall time, since this checker was made
     double m_spentSeconds = 0;
+    double m_lastSeconds = 0; // the last check's cost: the guess for the next one
 };
 
 } // namespace ak

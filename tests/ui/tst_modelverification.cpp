@@ -38,6 +38,21 @@ std::shared_ptr<ak::RunSnapshot> verifiedRun(bool withCompile = true)
     return s;
 }
 
+// One in-model check during the run (inmodel.json), `minutes` after the fixture's verification.
+ak::InModelCheck liveCheck(const ak::RunSnapshot &s, const QString &kernel, int experiment, double effect,
+    int minutes, bool harnessWin = true)
+{
+    QString error;
+    ak::InModelCheck c = *ak::InModelCheck::fromReply(
+        nlohmann::json { { "kernel", kernel.toStdString() }, { "plugged", true },
+            { "parity", { { "ok", true } } }, { "effect_pct", effect }, { "limit_pct", 1.0 } },
+        &error);
+    c.experiment = experiment;
+    c.harnessWin = harnessWin;
+    c.when = s.verification->when.addSecs(60 * minutes);
+    return c;
+}
+
 bool writeFile(const QString &path, const QByteArray &data)
 {
     QFile f(path);
@@ -256,6 +271,44 @@ private Q_SLOTS:
         QVERIFY(cell(0, Qt::DisplayRole).toString().isEmpty());
         QVERIFY(std::isnan(cell(0, KernelTableModel::SortRole).toDouble()));
         QVERIFY(cell(0, Qt::ToolTipRole).toString().contains(QStringLiteral("Verify")));
+    }
+
+    void inModelColumnIsLiveDuringTheRun()
+    {
+        KernelTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto s = verifiedRun();
+        auto cell
+            = [&](int row, int role) { return model.index(row, KernelTableModel::InModelColumn).data(role); };
+        // A check newer than the verification is what the column shows; an older one is not.
+        s->inModel.checks << liveCheck(*s, QStringLiteral("01-matmul"), 7, 3.25, 5)
+                          << liveCheck(*s, QStringLiteral("02-softmax"), 8, 9.0, -5);
+        model.resetRows(KernelTableModel::rowsFrom(*s));
+        QVERIFY2(cell(0, Qt::DisplayRole).toString().endsWith(QStringLiteral(" run")),
+            qPrintable(cell(0, Qt::DisplayRole).toString()));
+        QCOMPARE(cell(0, KernelTableModel::SortRole).toDouble(), 3.25);
+        QVERIFY2(cell(0, Qt::ToolTipRole).toString().contains(QStringLiteral("during the run"))
+                && cell(0, Qt::ToolTipRole).toString().contains(QStringLiteral("keep #7")),
+            qPrintable(cell(0, Qt::ToolTipRole).toString()));
+        QCOMPARE(cell(1, Qt::DisplayRole).toString(), QStringLiteral("−1.3 % left out")); // the verification
+
+        // Without a verification the checks are all there is; a new check appears as the loop writes it.
+        auto live = ak::test::makeRun(QStringLiteral("/r"));
+        live->verification = s->verification; // for liveCheck's clock only
+        const ak::InModelCheck first = liveCheck(*live, QStringLiteral("02-softmax"), 4, 0.4, 1);
+        live->verification.reset();
+        model.resetRows(KernelTableModel::rowsFrom(*live));
+        QVERIFY(cell(1, Qt::DisplayRole).toString().isEmpty());
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        live->inModel.checks << first; // a harness win with no gain beyond the noise: a miss
+        model.setRows(KernelTableModel::rowsFrom(*live));
+        QCOMPARE(changed.count(), 1);
+        QVERIFY2(cell(1, Qt::DisplayRole).toString().endsWith(QStringLiteral("run \u2717")),
+            qPrintable(cell(1, Qt::DisplayRole).toString()));
+        QVERIFY2(
+            cell(1, Qt::ToolTipRole).toString().contains(QStringLiteral("1 kept harness win(s) in a row")),
+            qPrintable(cell(1, Qt::ToolTipRole).toString()));
+        QVERIFY(cell(1, Qt::ToolTipRole).toString().contains(QStringLiteral("moves on at 2")));
     }
 
     void unverifiedRowsSortLastAndDoNotChurn()
