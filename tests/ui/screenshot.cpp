@@ -58,7 +58,7 @@ int main(int argc, char **argv)
             app.quit();
         });
     };
-    if (args.size() < 3) {
+    if (args.size() < 3 || args.at(2).startsWith(QLatin1String("--size="))) { // no run: the empty window
         save();
         return app.exec();
     }
