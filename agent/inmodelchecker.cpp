@@ -95,6 +95,8 @@ std::optional<InModelCheck> InModelChecker::check(
     c->when = QDateTime::currentDateTimeUtc();
     c->harnessSpeedup = e.metrics.speedup;
     c->harnessWin = Metrics::has(e.metrics.speedup) && e.metrics.speedup > 1.0;
+    if (const KernelRecord *k = run.kernel(e.kernel); k && k->share > 0 && c->harnessWin)
+        c->expectedPct = 100.0 * k->share * (1.0 - 1.0 / e.metrics.speedup);
     c->seconds = clock.elapsed() / 1000.0; // the loop's cost, worker round trip included
     return c;
 }

@@ -43,6 +43,7 @@ std::optional<InModelCheck> InModelCheck::fromReply(const json &r, QString *erro
         && c.effectPct > c.limitPct;
     c.harnessSpeedup = jsonfield::number(r, "harness_speedup", std::nan(""));
     c.harnessWin = jsonfield::boolean(r, "harness_win", c.harnessSpeedup > 1.0);
+    c.expectedPct = jsonfield::number(r, "expected_pct", std::nan(""));
     c.why = jsonfield::text(r, "why");
     c.seconds = jsonfield::number(r, "seconds", std::nan(""));
     return c;
@@ -55,8 +56,8 @@ json InModelCheck::toJson() const
         { "when", when.toUTC().toString(Qt::ISODate).toStdString() }, { "device", device.toStdString() },
         { "plugged", plugged }, { "parity", { { "ok", parityOk } } }, { "effect_pct", number(effectPct) },
         { "limit_pct", number(limitPct) }, { "positive", positive }, { "harness_win", harnessWin },
-        { "harness_speedup", number(harnessSpeedup) }, { "why", why.toStdString() },
-        { "seconds", number(seconds) } };
+        { "harness_speedup", number(harnessSpeedup) }, { "expected_pct", number(expectedPct) },
+        { "why", why.toStdString() }, { "seconds", number(seconds) } };
 }
 
 QString InModelCheck::summary() const
@@ -89,7 +90,7 @@ int InModelChecks::missesInARow(const QString &kernel) const
 {
     int misses = 0;
     for (auto it = checks.crbegin(); it != checks.crend(); ++it) {
-        if (it->kernel != kernel || !it->harnessWin)
+        if (it->kernel != kernel || !it->visibleWin())
             continue;
         if (it->positive)
             break;

@@ -33,12 +33,18 @@ struct InModelCheck
     // win" whose absence in the model counts for the move-on rule.
     bool harnessWin = false;
     double harnessSpeedup = std::nan("");
+    // What the harness's win predicts for the model (Amdahl over the kernel's profiled share:
+    // share x (1 - 1 / harnessSpeedup), in %); NaN: unknown. A win predicted below the noise cannot
+    // show in the model, so it is no miss (a 1.06x rotary at 0.1 % of the model is not a failure).
+    double expectedPct = std::nan("");
     QString why; // why it is not positive, as the worker worded it; empty when positive
     double seconds = std::nan(""); // what the check cost, wall time
 
     // A harness win that the model does not show: plugged and correct but no gain beyond the noise,
     // or not plugged / broken in the model.
-    bool miss() const { return harnessWin && !positive; }
+    bool miss() const { return visibleWin() && !positive; }
+    // A harness win whose predicted effect clears the noise the check measured (or is unknown).
+    bool visibleWin() const { return harnessWin && !(expectedPct <= limitPct); }
     // "+3.25% alone vs eager (noise 1.50%), keep #12"; "no gain ...: why", "not plugged: ..." otherwise.
     QString summary() const;
 
@@ -56,7 +62,8 @@ struct InModelChecks
     const InModelCheck *latest(const QString &kernel) const; // nullptr: never checked
     int count(const QString &kernel) const;
     // Harness wins the model did not show, in a row, newest first; a positive check ends the streak,
-    // a check of a keep that did not beat PyTorch in the harness neither counts nor ends it.
+    // a check of a keep that did not beat PyTorch in the harness, or whose predicted effect is below
+    // the noise, neither counts nor ends it.
     int missesInARow(const QString &kernel) const;
     double seconds() const; // all checks together
 

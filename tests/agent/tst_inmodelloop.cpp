@@ -100,6 +100,7 @@ private Q_SLOTS:
         QCOMPARE(c->effectPct, 5.0);
         QVERIFY(c->positive && c->harnessWin);
         QCOMPARE(c->harnessSpeedup, 1.25);
+        QCOMPARE(c->expectedPct, 10.0); // Amdahl: A's 50 % share x (1 - 1 / 1.25)
         QVERIFY(!QFileInfo::exists(QDir(r.dir).filePath(QStringLiteral("verification.json"))));
         const RunSnapshotPtr reader = RunLoader::load(r.dir);
         QVERIFY(reader && reader->inModel.latest(kA) && reader->inModel.latest(kA)->experiment == kept.id);

@@ -65,11 +65,16 @@ private Q_SLOTS:
         QCOMPARE(all.missesInARow(k), 1);
         all.checks << check(k, 6, 0.5, true);
         QCOMPARE(all.missesInARow(k), 2);
+        InModelCheck tiny = check(k, 8, 0.1, true); // predicted below the noise: cannot show, no miss
+        tiny.expectedPct = 0.2;
+        all.checks << tiny;
+        QCOMPARE(all.missesInARow(k), 2);
+        QVERIFY(!tiny.miss() && !tiny.visibleWin());
         all.checks << check(k, 7, 4.0, true); // seen in the model: the streak ends
         QCOMPARE(all.missesInARow(k), 0);
         QCOMPARE(all.latest(k)->experiment, 7);
-        QCOMPARE(all.count(k), 4);
-        QCOMPARE(all.seconds(), 10.0);
+        QCOMPARE(all.count(k), 5);
+        QCOMPARE(all.seconds(), 12.0);
         QVERIFY(!all.latest(QStringLiteral("03-none")));
     }
 
