@@ -8,6 +8,7 @@
 #include "moveonrulesstatus.h"
 #include "recentrunsmenu.h"
 #include "reportexport.h"
+#include "roofsaction.h"
 #include "runworkspace.h"
 #include "steeringactions.h"
 
@@ -62,6 +63,8 @@ MainMenus::MainMenus(QMainWindow *window, const Parts &parts)
     loop->addAction(parts.steering->reviewMode());
     loop->addAction(parts.rules->action());
     loop->addAction(parts.agent->action());
+    if (parts.roofs)
+        loop->addAction(parts.roofs->action());
 
     QMenu *model = window->menuBar()->addMenu(tr("&Model"));
     model->setObjectName(QStringLiteral("ModelMenu"));

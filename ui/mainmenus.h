@@ -13,6 +13,7 @@ class ExampleRunStarter;
 class ModelView;
 class MoveOnRulesStatus;
 class RecentRunsMenu;
+class RoofsAction;
 class ReportExport;
 class RunWorkspace;
 class SteeringActions;
@@ -35,6 +36,7 @@ public:
         ReportExport *report = nullptr;
         MoveOnRulesStatus *rules = nullptr;
         AgentChoice *agent = nullptr;
+        RoofsAction *roofs = nullptr; // Loop ▸ Measure Device Roofs
     };
 
     // Fills `window`'s menu bar and adds the toolbar; the View menu lists the docks `window` has now.

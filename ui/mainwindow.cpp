@@ -20,6 +20,7 @@
 #include "remotesession.h"
 #include "replaybar.h"
 #include "reportexport.h"
+#include "roofsaction.h"
 #include "runfollower.h"
 #include "runstatuslabels.h"
 #include "runsummarybar.h"
@@ -127,8 +128,18 @@ MainWindow::MainWindow(QWidget *parent)
             reload();
     });
 
+    // Loop ▸ Measure Device Roofs (#43): what % of roof is against, measured again on demand.
+    auto *roofs = new RoofsAction(this);
+    connect(roofs, &RoofsAction::measured, this, [this](const QString &text) {
+        m_log->appendMessage(LogView::Level::Info, text);
+        statusBar()->showMessage(text, 15000);
+    });
+    connect(roofs, &RoofsAction::failed, this, [this](const QString &text) {
+        m_log->appendMessage(LogView::Level::Error, text);
+        statusBar()->showMessage(text, 15000);
+    });
     m_menus = new MainMenus(
-        this, { m_steering, m_workspace, m_modelView, m_examples, m_report, m_rules, m_agent });
+        this, { m_steering, m_workspace, m_modelView, m_examples, m_report, m_rules, m_agent, roofs });
     connectMenus();
     m_noRun->setMessage(tr("No run open"), ExampleRunStarter::noRunHint());
     m_noRun->setAction(m_menus->openAction());

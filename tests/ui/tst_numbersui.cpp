@@ -1,8 +1,12 @@
 #include "experimentmodel.h"
+#include "roofsaction.h"
 #include "runstatuslabels.h"
 #include "testregistry.h"
 
+#include <QAction>
 #include <QLabel>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QWidget>
 
 using namespace ak;
@@ -68,6 +72,30 @@ private Q_SLOTS:
         QVERIFY2(labels.runDevice()->text().contains(
                      QStringLiteral("measured roofs: copy 3010 GB/s · bf16 matmul 701")),
             qPrintable(labels.runDevice()->text()));
+    }
+
+    // Loop ▸ Measure Device Roofs measures this machine's device (the CPU here) off the GUI thread.
+    void theWindowActionMeasuresTheRoofs()
+    {
+        QTemporaryDir cache;
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        qputenv("AUTOKERNEL_PYTHON",
+            qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3")).toUtf8());
+        RoofsAction roofs;
+        QSignalSpy measured(&roofs, &RoofsAction::measured);
+        QSignalSpy failed(&roofs, &RoofsAction::failed);
+        roofs.action()->trigger();
+        QVERIFY(!roofs.action()->isEnabled()); // one measurement at a time
+        QTRY_VERIFY_WITH_TIMEOUT(measured.count() + failed.count() == 1, 180000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        const QString text = measured.first().first().toString();
+        QVERIFY2(
+            text.startsWith(QStringLiteral("measured roofs of ")) && text.contains(QStringLiteral(" GB/s")),
+            qPrintable(text));
+        QVERIFY(QFile::exists(cache.filePath(QStringLiteral("autokernel/roofs.json"))));
+        QVERIFY(roofs.action()->isEnabled());
+        qunsetenv("XDG_CACHE_HOME");
+        qunsetenv("AUTOKERNEL_PYTHON");
     }
 };
 
