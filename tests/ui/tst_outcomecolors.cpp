@@ -3,8 +3,12 @@
 #include "testpalettes.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "throughputchart.h"
+#include "throughputchartmodel.h"
 
 #include <QApplication>
+#include <QLineSeries>
+#include <QScatterSeries>
 #include <QtTest>
 
 using namespace ak;
@@ -38,6 +42,45 @@ private Q_SLOTS:
                                    .arg(outcomeName(o), c.name(), palette.color(QPalette::Base).name())
                                    .arg(ratio)));
             }
+        }
+    }
+
+    void chartMarksReadOnLightAndDark()
+    {
+        // Every mark of the kernel chart — each outcome's points, the best line, the roof, the ring —
+        // at 3:1 (WCAG non-text contrast) on the chart's background in a light and a dark palette,
+        // switched live.
+        auto run = test::makeRun(QStringLiteral("/r"));
+        run->experiments.append(
+            test::experiment(7, QStringLiteral("01-matmul"), ExperimentStatus::Rejected, 1.2, 50));
+        run->experiments.append(
+            test::experiment(8, QStringLiteral("01-matmul"), ExperimentStatus::Pending, 1.4, 58));
+        ThroughputChartModel model;
+        ThroughputChart chart(&model);
+        model.setKernel(run->kernels[0], QStringLiteral("01-matmul"), run->experiments);
+        chart.setSelectedExperiment(5);
+        // The reverted grey as core has it is too faint on a white base: the chart must move it.
+        QVERIFY(OutcomeColors::contrast(ThroughputChart::outcomeColor(ExperimentStatus::Reverted), Qt::white)
+            < 3.0);
+        for (const QPalette &palette : { test::lightPalette(), test::darkPalette(), test::lightPalette() }) {
+            chart.setPalette(palette);
+            const QColor base = palette.color(QPalette::Base);
+            QStringList low;
+            auto check = [&](const QString &what, const QColor &c) {
+                const double ratio = OutcomeColors::contrast(c, base);
+                if (ratio < 3.0)
+                    low << QStringLiteral("%1 %2 on %3: %4:1").arg(what, c.name(), base.name()).arg(ratio);
+            };
+            check(QStringLiteral("best line"), chart.bestSeries()->pen().color());
+            check(QStringLiteral("roof"), chart.roofSeries()->pen().color());
+            check(QStringLiteral("ring"), chart.selectedSeries()->pen().color());
+            for (int r = 0; r < model.rowCount(); ++r)
+                check(QStringLiteral("point %1").arg(r),
+                    chart.attemptsSeries()
+                        ->pointConfiguration(r)
+                        .value(QXYSeries::PointConfiguration::Color)
+                        .value<QColor>());
+            QVERIFY2(low.isEmpty(), qPrintable(low.join(QLatin1Char('\n'))));
         }
     }
 

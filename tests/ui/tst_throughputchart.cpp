@@ -45,9 +45,8 @@ private Q_SLOTS:
                          ->pointConfiguration(i)
                          .value(QXYSeries::PointConfiguration::Color)
                          .value<QColor>(),
-                ThroughputChart::outcomeColor(expected[i]));
-        QVERIFY(ThroughputChart::outcomeColor(ExperimentStatus::Kept)
-            != ThroughputChart::outcomeColor(ExperimentStatus::Reverted));
+                chart.pointColor(expected[i]));
+        QVERIFY(chart.pointColor(ExperimentStatus::Kept) != chart.pointColor(ExperimentStatus::Reverted));
 
         chart.setSelectedExperiment(3);
         QCOMPARE(chart.selectedSeries()->count(), 1);
@@ -98,7 +97,7 @@ private Q_SLOTS:
                      ->pointConfiguration(5)
                      .value(QXYSeries::PointConfiguration::Color)
                      .value<QColor>(),
-            ThroughputChart::outcomeColor(ExperimentStatus::Pending));
+            chart.pointColor(ExperimentStatus::Pending));
         QVERIFY(chart.xAxis()->max() >= 8);
         auto *best = qobject_cast<QXYSeries *>(chart.chart()->series().at(1)); // roof, best, attempts, ring
         QVERIFY(best);
@@ -125,7 +124,7 @@ private Q_SLOTS:
                      ->pointConfiguration(5)
                      .value(QXYSeries::PointConfiguration::Color)
                      .value<QColor>(),
-            ThroughputChart::outcomeColor(ExperimentStatus::Kept));
+            chart.pointColor(ExperimentStatus::Kept));
 
         // Another kernel: a reset.
         model.setKernel(run->kernels[1], QStringLiteral("02-softmax"), run->experiments);

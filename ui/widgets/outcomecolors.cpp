@@ -27,9 +27,11 @@ double contrast(const QColor &a, const QColor &b)
     return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
-QColor readableOn(const QColor &wanted, const QColor &background)
+QColor readableOn(const QColor &wanted, const QColor &background, double minimum)
 {
-    constexpr double kMinimum = 4.5;
+    const double kMinimum = minimum;
+    if (contrast(wanted, background) >= kMinimum)
+        return wanted; // as given: an HSL round trip would change it in the last bits
     QColor c = wanted.toHsl();
     const bool darkBackground = luminance(background) < 0.18;
     // Lightness steps keep the hue: a lighter green on dark, a darker amber on light.

@@ -16,8 +16,10 @@ namespace OutcomeColors {
 
 // WCAG 2 contrast ratio of two colours, 1 to 21.
 double contrast(const QColor &a, const QColor &b);
-// `wanted`, moved in lightness only as far as needed to read at 4.5:1 on `background`.
-QColor readableOn(const QColor &wanted, const QColor &background);
+// `wanted`, moved in lightness only as far as needed to read at `minimum`:1 on `background`: 4.5 for
+// text (WCAG AA), 3 for lines and marks (WCAG's non-text contrast; the charts' series).
+QColor readableOn(const QColor &wanted, const QColor &background, double minimum = 4.5);
+constexpr double kGraphicContrast = 3.0;
 // The outcome's colour as text on `palette`'s Base (the tables' background).
 QColor text(ExperimentOutcome outcome, const QPalette &palette);
 

@@ -2,6 +2,7 @@
 
 #include "chartpanel.h"
 #include "emptystate.h"
+#include "outcomecolors.h"
 #include "throughputchartmodel.h"
 
 #include <QChart>
@@ -89,6 +90,7 @@ ThroughputChart::ThroughputChart(ThroughputChartModel *model, QWidget *parent)
         s->attachAxis(m_y);
     }
     finishSetup();
+    recolour();
     // The ring needs no legend entry (the tooltip names it): three entries fit a chart beside the
     // kernel table at 1280 px, where four were cut to "Devi… best … atte… sele…" (#41).
     for (QLegendMarker *marker : chart()->legend()->markers(m_selected))
@@ -166,7 +168,7 @@ void ThroughputChart::relayout()
             }
         }
         m_attempts->setPointConfiguration(
-            r, QXYSeries::PointConfiguration::Color, outcomeColor(m_model->statusAt(r)));
+            r, QXYSeries::PointConfiguration::Color, pointColor(m_model->statusAt(r)));
     }
     if (xMax <= xMin)
         xMax = xMin + 1;
@@ -219,6 +221,41 @@ void ThroughputChart::showSelected()
 QColor ThroughputChart::outcomeColor(ExperimentStatus status)
 {
     return QColor(QLatin1String(ak::outcomeColor(outcomeOf(status))));
+}
+
+QColor ThroughputChart::pointColor(ExperimentStatus status) const
+{
+    return OutcomeColors::readableOn(
+        outcomeColor(status), palette().color(QPalette::Base), OutcomeColors::kGraphicContrast);
+}
+
+void ThroughputChart::recolour()
+{
+    // Every mark at 3:1 on the chart's background, light or dark (#41: "keep" dark green on dark grey).
+    const QColor base = palette().color(QPalette::Base);
+    auto mark = [&base](const QColor &c) {
+        return OutcomeColors::readableOn(c, base, OutcomeColors::kGraphicContrast);
+    };
+    QPen ring(mark(QColor(0x1c, 0x71, 0xd8)));
+    ring.setWidthF(2.5);
+    m_selected->setPen(ring);
+    m_selected->setBorderColor(ring.color());
+    QPen bestPen(mark(QColor(0x1b, 0x7f, 0x3b)));
+    bestPen.setWidthF(2);
+    m_best->setPen(bestPen);
+    QPen roofPen(mark(QColor(0xc0, 0x1c, 0x28)));
+    roofPen.setStyle(Qt::DashLine);
+    m_roof->setPen(roofPen);
+    m_attempts->setColor(pointColor(ExperimentStatus::Reverted));
+}
+
+void ThroughputChart::changeEvent(QEvent *event)
+{
+    ChartPanel::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        recolour();
+        relayout(); // the points' colours
+    }
 }
 
 } // namespace ak

@@ -35,9 +35,16 @@ public:
     QValueAxis *yAxis() const { return m_y; }
     // The colour a point of that outcome is drawn in (kept green, pending amber, reverted grey…).
     static QColor outcomeColor(ExperimentStatus status);
+    // That colour as the chart draws it: moved in lightness to 3:1 on the palette's base if needed.
+    QColor pointColor(ExperimentStatus status) const;
+    QLineSeries *roofSeries() const { return m_roof; }
+
+protected:
+    void changeEvent(QEvent *event) override;
 
 private:
     void relayout();
+    void recolour(); // series colours readable on the palette's base
     void showBestAsSteps(); // the best line, from the model's BestColumn, as steps
     void showSelected();
     // Maps rows [first, first + count) of the model (count -1: to the end), or none (count 0).
