@@ -35,7 +35,7 @@ struct InModelCheck
     double harnessSpeedup = std::nan("");
     // What the harness's win predicts for the model (Amdahl over the kernel's profiled share:
     // share x (1 - 1 / harnessSpeedup), in %); NaN: unknown. A win predicted below the noise cannot
-    // show in the model, so it is no miss (a 1.06x rotary at 0.1 % of the model is not a failure).
+    // show in the model, so it is no miss (a 1.15x rotary at 0.2 % of the model is not a failure).
     double expectedPct = std::nan("");
     QString why; // why it is not positive, as the worker worded it; empty when positive
     double seconds = std::nan(""); // what the check cost, wall time
