@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 #include "uilog.h"
 
+#include "actionerrorbanner.h"
 #include "agentchoice.h"
 
 #include "devicedetector.h"
@@ -36,6 +37,7 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLabel>
+#include <QMessageBox>
 #include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
@@ -74,6 +76,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_agent(new AgentChoice(this, m_loops))
     , m_runLabels(new RunStatusLabels(this))
     , m_readOnlyBanner(new QLabel(this))
+    , m_errorBanner(new ActionErrorBanner(this))
     , m_replayBar(new ReplayBar(this))
     , m_presentation(std::make_unique<PresentationView>())
 {
@@ -101,6 +104,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_readOnlyBanner->setContentsMargins(8, 6, 8, 6);
     m_readOnlyBanner->hide();
     centreLayout->addWidget(m_readOnlyBanner);
+    centreLayout->addWidget(m_errorBanner);
     centreLayout->addWidget(m_central, 1);
     centreLayout->addWidget(m_replayBar);
     setCentralWidget(centre);
@@ -274,11 +278,13 @@ void MainWindow::attachControl(LoopControl *control)
             control, &LoopControl::actionFailed, this, [this](const QString &action, const QString &error) {
                 m_log->appendMessage(LogView::Level::Error, QStringLiteral("%1: %2").arg(action, error));
                 statusBar()->showMessage(tr("%1 failed: %2").arg(action, error), 10000);
+                m_errorBanner->showError(action, error); // where the user looks, until dismissed
             });
         connect(control, &LoopControl::actionFinished, this,
             [this](const QString &action, const QString &detail) {
                 m_log->appendMessage(LogView::Level::Info, QStringLiteral("%1: %2").arg(action, detail));
                 statusBar()->showMessage(QStringLiteral("%1: %2").arg(action, detail), 5000);
+                m_errorBanner->clear();
                 scheduleReload(); // the watcher would notice too; this makes the table follow at once
             });
     }
@@ -374,6 +380,20 @@ void MainWindow::connectExamples()
         [this](bool creating) { m_noRun->setAction(creating ? m_examples->cancelAction() : nullptr); });
     connect(m_examples, &ExampleRunStarter::ready, this, &MainWindow::openRun);
     connect(m_examples, &ExampleRunStarter::failed, this, &MainWindow::exampleFailed);
+    // A run that could not be made (New Run's model with a syntax error, say) says so in a dialog
+    // over the window, not only in the log, and in the banner once the dialog is closed (#41).
+    connect(m_examples, &ExampleRunStarter::failed, this, [this](const QString &name, const QString &error) {
+        if (error == QLatin1String("cancelled"))
+            return; // the user's own Cancel Profiling: nothing to tell them
+        m_errorBanner->showError(tr("Creating %1").arg(name), error);
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Could not create the run"),
+            tr("%1 could not be created.").arg(name), QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("RunCreationFailedDialog"));
+        box->setDetailedText(error);
+        box->setInformativeText(error.section(QLatin1Char('\n'), -3).trimmed()); // the traceback's end
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
 }
 
 void MainWindow::setLoader(Loader loader)
@@ -455,8 +475,10 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     setWindowTitle((snapshot->recording.isEmpty() ? tr("%1 — AutoKernel Studio")
                                                   : tr("%1 — Recording — AutoKernel Studio"))
                        .arg(name.isEmpty() ? snapshot->runDir : name));
-    if (!sameRun)
+    if (!sameRun) {
         fitModelDock(*snapshot);
+        m_errorBanner->clear(); // another run's error
+    }
     m_rules->showRun(*snapshot, sameRun);
     m_steering->setRunReviewMode(snapshot->reviewMode);
     m_runLabels->showRun(*snapshot);

@@ -17,6 +17,7 @@ class QStackedWidget;
 
 namespace ak {
 
+class ActionErrorBanner;
 class AgentChoice;
 class AgentSettingsDialog;
 class DeviceStatus;
@@ -162,6 +163,7 @@ private:
     AgentChoice *m_agent; // Loop ▸ Agent…: what Loop ▸ Start runs
     RunStatusLabels *m_runLabels;
     QLabel *m_readOnlyBanner; // above the workspace while the shown run is read-only
+    ActionErrorBanner *m_errorBanner; // a failed window action, until dismissed or the next success
     RunAccess m_access; // of the shown run // the status bar's run device and review mode labels
     SandboxStatus *m_sandbox;
     ReplayBar *m_replayBar;
