@@ -1,7 +1,10 @@
+#include "runstore.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -76,6 +79,64 @@ private Q_SLOTS:
         const QString line = roofsLine(out);
         QVERIFY2(line.startsWith(QLatin1String("warning  roofs: ")) && line.contains(QLatin1String("'int3'")),
             qPrintable(out));
+    }
+
+    // status says what a run's numbers are against: the roofs its loop measured (roofs.json), both
+    // PyTorch baselines and the judge of each head (#43 items 1, 2, 7).
+    void statusShowsRoofsBaselinesAndJudges()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        QVERIFY(ak::test::makeRunDir(dir, { { "model", "tiny.py" } },
+            { ak::test::testKernel(
+                1, QStringLiteral("softmax"), "BASE = 1\n", QStringLiteral("softmax"), 0.5) }));
+        {
+            QString error;
+            auto store = ak::RunStore::open(dir, &error);
+            QVERIFY2(store, qPrintable(error));
+            const QString kernel = store->state().kernels.front().folder;
+            const ak::Experiment e = store->beginExperiment(
+                kernel, "X = 2\n", QStringLiteral("tune"), QStringLiteral("try"), &error);
+            QVERIFY2(e.id != 0, qPrintable(error));
+            ak::Metrics m;
+            m.correct = true;
+            m.latencyUs = 10;
+            m.refLatencyUs = 20;
+            m.speedup = 2.0;
+            m.pctPeak = 91.0;
+            m.pctPeakSpec = 81.8;
+            m.roof = QStringLiteral("measured");
+            m.compileNote = QStringLiteral("not available (torch 1.13.1 has no torch.compile)");
+            m.judge = QStringLiteral("0123456789ab");
+            m.isolation = QStringLiteral("bubblewrap+cgroup v2");
+            QVERIFY2(store->finishExperiment(e.id, ak::ExperimentStatus::Kept, m, QString(), &error),
+                qPrintable(error));
+        }
+        QFile roofs(QDir(dir).filePath(QStringLiteral("roofs.json")));
+        QVERIFY(roofs.open(QIODevice::WriteOnly));
+        roofs.write(R"({"cpu": {"bandwidth_gbs": 11.5, "tflops": {"fp32": 0.0043}, "key": "k",
+            "measured_at": "2026-12-07T13:00:00Z"}})");
+        roofs.close();
+
+        const ak::test::CliResult j
+            = ak::test::runCli({ QStringLiteral("status"), dir, QStringLiteral("--json") });
+        QCOMPARE(j.exitCode, 0);
+        const nlohmann::json o = nlohmann::json::parse(j.out.toStdString());
+        QCOMPARE(o["measured_roofs"]["bandwidth_gbs"].get<double>(), 11.5);
+        QVERIFY(o["judges"] == nlohmann::json::array({ "0123456789ab" }));
+        const nlohmann::json &head = o["kernels"][0]["head_metrics"];
+        QCOMPARE(head["judge"].get<std::string>(), std::string("0123456789ab"));
+        QCOMPARE(head["isolation"].get<std::string>(), std::string("bubblewrap+cgroup v2"));
+        QCOMPARE(head["compile"].get<std::string>(),
+            std::string("not available (torch 1.13.1 has no torch.compile)"));
+        QCOMPARE(head["pct_peak_spec"].get<double>(), 81.8);
+        QCOMPARE(o["kernels"][0]["best_torch_speedup"].get<double>(), 2.0);
+
+        const ak::test::CliResult t = ak::test::runCli({ QStringLiteral("status"), dir });
+        QVERIFY2(t.out.contains(QStringLiteral("roofs    copy 11.5 GB/s · fp32 matmul 0.0043 TFLOP/s")),
+            qPrintable(t.out));
+        QVERIFY2(t.out.contains(QStringLiteral("n/a")) && t.out.contains(QStringLiteral("91.0 / 81.8 spec")),
+            qPrintable(t.out));
     }
 };
 
