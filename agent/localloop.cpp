@@ -83,6 +83,18 @@ bool startableHere(const LoopOptions &options, const RunConfig &run, QString *er
     return false;
 }
 
+// Start with nothing to work on said so (#41): the loop would have ended at once, silently. Only
+// waiting and active kernels are ever chosen (Orchestrator::next).
+bool somethingLeft(const RunSnapshot &run, QString *error)
+{
+    for (const KernelRecord &k : run.kernels)
+        if (k.state == KernelState::Waiting || k.state == KernelState::Active)
+            return true;
+    *error = QStringLiteral("nothing left to do: every kernel is done, pinned, skipped or not pluggable. "
+                            "Unpin or un-skip one (Loop menu), or profile the model again for new kernels");
+    return false;
+}
+
 // The devices to loop on: those chosen, else one, the GPU if the run was profiled on one.
 QStringList devicesFor(const QStringList &chosen, const DeviceInfo &runDevice)
 {
@@ -142,7 +154,8 @@ void LocalLoop::start()
     AgentConfig config;
     AgentInputs inputs;
     WorkerLauncher launcher;
-    if (!startableHere(m_options, run.config, &error) || !prepareAgent(run.config, &config, &inputs, &error)
+    if (!somethingLeft(run, &error) || !startableHere(m_options, run.config, &error)
+        || !prepareAgent(run.config, &config, &inputs, &error)
         || !chooseWorker(run.config, &launcher, &error))
         return Q_EMIT actionFailed(QStringLiteral("start"), error);
     recordWorker(store.get(), launcher, &error);

@@ -109,6 +109,34 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(RunStore::open(rig.dir, &error), qPrintable(error));
     }
+
+    void startWithNothingLeftSaysSo()
+    {
+        // #41: Start on a run whose kernels are all pinned or skipped started a loop that ended at
+        // once, silently. It says why now (the window shows it in its banner) and starts nothing.
+        Rig rig;
+        QVERIFY2(rig.create(), qPrintable(rig.error));
+        rig.loop.reset();
+        rig.session.reset(); // nobody writes the run
+        LoopOptions options;
+        options.runDir = rig.dir;
+        LocalLoop loop(options);
+        QSignalSpy failed(&loop, &LoopControl::actionFailed);
+        QSignalSpy states(&loop, &LoopControl::stateChanged);
+        loop.pin(kA);
+        loop.skip(kB);
+        loop.skip(kC);
+        QCOMPARE(failed.count(), 0);
+        loop.start();
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("start"));
+        QVERIFY2(failed.at(0).at(1).toString().startsWith(QStringLiteral("nothing left to do")),
+            qPrintable(failed.at(0).at(1).toString()));
+        QCOMPARE(loop.state(), LoopControl::State::Stopped);
+        QVERIFY(states.isEmpty());
+        QString error;
+        QVERIFY2(RunStore::open(rig.dir, &error), qPrintable(error)); // not left locked
+    }
 };
 
 AK_TEST_CLASS(LocalLoopTest)
