@@ -57,11 +57,8 @@ void printTable(const ProfileReport &r, int rows)
     out << Qt::endl;
 }
 
-} // namespace
-
-int runProfile(const QStringList &arguments)
+void addProfileOptions(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("Profile a PyTorch model and rank its kernels by Amdahl's law."));
     p.addHelpOption();
@@ -93,12 +90,12 @@ int runProfile(const QStringList &arguments)
                 "keep kernels that accumulate in fp16/bf16 or read fp32 as TF32 where PyTorch does "
                 "not (flagged; refused by default): run.json settings.allow_reduced_precision") },
     });
-    if (!p.parse(QStringList { QStringLiteral("autokernel-cli profile") } + arguments))
-        return printUsageError(p.errorText());
-    if (p.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << p.helpText();
-        return 0;
-    }
+}
+
+// Checks the parsed options in the order the user reads them and fills o; returns 0, or the usage
+// error's exit code after saying which option is wrong.
+int readProfileOptions(const QCommandLineParser &p, RunCreator::Options &o)
+{
     const QString model = p.value(QStringLiteral("model"));
     const QString outDir = p.value(QStringLiteral("out"));
     if (model.isEmpty() || outDir.isEmpty())
@@ -123,7 +120,6 @@ int runProfile(const QStringList &arguments)
     const int top = p.value(QStringLiteral("top")).toInt(&ok);
     if (!ok || top < 0)
         return printUsageError(QStringLiteral("--top must be 0 or more"));
-    RunCreator::Options o;
     o.model = model;
     o.outDir = outDir;
     o.device = device;
@@ -134,16 +130,15 @@ int runProfile(const QStringList &arguments)
     o.warmup = warmup;
     o.top = top;
     o.allowReducedPrecision = p.isSet(QStringLiteral("allow-reduced-precision"));
-    QTextStream err(stderr);
-    RunCreator::Callbacks callbacks;
-    callbacks.deviceResolved
-        = [&err](const DeviceInfo &dev) { err << "device: " << dev.summary() << Qt::endl; };
-    callbacks.progress = [&err](const QString &message, double) { err << "  " << message << Qt::endl; };
-    RunCreator creator(o);
-    const RunCreator::Result result = creator.create(callbacks);
+    return 0;
+}
+
+// Says why the run was not created; returns the exit code (0: it was).
+int reportProfileFailure(QTextStream &err, const RunCreator::Result &result, const QString &outDir)
+{
     switch (result.failure) {
     case RunCreator::Failure::None:
-        break;
+        return 0;
     case RunCreator::Failure::RunExists:
         err << "autokernel-cli: " << outDir << " already holds a run (run.json exists); choose another --out"
             << Qt::endl;
@@ -165,9 +160,36 @@ int runProfile(const QStringList &arguments)
         err << "autokernel-cli: cannot write profile.json: " << result.error << Qt::endl;
         return 2;
     }
+    return 0;
+}
+
+} // namespace
+
+int runProfile(const QStringList &arguments)
+{
+    QCommandLineParser p;
+    addProfileOptions(p);
+    if (!p.parse(QStringList { QStringLiteral("autokernel-cli profile") } + arguments))
+        return printUsageError(p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << p.helpText();
+        return 0;
+    }
+    RunCreator::Options o;
+    if (const int usageError = readProfileOptions(p, o))
+        return usageError;
+    QTextStream err(stderr);
+    RunCreator::Callbacks callbacks;
+    callbacks.deviceResolved
+        = [&err](const DeviceInfo &dev) { err << "device: " << dev.summary() << Qt::endl; };
+    callbacks.progress = [&err](const QString &message, double) { err << "  " << message << Qt::endl; };
+    RunCreator creator(o);
+    const RunCreator::Result result = creator.create(callbacks);
+    if (const int failed = reportProfileFailure(err, result, o.outDir))
+        return failed;
     printTable(result.report, 20);
     QTextStream out(stdout);
-    out << "\nrun directory " << QFileInfo(outDir).absoluteFilePath() << ": profile.json, "
+    out << "\nrun directory " << QFileInfo(o.outDir).absoluteFilePath() << ": profile.json, "
         << result.kernelFolders << " kernel folder(s)" << Qt::endl;
     for (const QString &n : result.notes)
         err << "note: " << n << Qt::endl;
