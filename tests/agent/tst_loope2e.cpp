@@ -85,9 +85,10 @@ class LoopE2ETest : public QObject
     static bool makeSoftmaxRun(
         const QString &dir, const QString &kernel, QString *error, bool measured = false)
     {
-        const nlohmann::json config
-            = { { "model", "e2e" }, { "python", python().toStdString() }, { "activity", "cpu" },
-                  { "move_on", { { "max_consecutive_reverts", 0 }, { "speedup_over_baseline", 0 } } } };
+        const nlohmann::json config = { { "model", "e2e" }, { "python", python().toStdString() },
+            { "activity", "cpu" },
+            { "move_on",
+                { { "max_consecutive_reverts", 0 }, { "speedup_over_baseline", 0 }, { "roof_pct", 0 } } } };
         std::unique_ptr<RunStore> store = RunStore::create(dir, config, error);
         if (!store)
             return false;
@@ -595,9 +596,11 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("run"));
         {
-            const nlohmann::json config
-                = { { "model", "e2e" }, { "python", python().toStdString() }, { "activity", "cpu" },
-                      { "move_on", { { "max_consecutive_reverts", 0 }, { "speedup_over_baseline", 0 } } } };
+            const nlohmann::json config = {
+                { "model", "e2e" }, { "python", python().toStdString() }, { "activity", "cpu" },
+                { "move_on",
+                    { { "max_consecutive_reverts", 0 }, { "speedup_over_baseline", 0 }, { "roof_pct", 0 } } }
+            };
             QString error;
             std::unique_ptr<RunStore> store = RunStore::create(dir, config, &error);
             QVERIFY2(store, qPrintable(error));
