@@ -186,6 +186,8 @@ private:
     QString finalCommit(const Experiment &e, QString *error);
     bool moveHead(const QString &kernel, const QString &commit, QString *error);
     bool updateBest(const QString &changedHead, const QString &why, QString *error);
+    bool writeRunJsonSection(const QByteArray &before, const char *section, const nlohmann::json &value,
+        const QString &why, QString *error);
     // profile.json, verification.json: written atomically, logged as a run action, committed on best.
     bool writeRootFile(const QString &name, const nlohmann::json &content, const QString &action,
         const QString &why, QString *error);

@@ -139,15 +139,7 @@ bool RunStore::setWorker(
         worker["slurm"] = slurm.toStdString();
     if (slurmJob > 0)
         worker["slurm_job"] = slurmJob;
-    const QByteArray after = RunConfig::withSection(before, "worker", worker, error);
-    if (after.isEmpty())
-        return false;
-    const QString blob = m_repo->writeBlob(after, error);
-    if (blob.isEmpty() || !AtomicFile::write(path(QStringLiteral("run.json")), after, error))
-        return false;
-    RunLoader::setRunJson(m_state, after, nullptr);
-    m_rootFiles.insert(QStringLiteral("run.json"), blob);
-    return updateBest(QString(),
+    return writeRunJsonSection(before, "worker", worker,
         !slurm.isEmpty() ? QStringLiteral("Workers: in Slurm job %1 (salloc %2)").arg(slurmJob).arg(slurm)
             : launcher.isEmpty() ? QStringLiteral("Workers: local")
                                  : QStringLiteral("Workers: through '%1'").arg(launcher),
@@ -170,15 +162,7 @@ bool RunStore::setAllowReducedPrecision(bool on, QString *error)
     } catch (const nlohmann::json::exception &) { // withSection names the problem below
     }
     settings["allow_reduced_precision"] = on;
-    const QByteArray after = RunConfig::withSection(before, "settings", settings, error);
-    if (after.isEmpty())
-        return false;
-    const QString blob = m_repo->writeBlob(after, error);
-    if (blob.isEmpty() || !AtomicFile::write(path(QStringLiteral("run.json")), after, error))
-        return false;
-    RunLoader::setRunJson(m_state, after, nullptr);
-    m_rootFiles.insert(QStringLiteral("run.json"), blob);
-    return updateBest(QString(),
+    return writeRunJsonSection(before, "settings", settings,
         on ? QStringLiteral("Precision: reduced-precision kernels allowed (kept, flagged)")
            : QStringLiteral("Precision: reduced-precision kernels refused"),
         error);
@@ -555,6 +539,22 @@ bool RunStore::apply(const SteerRequest &r, QString *error, Experiment *created)
     }
     }
     return fail(error, QStringLiteral("unknown action \"%1\"").arg(r.actionName()));
+}
+
+// run.json with one top-level section replaced: written to disk and as a blob, the state reloaded,
+// and the change committed with `why` as its line (the two settings writers above).
+bool RunStore::writeRunJsonSection(const QByteArray &before, const char *section, const nlohmann::json &value,
+    const QString &why, QString *error)
+{
+    const QByteArray after = RunConfig::withSection(before, section, value, error);
+    if (after.isEmpty())
+        return false;
+    const QString blob = m_repo->writeBlob(after, error);
+    if (blob.isEmpty() || !AtomicFile::write(path(QStringLiteral("run.json")), after, error))
+        return false;
+    RunLoader::setRunJson(m_state, after, nullptr);
+    m_rootFiles.insert(QStringLiteral("run.json"), blob);
+    return updateBest(QString(), why, error);
 }
 
 } // namespace ak
