@@ -267,164 +267,202 @@ QString inModelTip(const KernelRow &row)
 
 } // namespace
 
+// A short dispatch: each role has its own step below, so no one function holds every column twice.
 QVariant KernelTableModel::cell(const KernelRow &row, int column, int role) const
 {
-    const KernelRecord &k = row.kernel;
     if (role == KeyRole)
         return row.key;
     if (role == StateRole)
-        return int(k.state);
+        return int(row.kernel.state);
     if (role == Qt::DisplayRole || role == SortRole) {
-        switch (column) { // text and identity columns show and sort by the same value
-        case RankColumn:
-            return k.rank;
-        case KernelColumn:
-            // Shown: what a person recognises; sorted by the symbol, the model's raw value.
-            return role == SortRole ? QVariant(k.name) : QVariant(readableName(row));
-        case OpColumn:
-            return k.opType;
-        case ShapesColumn:
-            return k.shapes.join(QStringLiteral(", "));
-        case DtypeColumn:
-            return k.dtype;
-        case CallsColumn:
-            return k.calls;
-        default:
-            break;
-        }
+        if (QVariant same = identityCell(row, column, role); same.isValid())
+            return same;
     }
-    if (role == Qt::DisplayRole) {
-        switch (column) {
-        case TimeColumn:
-            return formatMicros(k.timeUs);
-        case ShareColumn:
-            return formatPercent(k.share);
-        case HeadroomColumn:
-            return headroomText(k.maxSpeedup);
-        case ModelGainColumn:
-            return headroomText(k.modelSpeedupAt90);
-        case InModelColumn:
-            if (row.live && row.liveIsNewer)
-                return inModelText(*row.live);
-            return row.inModel ? inModelText(*row.inModel) : QString();
-        case BaselineColumn:
-            if (!Metrics::has(row.baselineUs))
-                return notMeasured();
-            // Both PyTorch baselines (#43): eager and torch.compile, timed by the judge in the same
-            // bench; "n/a" when the judge said why it has none, nothing in runs from before.
-            if (!Metrics::has(row.torchUs))
-                return formatMicros(row.baselineUs);
-            if (!Metrics::has(row.compileUs) && row.compileNote.isEmpty())
-                return tr("%1 · PyTorch %2").arg(formatMicros(row.baselineUs), formatMicros(row.torchUs));
-            return tr("%1 · PyTorch %2 · compiled %3")
-                .arg(formatMicros(row.baselineUs), formatMicros(row.torchUs),
-                    Metrics::has(row.compileUs) ? formatMicros(row.compileUs) : tr("n/a"));
-        case BestSpeedupColumn:
-            // Against PyTorch a 1 % keep reads "0.99×" either way; against the start it shows.
-            return formatSpeedupVsStart(row.bestSpeedup, row.baselineSpeedup);
-        case RoofColumn:
-            return formatPercentValue(row.bestPctPeak);
-        case ExperimentsColumn:
-            if (row.experiments == 0)
-                return tr("none yet");
-            return row.pending > 0
-                ? tr("%1 (%2 kept, %3 to review)").arg(row.experiments).arg(row.kept).arg(row.pending)
-                : tr("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
-        case StateColumn:
-            return kernelStateText(k.state, row.pytorchWins);
-        }
-    } else if (role == SortRole) {
-        switch (column) {
-        case TimeColumn:
-            return k.timeUs;
-        case ShareColumn:
-            return k.share;
-        case HeadroomColumn:
-            return k.maxSpeedup;
-        case ModelGainColumn:
-            return k.modelSpeedupAt90;
-        case InModelColumn:
-            if (row.live && row.liveIsNewer)
-                return row.live->effectPct;
-            return row.inModel ? row.inModel->effectPct : std::nan(""); // the proxy puts NaN last
-        case BaselineColumn:
-            return sortable(row.baselineUs);
-        case BestSpeedupColumn:
-            return sortable(row.bestSpeedup);
-        case RoofColumn:
-            return sortable(row.bestPctPeak);
-        case ExperimentsColumn:
-            return row.experiments;
-        case StateColumn:
-            return int(k.state);
-        }
-    } else if (role == TotalCostRole) {
-        if (column == ShareColumn)
-            return 1.0;
-        if (column == RoofColumn && Metrics::has(row.bestPctPeak))
-            return 100.0;
-    } else if (role == Qt::TextAlignmentRole) {
-        switch (column) {
-        case RankColumn:
-        case TimeColumn:
-        case ShareColumn:
-        case CallsColumn:
-        case HeadroomColumn:
-        case ModelGainColumn:
-        case InModelColumn:
-        case BaselineColumn:
-        case BestSpeedupColumn:
-        case RoofColumn:
-            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        }
-    } else if (role == Qt::ToolTipRole) {
-        switch (column) {
-        case KernelColumn:
-            return tr("%1\n%2\nlaunched by %3\nfolder %4")
-                .arg(
-                    readableName(row), k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
-        case ShapesColumn:
-            return k.shapes.join(QLatin1Char('\n'));
-        case TimeColumn:
-            return tr("%1 per iteration over %2 calls (%3 per call)")
-                .arg(formatMicros(k.timeUs))
-                .arg(k.calls)
-                .arg(formatMicros(k.calls > 0 ? k.timeUs / k.calls : k.timeUs));
-        case HeadroomColumn:
-            return k.maxSpeedup > 0 ? tr("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
-                                    : tr("No roofline: the device's peak is unknown");
-        case InModelColumn:
-            return inModelTip(row);
-        case BaselineColumn:
-            return row.compileNote.isEmpty()
-                ? QVariant()
-                : tr("torch.compile of PyTorch's reference: %1").arg(row.compileNote);
-        case RoofColumn:
-            if (row.kept == 0)
-                return tr("No kept experiment for this kernel yet");
-            return roofTip(row);
-        case BestSpeedupColumn: {
-            if (row.kept == 0)
-                return tr("No kept experiment for this kernel yet");
-            QString tip = tr("The head (newest keep): baseline speedup %1 × baseline latency %2 ÷ the "
-                             "head's latency; vs start: the kernel's own gain since its baseline")
-                              .arg(formatSpeedup(row.baselineSpeedup), formatMicros(row.baselineUs));
-            if (Metrics::has(row.bestCompileSpeedup))
-                tip += tr("\nBest over torch.compile (max-autotune): %1")
-                           .arg(formatSpeedup(row.bestCompileSpeedup));
-            return tip;
-        }
-        case OpColumn:
-            return contractTip(k);
-        case StateColumn:
-            if (k.state == KernelState::Unpluggable)
-                return tr("Not pluggable into the model, so the loop gives it no budget: %1")
-                    .arg(k.stateReason);
-            return row.pytorchWins
-                ? tr("The loop is done with this kernel and its best is still slower than PyTorch's "
-                     "own: Verify does not offer it for the model")
-                : QVariant();
-        }
+    if (role == Qt::DisplayRole)
+        return displayCell(row, column);
+    if (role == SortRole)
+        return sortCell(row, column);
+    if (role == TotalCostRole)
+        return totalCostCell(row, column);
+    if (role == Qt::TextAlignmentRole)
+        return alignmentCell(column);
+    if (role == Qt::ToolTipRole)
+        return toolTipCell(row, column);
+    return {};
+}
+
+// Text and identity columns show and sort by the same value; invalid for the measured columns.
+QVariant KernelTableModel::identityCell(const KernelRow &row, int column, int role) const
+{
+    const KernelRecord &k = row.kernel;
+    switch (column) {
+    case RankColumn:
+        return k.rank;
+    case KernelColumn:
+        // Shown: what a person recognises; sorted by the symbol, the model's raw value.
+        return role == SortRole ? QVariant(k.name) : QVariant(readableName(row));
+    case OpColumn:
+        return k.opType;
+    case ShapesColumn:
+        return k.shapes.join(QStringLiteral(", "));
+    case DtypeColumn:
+        return k.dtype;
+    case CallsColumn:
+        return k.calls;
+    default:
+        return {};
+    }
+}
+
+QVariant KernelTableModel::displayCell(const KernelRow &row, int column) const
+{
+    const KernelRecord &k = row.kernel;
+    switch (column) {
+    case TimeColumn:
+        return formatMicros(k.timeUs);
+    case ShareColumn:
+        return formatPercent(k.share);
+    case HeadroomColumn:
+        return headroomText(k.maxSpeedup);
+    case ModelGainColumn:
+        return headroomText(k.modelSpeedupAt90);
+    case InModelColumn:
+        if (row.live && row.liveIsNewer)
+            return inModelText(*row.live);
+        return row.inModel ? inModelText(*row.inModel) : QString();
+    case BaselineColumn:
+        if (!Metrics::has(row.baselineUs))
+            return notMeasured();
+        // Both PyTorch baselines (#43): eager and torch.compile, timed by the judge in the same
+        // bench; "n/a" when the judge said why it has none, nothing in runs from before.
+        if (!Metrics::has(row.torchUs))
+            return formatMicros(row.baselineUs);
+        if (!Metrics::has(row.compileUs) && row.compileNote.isEmpty())
+            return tr("%1 · PyTorch %2").arg(formatMicros(row.baselineUs), formatMicros(row.torchUs));
+        return tr("%1 · PyTorch %2 · compiled %3")
+            .arg(formatMicros(row.baselineUs), formatMicros(row.torchUs),
+                Metrics::has(row.compileUs) ? formatMicros(row.compileUs) : tr("n/a"));
+    case BestSpeedupColumn:
+        // Against PyTorch a 1 % keep reads "0.99×" either way; against the start it shows.
+        return formatSpeedupVsStart(row.bestSpeedup, row.baselineSpeedup);
+    case RoofColumn:
+        return formatPercentValue(row.bestPctPeak);
+    case ExperimentsColumn:
+        if (row.experiments == 0)
+            return tr("none yet");
+        return row.pending > 0
+            ? tr("%1 (%2 kept, %3 to review)").arg(row.experiments).arg(row.kept).arg(row.pending)
+            : tr("%1 (%2 kept)").arg(row.experiments).arg(row.kept);
+    case StateColumn:
+        return kernelStateText(k.state, row.pytorchWins);
+    }
+    return {};
+}
+
+QVariant KernelTableModel::sortCell(const KernelRow &row, int column) const
+{
+    const KernelRecord &k = row.kernel;
+    switch (column) {
+    case TimeColumn:
+        return k.timeUs;
+    case ShareColumn:
+        return k.share;
+    case HeadroomColumn:
+        return k.maxSpeedup;
+    case ModelGainColumn:
+        return k.modelSpeedupAt90;
+    case InModelColumn:
+        if (row.live && row.liveIsNewer)
+            return row.live->effectPct;
+        return row.inModel ? row.inModel->effectPct : std::nan(""); // the proxy puts NaN last
+    case BaselineColumn:
+        return sortable(row.baselineUs);
+    case BestSpeedupColumn:
+        return sortable(row.bestSpeedup);
+    case RoofColumn:
+        return sortable(row.bestPctPeak);
+    case ExperimentsColumn:
+        return row.experiments;
+    case StateColumn:
+        return int(k.state);
+    }
+    return {};
+}
+
+QVariant KernelTableModel::totalCostCell(const KernelRow &row, int column) const
+{
+    if (column == ShareColumn)
+        return 1.0;
+    if (column == RoofColumn && Metrics::has(row.bestPctPeak))
+        return 100.0;
+    return {};
+}
+
+QVariant KernelTableModel::alignmentCell(int column) const
+{
+    switch (column) {
+    case RankColumn:
+    case TimeColumn:
+    case ShareColumn:
+    case CallsColumn:
+    case HeadroomColumn:
+    case ModelGainColumn:
+    case InModelColumn:
+    case BaselineColumn:
+    case BestSpeedupColumn:
+    case RoofColumn:
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant KernelTableModel::toolTipCell(const KernelRow &row, int column) const
+{
+    const KernelRecord &k = row.kernel;
+    switch (column) {
+    case KernelColumn:
+        return tr("%1\n%2\nlaunched by %3\nfolder %4")
+            .arg(readableName(row), k.name, k.atenOp.isEmpty() ? QStringLiteral("?") : k.atenOp, k.folder);
+    case ShapesColumn:
+        return k.shapes.join(QLatin1Char('\n'));
+    case TimeColumn:
+        return tr("%1 per iteration over %2 calls (%3 per call)")
+            .arg(formatMicros(k.timeUs))
+            .arg(k.calls)
+            .arg(formatMicros(k.calls > 0 ? k.timeUs / k.calls : k.timeUs));
+    case HeadroomColumn:
+        return k.maxSpeedup > 0 ? tr("Roofline floor %1 per call").arg(formatMicros(k.floorUs))
+                                : tr("No roofline: the device's peak is unknown");
+    case InModelColumn:
+        return inModelTip(row);
+    case BaselineColumn:
+        return row.compileNote.isEmpty()
+            ? QVariant()
+            : tr("torch.compile of PyTorch's reference: %1").arg(row.compileNote);
+    case RoofColumn:
+        if (row.kept == 0)
+            return tr("No kept experiment for this kernel yet");
+        return roofTip(row);
+    case BestSpeedupColumn: {
+        if (row.kept == 0)
+            return tr("No kept experiment for this kernel yet");
+        QString tip = tr("The head (newest keep): baseline speedup %1 × baseline latency %2 ÷ the "
+                         "head's latency; vs start: the kernel's own gain since its baseline")
+                          .arg(formatSpeedup(row.baselineSpeedup), formatMicros(row.baselineUs));
+        if (Metrics::has(row.bestCompileSpeedup))
+            tip += tr("\nBest over torch.compile (max-autotune): %1")
+                       .arg(formatSpeedup(row.bestCompileSpeedup));
+        return tip;
+    }
+    case OpColumn:
+        return contractTip(k);
+    case StateColumn:
+        if (k.state == KernelState::Unpluggable)
+            return tr("Not pluggable into the model, so the loop gives it no budget: %1").arg(k.stateReason);
+        return row.pytorchWins
+            ? tr("The loop is done with this kernel and its best is still slower than PyTorch's "
+                 "own: Verify does not offer it for the model")
+            : QVariant();
     }
     return {};
 }

@@ -101,6 +101,16 @@ protected:
     QVariant cell(const KernelRow &row, int column, int role) const override;
     QVariant header(int column, int role) const override;
     QString key(const KernelRow &row) const override { return row.key; }
+
+private:
+    // cell()'s steps, one per role: DisplayRole text, SortRole raw numbers, the bar's total, the
+    // alignment and the tooltip; identityCell answers the columns that show and sort by one value.
+    QVariant identityCell(const KernelRow &row, int column, int role) const;
+    QVariant displayCell(const KernelRow &row, int column) const;
+    QVariant sortCell(const KernelRow &row, int column) const;
+    QVariant totalCostCell(const KernelRow &row, int column) const;
+    QVariant alignmentCell(int column) const;
+    QVariant toolTipCell(const KernelRow &row, int column) const;
 };
 
 } // namespace ak
