@@ -103,6 +103,8 @@ void ExampleRunStarter::open(const ExampleRun::Options &options)
 void ExampleRunStarter::newRun()
 {
     NewRunDialog dialog(m_parent);
+    if (m_failedModelRun)
+        dialog.offerAgain(*m_failedModelRun);
     if (dialog.exec() == QDialog::Accepted)
         open(dialog.options());
 }
@@ -124,6 +126,12 @@ void ExampleRunStarter::finish(
     const ExampleRun::Options &options, const ExampleRun::Result &r, quint64 opensAtStart)
 {
     const QString label = creationLabel(options);
+    if (!options.model.isEmpty()) {
+        if (r.ok)
+            m_failedModelRun.reset();
+        else
+            m_failedModelRun = options;
+    }
     if (!r.ok) {
         const bool cancelled = r.error == QLatin1String("cancelled");
         Q_EMIT message(cancelled ? LogView::Level::Info : LogView::Level::Error,

@@ -6,6 +6,8 @@
 #include <QObject>
 #include <QString>
 
+#include <optional>
+
 class QAction;
 class QWidget;
 
@@ -54,6 +56,8 @@ private:
     QAction *m_cancel;
     ExampleRun *m_job = nullptr; // the example being found or created
     quint64 m_opens = 0; // runOpened calls
+    // The last model-file run that failed or was cancelled: New Run offers it again.
+    std::optional<ExampleRun::Options> m_failedModelRun;
 };
 
 } // namespace ak

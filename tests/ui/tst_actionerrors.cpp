@@ -4,14 +4,19 @@
 #include "actionerrorbanner.h"
 #include "fakeloopcontrol.h"
 #include "mainwindow.h"
+#include "newrundialog.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QFile>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace ak;
 
@@ -71,6 +76,22 @@ private Q_SLOTS:
         auto *banner = w.findChild<ActionErrorBanner *>(QStringLiteral("ActionErrorBanner"));
         QVERIFY(banner->isVisible());
         box->close();
+
+        // New Run offers the model that failed again, with its settings, to fix rather than retype.
+        QString seenModel, seenDevice, seenPython;
+        QTimer::singleShot(0, &w, [&] {
+            auto *dialog = qobject_cast<NewRunDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            seenModel = dialog->options().model;
+            seenDevice = dialog->options().device;
+            seenPython = dialog->options().python;
+            dialog->reject();
+        });
+        test::named<QAction>(&w, "NewRunAction")->trigger();
+        QCOMPARE(QDir::fromNativeSeparators(seenModel), model);
+        QCOMPARE(seenDevice, QStringLiteral("cpu"));
+        QCOMPARE(seenPython, QStringLiteral("/usr/bin/python3"));
     }
 };
 

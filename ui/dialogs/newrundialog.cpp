@@ -129,6 +129,17 @@ void NewRunDialog::setExample(const QString &name)
         m_source->setCurrentIndex(i);
 }
 
+void NewRunDialog::offerAgain(const ExampleRun::Options &failed)
+{
+    setModelFile(failed.model);
+    if (const int i = m_device->findData(failed.device); i >= 0)
+        m_device->setCurrentIndex(i);
+    if (const int i = m_dtype->findData(failed.dtype); i >= 0)
+        m_dtype->setCurrentIndex(i);
+    m_python->setText(failed.python);
+    m_top->setValue(failed.top);
+}
+
 void NewRunDialog::setRunDir(const QString &dir)
 {
     m_runDirChosen = true;

@@ -30,6 +30,9 @@ public:
     void setModelFile(const QString &path);
     void setExample(const QString &name);
     void setRunDir(const QString &dir);
+    // A model-file run that could not be created, offered again to fix rather than to retype: its
+    // model, device, dtype, Python and folder count (a fresh run folder is suggested).
+    void offerAgain(const ExampleRun::Options &failed);
     QComboBox *sourceBox() const { return m_source; }
     QComboBox *deviceBox() const { return m_device; }
     QComboBox *dtypeBox() const { return m_dtype; }
