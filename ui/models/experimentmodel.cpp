@@ -80,9 +80,9 @@ int ExperimentModel::rowOfId(int id) const
     return -1;
 }
 
+// A short dispatch: the per-column roles have their own steps below.
 QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
 {
-    const Metrics &m = e.metrics;
     switch (role) {
     case KernelKeyRole:
         return e.kernel;
@@ -93,74 +93,16 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
     case CommitRole:
         return e.commit;
     case Qt::DisplayRole:
-        switch (column) {
-        case IdColumn:
-            return e.id;
-        case KernelColumn:
-            return e.kernel;
-        case StatusColumn:
-            return statusName(e.status);
-        case SpeedupColumn:
-            // Over PyTorch a 1 % keep reads "0.99×" either way; over the kernel's start it shows.
-            return e.status == ExperimentStatus::Baseline
-                ? formatSpeedup(m.speedup)
-                : formatSpeedupVsStart(speedupAtBaseline(e), m_start.value(e.kernel).speedup);
-        case RoofColumn:
-            return formatPercentValue(m.pctPeak);
-        case ThroughputColumn:
-            return throughputText(m);
-        case LatencyColumn:
-            return formatMicros(m.latencyUs);
-        case AgentColumn:
-            return e.agent;
-        case DescriptionColumn:
-            return e.description;
-        case CommitColumn:
-            return e.commit.left(8);
-        case FinishedColumn:
-            return e.finished.isValid()
-                ? e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
-                : QString();
-        }
-        break;
+        return displayCell(e, column);
     case SortRole:
-        switch (column) {
-        case IdColumn:
-            return e.id;
-        case KernelColumn:
-            return e.kernel;
-        case StatusColumn:
-            return int(e.status);
-        case SpeedupColumn:
-            return raw(speedupAtBaseline(e));
-        case RoofColumn:
-            return raw(m.pctPeak);
-        case ThroughputColumn:
-            return raw(m.bound == QLatin1String("memory") ? m.gbps : m.tflops);
-        case LatencyColumn:
-            return raw(m.latencyUs);
-        case AgentColumn:
-            return e.agent;
-        case DescriptionColumn:
-            return e.description;
-        case CommitColumn:
-            return e.commit;
-        case FinishedColumn:
-            return e.finished;
-        }
-        break;
+        return sortCell(e, column);
     case TotalCostRole:
-        if (column == RoofColumn && Metrics::has(m.pctPeak))
+        if (column == RoofColumn && Metrics::has(e.metrics.pctPeak))
             return 100.0;
         break;
     case Qt::ForegroundRole:
-        if (column == StatusColumn) {
-            // Readable on the tables' base in a light and a dark palette (OutcomeColors).
-            const QColor c = statusColor(e.status);
-            return c.isValid()
-                ? QVariant(OutcomeColors::readableOn(c, QGuiApplication::palette().color(QPalette::Base)))
-                : QVariant();
-        }
+        if (column == StatusColumn)
+            return statusForeground(e);
         break;
     case Qt::TextAlignmentRole:
         if (column == IdColumn || column == SpeedupColumn || column == RoofColumn
@@ -168,54 +110,133 @@ QVariant ExperimentModel::cell(const Experiment &e, int column, int role) const
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::ToolTipRole:
-        switch (column) {
-        case StatusColumn: {
-            QString tip = e.failure.isEmpty() ? statusName(e.status)
-                                              : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
-            if (!m.sandbox.isEmpty())
-                tip += tr("\njudged in: %1").arg(m.sandbox);
-            // Which judge (#43): the hash of its sources and how it isolated the kernel.
-            if (!m.judge.isEmpty())
-                tip += tr("\njudge %1, %2").arg(m.judge, m.isolation);
-            if (!m.precision.isEmpty())
-                tip += tr("\nprecision: %1").arg(m.precision);
-            return tip;
-        }
-        case RoofColumn:
-            // Against what the device measurably does, the spec sheet's beside it (docs/numbers.md).
-            if (!Metrics::has(m.pctPeak))
-                return QVariant();
-            return m.roof.isEmpty() || m.roof == QLatin1String("spec")
-                ? tr("%1 of the spec sheet's %2 roof (the device's roofs were not measured)")
-                      .arg(formatPercentValue(m.pctPeak), m.bound)
-                : tr("%1 of the %2 roof the device measurably reaches (%3); %4 of the spec sheet's")
-                      .arg(formatPercentValue(m.pctPeak), m.bound, m.roof,
-                          Metrics::has(m.pctPeakSpec) ? formatPercentValue(m.pctPeakSpec) : tr("none"));
-        case DescriptionColumn:
-            // What was tried and, for an attempt not kept, the verdict's reason.
-            return e.failure.isEmpty()
-                ? e.description
-                : QStringLiteral("%1\n%2: %3").arg(e.description, statusName(e.status), e.failure);
-        case CommitColumn:
-            return tr("commit %1\nparent %2").arg(e.commit, e.parent);
-        case SpeedupColumn:
-            return speedupTip(e);
-        case ThroughputColumn:
-            return tr("%1, %2, %3-bound")
-                .arg(formatRate(m.tflops, tr("TFLOP/s")), formatRate(m.gbps, tr("GB/s")),
-                    m.bound.isEmpty() ? QStringLiteral("?") : m.bound);
-        case AgentColumn: {
-            QString tip = tr("proposed in %1 s, benchmarked in %2 s")
-                              .arg(e.agentSeconds, 0, 'f', 1)
-                              .arg(e.benchSeconds, 0, 'f', 1);
-            if (e.tokensIn > 0 || e.tokensOut > 0)
-                tip += tr("\n%L1 tokens in, %L2 out").arg(e.tokensIn).arg(e.tokensOut);
-            if (e.cost > 0)
-                tip += QStringLiteral(", $%1").arg(e.cost, 0, 'f', 4);
-            return tip;
-        }
-        }
-        break;
+        return toolTipCell(e, column);
+    }
+    return {};
+}
+
+QVariant ExperimentModel::displayCell(const Experiment &e, int column) const
+{
+    const Metrics &m = e.metrics;
+    switch (column) {
+    case IdColumn:
+        return e.id;
+    case KernelColumn:
+        return e.kernel;
+    case StatusColumn:
+        return statusName(e.status);
+    case SpeedupColumn:
+        // Over PyTorch a 1 % keep reads "0.99×" either way; over the kernel's start it shows.
+        return e.status == ExperimentStatus::Baseline
+            ? formatSpeedup(m.speedup)
+            : formatSpeedupVsStart(speedupAtBaseline(e), m_start.value(e.kernel).speedup);
+    case RoofColumn:
+        return formatPercentValue(m.pctPeak);
+    case ThroughputColumn:
+        return throughputText(m);
+    case LatencyColumn:
+        return formatMicros(m.latencyUs);
+    case AgentColumn:
+        return e.agent;
+    case DescriptionColumn:
+        return e.description;
+    case CommitColumn:
+        return e.commit.left(8);
+    case FinishedColumn:
+        return e.finished.isValid() ? e.finished.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                                    : QString();
+    }
+    return {};
+}
+
+QVariant ExperimentModel::sortCell(const Experiment &e, int column) const
+{
+    const Metrics &m = e.metrics;
+    switch (column) {
+    case IdColumn:
+        return e.id;
+    case KernelColumn:
+        return e.kernel;
+    case StatusColumn:
+        return int(e.status);
+    case SpeedupColumn:
+        return raw(speedupAtBaseline(e));
+    case RoofColumn:
+        return raw(m.pctPeak);
+    case ThroughputColumn:
+        return raw(m.bound == QLatin1String("memory") ? m.gbps : m.tflops);
+    case LatencyColumn:
+        return raw(m.latencyUs);
+    case AgentColumn:
+        return e.agent;
+    case DescriptionColumn:
+        return e.description;
+    case CommitColumn:
+        return e.commit;
+    case FinishedColumn:
+        return e.finished;
+    }
+    return {};
+}
+
+QVariant ExperimentModel::statusForeground(const Experiment &e) const
+{
+    // Readable on the tables' base in a light and a dark palette (OutcomeColors).
+    const QColor c = statusColor(e.status);
+    return c.isValid()
+        ? QVariant(OutcomeColors::readableOn(c, QGuiApplication::palette().color(QPalette::Base)))
+        : QVariant();
+}
+
+QVariant ExperimentModel::toolTipCell(const Experiment &e, int column) const
+{
+    const Metrics &m = e.metrics;
+    switch (column) {
+    case StatusColumn: {
+        QString tip = e.failure.isEmpty() ? statusName(e.status)
+                                          : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
+        if (!m.sandbox.isEmpty())
+            tip += tr("\njudged in: %1").arg(m.sandbox);
+        // Which judge (#43): the hash of its sources and how it isolated the kernel.
+        if (!m.judge.isEmpty())
+            tip += tr("\njudge %1, %2").arg(m.judge, m.isolation);
+        if (!m.precision.isEmpty())
+            tip += tr("\nprecision: %1").arg(m.precision);
+        return tip;
+    }
+    case RoofColumn:
+        // Against what the device measurably does, the spec sheet's beside it (docs/numbers.md).
+        if (!Metrics::has(m.pctPeak))
+            return QVariant();
+        return m.roof.isEmpty() || m.roof == QLatin1String("spec")
+            ? tr("%1 of the spec sheet's %2 roof (the device's roofs were not measured)")
+                  .arg(formatPercentValue(m.pctPeak), m.bound)
+            : tr("%1 of the %2 roof the device measurably reaches (%3); %4 of the spec sheet's")
+                  .arg(formatPercentValue(m.pctPeak), m.bound, m.roof,
+                      Metrics::has(m.pctPeakSpec) ? formatPercentValue(m.pctPeakSpec) : tr("none"));
+    case DescriptionColumn:
+        // What was tried and, for an attempt not kept, the verdict's reason.
+        return e.failure.isEmpty()
+            ? e.description
+            : QStringLiteral("%1\n%2: %3").arg(e.description, statusName(e.status), e.failure);
+    case CommitColumn:
+        return tr("commit %1\nparent %2").arg(e.commit, e.parent);
+    case SpeedupColumn:
+        return speedupTip(e);
+    case ThroughputColumn:
+        return tr("%1, %2, %3-bound")
+            .arg(formatRate(m.tflops, tr("TFLOP/s")), formatRate(m.gbps, tr("GB/s")),
+                m.bound.isEmpty() ? QStringLiteral("?") : m.bound);
+    case AgentColumn: {
+        QString tip = tr("proposed in %1 s, benchmarked in %2 s")
+                          .arg(e.agentSeconds, 0, 'f', 1)
+                          .arg(e.benchSeconds, 0, 'f', 1);
+        if (e.tokensIn > 0 || e.tokensOut > 0)
+            tip += tr("\n%L1 tokens in, %L2 out").arg(e.tokensIn).arg(e.tokensOut);
+        if (e.cost > 0)
+            tip += QStringLiteral(", $%1").arg(e.cost, 0, 'f', 4);
+        return tip;
+    }
     }
     return {};
 }

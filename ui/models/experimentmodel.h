@@ -62,6 +62,12 @@ protected:
     QString speedupTip(const Experiment &e) const; // what the Speedup cell divides by
 
 private:
+    // cell()'s steps: DisplayRole text, SortRole raw numbers, the Status column's colour, the tooltip.
+    QVariant displayCell(const Experiment &e, int column) const;
+    QVariant sortCell(const Experiment &e, int column) const;
+    QVariant statusForeground(const Experiment &e) const;
+    QVariant toolTipCell(const Experiment &e, int column) const;
+
     struct Start
     {
         int id = 0;
