@@ -89,6 +89,29 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_workspace, &RunWorkspace::message, this,
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
 
+    createCentre();
+    connectReplay();
+    QDockWidget *logDock = createDocks();
+    connectModelView();
+    createMenus();
+    connectLoops();
+    createStatusBar();
+    connectFollower();
+
+    // Fits the screen it opens on (#41: 1400×900 overhung a 1280×800 laptop); a saved geometry wins.
+    QSize size(1400, 900);
+    if (const QScreen *screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableGeometry().size());
+    resize(size);
+    // The log holds a few lines until someone reads it: not a quarter of the window.
+    resizeDocks({ logDock }, { fontMetrics().height() * 7 }, Qt::Vertical);
+    restoreSettings();
+}
+
+// The stack of the empty state and the workspace, under the read-only and error banners and over
+// the replay bar.
+void MainWindow::createCentre()
+{
     m_central->addWidget(m_noRun);
     m_central->addWidget(m_workspace);
     auto *centre = new QWidget(this);
@@ -108,8 +131,12 @@ MainWindow::MainWindow(QWidget *parent)
     centreLayout->addWidget(m_central, 1);
     centreLayout->addWidget(m_replayBar);
     setCentralWidget(centre);
-    connectReplay();
+}
 
+// The Log dock at the bottom and the Model dock at the right; returns the Log dock, which the
+// constructor sizes once the window is.
+QDockWidget *MainWindow::createDocks()
+{
     auto *logDock = new QDockWidget(tr("Log"), this);
     logDock->setObjectName(QStringLiteral("LogDock"));
     logDock->setWidget(m_log);
@@ -119,6 +146,12 @@ MainWindow::MainWindow(QWidget *parent)
     modelDock->setObjectName(QStringLiteral("ModelDock"));
     modelDock->setWidget(m_modelView);
     addDockWidget(Qt::RightDockWidgetArea, modelDock);
+    return logDock;
+}
+
+// What the Model dock says goes to the log and the status bar; a verification of the shown run reloads it.
+void MainWindow::connectModelView()
+{
     connect(m_modelView, &ModelView::info, this, [this](const QString &text) {
         m_log->appendMessage(LogView::Level::Info, text);
         statusBar()->showMessage(text, 10000);
@@ -131,7 +164,11 @@ MainWindow::MainWindow(QWidget *parent)
         if (dir == m_runDir)
             reload();
     });
+}
 
+// Loop ▸ Measure Device Roofs, the menu bar and the steering toolbar, and the empty state's Open.
+void MainWindow::createMenus()
+{
     // Loop ▸ Measure Device Roofs (#43): what % of roof is against, measured again on demand.
     auto *roofs = new RoofsAction(this);
     connect(roofs, &RoofsAction::measured, this, [this](const QString &text) {
@@ -149,7 +186,11 @@ MainWindow::MainWindow(QWidget *parent)
     m_noRun->setAction(m_menus->openAction());
     connectExamples();
     connectRemote();
+}
 
+// The loop summary, the loops' control and messages, and the report's result.
+void MainWindow::connectLoops()
+{
     m_loopStatus = new LoopSummaryStatus(m_loops, m_remote, m_steering, this);
     connect(m_loopStatus, &LoopSummaryStatus::loopChanged, this, [this](const QString &where) {
         m_workspace->summaryBar()->setLoop(where);
@@ -162,7 +203,11 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_loops, &LoopHost::message, this,
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Warning, text); });
+}
 
+// The status bar's permanent labels in their order, and this machine's device, detected off the GUI thread.
+void MainWindow::createStatusBar()
+{
     statusBar()->addPermanentWidget(m_runLabels->reviewMode());
     statusBar()->addPermanentWidget(m_rules->label());
     connect(m_rules, &MoveOnRulesStatus::editRequested, this, &MainWindow::editMoveOnRules);
@@ -186,7 +231,11 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_deviceStatus, &DeviceStatus::detected, this, [this](const DeviceInfo &d) {
         m_log->appendMessage(LogView::Level::Info, tr("this machine: %1").arg(d.summary()));
     });
+}
 
+// The run follower's reloads, loads, failures and loop lines.
+void MainWindow::connectFollower()
+{
     connect(m_follower, &RunFollower::reloadDue, this, &MainWindow::reload);
     connect(m_follower, &RunFollower::loaded, this, &MainWindow::showLoaded);
     connect(m_follower, &RunFollower::failed, this, [this](const QString &dir, const QString &error) {
@@ -194,15 +243,6 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_follower, &RunFollower::loopLine, this,
         [this](const QString &text) { m_log->appendMessage(LogView::Level::Info, text); });
-
-    // Fits the screen it opens on (#41: 1400×900 overhung a 1280×800 laptop); a saved geometry wins.
-    QSize size(1400, 900);
-    if (const QScreen *screen = QGuiApplication::primaryScreen())
-        size = size.boundedTo(screen->availableGeometry().size());
-    resize(size);
-    // The log holds a few lines until someone reads it: not a quarter of the window.
-    resizeDocks({ logDock }, { fontMetrics().height() * 7 }, Qt::Vertical);
-    restoreSettings();
 }
 
 MainWindow::~MainWindow() = default;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 
+class QDockWidget;
 class QLabel;
 class QStackedWidget;
 
@@ -132,6 +133,15 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void connectReplay();
+    // The constructor's steps, in the order it runs them (widget creation and connection order kept:
+    // it sets tab order and signal order).
+    void createCentre();
+    QDockWidget *createDocks();
+    void connectModelView();
+    void createMenus();
+    void connectLoops();
+    void createStatusBar();
+    void connectFollower();
     void setShown(const RunSnapshotPtr &snapshot); // m_shown and the loop summary's run
     // The workspace, the model dock and (when open) the presentation show `snapshot`.
     void showInViews(const RunSnapshotPtr &snapshot);
