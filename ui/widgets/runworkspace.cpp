@@ -79,7 +79,24 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_experimentProxy->setSortRole(ExperimentModel::SortRole);
     m_experimentProxy->setFilterRole(ExperimentModel::KernelKeyRole);
 
-    // Kernel table with its search box.
+    createKernelPanel();
+    createChartTabs();
+    createCommitList();
+
+    // The selected experiment's change and, beside it, what the agent answered to produce it.
+    m_details = new ExperimentDetails(m_bottom);
+    connect(m_details, &ExperimentDetails::message, this, &RunWorkspace::message);
+    m_summary = new RunSummaryBar(this);
+    createActions();
+    layOut();
+    connectSelections();
+
+    updateEmptyStates();
+}
+
+// The kernel table with its search box, over the empty state while there are no kernels.
+void RunWorkspace::createKernelPanel()
+{
     auto *kernelPanel = new QWidget(m_top);
     auto *kernelLayout = new QVBoxLayout(kernelPanel);
     kernelLayout->setContentsMargins(0, 0, 0, 0);
@@ -105,7 +122,10 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     m_kernelStack->addWidget(m_kernelView);
     kernelLayout->addWidget(m_search);
     kernelLayout->addWidget(m_kernelStack);
+}
 
+void RunWorkspace::createChartTabs()
+{
     // The selected kernel's experiments, or the whole model's projected speedup over the run.
     m_chartTabs = new QTabWidget(m_top);
     m_chartTabs->setObjectName(QStringLiteral("ChartTabs"));
@@ -121,8 +141,11 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
         if (m_chartTabs->currentWidget() == m_modelChart && m_snapshot)
             m_modelChart->setSnapshot(*m_snapshot);
     });
+}
 
-    // Commit list.
+// The commit list, over the empty state while there are no experiments.
+void RunWorkspace::createCommitList()
+{
     m_commitStack = new QStackedWidget(m_bottom);
     m_commitEmpty = new EmptyState(m_commitStack);
     m_commitView = makeTable(m_experimentProxy, m_commitStack);
@@ -140,11 +163,11 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
         m_commitView->horizontalHeader()->visualIndex(ExperimentModel::SpeedupColumn) + 1);
     m_commitStack->addWidget(m_commitEmpty);
     m_commitStack->addWidget(m_commitView);
+}
 
-    // The selected experiment's change and, beside it, what the agent answered to produce it.
-    m_details = new ExperimentDetails(m_bottom);
-    connect(m_details, &ExperimentDetails::message, this, &RunWorkspace::message);
-    m_summary = new RunSummaryBar(this);
+// Next Pending, Compare Baseline with Best and Show Pending Only (the View and Loop menus hold them).
+void RunWorkspace::createActions()
+{
     m_nextPending = new QAction(tr("&Next Pending"), this);
     m_nextPending->setObjectName(QStringLiteral("NextPendingAction"));
     m_nextPending->setShortcut(Qt::Key_N);
@@ -165,7 +188,11 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
         m_experimentProxy->setPendingOnly(on);
         updateEmptyStates();
     });
+}
 
+// The splitters' shares, and the summary bar over them.
+void RunWorkspace::layOut()
+{
     m_top->setStretchFactor(0, 3);
     m_top->setStretchFactor(1, 2);
     // Half each: at 2:3 the commit list got 235 px at 1280×800, each attempt's description off-screen.
@@ -176,15 +203,17 @@ RunWorkspace::RunWorkspace(SteeringActions *steering, QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
     layout->addWidget(m_vertical);
+}
 
+// A kernel chosen shows its experiments; an experiment chosen, its change; two chosen, their diff.
+void RunWorkspace::connectSelections()
+{
     connect(m_kernelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &RunWorkspace::kernelSelectionChanged);
     connect(m_commitView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &RunWorkspace::experimentSelectionChanged);
     connect(m_commitView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
         &RunWorkspace::compareChosen);
-
-    updateEmptyStates();
 }
 
 RunWorkspace::~RunWorkspace() = default;

@@ -80,6 +80,14 @@ protected:
     bool focusNextPrevChild(bool next) override;
 
 private:
+    // The constructor's steps, in the order it runs them (widget creation and connection order kept:
+    // it sets tab order and signal order).
+    void createKernelPanel();
+    void createChartTabs();
+    void createCommitList();
+    void createActions();
+    void layOut();
+    void connectSelections();
     void kernelSelectionChanged();
     void experimentSelectionChanged();
     void refreshKernelDependents();
