@@ -92,6 +92,29 @@ ModelView::ModelView(QWidget *parent)
     , m_empty(new EmptyState(m_stack))
 {
     setObjectName(QStringLiteral("ModelView"));
+    setUpActions();
+    connectJobs();
+    QHBoxLayout *buttons = createButtons();
+    QWidget *content = createContent();
+
+    auto *scroll = new QScrollArea(m_stack);
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(scroll);
+
+    auto *root = new QVBoxLayout(this);
+    root->addLayout(buttons);
+    root->addWidget(m_progress);
+    root->addWidget(m_status);
+    root->addWidget(m_stack, 1);
+    setSnapshot(nullptr);
+}
+
+// The actions' object names, tooltips and slots; Verify When the Loop Ends remembers its state.
+void ModelView::setUpActions()
+{
     m_verifyAction->setObjectName(QStringLiteral("VerifyAction"));
     m_verifyAction->setToolTip(
         QStringLiteral("Put the kept kernels into the model at their call sites: parity on every "
@@ -116,11 +139,19 @@ ModelView::ModelView(QWidget *parent)
     connect(m_verifyWithOptionsAction, &QAction::triggered, this, &ModelView::chooseVerifyOptions);
     connect(m_cancelAction, &QAction::triggered, this, &ModelView::cancelVerify);
     connect(m_exportAction, &QAction::triggered, this, &ModelView::chooseExportDirectory);
+}
+
+void ModelView::connectJobs()
+{
     // Queued: the progress is emitted on the verify's pool thread.
     connect(m_jobs, &ModelJobs::verifyProgress, this, &ModelView::verifyProgress, Qt::QueuedConnection);
     connect(m_jobs, &ModelJobs::verifyFinished, this, &ModelView::verifyFinished);
     connect(m_jobs, &ModelJobs::exportFinished, this, &ModelView::exportFinished);
+}
 
+// Verify, Cancel Verify and Export as buttons over the view; the progress and status start hidden.
+QHBoxLayout *ModelView::createButtons()
+{
     auto *buttons = new QHBoxLayout;
     for (QAction *a : { m_verifyAction, m_cancelAction, m_exportAction }) {
         auto *b = new QToolButton(this);
@@ -134,7 +165,13 @@ ModelView::ModelView(QWidget *parent)
     m_progress->setRange(0, 100);
     m_progress->hide();
     m_status->hide();
+    return buttons;
+}
 
+// The verification's page: the two big numbers, the four timings, the notes, the effect chart and the
+// kernels left out of the final set.
+QWidget *ModelView::createContent()
+{
     auto *content = new QWidget;
     auto *column = new QVBoxLayout(content);
     auto *headline = new QGridLayout;
@@ -181,20 +218,7 @@ ModelView::ModelView(QWidget *parent)
     m_leftOut->setWordWrap(true);
     m_leftOut->setMaximumHeight(160);
     column->addWidget(m_leftOut);
-
-    auto *scroll = new QScrollArea(m_stack);
-    scroll->setWidget(content);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    m_stack->addWidget(m_empty);
-    m_stack->addWidget(scroll);
-
-    auto *root = new QVBoxLayout(this);
-    root->addLayout(buttons);
-    root->addWidget(m_progress);
-    root->addWidget(m_status);
-    root->addWidget(m_stack, 1);
-    setSnapshot(nullptr);
+    return content;
 }
 
 ModelView::~ModelView() = default;

@@ -7,6 +7,7 @@
 
 class QAction;
 class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QStackedWidget;
@@ -71,6 +72,12 @@ Q_SIGNALS:
     void verified(const QString &runDir);
 
 private:
+    // The constructor's steps, in the order it runs them (widget creation and connection order kept:
+    // it sets tab order and signal order).
+    void setUpActions();
+    void connectJobs();
+    QHBoxLayout *createButtons();
+    QWidget *createContent();
     void showVerification(const RunSnapshot &snapshot, const ModelVerification &v);
     void showTimings(const ModelVerification &v);
     void showLeftOut(const ModelVerification &v);
