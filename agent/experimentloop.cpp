@@ -55,6 +55,9 @@ ExperimentLoop::ExperimentLoop(LoopSession *session, Agent *agent, BenchFn bench
     , m_agent(agent)
     , m_bench(std::move(bench))
     , m_config(std::move(config))
+    , m_breakerPause(qint64(m_config.breakerPauseSec) * 1000, 15 * 60 * 1000, 8)
+    , m_workerPause(qint64(m_config.workerRetrySec) * 1000, 15 * 60 * 1000, 8)
+    , m_writeRetry(m_config.writeRetryMs, 5 * 60 * 1000)
 { }
 
 void ExperimentLoop::message(const QString &text) const
@@ -167,7 +170,7 @@ ExperimentLoop::Step ExperimentLoop::step()
     if (!result.ok())
         return agentFailed(c.kernel, result.error(), ctx.kernelPy.toUtf8(), draft, clock);
     m_outages = 0;
-    m_breakerTrips = 0;
+    m_breakerPause.reset();
 
     const AgentProposal &p = result.proposal();
     draft.description
@@ -203,7 +206,7 @@ ExperimentLoop::Step ExperimentLoop::step()
                 true);
     } else if (!verdict.interrupted) {
         m_environmentErrors = 0;
-        m_workerPauses = 0;
+        m_workerPause.reset();
     }
     Experiment recorded;
     const Step s = record(e, verdict, bench, clock, &recorded);
@@ -359,8 +362,7 @@ bool ExperimentLoop::pauseForWorker(const QString &why)
             true);
         return true;
     }
-    const int seconds = std::min(15 * 60, m_config.workerRetrySec << std::min(m_workerPauses, 8));
-    ++m_workerPauses;
+    const int seconds = int(m_workerPause.next() / 1000);
     m_session->pauseFor(QStringLiteral("[%1] the remote worker cannot run the harness (%2): the loop pauses "
                                        "for %3 s and then starts it again; Resume tries now")
                             .arg(m_config.label, secrets::redact(why))
@@ -379,8 +381,7 @@ void ExperimentLoop::countOutage(const AgentError &e)
         return;
     // Half-open after the pause: the next outage trips the breaker again, for twice as long.
     m_outages = m_config.breakerOutages - 1;
-    const int seconds = std::min(15 * 60, m_config.breakerPauseSec << std::min(m_breakerTrips, 8));
-    ++m_breakerTrips;
+    const int seconds = int(m_breakerPause.next() / 1000);
     m_session->pauseFor(QStringLiteral("the agent failed %1 times in a row (%2): the loop pauses for %3 s "
                                        "and then tries again; Resume tries now")
                             .arg(m_config.breakerOutages)
@@ -444,7 +445,7 @@ ExperimentLoop::Step ExperimentLoop::record(Experiment e, const BenchVerdict &ve
         if (!waitBeforeRetrying(error))
             return Step::Stopped; // on the next open the run store repairs it as crash
     }
-    m_writeDelayMs = 0;
+    m_writeRetry.reset();
     m_lastOverheadMs = clock.totalMs();
     qCDebug(lcAgent) << e.kernel << "experiment" << e.id << statusName(e.status) << "bench" << bench.seconds
                      << "s, loop overhead" << m_lastOverheadMs << "ms";
@@ -477,7 +478,7 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
             QStringLiteral("the harness cannot run: ") + BenchVerdict::failureOf(bench), true);
         return Step::Stopped;
     }
-    m_workerPauses = 0;
+    m_workerPause.reset();
     LockedStore store = m_session->lock();
     const bool correct = bench.status == BenchStatus::Ok && bench.correct;
     const QString failure = correct ? QString() : BenchVerdict::failureOf(bench);
@@ -486,7 +487,7 @@ ExperimentLoop::Step ExperimentLoop::measureBaseline(const QString &kernel, cons
         store.unlock();
         return waitBeforeRetrying(error) ? Step::Worked : Step::Stopped; // measured again next step
     }
-    m_writeDelayMs = 0;
+    m_writeRetry.reset();
     if (!correct) {
         // A baseline that fails its own harness cannot be improved on; a person can unskip it later.
         store->skip(kernel, QStringLiteral("baseline fails the harness: ") + failure, &error);
@@ -609,13 +610,12 @@ bool ExperimentLoop::waitBeforeRetrying(const QString &error)
     // The run cannot be written (disk full, permissions). Asking the agent again at once would pay for
     // tokens with nothing recorded; giving up would end an overnight run over a disk a person can
     // free. So the loop waits, longer each time, and goes on when writing works again.
-    m_writeDelayMs
-        = m_writeDelayMs == 0 ? m_config.writeRetryMs : std::min(m_writeDelayMs * 2, kMaxWriteRetryMs);
+    const qint64 waitMs = m_writeRetry.next();
     message(QStringLiteral(
         "cannot write the run (%1); trying again in %2 s. Nothing recorded is lost; stop to end.")
                 .arg(error)
-                .arg(m_writeDelayMs / 1000.0, 0, 'f', 1));
-    QDeadlineTimer deadline(m_writeDelayMs);
+                .arg(waitMs / 1000.0, 0, 'f', 1));
+    QDeadlineTimer deadline(waitMs);
     while (!deadline.hasExpired()) {
         if (m_session->stopRequested())
             return false;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent.h"
+#include "backoff.h"
 #include "benchverdict.h"
 #include "harnessclient.h"
 #include "inmodelchecker.h"
@@ -145,10 +146,11 @@ private:
     QString m_sandbox; // the judge's isolation, as last reported
     int m_environmentErrors = 0;
     int m_outages = 0; // the agent's outages in a row (the breaker's count)
-    int m_breakerTrips = 0; // since the last usable answer
-    int m_workerPauses = 0; // remote worker failures in a row (the back-off's exponent)
-    int m_writeDelayMs = 0; // current back-off after refused writes; 0 = writes work
-    static constexpr int kMaxWriteRetryMs = 300000;
+    // The three pauses, each doubling while its trouble lasts (15 min at most for the agent and the
+    // worker, 5 min between write attempts); reset by a usable answer, a harness that ran, a write.
+    Backoff m_breakerPause;
+    Backoff m_workerPause;
+    Backoff m_writeRetry;
     double m_lastOverheadMs = 0;
 };
 
