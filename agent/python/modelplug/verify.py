@@ -277,7 +277,8 @@ def handle(args, ctx=None):
         result_kernels[k["name"]] = entry
         if k.get("pytorch_wins") is not None:
             entry["why_not"] = ("PyTorch wins: the loop is done with this kernel and its best is %.2fx "
-                                "PyTorch's own, so it is not offered for the model" % k["pytorch_wins"])
+                                "the best PyTorch (eager or compiled), so it is not offered for the model"
+                                % k["pytorch_wins"])
             continue
         if not entry["sites"]:
             entry["why_not"] = "no call site recorded for this kernel folder in profile.json"
