@@ -47,7 +47,12 @@ class PrecisionProbe(unittest.TestCase):
         self.assertIn("accumulates in bfloat16", r["failure"])
 
     def test_tf32_inputs_are_refused_even_with_loosened_tolerances(self):
+        # Refused whatever the draw: at the 10x loosened limit a TF32 product still lands just
+        # outside the smoke stage's tolerance on about a third of the draws.
         r = run(subject("tf32_matmul"))
+        self.assertEqual(r["status"], "incorrect")
+        # The draw of seed 1 passes smoke, so the precision stage is what refuses it, naming TF32.
+        r = run(subject("tf32_matmul"), seed=1)
         self.assertEqual(r["status"], "incorrect")
         self.assertIn("TF32", r["failure"])
         self.assertEqual(r["precision"]["flags"][0]["flag"], "tf32")
