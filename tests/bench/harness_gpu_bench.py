@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "agent", "python"))
 import torch  # noqa: E402
 
 from harness import bench, ops  # noqa: E402
-from harness.dtypes import element_size  # noqa: E402
+from harness.contract.dtypes import element_size  # noqa: E402
 from harness.plan import Case  # noqa: E402
 
 STARTERS = os.path.join(ROOT, "agent", "python", "harness", "starters", "triton")

@@ -89,7 +89,7 @@ def main():
     a = ap.parse_args()
     import torch
     from harness import compare
-    from harness.inputs import generator
+    from harness.contract.inputs import generator
     if not torch.cuda.is_available():
         print(json.dumps({"skipped": "no CUDA device"}))
         return 0

@@ -24,10 +24,11 @@ import time
 
 import torch
 
-from . import compiled, judgeid, loader, ops, plan, precision, remote, roofline, sandbox, shm, stages, textsafe, timed
+from . import (compiled, judgeid, loader, ops, plan, precision, remote, roofline, sandbox, shm, stages, textsafe,
+               timed)
 from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
-from .contract import TOLERANCE_LOOSEN_LIMIT
-from .dtypes import canonical
+from .contract.rules import TOLERANCE_LOOSEN_LIMIT
+from .contract.dtypes import canonical
 from .remote import RunnerFailure
 
 sandbox.make_undumpable()   # nothing of the same user may read this process's memory or descriptors

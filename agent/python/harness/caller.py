@@ -5,7 +5,7 @@ dtype, type) is used for error messages only; the verdict is taken on the bytes.
 """
 
 from .compare import bit_equal
-from .dtypes import dtype_name
+from .contract.dtypes import dtype_name
 from .remote import RunnerFailure
 from .shm import aligned
 from . import procmem

@@ -6,7 +6,8 @@ import json
 import os
 import sys
 
-from . import contract, ops, roofline
+from . import ops, roofline
+from .contract import rules
 
 STARTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "starters")
 
@@ -27,14 +28,14 @@ def describe():
             "attributes": ("CONTRACT = {...}: the op's contract attributes (each op's attrs: defaults, "
                            "attr_values: allowed values; docs/contracts.md). Written by extract; the "
                            "bench's args.contract (the folder's) is authoritative and must match it"),
-            "tolerance_loosen_limit": contract.TOLERANCE_LOOSEN_LIMIT,
+            "tolerance_loosen_limit": rules.TOLERANCE_LOOSEN_LIMIT,
             "tunables": "UPPER_CASE module-level int/float literals; candidates in TUNE_SPACE",
         },
-        "default_dtypes": contract.DEFAULT_DTYPES,
+        "default_dtypes": rules.DEFAULT_DTYPES,
         "tolerance_rule": ("|out - truth| <= atol * max(1, rms(truth)) + (rtol + eps(dtype)) * |truth|, "
                            "truth = reference in fp64 (fp32 tests) or fp32 (fp16/bf16 tests)"),
-        "stages": [{"name": s, "what": contract.STAGE_TEXT[s]} for s in contract.ALL_STAGES],
-        "anti_cheat": [{"cheat": c, "defence": d} for c, d in contract.ANTI_CHEAT],
+        "stages": [{"name": s, "what": rules.STAGE_TEXT[s]} for s in rules.ALL_STAGES],
+        "anti_cheat": [{"cheat": c, "defence": d} for c, d in rules.ANTI_CHEAT],
         "timing": {
             "cuda": "triton.testing.do_bench median, L2 flushed (256 MB write) before every rep, "
                     "kernel and reference alternated per round, speedup = median of paired ratios",

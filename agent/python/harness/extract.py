@@ -16,7 +16,7 @@ import os
 import re
 
 from . import ops
-from .dtypes import canonical
+from .contract.dtypes import canonical
 
 STARTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "starters")
 

@@ -11,9 +11,10 @@ import unittest
 
 from harnesstest import PYDIR, STARTERS, TempDirMixin, run, stage_names, write_kernel
 
-from harness import contract, extract, ops
+from harness.contract import rules
+from harness import extract, ops
 
-ALL_STAGES = list(contract.ALL_STAGES)
+ALL_STAGES = list(rules.ALL_STAGES)
 
 
 class ReferencePaths(TempDirMixin, unittest.TestCase):

@@ -9,8 +9,8 @@ add_rmsnorm). Contract attributes: those of layernorm (eps, bias).
 
 import math
 
-from ..inputs import data, weight
-from ..spec import Magnitudes, OpSpec, acc, eps_tiny
+from ..contract.inputs import data, weight
+from ..contract.spec import Magnitudes, OpSpec, acc, eps_tiny
 from . import add_rmsnorm, layernorm
 
 

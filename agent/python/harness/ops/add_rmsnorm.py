@@ -9,8 +9,8 @@ of the add's write of h and the norm's read of it again. The norm is computed fr
 output dtype, as the model's eager norm sees it. Contract attributes: those of rmsnorm (eps, offset).
 """
 
-from ..inputs import data, weight
-from ..spec import Magnitudes, OpSpec, Refused, acc, eps_tiny, rows_of, site_label
+from ..contract.inputs import data, weight
+from ..contract.spec import Magnitudes, OpSpec, Refused, acc, eps_tiny, rows_of, site_label
 from . import rmsnorm
 
 

@@ -8,8 +8,8 @@ contiguous; true, kernel_fn(A, Bt) with Bt[batch, N, K] contiguous and C = A @ B
 right operand is the transpose of a contiguous tensor (`k.transpose(-2, -1)`), and the plug hands
 the kernel that tensor's own storage, no copy. The profiler's recorded strides decide which."""
 
-from ..inputs import data, weight
-from ..spec import OpSpec, Refused, choice, fact_args, fact_name, fact_tensor, pick, prod, site_label, tol
+from ..contract.inputs import data, weight
+from ..contract.spec import OpSpec, Refused, choice, fact_args, fact_name, fact_tensor, pick, prod, site_label, tol
 
 ATTRS = {"b_transposed": choice(False, True)}
 

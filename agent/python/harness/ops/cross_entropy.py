@@ -1,7 +1,7 @@
 """cross_entropy: mean over the batch of -log softmax(logits)[target]."""
 
-from ..inputs import data
-from ..spec import OpSpec, Refused, fact_args, fact_tensor, pick, rows_of, site_label, tol
+from ..contract.inputs import data
+from ..contract.spec import OpSpec, Refused, fact_args, fact_tensor, pick, rows_of, site_label, tol
 
 
 def site_attrs(fact):

@@ -5,9 +5,9 @@ repeats K/V heads of a grouped-query call, the kernel always sees H heads)."""
 
 import math
 
-from ..inputs import data
-from ..spec import (OpSpec, Refused, choice, fact_args, fact_name, fact_tensor, optional_count, optional_float,
-                    pick, site_label, tol)
+from ..contract.inputs import data
+from ..contract.spec import (OpSpec, Refused, choice, fact_args, fact_name, fact_tensor, optional_count,
+                             optional_float, pick, site_label, tol)
 
 ATTRS = {"causal": choice(True, False),
          "scale": optional_float(None, "null (= 1/sqrt(D)) or any float > 0"),

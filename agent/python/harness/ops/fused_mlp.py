@@ -1,7 +1,7 @@
 """fused_mlp (SwiGLU): down(silu(x W_gate^T) * (x W_up^T))."""
 
-from ..inputs import data, weight
-from ..spec import OpSpec, Refused, fact_tensor, rows_of, site_label, tol
+from ..contract.inputs import data, weight
+from ..contract.spec import OpSpec, Refused, fact_tensor, rows_of, site_label, tol
 
 
 def reference(x, w_gate, w_up, w_down):

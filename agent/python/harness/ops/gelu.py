@@ -4,8 +4,8 @@ Contract attribute: approximate "tanh" (default) or "none" (exact, x * Phi(x), F
 
 import dataclasses
 
-from ..inputs import data
-from ..spec import OpSpec, Refused, choice, fact_args, fact_name, pick, rows_of, site_label, tol
+from ..contract.inputs import data
+from ..contract.spec import OpSpec, Refused, choice, fact_args, fact_name, pick, rows_of, site_label, tol
 
 ATTRS = {"approximate": choice("tanh", "none")}
 

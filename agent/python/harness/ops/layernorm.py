@@ -4,9 +4,9 @@ Contract attributes: eps (default 1e-5), bias true/false (kernel_fn(x, weight) w
 
 import math
 
-from ..inputs import data, weight
-from ..spec import (Magnitudes, OpSpec, Refused, choice, eps_tiny, fact_args, fact_param, fact_tensor, pick,
-                    positive_float, rows_of, site_label, tol)
+from ..contract.inputs import data, weight
+from ..contract.spec import (Magnitudes, OpSpec, Refused, choice, eps_tiny, fact_args, fact_param, fact_tensor,
+                             pick, positive_float, rows_of, site_label, tol)
 
 EPS = 1e-5
 ATTRS = {"eps": positive_float(EPS), "bias": choice(True, False)}

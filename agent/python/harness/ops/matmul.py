@@ -3,8 +3,9 @@
 Contract attributes: bias false/true (kernel_fn(A, B, bias), added in the kernel's epilogue),
 activation "none", "gelu" (exact), "gelu_tanh", "silu", "relu" (applied after the bias)."""
 
-from ..inputs import data, weight
-from ..spec import OpSpec, Refused, choice, fact_args, fact_name, fact_param, fact_tensor, pick, site_label, tol
+from ..contract.inputs import data, weight
+from ..contract.spec import (OpSpec, Refused, choice, fact_args, fact_name, fact_param, fact_tensor, pick,
+                             site_label, tol)
 
 ATTRS = {"bias": choice(False, True), "activation": choice("none", "gelu", "gelu_tanh", "silu", "relu")}
 _ACT_FLOPS = {"none": 0, "gelu": 8, "gelu_tanh": 9, "silu": 4, "relu": 1}

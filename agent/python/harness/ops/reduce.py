@@ -1,7 +1,7 @@
 """reduce: sum over the last dimension of x[M, N]."""
 
-from ..inputs import data
-from ..spec import OpSpec, rows_of, tol
+from ..contract.inputs import data
+from ..contract.spec import OpSpec, rows_of, tol
 
 
 def reference(x):

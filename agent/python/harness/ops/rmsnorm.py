@@ -2,9 +2,9 @@
 
 Contract attributes: eps (default 1e-6), offset 0.0 or 1.0 (Gemma's `x_hat * (1 + w)`)."""
 
-from ..inputs import data, weight
-from ..spec import (Magnitudes, OpSpec, Refused, acc, choice, eps_tiny, fact_args, fact_name, fact_param,
-                    fact_tensor, pick, positive_float, rows_of, site_label, tol)
+from ..contract.inputs import data, weight
+from ..contract.spec import (Magnitudes, OpSpec, Refused, acc, choice, eps_tiny, fact_args, fact_name, fact_param,
+                             fact_tensor, pick, positive_float, rows_of, site_label, tol)
 
 EPS = 1e-6
 ATTRS = {"eps": positive_float(EPS), "offset": choice(0.0, 1.0)}

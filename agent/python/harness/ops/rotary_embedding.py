@@ -3,8 +3,8 @@
 
 Contract attribute: layout "interleaved" (default) or "neox"."""
 
-from ..inputs import data
-from ..spec import OpSpec, Refused, choice, fact_args, fact_name, pick, site_label, tol
+from ..contract.inputs import data
+from ..contract.spec import OpSpec, Refused, choice, fact_args, fact_name, pick, site_label, tol
 
 ATTRS = {"layout": choice("interleaved", "neox")}
 

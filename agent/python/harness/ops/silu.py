@@ -1,6 +1,6 @@
 """silu: x * sigmoid(x)."""
 
-from ..inputs import data
+from ..contract.inputs import data
 from .gelu import elementwise_spec, from_shapes
 
 
