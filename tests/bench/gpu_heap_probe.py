@@ -64,7 +64,7 @@ sys.stdin.readline()
 
 def main():
     import torch
-    from harness import cudashm, heap
+    from harness.ipc import cudashm, heap
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("OUT", ".")
     result = {"torch": torch.__version__, "supported": heap.supported()}
     torch.cuda.init()

@@ -73,7 +73,7 @@ def bwrap_argv(bwrap, extra_ro=()):
 
 def probe_sandbox(bwrap):
     import torch
-    from harness import cudashm
+    from harness.ipc import cudashm
     torch.cuda.init()
     size = 4096 * 4096 * 2 * 16
     arena = cudashm.Arena(size)

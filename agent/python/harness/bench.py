@@ -24,8 +24,8 @@ import time
 
 import torch
 
-from . import (compiled, judgeid, loader, ops, plan, precision, remote, roofline, sandbox, shm, stages, textsafe,
-               timed)
+from . import compiled, judgeid, loader, ops, plan, precision, remote, roofline, sandbox, stages, textsafe, timed
+from .ipc import shm
 from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
 from .contract.rules import TOLERANCE_LOOSEN_LIMIT
 from .contract.dtypes import canonical

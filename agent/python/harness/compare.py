@@ -91,31 +91,3 @@ def max_error(out, truth):
     if not isinstance(out, torch.Tensor) or out.shape != truth.shape or truth.numel() == 0:
         return float("nan")
     return float((out.detach().to(truth.dtype) - truth).abs().max())
-
-
-_INT_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
-
-
-def bits(t):
-    """Same-width integer view: bit-exact comparisons that treat NaN payloads as values."""
-    t = t.detach().contiguous()
-    if t.dtype.is_floating_point:
-        return t.view(_INT_VIEW[t.element_size()])
-    return t
-
-
-def bit_equal(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(bits(a), bits(b))
-
-
-def span(t):
-    """[start, end) byte range a tensor's elements occupy."""
-    if t.numel() == 0:
-        return (t.data_ptr(), t.data_ptr())
-    extent = 1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride()) if s > 0)
-    return (t.data_ptr(), t.data_ptr() + extent * t.element_size())
-
-
-def overlaps(a, b):
-    (a0, a1), (b0, b1) = span(a), span(b)
-    return a0 < b1 and b0 < a1 and a.device == b.device

@@ -9,7 +9,8 @@ import os
 import tempfile
 import time
 
-from . import sandbox, wire
+from . import sandbox
+from .ipc import wire
 
 _sandboxes = {}                 # (device, role) -> Sandbox
 

@@ -145,7 +145,7 @@ def _hold(state, out, offset, capacity):
 
 def _attach_heap(state, fd, size):
     """The judge's GPU memory for this candidate's timed outputs (see heap.py)."""
-    from . import cudashm, heap
+    from .ipc import cudashm, heap
     if state.heap is not None:
         return {"ok": False, "error": "a heap is attached already"}
     try:
@@ -170,7 +170,7 @@ def _pool(state, hold):
 def _contract_checks(state, inputs, out, pristine, threads_before):
     """The checked calls' contract (the judge decides correctness on the bytes)."""
     import torch
-    from .compare import bit_equal, overlaps
+    from .ipc.bits import bit_equal, overlaps
     if not isinstance(out, torch.Tensor):
         return None, None
     snap = out.detach().clone()
@@ -345,7 +345,7 @@ def _run(state, msg):
 
 
 def serve(conn, device):
-    from . import shm
+    from .ipc import shm
     state = State(device)
     spin = 0.0
     while True:
@@ -516,10 +516,11 @@ def _clean_ipc():
 
 def zygote(conn, device):
     import socket
-    from . import compare, guards, integrity, loader, ops, shm, wire  # noqa: F401 - in memory before any fork
+    from . import guards, integrity, loader, ops  # noqa: F401 - in memory before any fork
+    from .ipc import bits, shm, wire  # noqa: F401 - in memory before any fork
     seed = {}
     if device == "cuda":
-        from . import cudashm  # noqa: F401
+        from .ipc import cudashm  # noqa: F401
         seed = _triton_driver_seed(os.getcwd())
     from .sandbox import make_undumpable
     make_undumpable()       # a candidate (same user) may not ptrace the zygote or read its memory
@@ -556,7 +557,7 @@ def zygote(conn, device):
 
 def main():
     import socket
-    from . import wire
+    from .ipc import wire
     mode, fd, device = sys.argv[2], int(sys.argv[3]), sys.argv[4]
     conn = wire.Connection(socket.socket(fileno=fd))
     try:

@@ -4,6 +4,7 @@ model's own shapes. Each returns a StageResult; the bench stops at the first fai
 import time
 
 from . import compare
+from .ipc import bits
 from .caller import KernelFault, KernelRaised
 
 _now = time.perf_counter
@@ -84,9 +85,9 @@ def _determinism(caller, case, tolerances):
     second, reason = call_and_check(caller, case, tolerances)
     if reason:
         return reason
-    if not compare.bit_equal(first, second):
+    if not bits.bit_equal(first, second):
         diff = (first.double() - second.double()).abs()
-        n = int((compare.bits(first) != compare.bits(second)).sum())
+        n = int((bits.bits(first) != bits.bits(second)).sum())
         return ("%s: two calls on identical inputs returned different bits (%d elements differ, "
                 "max |diff| %.3g): the kernel is nondeterministic or reads uninitialised memory"
                 % (case.label, n, float(diff.max())))

@@ -25,7 +25,8 @@ import time
 
 import torch
 
-from . import compare, plan, procmem
+from . import compare, plan
+from .ipc import bits, procmem
 from .caller import KernelFault, KernelRaised, layout, output_desc, output_view, read_output
 from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize
 
@@ -228,7 +229,7 @@ def _attach_heap(cand, case, slot_count_):
     a captured one's: the caching allocator keeps blocks per stream) and the kernel's temporaries,
     as checked on an H100 (docs/harness.md). AUTOKERNEL_TIMING_HEAP=0 times as before the heap (every side copies its outputs:
     side-by-side measurements)."""
-    from . import cudashm, heap as heap_mod
+    from .ipc import cudashm, heap as heap_mod
     if os.environ.get("AUTOKERNEL_TIMING_HEAP", "1") == "0":
         return None, "AUTOKERNEL_TIMING_HEAP=0", False
     if not heap_mod.supported():
@@ -366,13 +367,13 @@ def _timed_rounds(candidate, cand, ref_runner, reference_sb, arena, spec, main_c
                 picked.append(entry)
                 for name, (offset, ishape, _), original in zip(spec.args, slots.specs[k],
                                                                pools.inputs(slots.offsets[k])):
-                    if not compare.bit_equal(arena.tensor(offset, ishape, original.dtype), original):
+                    if not bits.bit_equal(arena.tensor(offset, ishape, original.dtype), original):
                         raise KernelFault("kernel_fn modified its input `%s` while being timed" % name)
             if gpu is not None:
                 for _, _, out, k in picked:
                     again = output_view(output_desc(reply, k, shape, dtype, device), arena, slots.outs[k],
                                         heap, shape, dtype)
-                    if not compare.bit_equal(out, again):
+                    if not bits.bit_equal(out, again):
                         raise KernelFault("the output of a timed call changed after the kernel's process "
                                           "reported it done: work was left running past the clock")
             last = (calls + count - 1, slots.offsets[count - 1],

@@ -2,7 +2,7 @@
 the run's kernels plugged in or not. The judge of the verification (verify.py) never imports a kernel:
 it gets outputs back as raw bytes and times this process's requests with its own clock.
 
-Ops (harness/wire.py messages):
+Ops (harness/ipc/wire.py messages):
   load    {model_path, device, dtype, kernels: [{name, op_type, path, sites, dtype}]}
           -> {ok, kernels: {name: "" | import error}}
   inputs  {seed}                       the model's get_inputs() under that seed

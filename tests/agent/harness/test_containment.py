@@ -13,7 +13,8 @@ import unittest
 
 from harnesstest import CHEATERS, PYDIR, STARTERS, run
 
-from harness import cgroup, remote, sandbox, shm, textsafe
+from harness import cgroup, remote, sandbox, textsafe
+from harness.ipc import shm
 
 # Every cheater this module uses (test_anticheat checks that each file of cheaters/ is used).
 USED = {"zombie_helper.py", "nested_namespace.py", "hiding_runner.py", "rewrite_next.py", "shrink_arena.py",

@@ -59,7 +59,8 @@ class FreshInputs(unittest.TestCase):
         import random
         import types
         import torch
-        from harness import shm, timed
+        from harness import timed
+        from harness.ipc import shm
         from harness.caller import layout
         a = torch.arange(6, dtype=torch.float32).view(2, 3)
         b = torch.arange(5, dtype=torch.bfloat16)
@@ -93,7 +94,8 @@ class HeldOutputs(unittest.TestCase):
 
     def test_offsets_are_checked_against_the_heap(self):
         import torch
-        from harness import caller, shm
+        from harness import caller
+        from harness.ipc import shm
         heap = shm.create("cpu", 4096)
         heap.tensor(512, [4, 8], torch.float32).copy_(torch.arange(32, dtype=torch.float32).view(4, 8))
         desc = {"type": "Tensor", "shape": [4, 8], "dtype": "float32", "device": "cuda", "held": True,

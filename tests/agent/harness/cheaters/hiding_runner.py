@@ -10,7 +10,8 @@ import threading
 
 import torch
 
-from harness import runner, wire
+from harness import runner
+from harness.ipc import wire
 
 KERNEL_TYPE = "softmax"
 
