@@ -1,5 +1,7 @@
 #include "agentconfig.h"
 
+#include "runconfig.h"
+
 #include <nlohmann/json.hpp>
 
 namespace ak {
@@ -47,6 +49,11 @@ QByteArray AgentConfig::toJson() const
         { "first_byte_timeout_sec", firstByteTimeoutSec }, { "max_attempts", maxAttempts },
         { "command_timeout_sec", commandTimeoutSec } };
     return QByteArray::fromStdString(o.dump(2));
+}
+
+bool AgentConfig::fromRun(const RunConfig &run, AgentConfig *out, QString *error)
+{
+    return run.agentJson.isEmpty() || fromJson(run.agentJson, out, error);
 }
 
 bool AgentConfig::fromJson(const QByteArray &text, AgentConfig *out, QString *error)

@@ -5,6 +5,8 @@
 
 namespace ak {
 
+struct RunConfig;
+
 // How a run's agent is configured (stored in run.json). Never holds a secret: for the LLM agent only
 // the *name* of the environment variable or settings key that holds the API key is recorded.
 struct AgentConfig
@@ -38,6 +40,9 @@ struct AgentConfig
     // unknown kind is an error naming the field. A key that looks like a secret is never read or written.
     QByteArray toJson() const;
     static bool fromJson(const QByteArray &text, AgentConfig *out, QString *error);
+    // The run's own agent: run.json's "agent" as RunConfig holds it, the one way any reader gets it.
+    // True with *out untouched when the run names none; false with `error` (fromJson's) when malformed.
+    static bool fromRun(const RunConfig &run, AgentConfig *out, QString *error);
 
     static QString kindName(Kind k);
     static bool parseKind(const QString &text, Kind *out);

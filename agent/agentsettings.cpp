@@ -11,8 +11,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
@@ -29,20 +27,6 @@ const QString Group = QStringLiteral("agent");
 QString keySourceName(AgentSettings::KeySource s)
 {
     return s == AgentSettings::KeySource::Stored ? QStringLiteral("stored") : QStringLiteral("environment");
-}
-
-// run.json's "agent" object as AgentConfig; false when absent or unreadable (*out untouched).
-bool runAgent(const QByteArray &runJson, AgentConfig *out)
-{
-    RunConfig run;
-    if (!RunConfig::parse(runJson, &run) || run.agentJson.isEmpty())
-        return false;
-    AgentConfig config;
-    QString error;
-    if (!AgentConfig::fromJson(run.agentJson, &config, &error))
-        return false;
-    *out = config;
-    return true;
 }
 
 AgentSettings::Problem devicesProblem(const QStringList &devices)
@@ -221,10 +205,11 @@ AgentSettings::Problem AgentSettings::check() const
     return workersProblem(launcher, python);
 }
 
-AgentSettings AgentSettings::fromRunJson(const QByteArray &runJson)
+AgentSettings AgentSettings::fromRun(const RunConfig &run)
 {
     AgentSettings s;
-    runAgent(runJson, &s.agent);
+    QString unreadable; // a malformed agent section: the tune defaults stand, as for none
+    AgentConfig::fromRun(run, &s.agent, &unreadable);
     if (s.agent.apiKeyEnv.trimmed().isEmpty())
         s.agent.apiKeyEnv = defaultKeyEnv(s.agent.llmProtocol);
     return s;
@@ -316,9 +301,10 @@ LoopOptions AgentSettings::loopOptions(const QString &runDir) const
         o.launcher = launcher.trimmed() == QLatin1String("local") ? QString() : launcher.trimmed();
     }
     // run.json's agent underneath: its request limits (max tokens, timeouts, attempts) still apply.
-    QFile runJson(QDir(runDir).filePath(QStringLiteral("run.json")));
-    if (runJson.open(QIODevice::ReadOnly))
-        runAgent(runJson.readAll(), &o.agent);
+    RunConfig run;
+    QString unreadable; // no run.json or a malformed agent section: the tune defaults underneath
+    if (RunConfig::read(runDir, &run))
+        AgentConfig::fromRun(run, &o.agent, &unreadable);
     o.agent.kind = agent.kind;
     o.agent.llmProtocol = agent.llmProtocol;
     o.agent.baseUrl = agent.baseUrl.trimmed();

@@ -56,7 +56,7 @@ struct AgentSettings
     static bool parseDevices(const QString &text, QStringList *out, QString *error);
     // The run's own agent (run.json "agent"; tune when absent or unreadable), with the key from the
     // protocol's default environment variable when run.json names none.
-    static AgentSettings fromRunJson(const QByteArray &runJson);
+    static AgentSettings fromRun(const RunConfig &run);
 
     // The settings store. load() is false (and *out untouched) when nothing was saved.
     static bool isSaved(QSettings &settings);

@@ -66,10 +66,8 @@ ExperimentLoopConfig DeviceLoop::configFor(const Setup &setup)
 void DeviceLoop::measureRoofs(WorkerClient *worker, LoopSession *session, ExperimentLoopConfig *cfg)
 {
     const QString runDir = session->runDir();
-    RunConfig run;
-    QFile f(QDir(runDir).filePath(QStringLiteral("run.json")));
-    if (!runDir.isEmpty() && f.open(QIODevice::ReadOnly))
-        RunConfig::parse(f.readAll(), &run);
+    RunConfig run; // the defaults when there is no run.json to read (no run folder)
+    RunConfig::read(runDir, &run);
     RoofMeter::Request request;
     request.device = cfg->label.isEmpty() ? cfg->benchDevice : cfg->label;
     request.dtype = RoofMeter::dtypeFor(request.device, run.dtype);

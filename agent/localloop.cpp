@@ -12,9 +12,6 @@
 #include "workerlauncher.h"
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QMutex>
 #include <QThread>
 #include <QTimer>
@@ -49,23 +46,20 @@ struct LocalLoop::Private
 
 namespace {
 
-// run.json's "agent" section as text; empty when absent or unreadable.
+// run.json's "agent" section as text, to notice an edit; empty when absent or unreadable.
 QByteArray runAgentJson(const QString &runDir)
 {
-    QFile f(QDir(runDir).filePath(QStringLiteral("run.json")));
     RunConfig config;
-    if (!f.open(QIODevice::ReadOnly) || !RunConfig::parse(f.readAll(), &config))
-        return QByteArray();
-    return config.agentJson;
+    return RunConfig::read(runDir, &config) ? config.agentJson : QByteArray();
 }
 
-// The agent a loop uses: `options`' own when it overrides run.json, else run.json's "agent"
-// (`runAgent`, its text) over it. The one rule for start() and for a rebuild after a pause.
-bool resolveAgent(const AgentConfig &options, bool overrideRunJson, const QByteArray &runAgent,
-    AgentConfig *out, QString *error)
+// The agent a loop uses: `options`' own when it overrides run.json, else the run's own (`run`'s
+// "agent") over it. The one rule for start() and for a rebuild after a pause.
+bool resolveAgent(
+    const AgentConfig &options, bool overrideRunJson, const RunConfig &run, AgentConfig *out, QString *error)
 {
     *out = options;
-    if (overrideRunJson || runAgent.isEmpty() || AgentConfig::fromJson(runAgent, out, error))
+    if (overrideRunJson || AgentConfig::fromRun(run, out, error))
         return true;
     *error = QStringLiteral("run.json: ") + *error;
     return false;
@@ -180,7 +174,7 @@ std::unique_ptr<RunStore> LocalLoop::openRun(QString *error)
 bool LocalLoop::prepareAgent(const RunConfig &run, AgentConfig *config, AgentInputs *inputs, QString *error)
 {
     // The agent: the run's configuration unless this invocation overrides it.
-    if (!resolveAgent(m_options.agent, m_options.overrideAgent, run.agentJson, config, error))
+    if (!resolveAgent(m_options.agent, m_options.overrideAgent, run, config, error))
         return false;
     *inputs = m_options.agentInputs;
     if (config->kind == AgentConfig::Kind::Replay && inputs->recorded.isEmpty()
@@ -330,8 +324,10 @@ bool LocalLoop::currentAgent(AgentConfig *config, AgentInputs *inputs, QString *
 {
     QMutexLocker lock(&d->agentMutex);
     *inputs = d->agentInputs;
-    return resolveAgent(d->agentOverride, d->overrideAgent,
-        d->overrideAgent ? QByteArray() : runAgentJson(m_options.runDir), config, error);
+    RunConfig run; // the defaults (no agent section) when overriding or unreadable
+    if (!d->overrideAgent)
+        RunConfig::read(m_options.runDir, &run);
+    return resolveAgent(d->agentOverride, d->overrideAgent, run, config, error);
 }
 
 void LocalLoop::setAgent(const AgentConfig &config, const AgentInputs &inputs, bool overrideRunJson)

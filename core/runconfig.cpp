@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QDir>
+#include <QFile>
+
 using nlohmann::json;
 
 namespace ak {
@@ -92,6 +95,18 @@ bool RunConfig::parse(const QByteArray &runJson, RunConfig *out, QString *error)
         out->workerSlurmJob = jsonfield::integer(*w, "slurm_job", 0);
     }
     return true;
+}
+
+bool RunConfig::read(const QString &runDir, RunConfig *out, QString *error)
+{
+    QFile f(QDir(runDir).filePath(QStringLiteral("run.json")));
+    if (runDir.isEmpty() || !f.open(QIODevice::ReadOnly)) {
+        *out = RunConfig();
+        if (error)
+            *error = QStringLiteral("cannot read %1: %2").arg(f.fileName(), f.errorString());
+        return false;
+    }
+    return parse(f.readAll(), out, error);
 }
 
 json RunConfig::stripSecrets(const json &config, QStringList *removed)

@@ -43,6 +43,9 @@ struct RunConfig
     // false with `error` ("run.json: not a JSON object") when `runJson` is not an object; `out` then
     // holds the defaults. A malformed "move_on" is not an error: its reason is in moveOnWarning.
     static bool parse(const QByteArray &runJson, RunConfig *out, QString *error = nullptr);
+    // `runDir`/run.json read and parsed: for code that has a run's folder and no snapshot (a loop
+    // thread between loads). False with `error` when the file cannot be read or is not an object.
+    static bool read(const QString &runDir, RunConfig *out, QString *error = nullptr);
 
     // run.json with its "move_on" section replaced (or added) and secrets stripped, every other key
     // in its order; empty with *error when `runJson` is not a JSON object.

@@ -46,7 +46,7 @@ void AgentChoice::edit(const RunSnapshotPtr &run)
     }
     auto *dialog = new AgentSettingsDialog(m_window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->prefill(run ? run->runJson : QByteArray());
+    dialog->prefill(run ? &run->config : nullptr);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { chosen(*dialog); });
     m_dialog = dialog;
     dialog->open();

@@ -9,7 +9,7 @@ namespace ak::cli {
 
 bool agentOfRun(const RunSnapshot &run, AgentConfig *config, QString *error)
 {
-    if (run.config.agentJson.isEmpty() || AgentConfig::fromJson(run.config.agentJson, config, error))
+    if (AgentConfig::fromRun(run.config, config, error))
         return true;
     *error = QStringLiteral("%1/run.json: %2").arg(run.runDir, *error);
     return false;

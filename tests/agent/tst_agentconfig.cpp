@@ -1,4 +1,5 @@
 #include "agentconfig.h"
+#include "runconfig.h"
 #include "testregistry.h"
 
 using namespace ak;
@@ -15,6 +16,30 @@ private Q_SLOTS:
             QCOMPARE(AgentConfig::kindName(k), name);
         }
         QVERIFY(!AgentConfig::parseKind(QStringLiteral("gpt"), nullptr));
+    }
+
+    // The run's own agent comes from its RunConfig: none leaves the caller's agent, a section
+    // replaces it, a malformed one is an error naming the field and leaves it too.
+    void agentOfTheRun()
+    {
+        RunConfig run;
+        AgentConfig a;
+        a.kind = AgentConfig::Kind::Command;
+        QString why;
+        QVERIFY(AgentConfig::fromRun(run, &a, &why));
+        QCOMPARE(a.kind, AgentConfig::Kind::Command);
+
+        QVERIFY(RunConfig::parse(R"({"agent": {"kind": "llm", "model": "m", "max_tokens": 99}})", &run));
+        QVERIFY2(AgentConfig::fromRun(run, &a, &why), qPrintable(why));
+        QCOMPARE(a.kind, AgentConfig::Kind::Llm);
+        QCOMPARE(a.model, QStringLiteral("m"));
+        QCOMPARE(a.maxTokens, 99);
+
+        QVERIFY(RunConfig::parse(R"({"agent": {"kind": "llm", "max_tokens": "many"}})", &run));
+        a = AgentConfig();
+        QVERIFY(!AgentConfig::fromRun(run, &a, &why));
+        QVERIFY2(why.contains(QLatin1String("max_tokens")), qPrintable(why));
+        QCOMPARE(a.kind, AgentConfig::Kind::Tune);
     }
 };
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -352,6 +353,29 @@ private Q_SLOTS:
         expected.maxConsecutiveReverts = 9; // the line carries whole rules: the others are defaults
         QCOMPARE(rulesOf(s->runJson), expected);
         QCOMPARE(s->experiments.size(), 1);
+    }
+
+    // A run's folder without a snapshot (a loop thread): the file read and parsed the same way, and a
+    // folder without run.json is an error naming the file, with the defaults left in `out`.
+    void runConfigReadFromTheFolder()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(writeFile(
+            tmp.filePath(QStringLiteral("run.json")), R"({"dtype": "fp32", "agent": {"kind": "llm"}})"));
+        RunConfig c;
+        QString why;
+        QVERIFY2(RunConfig::read(tmp.path(), &c, &why), qPrintable(why));
+        QCOMPARE(c.dtype, QStringLiteral("fp32"));
+        QCOMPARE(c.agentJson, QByteArray(R"({"kind":"llm"})"));
+
+        const QString empty = tmp.filePath(QStringLiteral("empty"));
+        QVERIFY(QDir().mkpath(empty));
+        QVERIFY(!RunConfig::read(empty, &c, &why));
+        QVERIFY2(why.contains(QDir(empty).filePath(QStringLiteral("run.json"))), qPrintable(why));
+        QVERIFY(c.agentJson.isEmpty() && c.dtype.isEmpty());
+        QVERIFY(writeFile(QDir(empty).filePath(QStringLiteral("run.json")), "[1]"));
+        QVERIFY(!RunConfig::read(empty, &c, &why));
+        QCOMPARE(why, QStringLiteral("run.json: not a JSON object"));
     }
 
     void runConfigAndSummary()

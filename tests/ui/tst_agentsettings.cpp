@@ -51,6 +51,15 @@ QString python()
     return qEnvironmentVariable("AUTOKERNEL_TEST_PYTHON", QStringLiteral("/usr/bin/python3"));
 }
 
+// run.json's text as the window holds it: parsed once into the snapshot's RunConfig.
+RunConfig configOf(const QByteArray &runJson)
+{
+    RunConfig config;
+    if (!RunConfig::parse(runJson, &config))
+        qFatal("not a run.json object: %s", runJson.constData());
+    return config;
+}
+
 QByteArray readFile(const QString &path)
 {
     QFile f(path);
@@ -224,7 +233,7 @@ private Q_SLOTS:
         };
         for (const Case &c : cases) {
             AgentSettingsDialog d;
-            d.prefill(QByteArray());
+            d.prefill(nullptr);
             c.fill(d);
             d.buttons()->button(QDialogButtonBox::Ok)->click();
             QVERIFY2(d.result() != QDialog::Accepted, c.name);
@@ -469,8 +478,9 @@ private Q_SLOTS:
     {
         {
             AgentSettingsDialog d;
-            d.prefill(
+            const RunConfig run = configOf(
                 R"({"agent": {"kind": "command", "command": "mytool --prompt-file {prompt} --workdir {dir}"}})");
+            d.prefill(&run);
             QCOMPARE(d.kindBox()->currentData().toString(), QStringLiteral("command"));
             QCOMPARE(
                 d.commandEdit()->text(), QStringLiteral("mytool --prompt-file {prompt} --workdir {dir}"));
@@ -479,7 +489,9 @@ private Q_SLOTS:
         }
         {
             AgentSettingsDialog d;
-            d.prefill(R"({"agent": {"kind": "llm", "protocol": "anthropic", "model": "claude-sonnet-4-5"}})");
+            const RunConfig run = configOf(
+                R"({"agent": {"kind": "llm", "protocol": "anthropic", "model": "claude-sonnet-4-5"}})");
+            d.prefill(&run);
             QCOMPARE(d.kindBox()->currentData().toString(), QStringLiteral("llm"));
             QCOMPARE(d.protocolBox()->currentData().toString(), QStringLiteral("anthropic"));
             QCOMPARE(d.modelEdit()->text(), QStringLiteral("claude-sonnet-4-5"));
@@ -499,7 +511,7 @@ private Q_SLOTS:
             // OK saves what is shown.
             const QString key = QString::fromLatin1(randomKey());
             AgentSettingsDialog d;
-            d.prefill(QByteArray());
+            d.prefill(nullptr);
             QCOMPARE(d.kindBox()->currentData().toString(), QStringLiteral("tune"));
             d.setKind(AgentConfig::Kind::Llm);
             d.baseUrlEdit()->setText(QStringLiteral("http://127.0.0.1:11434/v1"));
@@ -528,7 +540,8 @@ private Q_SLOTS:
         {
             // Saved settings win over the run's agent.
             AgentSettingsDialog d;
-            d.prefill(R"({"agent": {"kind": "command", "command": "x"}})");
+            const RunConfig run = configOf(R"({"agent": {"kind": "command", "command": "x"}})");
+            d.prefill(&run);
             QCOMPARE(d.kindBox()->currentData().toString(), QStringLiteral("llm"));
             QCOMPARE(d.modelEdit()->text(), QStringLiteral("qwen2.5-coder"));
             QVERIFY(d.keyStored()->isChecked());
@@ -552,7 +565,7 @@ private Q_SLOTS:
         QVERIFY(server.start());
         const QString key = QString::fromLatin1(randomKey());
         AgentSettingsDialog d;
-        d.prefill(QByteArray());
+        d.prefill(nullptr);
         d.setKind(AgentConfig::Kind::Llm);
         d.baseUrlEdit()->setText(server.baseUrl());
         d.modelEdit()->setText(QStringLiteral("qwen-coder"));

@@ -3,6 +3,7 @@
 #include "browserow.h"
 #include "errortint.h"
 #include "llmconnectiontest.h"
+#include "runconfig.h"
 #include "tunememoryrow.h"
 #include "wrappedlabel.h"
 
@@ -360,20 +361,19 @@ void AgentSettingsDialog::fitHeight()
     resize(w, h > 0 ? h : sizeHint().height());
 }
 
-void AgentSettingsDialog::prefill(const QByteArray &runJson)
+void AgentSettingsDialog::prefill(const RunConfig *run)
 {
     QSettings store;
     AgentSettings s;
     const bool saved = AgentSettings::load(store, &s);
     if (!saved)
-        s = AgentSettings::fromRunJson(runJson);
+        s = AgentSettings::fromRun(run ? *run : RunConfig());
     setSettings(s);
     m_source->setText(saved ? tr("Shown: your saved choice; Loop ▸ Start uses it for every run.")
-            : runJson.isEmpty()
-            ? QStringLiteral("Nothing saved yet: Loop ▸ Start uses each run's own agent. "
-                             "OK saves what is shown.")
-            : QStringLiteral("Nothing saved yet: shown is this run's own agent (run.json), "
-                             "which Loop ▸ Start uses now. OK saves what is shown."));
+            : !run          ? QStringLiteral("Nothing saved yet: Loop ▸ Start uses each run's own agent. "
+                                                      "OK saves what is shown.")
+                            : QStringLiteral("Nothing saved yet: shown is this run's own agent (run.json), "
+                                                      "which Loop ▸ Start uses now. OK saves what is shown."));
     m_buttons->button(QDialogButtonBox::Reset)->setEnabled(saved);
 }
 

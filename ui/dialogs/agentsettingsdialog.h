@@ -30,8 +30,8 @@ class AgentSettingsDialog : public QDialog
 public:
     explicit AgentSettingsDialog(QWidget *parent = nullptr);
 
-    // The saved settings when there are any, else the run's own agent (empty runJson: tune).
-    void prefill(const QByteArray &runJson);
+    // The saved settings when there are any, else the run's own agent (no run: tune).
+    void prefill(const RunConfig *run);
     void setSettings(const AgentSettings &settings);
     // What the fields say (devices as far as they parse; accept() reports the rest).
     AgentSettings settings() const;
