@@ -24,7 +24,8 @@ import time
 
 import torch
 
-from . import compiled, judgeid, loader, ops, plan, precision, remote, roofline, sandbox, stages, textsafe, timed
+from . import compiled, judgeid, loader, ops, plan, precision, remote, roofline, stages, timed
+from .isolation import sandbox, textsafe
 from .ipc import shm
 from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
 from .contract.rules import TOLERANCE_LOOSEN_LIMIT

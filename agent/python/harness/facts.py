@@ -11,7 +11,7 @@ does not reach into the judge. Nothing here raises: each part that fails is repo
 def handle(args=None, ctx=None):
     out = {}
     try:
-        from .sandbox import find_bwrap
+        from .isolation.sandbox import find_bwrap
 
         out["bwrap"], out["bwrap_why"] = find_bwrap()
     except Exception as e:  # noqa: BLE001 - a failure is the finding
@@ -23,7 +23,7 @@ def handle(args=None, ctx=None):
 def cgroup_facts():
     """cgroup: 'v2' | 'v1' | 'v2+v1' | None; cgroup_level: ok | warning; cgroup_text: the line to show."""
     try:
-        from . import cgroup
+        from .isolation import cgroup
 
         facts = cgroup.describe()
         if facts["cgroup"]:

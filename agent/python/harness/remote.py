@@ -9,7 +9,7 @@ import os
 import tempfile
 import time
 
-from . import sandbox
+from .isolation import sandbox
 from .ipc import wire
 
 _sandboxes = {}                 # (device, role) -> Sandbox

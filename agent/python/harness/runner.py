@@ -522,7 +522,7 @@ def zygote(conn, device):
     if device == "cuda":
         from .ipc import cudashm  # noqa: F401
         seed = _triton_driver_seed(os.getcwd())
-    from .sandbox import make_undumpable
+    from .isolation.sandbox import make_undumpable
     make_undumpable()       # a candidate (same user) may not ptrace the zygote or read its memory
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)     # candidates are reaped by the kernel
     while True:

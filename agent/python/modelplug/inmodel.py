@@ -51,7 +51,8 @@ def _check_args(args):
 
 
 def handle(args, ctx=None):
-    from harness import remote, sandbox, timing
+    from harness import remote, timing
+    from harness.isolation import sandbox
     started = time.perf_counter()
     k, model_path = _check_args(args)
     run_dir, device, dtype_name = args["run_dir"], args.get("device") or "cpu", args.get("dtype") or "float32"

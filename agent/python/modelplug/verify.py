@@ -241,7 +241,8 @@ class _Timer:
 
 
 def handle(args, ctx=None):
-    from harness import remote, sandbox, timing
+    from harness import remote, timing
+    from harness.isolation import sandbox
     t_start = time.perf_counter()
     run_dir, device, dtype_name = args["run_dir"], args.get("device") or "cpu", args.get("dtype") or "float32"
     model_path = args.get("model_path") or ""

@@ -13,7 +13,8 @@ import unittest
 
 from harnesstest import CHEATERS, PYDIR, STARTERS, run
 
-from harness import cgroup, remote, sandbox, textsafe
+from harness import remote
+from harness.isolation import cgroup, sandbox, textsafe
 from harness.ipc import shm
 
 # Every cheater this module uses (test_anticheat checks that each file of cheaters/ is used).

@@ -340,7 +340,7 @@ class Sandbox(unittest.TestCase):
     def test_private_shm_only_where_asked(self):
         """verify's model runner gets a writable /dev/shm of its own (torch.compile's worker pool needs
         multiprocessing's locks); candidates keep a read-only one; neither reaches the host's."""
-        from harness import sandbox
+        from harness.isolation import sandbox
         bwrap, _ = sandbox.find_bwrap()
         if not bwrap or not sandbox.probe(bwrap, "cpu")[0]:
             self.skipTest("bubblewrap does not run here")

@@ -526,7 +526,7 @@ class Sandbox:
 
     def spawn(self):
         """Starts the runner without waiting for it (runners import torch: two start in parallel)."""
-        from .ipc import wire
+        from ..ipc import wire
         judge_end, runner_sock = wire.pair()
         cwd = os.path.join(self.root, "zygote")
         env = runner_env(self.root, cwd, self.device)
