@@ -585,7 +585,7 @@ def fingerprint(facts):
 
 def is_residual_add(func, args, kwargs):
     """`x + y` / `torch.add(x, y)` of two floating tensors of one shape and dtype, without alpha: the
-    add a residual stream does (the plug counts adds the same way: modelplug/plug.py's region section)."""
+    add a residual stream does (the plug counts adds the same way: modelplug/plug/regions.py)."""
     import torch
     if (getattr(func, "__name__", "") not in ADD_FUNCTIONS or len(args) != 2 or kwargs
             or not all(isinstance(a, torch.Tensor) for a in args)):

@@ -6,7 +6,7 @@ args {run_dir, out_dir, package, verification: verification.json's object}
 The package depends on torch (and Triton where its kernels import it), nothing of this project:
 
   <out_dir>/<package>/__init__.py   apply(model) / restore(model), KERNELS, VERIFIED
-  <out_dir>/<package>/_plug.py      modelplug/plug.py, verbatim: the code verify measured
+  <out_dir>/<package>/_plug/        the modelplug/plug package, verbatim: the code verify measured
   <out_dir>/<package>/kernels/<kernel>.py
   <out_dir>/<package>/plan.json     kernel -> op type, call sites, sha256 of its source
   <out_dir>/README.md               what was measured, with the numbers
@@ -202,7 +202,8 @@ def handle(args, ctx=None):
         raise ValueError("export: %s already exists" % pkg)
     os.makedirs(os.path.join(pkg, "kernels"))
     here = os.path.dirname(os.path.abspath(__file__))
-    shutil.copyfile(os.path.join(here, "plug.py"), os.path.join(pkg, "_plug.py"))
+    shutil.copytree(os.path.join(here, "plug"), os.path.join(pkg, "_plug"),
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     chosen = v.get("mode") or "eager"
     mode = args.get("mode") or chosen
     if mode not in ("eager", "compile"):

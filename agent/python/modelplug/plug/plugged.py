@@ -1,0 +1,187 @@
+"""Plugged: kernels put into one model at their call sites, and taken out again (restore)."""
+
+import types
+
+import torch
+
+from .fused import ACTIVATION_FAMILY, _ACTIVATION_CLASS, _ACTIVATION_FUNCTIONS, _FusedMarks, _SkipActivation
+from .functions import _Route
+from .kernel import FUNCTION_OPS, TorchFunctionMode
+from .modules import FROZEN_WT, _module_forward
+from .regions import REGION_OPS, _plug_region
+from .rotary import plug_function
+
+
+class Plugged:
+    """Kernels plugged into one model; restore() puts the model back exactly as it was.
+
+    frozen=True is for a model whose weights do not change from here on (a copy about to be
+    compiled): each plugged Linear gets its W^T as a buffer, made once, instead of the eager path's
+    cache that follows weight updates."""
+
+    def __init__(self, model, kernels, frozen=False):
+        self.model, self.kernels = model, list(kernels)
+        self._buffers = []
+        self._handles, self._forwards = [], []
+        self._patched = []                  # (globals dict, name, original function)
+        self._mode_stacks = []              # each call-site hook's entered route modes
+        self._marks = None
+        self._wrapped_acts = set()
+        modules = dict(model.named_modules())
+        routes_by_module = {}
+        for k in self.kernels:
+            fused = k.op_type == "matmul" and k.attrs.get("activation", "none") != "none"
+            if fused:
+                if self._marks is None:
+                    self._marks = _FusedMarks()
+                    self._handles.append(model.register_forward_hook(self._check_fused))
+                k.fused_marks = self._marks
+            for site in k.sites:
+                if k.op_type in REGION_OPS:             # the residual add + norm: regions.py
+                    why = _plug_region(self, k, site, modules, routes_by_module)
+                    if why:
+                        k.unplugged[site] = why
+                    else:
+                        k.plugged_sites.append(site)
+                    continue
+                module = modules.get(site if site != "<model>" else "")
+                if module is None:
+                    k.unplugged[site] = "no module named %r in this model" % site
+                    continue
+                if k.op_type == "rotary_embedding" and k.attrs.get("layout") == "neox":
+                    why = plug_function(self, k, module)
+                    if why:
+                        k.unplugged[site] = why
+                    else:
+                        k.plugged_sites.append(site)
+                    continue
+                forward = _module_forward(k, module)
+                if isinstance(forward, str):
+                    k.unplugged[site] = forward
+                    continue
+                if forward is not None:
+                    if frozen and k.op_type == "matmul" and FROZEN_WT not in module._buffers:
+                        with torch.no_grad():
+                            module.register_buffer(FROZEN_WT, module.weight.detach().t().contiguous(), persistent=False)
+                        self._buffers.append(module)
+                    self._forwards.append((module, "forward" in vars(module), vars(module).get("forward")))
+                    module.forward = types.MethodType(forward, module)
+                    k.plugged_sites.append(site)
+                    continue
+                if k.op_type not in FUNCTION_OPS:
+                    k.unplugged[site] = "op type %s has no plug" % k.op_type
+                    continue
+                if TorchFunctionMode is None:
+                    k.unplugged[site] = "this torch has no TorchFunctionMode"
+                    continue
+                routes = routes_by_module.setdefault(site, (module, {}))[1]
+                for name in FUNCTION_OPS[k.op_type]:
+                    routes.setdefault(name, []).append(k)
+                k.plugged_sites.append(site)
+            if fused:
+                for site in k.plugged_sites:
+                    self._skip_activation_near(k, site, modules, routes_by_module)
+        for site, (module, routes) in routes_by_module.items():
+            self._hook(module, routes)
+
+    def _skip_activation_near(self, k, site, modules, routes_by_module):
+        """Where the activation after the linear at `site` runs: the code of the linear's parent (an
+        nn.Linear site) or of the site itself (a functional linear), as a torch function or as an
+        activation module among its children. Both are taken out for the fused output only."""
+        module = modules.get(site if site != "<model>" else "")
+        if module is None:
+            return
+        owner_name = site.rpartition(".")[0] if isinstance(module, torch.nn.Linear) else site
+        owner_name = "" if owner_name in ("", "<model>") else owner_name
+        owner = modules.get(owner_name)
+        if owner is None:
+            return
+        family = ACTIVATION_FAMILY.get(k.attrs.get("activation"), "")
+        skip = _SkipActivation(self._marks, family)
+        routes = routes_by_module.setdefault(owner_name or "<model>", (owner, {}))[1]
+        for name in _ACTIVATION_FUNCTIONS.get(family, ()):
+            if not any(isinstance(r, _SkipActivation) and r.family == family for r in routes.get(name, ())):
+                routes.setdefault(name, []).insert(0, skip)     # before a kernel of the activation itself
+        pattern = _ACTIVATION_CLASS.get(family)
+        for child in owner.children():
+            if pattern is None or not pattern.search(type(child).__name__) or id(child) in self._wrapped_acts:
+                continue
+            self._wrapped_acts.add(id(child))
+            # The child's own forward, or one a kernel of the activation swapped in (swap.py) before.
+            own = vars(child).get("forward")
+            original = own.__func__ if isinstance(own, types.MethodType) else type(child).forward
+
+            def act_forward(this, x, *args, _orig=original, _family=family, **kwargs):
+                if not args and not kwargs and self._marks is not None and self._marks.take(x, _family):
+                    return x
+                return _orig(this, x, *args, **kwargs)
+            self._forwards.append((child, "forward" in vars(child), vars(child).get("forward")))
+            child.forward = types.MethodType(act_forward, child)
+
+    def _check_fused(self, model, inputs, output):
+        if self._marks is None:
+            return
+        for k in self._marks.leftover():
+            k.fallback("the model's own %s after the linear was not found in its parent's code or activation "
+                       "module: it was applied on top of the kernel's" % k.attrs.get("activation"))
+
+    def _hook(self, module, routes):
+        stack, nested = [], [0]
+        self._mode_stacks.append(stack)     # a forward that raised never ran `post`: restore() exits its mode
+
+        def pre(mod, inputs):
+            mode = _Route(routes, nested)
+            mode.__enter__()
+            stack.append(mode)
+
+        def post(mod, inputs, output):
+            if stack:
+                stack.pop().__exit__(None, None, None)
+
+        def enter_child(mod, inputs):
+            nested[0] += 1
+
+        def leave_child(mod, inputs, output):
+            nested[0] -= 1
+
+        self._handles.append(module.register_forward_pre_hook(pre))
+        self._handles.append(module.register_forward_hook(post))
+        for child in module.children():
+            self._handles.append(child.register_forward_pre_hook(enter_child))
+            self._handles.append(child.register_forward_hook(leave_child))
+
+    def restore(self):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        for stack in getattr(self, "_mode_stacks", ()):
+            while stack:
+                stack.pop().__exit__(None, None, None)
+        self._mode_stacks = []
+        for g, name, original in reversed(self._patched):
+            g[name] = original
+        self._patched = []
+        self._marks = None
+        self._wrapped_acts = set()
+        for k in self.kernels:
+            if hasattr(k, "fused_marks"):
+                del k.fused_marks
+        for k in self.kernels:
+            if hasattr(k, "_gate"):
+                del k._gate
+        for module in self._buffers:
+            del module._buffers[FROZEN_WT]
+        self._buffers = []
+        for module, had, forward in reversed(self._forwards):
+            if had:
+                module.forward = forward
+            else:
+                del module.forward
+        self._forwards = []
+
+    def report(self):
+        return [k.report() for k in self.kernels]
+
+    def reset_counts(self):
+        for k in self.kernels:
+            k.routed, k.fallbacks = 0, {}
