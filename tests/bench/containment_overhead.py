@@ -11,7 +11,8 @@ AUTOKERNEL_CGROUP=v1|v2|none picks the hierarchy. Results: docs/benchmarks.md, "
 """
 import sys, time, statistics, json
 sys.path.insert(0, sys.argv[1])
-from harness import bench, remote
+from harness import bench
+from harness.runners import pool
 k = sys.argv[2]
 DEVICE = sys.argv[4] if len(sys.argv) > 4 else "cpu"
 acc = {"fork": [], "finish": [], "freeze": [], "thaw": []}
@@ -19,10 +20,10 @@ def timed(name, fn):
     def w(*a, **kw):
         t = time.perf_counter(); r = fn(*a, **kw); acc[name].append(time.perf_counter() - t); return r
     return w
-remote.Candidate.__init__ = timed("fork", remote.Candidate.__init__)
-remote.Candidate.finish = timed("finish", remote.Candidate.finish)
-remote.Candidate.freeze = timed("freeze", remote.Candidate.freeze)
-remote.Candidate.thaw = timed("thaw", remote.Candidate.thaw)
+pool.Candidate.__init__ = timed("fork", pool.Candidate.__init__)
+pool.Candidate.finish = timed("finish", pool.Candidate.finish)
+pool.Candidate.freeze = timed("freeze", pool.Candidate.freeze)
+pool.Candidate.thaw = timed("thaw", pool.Candidate.thaw)
 bench.run({"kernel_path": k, "device": DEVICE, "quick": True})
 for v in acc.values(): v.clear()
 N = int(sys.argv[3]); tot = []

@@ -24,13 +24,14 @@ import time
 
 import torch
 
-from . import compiled, judgeid, loader, ops, plan, precision, remote, roofline, stages, timed
+from . import compiled, judgeid, ops, plan, precision, roofline, stages, timed
+from .runners import loader, pool
 from .isolation import sandbox, textsafe
 from .ipc import shm
-from .caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
+from .runners.caller import KernelFault, KernelRaised, RemoteCaller, region_bytes
 from .contract.rules import TOLERANCE_LOOSEN_LIMIT
 from .contract.dtypes import canonical
-from .remote import RunnerFailure
+from .runners.pool import RunnerFailure
 
 sandbox.make_undumpable()   # nothing of the same user may read this process's memory or descriptors
 
@@ -164,12 +165,12 @@ def run(args, progress=lambda m, f: None):
     if device == "cuda" and not torch.cuda.is_available():
         return _result("error", "bench: --device cuda asked for, but this PyTorch (%s) sees no CUDA "
                                 "device" % torch.__version__, environment_error=True)
-    remote.prestart(device, WORKER_DIR)        # the runners import torch while the judge prepares
+    pool.prestart(device, WORKER_DIR)        # the runners import torch while the judge prepares
     seed = args.get("seed")
     seed = int(seed) if seed is not None else random.SystemRandom().getrandbits(62)
     rng = random.Random(seed)
     limit = float(args.get("time_limit_s") or 180)
-    deadline = remote.Deadline(max(5.0, limit - TIME_MARGIN_S))
+    deadline = pool.Deadline(max(5.0, limit - TIME_MARGIN_S))
 
     load_stage = stages.StageResult("import")
     t0 = _now()
@@ -218,10 +219,10 @@ def run(args, progress=lambda m, f: None):
                 timing_size=cases["timing"][0].size, contract=dict(spec.attrs))
     progress("starting the kernel's sandbox", 0.04)
     try:
-        candidate = remote.Candidate(device, WORKER_DIR, deadline)
+        candidate = pool.Candidate(device, WORKER_DIR, deadline)
     except (RuntimeError, OSError, RunnerFailure) as e:
         load_stage.fail("the kernel's sandbox could not start: %s" % e)
-        iso = remote.isolation(device)
+        iso = pool.isolation(device)
         return _result("error", load_stage.failure, stages=[load_stage.as_dict()], environment_error=True,
                        bench_seconds=_now() - t_start, isolation=iso, judge=judgeid.identity(iso), **base)
     base["isolation"] = candidate.sb.describe()
@@ -252,7 +253,7 @@ class _Judge:
             try:
                 self.reference.request({"op": "release"}, cap=30)
             except RunnerFailure:
-                remote.shutdown_reference(self.device)
+                pool.shutdown_reference(self.device)
         if self.arena is not None:
             self.arena.close()
         return note
@@ -330,7 +331,7 @@ class _Judge:
         main = self.cases["timing"][0]
         t0 = _now()
         try:
-            self.reference, self.reference_sb = remote.reference(self.device, WORKER_DIR, self.deadline)
+            self.reference, self.reference_sb = pool.reference(self.device, WORKER_DIR, self.deadline)
             ok = _attach(self.reference, self.arena, cap=60).get("ok") \
                 and self.reference.request({"op": "reference", "op_type": self.spec.name,
                                             "attrs": dict(self.spec.attrs)}).get("ok")

@@ -5,7 +5,7 @@ import time
 
 from . import compare
 from .ipc import bits
-from .caller import KernelFault, KernelRaised
+from .runners.caller import KernelFault, KernelRaised
 
 _now = time.perf_counter
 

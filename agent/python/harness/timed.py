@@ -27,7 +27,7 @@ import torch
 
 from . import compare, plan
 from .ipc import bits, procmem
-from .caller import KernelFault, KernelRaised, layout, output_desc, output_view, read_output
+from .runners.caller import KernelFault, KernelRaised, layout, output_desc, output_view, read_output
 from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize
 
 MAX_CHECKS = 14

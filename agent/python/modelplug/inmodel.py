@@ -51,7 +51,8 @@ def _check_args(args):
 
 
 def handle(args, ctx=None):
-    from harness import remote, timing
+    from harness import timing
+    from harness.runners import pool
     from harness.isolation import sandbox
     started = time.perf_counter()
     k, model_path = _check_args(args)
@@ -74,7 +75,7 @@ def handle(args, ctx=None):
     scratch = tempfile.mkdtemp(prefix="inmodel-", dir=sb.root)
     try:
         sb.start()
-        runner = remote.Runner(sb.conn, "the model runner", remote.Deadline(float(args.get("time_limit_s") or 600)),
+        runner = pool.Runner(sb.conn, "the model runner", pool.Deadline(float(args.get("time_limit_s") or 600)),
                                lambda: ": " + sb.log_tail(1500))
         reply = runner.request({"op": "load", "model_path": model_path, "device": device, "dtype": dtype_name,
                                 "kernels": [{"name": k["name"], "op_type": k["op_type"], "path": k["path"],

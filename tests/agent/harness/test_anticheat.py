@@ -1,6 +1,9 @@
 """Every cheating kernel in cheaters/ is caught, at the right stage, for the right reason."""
 
+import ast
+import importlib.util
 import os
+import re
 import unittest
 
 import torch
@@ -41,6 +44,23 @@ class AntiCheat(unittest.TestCase):
     def test_every_cheater_has_an_expectation(self):
         files = {f for f in os.listdir(CHEATERS) if f.endswith(".py")}
         self.assertEqual(files, set(EXPECTED) | test_isolation.COVERED)
+
+    def test_every_judge_module_an_attack_names_exists(self):
+        # An attack that looks a judge module up by name ("harness.runners.runner") does nothing once
+        # that module is moved or renamed, and would then "be caught" without ever having attacked.
+        named = {}
+        for fname in sorted(os.listdir(CHEATERS)):
+            if fname.endswith(".py"):
+                with open(os.path.join(CHEATERS, fname)) as f:
+                    tree = ast.parse(f.read())
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                            and re.fullmatch(r"harness(\.\w+)+", node.value):
+                        named.setdefault(node.value, fname)
+        self.assertGreaterEqual(len(named), 5, named)
+        for module, fname in sorted(named.items()):
+            with self.subTest(module=module, cheater=fname):
+                self.assertIsNotNone(importlib.util.find_spec(module), "%s names %s" % (fname, module))
 
     def test_every_cheater_is_caught(self):
         for fname, (status, stage, needle) in sorted(EXPECTED.items()):

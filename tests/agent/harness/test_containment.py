@@ -13,7 +13,7 @@ import unittest
 
 from harnesstest import CHEATERS, PYDIR, STARTERS, run
 
-from harness import remote
+from harness.runners import pool
 from harness.isolation import cgroup, sandbox, textsafe
 from harness.ipc import shm
 
@@ -65,7 +65,7 @@ class _Env:
     def __enter__(self):
         self.saved = {k: os.environ.get(k) for k in self.env}
         os.environ.update(self.env)
-        remote.shutdown()
+        pool.shutdown()
         cgroup.reset()
         return self
 
@@ -75,12 +75,12 @@ class _Env:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        remote.shutdown()
+        pool.shutdown()
         cgroup.reset()
 
 
 def _isolation():
-    return remote.isolation("cpu")
+    return pool.isolation("cpu")
 
 
 def _need_cgroup(test):

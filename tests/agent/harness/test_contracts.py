@@ -7,7 +7,8 @@ import unittest
 
 from harnesstest import STARTERS, TempDirMixin, run, write_kernel
 
-from harness import extract, loader, ops
+from harness import extract, ops
+from harness.runners import loader
 
 IGNORES_BIAS = """
 import torch

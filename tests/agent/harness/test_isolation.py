@@ -13,7 +13,7 @@ import unittest
 
 from harnesstest import CHEATERS, PYDIR, ROOT, STARTERS, run
 
-from harness import remote
+from harness.runners import pool
 
 import test_containment
 
@@ -110,7 +110,7 @@ class Damage(unittest.TestCase):
         os.environ["OPENAI_API_KEY"] = "sk-isolation-test-4242424242"
         os.environ["HF_TOKEN"] = "hf-isolation-test-4242424242"
         try:
-            remote.shutdown()           # sandboxes started before the variables existed would prove nothing
+            pool.shutdown()           # sandboxes started before the variables existed would prove nothing
             r = run(os.path.join(CHEATERS, "leak_secret.py"))
         finally:
             del os.environ["OPENAI_API_KEY"], os.environ["HF_TOKEN"]
@@ -154,12 +154,12 @@ class Damage(unittest.TestCase):
     def test_memory_is_limited(self):
         os.environ["AUTOKERNEL_SANDBOX_MEMORY_MB"] = "1024"
         try:
-            remote.shutdown()
+            pool.shutdown()
             r = run(os.path.join(CHEATERS, "memory_hog.py"))
             self.assertEqual(r["isolation"]["memory_limit_mb"], 1024)
         finally:
             del os.environ["AUTOKERNEL_SANDBOX_MEMORY_MB"]
-            remote.shutdown()
+            pool.shutdown()
         self.assertEqual(r["status"], "incorrect", r["failure"])
         self.assertIn("can't allocate memory", r["failure"])
 
@@ -196,7 +196,7 @@ class TritonSeed(unittest.TestCase):
     def test_each_candidate_gets_its_own_copy(self):
         # The driver utilities are copied into every candidate's fresh cache from the zygote's
         # memory: what one candidate does to its copy is gone with its directory.
-        from harness import runner
+        from harness.runners import runner
         seed = {"abc/cuda_utils.so": b"\x7fELF trusted", "abc/__grp__cuda_utils.json": b"{}"}
         tmp = tempfile.mkdtemp()
         try:
@@ -222,17 +222,17 @@ class SpareRunner(unittest.TestCase):
     sandbox, where bubblewrap gives two; after the kernel is dead otherwise."""
 
     def setUp(self):
-        self.saved = remote.SPARE_DEVICES
-        remote.SPARE_DEVICES = ("cpu",)
-        remote.shutdown()
+        self.saved = pool.SPARE_DEVICES
+        pool.SPARE_DEVICES = ("cpu",)
+        pool.shutdown()
 
     def tearDown(self):
-        remote.SPARE_DEVICES = self.saved
-        remote.shutdown()
+        pool.SPARE_DEVICES = self.saved
+        pool.shutdown()
 
     def _both_sandboxes_up(self):
         from harness.bench import WORKER_DIR
-        sbs = [remote._sandbox("cpu", role, WORKER_DIR) for role in remote.CANDIDATE_ROLES]
+        sbs = [pool._sandbox("cpu", role, WORKER_DIR) for role in pool.CANDIDATE_ROLES]
         if any(sb.kind != "bubblewrap" for sb in sbs):
             self.skipTest("bubblewrap does not run here: one PID namespace for every candidate")
         return sbs
@@ -240,8 +240,8 @@ class SpareRunner(unittest.TestCase):
     def test_spare_is_forked_beside_the_kernel_in_the_other_sandbox(self):
         self._both_sandboxes_up()
         forks = []
-        fork = remote._fork
-        remote._fork = lambda sb, d: forks.append(sb.role) or fork(sb, d)
+        fork = pool._fork
+        pool._fork = lambda sb, d: forks.append(sb.role) or fork(sb, d)
         try:
             r = run(os.path.join(CHEATERS, "escape_daemon.py"))
             # On a loaded 2-core machine quick timing can reject this µs-scale kernel ("no longer
@@ -249,58 +249,58 @@ class SpareRunner(unittest.TestCase):
             self.assertIn(r["status"], ("ok", "incorrect"), r["failure"])
             kernel_role, spare_role = forks         # the kernel's own process, then the spare
             self.assertNotEqual(kernel_role, spare_role)
-            sb, (cwd, _, ns_pid) = remote._spares["cpu"]
+            sb, (cwd, _, ns_pid) = pool._spares["cpu"]
             self.assertEqual(sb.role, spare_role)
             # The daemon lived in the other PID namespace and died with its kernel; the spare's
             # sandbox holds its init, its zygote and the spare.
             members = set(sb.members())
             self.assertEqual(len(members - {sb.init_pid, sb.leader}), 1, members)
-            kernel_sb = remote._sandboxes[("cpu", kernel_role)]
+            kernel_sb = pool._sandboxes[("cpu", kernel_role)]
             self.assertEqual(set(kernel_sb.members()), {kernel_sb.init_pid, kernel_sb.leader})
             r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         finally:
-            remote._fork = fork
+            pool._fork = fork
         self.assertEqual(r["status"], "ok", r["failure"])
         self.assertEqual(forks[2:], [kernel_role])  # adopted the spare, forked the next one beside it
         self.assertFalse(os.path.isdir(cwd))        # the adopted spare's files went with its bench
-        self.assertNotEqual(remote._spares["cpu"][1][2], ns_pid)
+        self.assertNotEqual(pool._spares["cpu"][1][2], ns_pid)
 
     def test_one_sandbox_forks_the_spare_after_the_kernel_is_dead(self):
-        beside = remote.Candidate._fork_spare_beside
-        remote.Candidate._fork_spare_beside = lambda self: None
+        beside = pool.Candidate._fork_spare_beside
+        pool.Candidate._fork_spare_beside = lambda self: None
         try:
             r = run(os.path.join(CHEATERS, "escape_daemon.py"))
             self.assertIn(r["status"], ("ok", "incorrect"), r["failure"])
-            sb, (cwd, _, ns_pid) = remote._spares["cpu"]
+            sb, (cwd, _, ns_pid) = pool._spares["cpu"]
             self.assertEqual(sb.role, "candidate")
             # Nothing of the kernel lives beside the spare: the sandbox holds its init, the zygote, the spare.
             members = set(sb.members()) - {sb.init_pid}
             self.assertEqual(len(members - {sb.leader}), 1, members)
             r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         finally:
-            remote.Candidate._fork_spare_beside = beside
+            pool.Candidate._fork_spare_beside = beside
         self.assertEqual(r["status"], "ok", r["failure"])
         self.assertFalse(os.path.isdir(cwd))
-        self.assertNotEqual(remote._spares["cpu"][1][2], ns_pid)
+        self.assertNotEqual(pool._spares["cpu"][1][2], ns_pid)
 
     def test_a_dead_spare_is_replaced_not_blamed_on_the_kernel(self):
         self._both_sandboxes_up()
         run(os.path.join(STARTERS, "cpu", "softmax.py"))
-        sb, (_, conn, _) = remote._spares["cpu"]
+        sb, (_, conn, _) = pool._spares["cpu"]
         conn.close()                             # as if the spare had died
         r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         self.assertEqual(r["status"], "ok", r["failure"])
-        self.assertIn("cpu", remote._spares)
+        self.assertIn("cpu", pool._spares)
 
     def test_the_spare_is_warm_before_the_timing_starts(self):
         self._both_sandboxes_up()
         settled = []
-        settle = remote.Candidate.settle_spare
-        remote.Candidate.settle_spare = lambda c, d: settled.append("cpu" in remote._spares) or settle(c, d)
+        settle = pool.Candidate.settle_spare
+        pool.Candidate.settle_spare = lambda c, d: settled.append("cpu" in pool._spares) or settle(c, d)
         try:
             r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         finally:
-            remote.Candidate.settle_spare = settle
+            pool.Candidate.settle_spare = settle
         self.assertEqual(r["status"], "ok", r["failure"])
         self.assertEqual(settled, [True])       # the timing waited on a spare that already existed
 
@@ -326,11 +326,11 @@ class Sandbox(unittest.TestCase):
     def test_without_bubblewrap_the_result_says_so(self):
         os.environ["AUTOKERNEL_BWRAP"] = "none"
         try:
-            remote.shutdown()
+            pool.shutdown()
             r = run(os.path.join(STARTERS, "cpu", "softmax.py"))
         finally:
             del os.environ["AUTOKERNEL_BWRAP"]
-            remote.shutdown()
+            pool.shutdown()
         self.assertEqual(r["status"], "ok", r["failure"])
         self.assertEqual(r["isolation"]["sandbox"], "process")
         self.assertIn("AUTOKERNEL_BWRAP=none", r["isolation"]["weaker_because"])

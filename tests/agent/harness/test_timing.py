@@ -61,7 +61,7 @@ class FreshInputs(unittest.TestCase):
         import torch
         from harness import timed
         from harness.ipc import shm
-        from harness.caller import layout
+        from harness.runners.caller import layout
         a = torch.arange(6, dtype=torch.float32).view(2, 3)
         b = torch.arange(5, dtype=torch.bfloat16)
         case = types.SimpleNamespace(inputs=(a, b), out_nbytes=lambda: 12)
@@ -94,7 +94,7 @@ class HeldOutputs(unittest.TestCase):
 
     def test_offsets_are_checked_against_the_heap(self):
         import torch
-        from harness import caller
+        from harness.runners import caller
         from harness.ipc import shm
         heap = shm.create("cpu", 4096)
         heap.tensor(512, [4, 8], torch.float32).copy_(torch.arange(32, dtype=torch.float32).view(4, 8))

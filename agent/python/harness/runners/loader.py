@@ -8,7 +8,7 @@ import os
 import sys
 import traceback
 
-from .contract.rules import CONTRACT_NAMES as CONTRACT
+from ..contract.rules import CONTRACT_NAMES as CONTRACT
 
 DYNAMIC = object()          # the value is not a literal: known only after import
 _counter = itertools.count(1)

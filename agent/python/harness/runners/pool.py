@@ -9,8 +9,8 @@ import os
 import tempfile
 import time
 
-from .isolation import sandbox
-from .ipc import wire
+from ..isolation import sandbox
+from ..ipc import wire
 
 _sandboxes = {}                 # (device, role) -> Sandbox
 

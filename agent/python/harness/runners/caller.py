@@ -4,11 +4,11 @@ torch.Tensor from the bytes the runner copied back. What the runner says about t
 dtype, type) is used for error messages only; the verdict is taken on the bytes.
 """
 
-from .contract.dtypes import dtype_name
-from .ipc import procmem
-from .ipc.bits import bit_equal
-from .ipc.shm import aligned
-from .remote import RunnerFailure
+from ..contract.dtypes import dtype_name
+from ..ipc import procmem
+from ..ipc.bits import bit_equal
+from ..ipc.shm import aligned
+from .pool import RunnerFailure
 
 
 class KernelFault(Exception):

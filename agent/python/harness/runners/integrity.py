@@ -41,7 +41,7 @@ def _targets():
             continue
         if name == "harness" or name.startswith("harness.") or name == "triton.testing":
             out.append((name, module))
-    from . import ops
+    from .. import ops
     for spec in ops.OPS.values():
         out.append(("OpSpec(%s)" % spec.name, spec))
     return out
