@@ -33,7 +33,7 @@ PARITY_TOLERANCE = {   # the harness's matmul tolerances: a model is mostly matm
 WORSE_THAN_EAGER = 2.0      # ours may be at most this many times further from the truth than eager
 NOISE_FLOOR_PCT = 1.0
 MODES = ("eager", "compile")
-PLUG_SHA = None             # sha256 of plug.py: a verification made with other plugging code is not reused
+PLUG_SHA = None             # sha256 over the plug package: a verification made with other plugging code is not reused
 
 
 class VerifyError(Exception):
@@ -215,6 +215,16 @@ def _sha(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def plug_sha():
+    """sha256 over the plug package's sources (name and bytes of each, in name order)."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plug")
+    h = hashlib.sha256()
+    for name in sorted(n for n in os.listdir(root) if n.endswith(".py")):
+        with open(os.path.join(root, name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read() + b"\0")
+    return h.hexdigest()
+
+
 class _Timer:
     """Times variants prepared in the model runner with this process's clock, alternating."""
 
@@ -254,7 +264,7 @@ def handle(args, ctx=None):
         raise VerifyError("%s changed since it was profiled (sha256 %s..., recorded %s...): re-profile, or "
                           "verify with --allow-changed-model" % (model_path, _sha(model_path)[:12], recorded_sha[:12]))
     global PLUG_SHA
-    PLUG_SHA = PLUG_SHA or _sha(os.path.join(os.path.dirname(os.path.abspath(__file__)), "plug.py"))
+    PLUG_SHA = PLUG_SHA or plug_sha()
     mode = check_mode(args)
     sites, recorded = call_sites(run_dir)
     if not recorded:
