@@ -1,0 +1,170 @@
+"""modelplug's thin per-call path (plug/swap.py, #38/#40): a swapped module forward decides its route once
+and checks the contract once per input signature. What must still hold: a call whose dtype, shape or
+strides changed is checked again (routed only where the kernel fits it, else it falls back to the
+module's own code and is counted with its reason), the routed/fallback counters stay exact over repeated
+calls, a weight changed in place is seen, and a module whose fixed attributes do not fit keeps the
+per-call route with its reasons. CPU, torch 1.13 in CI."""
+
+import os
+import unittest
+
+from harnesstest import STARTERS
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from modelplug import plug
+
+
+def starter(op):
+    module, ktype = plug.load_kernel(os.path.join(STARTERS, "cpu", op + ".py"), "test_plugfast_" + op)
+    assert ktype == op
+    return module.kernel_fn
+
+
+class Recording:
+    """A kernel_fn that records what it was given (contiguity, shapes), then runs the starter."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, []
+
+    def __call__(self, *args):
+        self.calls.append([(tuple(a.shape), a.is_contiguous()) for a in args])
+        return self.fn(*args)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 6)
+        self.norm = nn.LayerNorm(6)
+        self.soft = nn.Softmax(dim=1)
+
+    def forward(self, x):
+        return self.soft(self.norm(self.fc(x)))
+
+
+def kernel(op, fn, sites, dtype=torch.float32, **attrs):
+    return plug.Kernel(op, op, fn, sites, dtype, contract=dict(attrs) if attrs else None)
+
+
+class SignatureCache(unittest.TestCase):
+    def setUp(self):
+        torch.manual_seed(0)
+        self.net = Net().eval()
+
+    def plug(self, kernels):
+        p = plug.Plugged(self.net, kernels)
+        self.addCleanup(p.restore)
+        return p
+
+    def test_the_modules_are_swapped_without_hooks_and_restored(self):
+        p = self.plug([kernel("matmul", starter("matmul"), ["fc"], bias=True),
+                       kernel("layernorm", starter("layernorm"), ["norm"], eps=1e-5, bias=True),
+                       kernel("softmax", starter("softmax"), ["soft"])])
+        for name in ("fc", "norm", "soft"):
+            m = getattr(self.net, name)
+            self.assertIn("forward", vars(m), name)
+            self.assertEqual((len(m._forward_pre_hooks), len(m._forward_hooks)), (0, 0), name)
+        self.assertEqual([r["plugged_sites"] for r in p.report()], [["fc"], ["norm"], ["soft"]])
+        p.restore()
+        for name in ("fc", "norm", "soft"):
+            self.assertNotIn("forward", vars(getattr(self.net, name)), name)
+
+    def test_a_dtype_change_falls_back_and_counts_then_routes_again(self):
+        k = kernel("matmul", starter("matmul"), ["fc"], bias=True)
+        self.plug([k])
+        x = torch.randn(4, 8)
+        fc = self.net.fc
+        with torch.no_grad():
+            for _ in range(3):
+                torch.testing.assert_close(fc(x), F.linear(x, fc.weight, fc.bias))
+            self.assertEqual((k.routed, k.fallbacks), (3, {}))
+            fc.double()                                  # the same module, another dtype: a new signature
+            xd = x.double()
+            for _ in range(2):
+                self.assertTrue(torch.equal(fc(xd), F.linear(xd, fc.weight, fc.bias)))
+            self.assertEqual(k.routed, 3)
+            self.assertEqual(k.fallbacks, {"dtype float64, the kernel was judged in float32": 2})
+            fc.float()
+            torch.testing.assert_close(fc(x), F.linear(x, fc.weight, fc.bias))
+        self.assertEqual((k.routed, sum(k.fallbacks.values())), (4, 2))
+
+    def test_a_shape_change_the_kernel_does_not_fit_falls_back(self):
+        # nn.Softmax(dim=1) is over the last dim of a 2-d input only: the same module on a 3-d input is
+        # softmax over a middle dim, which the kernel (rows over the last dim) does not compute.
+        rec = Recording(starter("softmax"))
+        k = kernel("softmax", rec, ["soft"])
+        self.plug([k])
+        soft = self.net.soft
+        x2, x3 = torch.randn(3, 5), torch.randn(2, 3, 5)
+        with torch.no_grad():
+            torch.testing.assert_close(soft(x2), torch.softmax(x2, 1))
+            self.assertTrue(torch.equal(soft(x3), torch.softmax(x3, 1)))
+            self.assertTrue(torch.equal(soft(x3), torch.softmax(x3, 1)))
+            torch.testing.assert_close(soft(x2), torch.softmax(x2, 1))
+        self.assertEqual(k.routed, 2)
+        self.assertEqual(k.fallbacks, {"softmax over a dimension other than the last": 2})
+        self.assertEqual(len(rec.calls), 2)
+
+    def test_a_stride_change_gives_the_kernel_a_contiguous_copy(self):
+        rec = Recording(starter("layernorm"))
+        k = kernel("layernorm", rec, ["norm"], eps=1e-5, bias=True)
+        self.plug([k])
+        norm = self.net.norm
+        base = torch.randn(6, 4)
+        with torch.no_grad():
+            for x in (base.t().contiguous(), base.t(), torch.randn(2, 4, 6), torch.randn(2, 6, 4).transpose(1, 2)):
+                self.assertEqual(tuple(x.shape[-1:]), (6,))
+                torch.testing.assert_close(norm(x), F.layer_norm(x, (6,), norm.weight, norm.bias, 1e-5))
+        self.assertEqual((k.routed, k.fallbacks), (4, {}))
+        self.assertEqual([c[0] for c in rec.calls], [((4, 6), True)] * 2 + [((8, 6), True)] * 2)
+
+    def test_a_weight_changed_in_place_is_seen(self):
+        k = kernel("matmul", starter("matmul"), ["fc"], bias=True)
+        self.plug([k])
+        fc, x = self.net.fc, torch.randn(4, 8)
+        with torch.no_grad():
+            fc(x)
+            fc.weight.mul_(-2.0)
+            torch.testing.assert_close(fc(x), F.linear(x, fc.weight, fc.bias))
+        self.assertEqual(k.routed, 2)
+
+    def test_a_kernel_without_contract_adds_the_bias_after(self):
+        k = kernel("matmul", starter("matmul"), ["fc"])          # no CONTRACT: the old rule
+        self.plug([k])
+        fc, x = self.net.fc, torch.randn(2, 3, 8)
+        with torch.no_grad():
+            torch.testing.assert_close(fc(x), F.linear(x, fc.weight, fc.bias))
+        self.assertEqual((k.routed, k.fallbacks), (1, {}))
+
+    def test_attributes_that_do_not_fit_keep_the_per_call_route(self):
+        k = kernel("layernorm", starter("layernorm"), ["norm"], eps=1e-6, bias=True)     # the module's is 1e-5
+        self.plug([k])
+        norm = self.net.norm
+        self.assertNotIn("forward", vars(norm))
+        x = torch.randn(3, 6)
+        with torch.no_grad():
+            for _ in range(3):
+                self.assertTrue(torch.equal(norm(x), F.layer_norm(x, (6,), norm.weight, norm.bias, 1e-5)))
+        self.assertEqual((k.routed, k.fallbacks), (0, {"eps 1e-05, the kernel implements 1e-06": 3}))
+
+    def test_counters_stay_exact_over_a_model(self):
+        ks = [kernel("matmul", starter("matmul"), ["fc"], bias=True),
+              kernel("layernorm", starter("layernorm"), ["norm"], eps=1e-5, bias=True),
+              kernel("softmax", starter("softmax"), ["soft"])]
+        p = self.plug(ks)
+        x = torch.randn(5, 8)
+        with torch.no_grad():
+            want = torch.softmax(F.layer_norm(F.linear(x, self.net.fc.weight, self.net.fc.bias), (6,),
+                                              self.net.norm.weight, self.net.norm.bias, 1e-5), 1)
+            for _ in range(7):
+                torch.testing.assert_close(self.net(x), want)
+        self.assertEqual([(r["routed_calls"], r["fallback_calls"]) for r in p.report()], [(7, {})] * 3)
+        p.reset_counts()
+        self.assertEqual([k.routed for k in ks], [0, 0, 0])
+
+
+if __name__ == "__main__":
+    unittest.main()
