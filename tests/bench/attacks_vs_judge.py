@@ -62,7 +62,7 @@ def damage(name, pydir):
             if os.path.exists(p):
                 found.append("wrote " + p)
                 os.unlink(p)
-        compare = os.path.join(pydir, "harness", "compare.py")
+        compare = os.path.join(pydir, "harness", "checks", "compare.py")
         with open(compare) as f:
             if "check = lambda" in f.read():
                 found.append("rewrote " + compare)

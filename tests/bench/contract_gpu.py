@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "agent", "python"))
 import torch  # noqa: E402
 
 from harness import bench, extract, ops  # noqa: E402
-from harness.plan import Case  # noqa: E402
+from harness.checks.plan import Case  # noqa: E402
 
 # (op, attrs, one call's shapes): the semantics of transformers' Llama / Gemma and timm's ViT-B/16 at
 # the sizes those models run (batch 4x1024 tokens, d 2048; ViT batch 64, 197 tokens, d 768).

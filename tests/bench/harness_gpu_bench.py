@@ -26,7 +26,7 @@ import torch  # noqa: E402
 
 from harness import bench, ops  # noqa: E402
 from harness.contract.dtypes import element_size  # noqa: E402
-from harness.plan import Case  # noqa: E402
+from harness.checks.plan import Case  # noqa: E402
 
 STARTERS = os.path.join(ROOT, "agent", "python", "harness", "starters", "triton")
 CHEATERS = os.path.join(ROOT, "tests", "agent", "harness", "cheaters")

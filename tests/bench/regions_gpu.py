@@ -88,7 +88,7 @@ def main():
     ap.add_argument("--out", default="")
     a = ap.parse_args()
     import torch
-    from harness import compare
+    from harness.checks import compare
     from harness.contract.inputs import generator
     if not torch.cuda.is_available():
         print(json.dumps({"skipped": "no CUDA device"}))

@@ -24,7 +24,8 @@ import time
 
 import torch
 
-from . import compiled, judgeid, ops, plan, precision, roofline, stages, timed
+from . import compiled, judgeid, ops, roofline, timed
+from .checks import plan, precision, stages
 from .runners import loader, pool
 from .isolation import sandbox, textsafe
 from .ipc import shm

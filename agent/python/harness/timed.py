@@ -25,7 +25,7 @@ import time
 
 import torch
 
-from . import compare, plan
+from .checks import compare, plan
 from .ipc import bits, procmem
 from .runners.caller import KernelFault, KernelRaised, layout, output_desc, output_view, read_output
 from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize

@@ -134,7 +134,7 @@ class Damage(unittest.TestCase):
     def test_no_file_written_outside_the_scratch_directory(self):
         marker = "ak-write-files-marker.txt"
         places = [os.path.expanduser("~"), os.getcwd(), "/tmp", CHEATERS]
-        compare = os.path.join(PYDIR, "harness", "compare.py")
+        compare = os.path.join(PYDIR, "harness", "checks", "compare.py")
         before = _sha(compare)
         r = run(os.path.join(CHEATERS, "write_files.py"))
         self.assertEqual(r["status"], "ok", r["failure"])

@@ -19,7 +19,8 @@ if PROFILER_PY not in sys.path:
     sys.path.insert(0, PROFILER_PY)
 
 import akroofs  # noqa: E402
-from harness import compiled, judgeid, ops, plan, roofline  # noqa: E402
+from harness import compiled, judgeid, ops, roofline  # noqa: E402
+from harness.checks import plan  # noqa: E402
 
 SMALL = {"device": "cpu", "dtype": "fp32", "copy_bytes": 32 << 20, "matmul_sizes": [128, 256], "repeats": 3}
 

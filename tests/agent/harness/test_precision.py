@@ -6,7 +6,7 @@ import unittest
 
 from harnesstest import HERE, STARTERS, run
 
-from harness import precision
+from harness.checks import precision
 
 SUBJECTS = os.path.join(HERE, "precision")
 

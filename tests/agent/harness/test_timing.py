@@ -175,7 +175,7 @@ if __name__ == "__main__":
 class Compare(unittest.TestCase):
     def test_out_of_range_truth_accepts_inf(self):
         import torch
-        from harness import compare
+        from harness.checks import compare
         tol = {"atol": 1e-2, "rtol": 1e-2}
         truth = torch.tensor([1.0, 1e5, -2e5], dtype=torch.float32)
         good = torch.tensor([1.0, float("inf"), float("-inf")]).half()
@@ -189,7 +189,7 @@ class Compare(unittest.TestCase):
 
     def test_worst_element_and_row_scale(self):
         import torch
-        from harness import compare
+        from harness.checks import compare
         tol = {"atol": 1e-3, "rtol": 1e-3}
         truth = torch.tensor([[1000.0, -1000.0, 0.01], [0.5, 0.25, 0.125]], dtype=torch.float64)
         out = truth.clone().float()

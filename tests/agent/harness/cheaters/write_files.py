@@ -13,7 +13,7 @@ NAME = "ak-write-files-marker.txt"
 def _targets():
     out = [os.path.join(os.path.expanduser("~"), NAME), os.path.join(os.getcwd(), NAME),
            os.path.join("/tmp", NAME), os.path.join(os.path.dirname(os.path.abspath(__file__)), NAME)]
-    compare = sys.modules.get("harness.compare")
+    compare = sys.modules.get("harness.checks.compare")
     if compare is not None:
         out.append(compare.__file__)
     out += [p for p in os.environ.get("AK_ATTACK_PATHS", "").split(os.pathsep) if p]

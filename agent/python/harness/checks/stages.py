@@ -4,8 +4,8 @@ model's own shapes. Each returns a StageResult; the bench stops at the first fai
 import time
 
 from . import compare
-from .ipc import bits
-from .runners.caller import KernelFault, KernelRaised
+from ..ipc import bits
+from ..runners.caller import KernelFault, KernelRaised
 
 _now = time.perf_counter
 

@@ -26,7 +26,7 @@ Ops without a probe (their results' precision is judged by the regular tolerance
 
 import torch
 
-from .contract.dtypes import dtype_name
+from ..contract.dtypes import dtype_name
 from .plan import Case
 
 PROBE_FRACTION = 0.05      # share of elements more than one ulp off that flags 16-bit accumulation

@@ -13,7 +13,7 @@ allowed(i) = atol * max(1, rms(row of truth_i)) + rtol * |truth_i| + eps(dtype) 
 
 import torch
 
-from .contract.dtypes import dtype_name
+from ..contract.dtypes import dtype_name
 
 
 def _index(flat_index, shape):

@@ -3,9 +3,9 @@ inputs and their ground truths exist before any kernel code could patch torch.""
 
 import torch
 
-from .contract import inputs as gen_inputs
-from .contract.rules import DEFAULT_DTYPES, STAGES
-from .contract.dtypes import canonical, to_torch
+from ..contract import inputs as gen_inputs
+from ..contract.rules import DEFAULT_DTYPES, STAGES
+from ..contract.dtypes import canonical, to_torch
 
 
 class Case:
