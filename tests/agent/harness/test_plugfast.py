@@ -5,6 +5,7 @@ module's own code and is counted with its reason), the routed/fallback counters 
 calls, a weight changed in place is seen, and a module whose fixed attributes do not fit keeps the
 per-call route with its reasons. CPU, torch 1.13 in CI."""
 
+import importlib.util
 import os
 import unittest
 
@@ -17,9 +18,15 @@ import torch.nn.functional as F
 from modelplug import plug
 
 
-def starter(op):
-    module, ktype = plug.load_kernel(os.path.join(STARTERS, "cpu", op + ".py"), "test_plugfast_" + op)
-    assert ktype == op
+def starter(op, contract=None):
+    """The CPU starter's kernel_fn, rendered under `contract` (set before it runs, as extract writes it)."""
+    spec = importlib.util.spec_from_file_location("test_plugfast_%s_%d" % (op, len(contract or {})),
+                                                  os.path.join(STARTERS, "cpu", op + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    if contract:
+        module.CONTRACT = dict(contract)
+    spec.loader.exec_module(module)
+    assert module.KERNEL_TYPE == op
     return module.kernel_fn
 
 
@@ -164,6 +171,54 @@ class SignatureCache(unittest.TestCase):
         self.assertEqual([(r["routed_calls"], r["fallback_calls"]) for r in p.report()], [(7, {})] * 3)
         p.reset_counts()
         self.assertEqual([k.routed for k in ks], [0, 0, 0])
+
+
+class FusedFunctional(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 6)
+
+    def forward(self, x):
+        return self._act(self.fc(x))
+
+    def _act(self, h):
+        return F.gelu(h)           # found through the method the forward calls
+
+
+class FusedModule(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc, self.act = nn.Linear(8, 6), nn.GELU()
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+class FusedActivation(unittest.TestCase):
+    """A Linear + GELU kernel: the model's own GELU taken out. Where the parent calls it as a function the
+    parent gets the route (hooks + mode); where it is only an activation module, no mode (it would cost
+    every torch call in the parent, the Linear's launch included)."""
+
+    def check(self, model, want_hooks):
+        torch.manual_seed(0)
+        model = model.eval()
+        x = torch.randn(3, 8)
+        with torch.no_grad():
+            want = F.gelu(F.linear(x, model.fc.weight, model.fc.bias))
+            attrs = {"bias": True, "activation": "gelu"}
+            k = kernel("matmul", starter("matmul", attrs), ["fc"], **attrs)
+            p = plug.Plugged(model, [k])
+            self.addCleanup(p.restore)
+            self.assertEqual(len(model._forward_pre_hooks) > 0, want_hooks)
+            for _ in range(3):
+                torch.testing.assert_close(model(x), want)
+        self.assertEqual((k.routed, k.fallbacks), (3, {}))
+
+    def test_a_functional_gelu_gets_the_route(self):
+        self.check(FusedFunctional(), True)
+
+    def test_an_activation_module_needs_no_route(self):
+        self.check(FusedModule(), False)
 
 
 if __name__ == "__main__":

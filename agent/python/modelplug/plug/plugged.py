@@ -12,6 +12,33 @@ from .regions import REGION_OPS, _plug_region
 from .rotary import plug_function
 
 
+def may_call(module, names, depth=3):
+    """Whether the module's forward may call a function named one of `names`: its code (nested functions
+    and the module's own methods it calls included, `depth` deep) names one, or an attribute of the
+    module holding a plain function does. A call made some other way (getattr(F, name)) is missed: its
+    fused output then goes untaken, which is counted as a fallback and caught by parity."""
+    fwd = vars(module).get("forward") or getattr(type(module), "forward", None)
+    code = getattr(getattr(fwd, "__func__", fwd), "__code__", None)
+    if code is None:
+        return True
+    seen, stack = set(), [(code, 0)]
+    while stack:
+        c, level = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        if any(n in c.co_names for n in names):
+            return True
+        stack.extend((x, level) for x in c.co_consts if isinstance(x, types.CodeType))
+        if level < depth:
+            for n in c.co_names:
+                method = getattr(type(module), n, None)
+                if isinstance(method, types.FunctionType):
+                    stack.append((method.__code__, level + 1))
+    return any(callable(v) and not isinstance(v, torch.nn.Module) and getattr(v, "__name__", "") in names
+               for v in vars(module).values())
+
+
 class Plugged:
     """Kernels plugged into one model; restore() puts the model back exactly as it was.
 
@@ -98,10 +125,14 @@ class Plugged:
             return
         family = ACTIVATION_FAMILY.get(k.attrs.get("activation"), "")
         skip = _SkipActivation(self._marks, family)
-        routes = routes_by_module.setdefault(owner_name or "<model>", (owner, {}))[1]
-        for name in _ACTIVATION_FUNCTIONS.get(family, ()):
-            if not any(isinstance(r, _SkipActivation) and r.family == family for r in routes.get(name, ())):
-                routes.setdefault(name, []).insert(0, skip)     # before a kernel of the activation itself
+        names = _ACTIVATION_FUNCTIONS.get(family, ())
+        # The function route's mode costs every torch call in the owner, its children's included (the
+        # Linear's own launch): only where the owner's code may call the activation as a function.
+        if owner is module or may_call(owner, names):
+            routes = routes_by_module.setdefault(owner_name or "<model>", (owner, {}))[1]
+            for name in names:
+                if not any(isinstance(r, _SkipActivation) and r.family == family for r in routes.get(name, ())):
+                    routes.setdefault(name, []).insert(0, skip)     # before a kernel of the activation itself
         pattern = _ACTIVATION_CLASS.get(family)
         for child in owner.children():
             if pattern is None or not pattern.search(type(child).__name__) or id(child) in self._wrapped_acts:
