@@ -24,7 +24,8 @@ import time
 
 import torch
 
-from . import compiled, judgeid, ops, roofline, timed
+from . import judgeid, ops
+from .timing import compiled, roofline, rounds
 from .checks import plan, precision, stages
 from .runners import loader, pool
 from .isolation import sandbox, textsafe
@@ -269,7 +270,7 @@ class _Judge:
         timing = self.cases["timing"][0]
         case_region = max(region_bytes(c.inputs, c.out_nbytes()) for group in self.cases.values() for c in group)
         self.timing_base = shm.aligned(case_region)
-        total = self.timing_base + timed.slot_count(timing, self.device) * timed.slot_bytes(timing)
+        total = self.timing_base + rounds.slot_count(timing, self.device) * rounds.slot_bytes(timing)
         self.arena = shm.create(self.device, total)
 
     def run(self, path, source, static, load_stage, t0, t_start, base):
@@ -348,12 +349,12 @@ class _Judge:
             # in the timed calls", so load alone does not fail a correct kernel. A kernel whose work
             # really lies outside the clock stays at <= 0 every time.
             for attempt in range(1 + TIMING_RETRIES):
-                measured, checks = timed.measure(self.candidate, self.reference, self.reference_sb,
+                measured, checks = rounds.measure(self.candidate, self.reference, self.reference_sb,
                                                  self.arena, self.timing_base,
                                                  self.spec, main, self.device, self.quick,
                                                  self.rng.getrandbits(62), self.deadline, self.progress,
                                                  min_rounds=self.args.get("min_rounds"))
-                reason = timed.verify(checks, main, self.spec, self.tolerances)
+                reason = rounds.verify(checks, main, self.spec, self.tolerances)
                 if reason is not None or measured["latency_us"] > 0 or self.deadline.expired():
                     break
             measured["timing_attempts"] = attempt + 1
@@ -397,7 +398,7 @@ class _Judge:
         if note:
             base["notes"].append(note)
         if self.device == "cpu":
-            copy_roof = _cpu_copy_roof_gbs(timed.slot_bytes(main) * measured["calls_per_round"])
+            copy_roof = _cpu_copy_roof_gbs(rounds.slot_bytes(main) * measured["calls_per_round"])
             flag = roofline.beyond_copy_roof(m, copy_roof)
             measured["copy_roof_gbs"] = copy_roof
             if flag:

@@ -6,7 +6,8 @@ import json
 import os
 import sys
 
-from . import ops, roofline
+from . import ops
+from .timing import roofline
 from .contract import rules
 
 STARTERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "starters")

@@ -51,7 +51,7 @@ def _check_args(args):
 
 
 def handle(args, ctx=None):
-    from harness import timing
+    from harness.timing import stats
     from harness.runners import pool
     from harness.isolation import sandbox
     started = time.perf_counter()
@@ -95,7 +95,7 @@ def handle(args, ctx=None):
         out["reps"] = int(args.get("reps") or 0) or _reps(runner, "eager", float(args.get("target_s") or 0.05))
         _, samples = _Timer(runner, out["reps"]).compare(["eager", "with"], rounds)
         effect = _gain_pct(samples["eager"], samples["with"])
-        noise = max(timing.noise_pct(samples["eager"]), timing.noise_pct(samples["with"]))
+        noise = max(stats.noise_pct(samples["eager"]), stats.noise_pct(samples["with"]))
         limit = max(NOISE_FLOOR_PCT, noise)
         out.update({"effect_pct": effect, "noise_pct": noise, "limit_pct": limit, "positive": effect > limit})
         if not out["positive"]:

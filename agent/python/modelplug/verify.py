@@ -251,7 +251,7 @@ class _Timer:
 
 
 def handle(args, ctx=None):
-    from harness import timing
+    from harness.timing import stats
     from harness.runners import pool
     from harness.isolation import sandbox
     t_start = time.perf_counter()
@@ -500,7 +500,7 @@ def handle(args, ctx=None):
         for v in variants:
             # Speedups are medians of per-round ratios (paired: both sides of a ratio ran back to back).
             timings[names[v]] = {"median_us": medians[v], "speedup_vs_eager": _paired_ratio(samples["eager"], samples[v]),
-                                 "noise_pct": timing.noise_pct(samples[v]), "samples_us": samples[v]}
+                                 "noise_pct": stats.noise_pct(samples[v]), "samples_us": samples[v]}
         if "compile" in medians and "compile+ours" in medians:
             timings["compile+ours"]["speedup_vs_compile"] = _paired_ratio(samples["compile"], samples["compile+ours"])
             timings["compile_advice"] = _compile_advice(timings, samples)
@@ -540,7 +540,7 @@ def _leave_one_out(timer, runner, prepare, base, with_set, prefix, passing, roun
     """Each kernel's in-model effect: the model with all passing kernels against the model without it
     (alternating rounds). {"effect_pct": {name: % of the model it saves}, "saved_us": {name: us},
     "noise_pct"}. The leave-one-out variants are freed after (under compile each is a compiled copy)."""
-    from harness import timing
+    from harness.timing import stats
     prepare(base, [])
     prepare(with_set, passing)
     variants = [base, with_set]
@@ -550,7 +550,7 @@ def _leave_one_out(timer, runner, prepare, base, with_set, prefix, passing, roun
     medians, samples = timer.compare(variants, rounds)
     for name in passing:
         runner.request({"op": "release", "variant": prefix + name})
-    out = {"effect_pct": {}, "saved_us": {}, "noise_pct": timing.noise_pct(samples[with_set])}
+    out = {"effect_pct": {}, "saved_us": {}, "noise_pct": stats.noise_pct(samples[with_set])}
     for name in passing:
         without = medians[prefix + name]
         out["saved_us"][name] = without - medians[with_set]
@@ -587,7 +587,7 @@ def _against_base(timer, prepare, base, with_set, only, final, final_parity, rou
     each kernel against the others, so a set can still lose as a whole (interactions, or effects inside
     the noise that add up): then each kernel is timed alone against the baseline and only the ones
     that win alone stay, and if that set loses too nothing is offered. Returns (final, its parity)."""
-    from harness import timing
+    from harness.timing import stats
     prepare(with_set, final)
     gain, limit = _paired_gain(timer, base, with_set, rounds)
     if gain < -limit and len(final) > 1:
@@ -598,7 +598,7 @@ def _against_base(timer, prepare, base, with_set, only, final, final_parity, rou
         for name in final:
             alone[name] = _gain_pct(samples[base], samples[only + name])
             result_kernels[name]["alone_effect_pct"] = alone[name]
-        losers = [n for n in final if alone[n] <= max(NOISE_FLOOR_PCT, timing.noise_pct(samples[base]))]
+        losers = [n for n in final if alone[n] <= max(NOISE_FLOOR_PCT, stats.noise_pct(samples[base]))]
         drop(losers, "the set was %.2f%% slower than %s together and this kernel does not win alone (%s)"
              % (-gain, base, ", ".join("%s %+.2f%%" % (n, alone[n]) for n in losers)))
         final = [n for n in final if n not in losers]
@@ -642,9 +642,9 @@ def _compile_advice(timings, samples):
     """What a torch.compile user should do with the final set: the set was chosen in eager mode,
     and an opaque custom op can cost inductor a fusion or a better matmul than ours (gpt2 on the
     H200: the LM head and layernorm win 1.54x in eager, and lose 0.89x against compile alone)."""
-    from harness import timing
+    from harness.timing import stats
     ratio = timings["compile+ours"]["speedup_vs_compile"]
-    noise = max(NOISE_FLOOR_PCT, timing.noise_pct(samples["compile"]), timing.noise_pct(samples["compile+ours"]))
+    noise = max(NOISE_FLOOR_PCT, stats.noise_pct(samples["compile"]), stats.noise_pct(samples["compile+ours"]))
     pct = (ratio - 1.0) * 100.0
     if pct > noise:
         return "with torch.compile: compile the model after apply(); %.3fx faster than compile alone" % ratio
@@ -667,9 +667,9 @@ def _gain_pct(base, other):
 
 def _paired_gain(timer, base, other, rounds):
     """(gain %, noise %) of variant `other` against `base`, timed alternating."""
-    from harness import timing
+    from harness.timing import stats
     _, samples = timer.compare([base, other], rounds)
-    limit = max(NOISE_FLOOR_PCT, timing.noise_pct(samples[base]), timing.noise_pct(samples[other]))
+    limit = max(NOISE_FLOOR_PCT, stats.noise_pct(samples[base]), stats.noise_pct(samples[other]))
     return _gain_pct(samples[base], samples[other]), limit
 
 

@@ -19,7 +19,8 @@ if PROFILER_PY not in sys.path:
     sys.path.insert(0, PROFILER_PY)
 
 import akroofs  # noqa: E402
-from harness import compiled, judgeid, ops, roofline  # noqa: E402
+from harness import judgeid, ops  # noqa: E402
+from harness.timing import compiled, roofline  # noqa: E402
 from harness.checks import plan  # noqa: E402
 
 SMALL = {"device": "cpu", "dtype": "fp32", "copy_bytes": 32 << 20, "matmul_sizes": [128, 256], "repeats": 3}
@@ -169,9 +170,19 @@ class JudgeIdentity(TempDirMixin, unittest.TestCase):
         with open(starter, "a") as f:
             f.write("\n# a starter is not the judge\n")
         self.assertEqual(judgeid.compute(copy), before)
-        with open(os.path.join(copy, "roofline.py"), "a") as f:
-            f.write("\n# one more line\n")
-        self.assertNotEqual(judgeid.compute(copy), before)
+        # Every sub-package is the judge: a line more in any of its files is another judge.
+        packages = sorted(d for d in os.listdir(copy) if os.path.isfile(os.path.join(copy, d, "__init__.py")))
+        self.assertGreaterEqual(len(packages), 7, packages)     # contract, ops, ipc, isolation, runners, ...
+        seen = {before}
+        for package in packages + ["."]:
+            with self.subTest(package=package):
+                folder = os.path.join(copy, package)
+                name = sorted(n for n in os.listdir(folder) if n.endswith(".py") and n != "__init__.py")[0]
+                with open(os.path.join(folder, name), "a") as f:
+                    f.write("\n# one more line\n")
+                now = judgeid.compute(copy)
+                self.assertNotIn(now, seen, os.path.join(package, name))
+                seen.add(now)
 
     def test_isolation_levels(self):
         self.assertEqual(judgeid.isolation_level({"sandbox": "bubblewrap", "cgroup": "v2"}), "bubblewrap+cgroup v2")

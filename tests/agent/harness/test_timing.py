@@ -4,7 +4,8 @@ import unittest
 
 from harnesstest import run  # noqa: F401 (sets sys.path)
 
-from harness import ops, roofline, timing
+from harness import ops
+from harness.timing import roofline, stats
 
 
 class KeepDecision(unittest.TestCase):
@@ -35,20 +36,20 @@ class EarlyStop(unittest.TestCase):
     timed calls were checked; quick benches never stop early (their budget is already short)."""
 
     def test_settled_rule(self):
-        from harness import timed
-        full, quick = timed.BUDGETS[("cuda", False)], timed.BUDGETS[("cuda", True)]
+        from harness.timing import rounds
+        full, quick = rounds.BUDGETS[("cuda", False)], rounds.BUDGETS[("cuda", True)]
         steady = {"C": [110.0, 110.2, 109.9, 110.1] * 5, "R": [210.0, 210.3, 209.8, 210.1] * 5,
                   "N": [10.0] * 20}
-        enough, few = timed.SETTLED_MIN_CHECKS, timed.SETTLED_MIN_CHECKS - 1
-        self.assertTrue(timed._settled(steady, full, enough))
-        self.assertFalse(timed._settled(steady, full, few))         # too few outputs checked yet
-        self.assertFalse(timed._settled(steady, quick, enough))     # no early stop in quick mode
+        enough, few = rounds.SETTLED_MIN_CHECKS, rounds.SETTLED_MIN_CHECKS - 1
+        self.assertTrue(rounds._settled(steady, full, enough))
+        self.assertFalse(rounds._settled(steady, full, few))         # too few outputs checked yet
+        self.assertFalse(rounds._settled(steady, quick, enough))     # no early stop in quick mode
         noisy = dict(steady, R=[150.0, 260.0, 190.0, 240.0] * 5)  # the reference is not settled
-        self.assertFalse(timed._settled(noisy, full, enough))
+        self.assertFalse(rounds._settled(noisy, full, enough))
         # net of the null kernel: 1 us of jitter on a 2 us kernel is not settled, though it is on
         # its raw 102 us
         tiny = dict(steady, C=[102.0, 103.0, 101.0, 102.5] * 5, N=[100.0] * 20)
-        self.assertFalse(timed._settled(tiny, full, enough))
+        self.assertFalse(rounds._settled(tiny, full, enough))
 
 
 class FreshInputs(unittest.TestCase):
@@ -59,7 +60,7 @@ class FreshInputs(unittest.TestCase):
         import random
         import types
         import torch
-        from harness import timed
+        from harness.timing import rounds
         from harness.ipc import shm
         from harness.runners.caller import layout
         a = torch.arange(6, dtype=torch.float32).view(2, 3)
@@ -69,18 +70,18 @@ class FreshInputs(unittest.TestCase):
                                       shapes=[(2, 3), (5,)], rng=random.Random(7))
         pools.draw = lambda: [pools.rng.randrange(0, 195), pools.rng.randrange(0, 86)]
         per = layout(0, case.inputs, 12)[2]
-        for limit in (timed.BATCHED_FILL_BYTES, 0):             # batched, then slot by slot
+        for limit in (rounds.BATCHED_FILL_BYTES, 0):             # batched, then slot by slot
             arena = shm.create("cpu", 16 + 6 * per)
-            slots = timed.Slots(arena, 16, case, 6)
+            slots = rounds.Slots(arena, 16, case, 6)
             arena.bytes().fill_(0xAB)
-            old, timed.BATCHED_FILL_BYTES = timed.BATCHED_FILL_BYTES, limit
+            old, rounds.BATCHED_FILL_BYTES = rounds.BATCHED_FILL_BYTES, limit
             try:
                 slots.fill(pools, 5)
             finally:
-                timed.BATCHED_FILL_BYTES = old
+                rounds.BATCHED_FILL_BYTES = old
             for k in range(5):
                 for (offset, shape, _), pool, o in zip(slots.specs[k], pools.pools, slots.offsets[k]):
-                    want = pool[o:o + timed._numel(shape)].view(shape)
+                    want = pool[o:o + rounds._numel(shape)].view(shape)
                     self.assertTrue(torch.equal(arena.tensor(offset, shape, pool.dtype), want), (limit, k))
             untouched = arena.tensor(slots.specs[5][0][0], [6], torch.float32).view(torch.int32)
             self.assertTrue(bool((untouched == untouched[0]).all()), "slot 5 was not in the round")
@@ -119,11 +120,11 @@ class Summary(unittest.TestCase):
     def test_paired_speedup_and_noise(self):
         k = [10.0, 11.0, 10.0, 12.0, 10.0, 10.5]
         r = [20.0, 22.0, 20.0, 24.0, 20.0, 21.0]
-        s = timing.summarize(k, r)
+        s = stats.summarize(k, r)
         self.assertAlmostEqual(s["speedup"], 2.0)
         self.assertAlmostEqual(s["latency_us"], 10.25)
         self.assertGreater(s["noise_pct"], 0)
-        flat = timing.summarize([5.0] * 8, [5.0] * 8)
+        flat = stats.summarize([5.0] * 8, [5.0] * 8)
         self.assertEqual(flat["noise_pct"], 0.0)
         self.assertEqual(flat["speedup"], 1.0)
 

@@ -1,6 +1,6 @@
 """Roofline numbers, the physical-peak plausibility check and the keep decision."""
 
-from .contract.dtypes import SHORT, canonical, element_size
+from ..contract.dtypes import SHORT, canonical, element_size
 
 KEEP_MIN_IMPROVEMENT_PCT = 1.0
 KEEP_RULE_TEXT = ("keep a candidate only if (best_latency - candidate_latency) / best_latency * 100 "

@@ -25,10 +25,10 @@ import time
 
 import torch
 
-from .checks import compare, plan
-from .ipc import bits, procmem
-from .runners.caller import KernelFault, KernelRaised, layout, output_desc, output_view, read_output
-from .timing import L2_FLUSH_BYTES, median, noise_pct, summarize
+from ..checks import compare, plan
+from ..ipc import bits, procmem
+from ..runners.caller import KernelFault, KernelRaised, layout, output_desc, output_view, read_output
+from .stats import L2_FLUSH_BYTES, median, noise_pct, summarize
 
 MAX_CHECKS = 14
 POOL_SETS = 3
@@ -229,7 +229,7 @@ def _attach_heap(cand, case, slot_count_):
     a captured one's: the caching allocator keeps blocks per stream) and the kernel's temporaries,
     as checked on an H100 (docs/harness.md). AUTOKERNEL_TIMING_HEAP=0 times as before the heap (every side copies its outputs:
     side-by-side measurements)."""
-    from .ipc import cudashm, heap as heap_mod
+    from ..ipc import cudashm, heap as heap_mod
     if os.environ.get("AUTOKERNEL_TIMING_HEAP", "1") == "0":
         return None, "AUTOKERNEL_TIMING_HEAP=0", False
     if not heap_mod.supported():
