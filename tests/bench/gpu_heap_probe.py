@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""On the GPU machine: can a kernel's outputs live in GPU memory the judge reads (harness/heap.py)?
+"""On the GPU machine: can a kernel's outputs live in GPU memory the judge reads (harness/ipc/heap.py)?
 
 The judge side (this process) creates a VMM arena and hands its descriptor to a child, which routes
 its allocations into a MemPool over it: eager calls under use_mem_pool, and a CUDA graph captured

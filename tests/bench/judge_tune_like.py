@@ -174,7 +174,7 @@ def stage_table(rows, judges):
 
 
 def phase_table(rows, judges):
-    """Median seconds of the timing stage's phases (timed.py's phases_s) and its rounds, per judge,
+    """Median seconds of the timing stage's phases (timing/rounds.py's phases_s) and its rounds, per judge,
     op and mode: what a round costs around its clock."""
     names = ("fill", "flush", "wake", "timed", "stop", "probe", "checks")
     print("\n| mode | op | judge | reps | %s |" % " | ".join(names))

@@ -1,8 +1,8 @@
 """The `bench` worker op: correctness stages, anti-cheat, timing and roofline for one kernel.py.
 
 This module is the judge. It never imports the kernel: the kernel runs in a fresh process in a
-sandbox (remote.py, sandbox.py, runner.py), gets its inputs through shared memory and hands its
-outputs back as bytes. Inputs, ground truths, the comparison, the clocks and the reply to the
+sandbox (runners/pool.py, isolation/sandbox.py, runners/runner.py), gets its inputs through shared
+memory and hands its outputs back as bytes. Inputs, ground truths, the comparison, the clocks and the reply to the
 worker's client live here, in a process the kernel cannot see.
 
 handle(args, ctx) with args {kernel_path, kernel_source_b64?, device: cpu|cuda, dtype?, quick?, peaks?, seed?,

@@ -1,4 +1,4 @@
-"""The model runner of `verify`, in a sandbox (harness/sandbox.py, mode "model"): the user's model with
+"""The model runner of `verify`, in a sandbox (harness/isolation/sandbox.py, mode "model"): the user's model with
 the run's kernels plugged in or not. The judge of the verification (verify.py) never imports a kernel:
 it gets outputs back as raw bytes and times this process's requests with its own clock.
 

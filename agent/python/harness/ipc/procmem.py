@@ -3,7 +3,7 @@ from its stopped process, so that no copy into shared memory sits inside anyone'
 
 It needs ptrace rights over the process: the judge is its ancestor and owns its user namespace, so
 a kernel cannot refuse (PR_SET_DUMPABLE does not stop it); a kernel.yama.ptrace_scope of 2 or 3
-does, and then the judge falls back to copies (timed.py says so in the result).
+does, and then the judge falls back to copies (timing/rounds.py says so in the result).
 """
 
 import ctypes

@@ -1,5 +1,5 @@
-"""Timing arithmetic shared by the judge (timed.py) and verify: medians, the paired speedup, the
-noise of a median. The clocks themselves are the judge's, in timed.py.
+"""Timing arithmetic shared by the judge (rounds.py) and verify: medians, the paired speedup, the
+noise of a median. The clocks themselves are the judge's, in rounds.py.
 """
 
 import math
