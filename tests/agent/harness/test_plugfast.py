@@ -221,5 +221,61 @@ class FusedActivation(unittest.TestCase):
         self.check(FusedModule(), False)
 
 
+class Child(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fail, self.modes = False, []
+
+    def forward(self, x):
+        self.modes.append(torch._C._len_torch_function_stack())     # the site's mode stepped aside: 0
+        if self.fail:
+            raise RuntimeError("the child failed")
+        return F.softmax(x * 2, dim=-1)         # the child's own softmax: another site's call, not routed
+
+
+class Site(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.child = Child()
+
+    def forward(self, x):
+        a = F.softmax(x, dim=-1)
+        b = self.child(x)
+        return F.softmax(a + b, dim=-1)         # after the child: the route must be back
+
+
+class RouteAroundChildren(unittest.TestCase):
+    """A function-level site steps its mode aside while a child runs, and takes it back after."""
+
+    def test_the_route_skips_the_child_and_comes_back(self):
+        rec = Recording(starter("softmax"))
+        k = kernel("softmax", rec, ["<model>"])
+        site = Site().eval()
+        p = plug.Plugged(site, [k])
+        self.addCleanup(p.restore)
+        x = torch.randn(3, 5)
+        with torch.no_grad():
+            want = torch.softmax(torch.softmax(x, -1) + torch.softmax(x * 2, -1), -1)
+            for _ in range(2):
+                torch.testing.assert_close(site(x), want)
+                self.assertEqual(torch._C._len_torch_function_stack(), 0)
+        self.assertEqual((k.routed, k.fallbacks, len(rec.calls)), (4, {}, 4))
+        self.assertEqual(site.child.modes, [0, 0])
+
+    def test_a_child_that_raises_leaves_no_mode_after_restore(self):
+        k = kernel("softmax", starter("softmax"), ["<model>"])
+        site = Site().eval()
+        p = plug.Plugged(site, [k])
+        site.child.fail = True
+        with torch.no_grad(), self.assertRaises(RuntimeError):
+            site(torch.randn(3, 5))
+        p.restore()
+        self.assertEqual(torch._C._len_torch_function_stack(), 0)
+        site.child.fail = False
+        with torch.no_grad():
+            site(torch.randn(3, 5))
+        self.assertEqual(k.routed, 1)       # the first softmax of the failed call; none after restore
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,10 +6,23 @@ import torch
 
 from .fused import ACTIVATION_FAMILY, _ACTIVATION_CLASS, _ACTIVATION_FUNCTIONS, _FusedMarks, _SkipActivation
 from .functions import _Route
-from .kernel import FUNCTION_OPS, TorchFunctionMode
+from .kernel import FUNCTION_OPS, TorchFunctionMode, _compiling
 from .modules import FROZEN_WT, _module_forward
 from .regions import REGION_OPS, _plug_region
 from .rotary import plug_function
+
+
+_STACK = (getattr(torch._C, "_len_torch_function_stack", None), getattr(torch._C, "_get_function_stack_at", None))
+
+
+def _mode_on_top(mode):
+    """Whether `mode` is the innermost TorchFunctionMode of this thread (False where torch cannot say, or
+    while torch.compile traces: then the mode stays entered, as it always did)."""
+    depth, at = _STACK
+    if depth is None or at is None or _compiling():
+        return False
+    n = depth()
+    return n > 0 and at(n - 1) is mode
 
 
 def may_call(module, names, depth=3):
@@ -163,17 +176,30 @@ class Plugged:
         def pre(mod, inputs):
             mode = _Route(routes, nested)
             mode.__enter__()
+            mode.active = True
             stack.append(mode)
 
         def post(mod, inputs, output):
             if stack:
-                stack.pop().__exit__(None, None, None)
+                mode = stack.pop()
+                if mode.active:
+                    mode.__exit__(None, None, None)
 
+        # While a child module runs the site's mode steps aside (its calls are another site's): else every
+        # torch call and tensor attribute read in the child (a plugged Linear's launch: Triton reads each
+        # argument's data_ptr, dtype, strides) would pass through the mode's Python. Only when the mode is
+        # the innermost one (another site's mode entered in between stays as it is) and not under compile.
         def enter_child(mod, inputs):
             nested[0] += 1
+            if nested[0] == 1 and stack and stack[-1].active and _mode_on_top(stack[-1]):
+                stack[-1].__exit__(None, None, None)
+                stack[-1].active = False
 
         def leave_child(mod, inputs, output):
             nested[0] -= 1
+            if nested[0] == 0 and stack and not stack[-1].active:
+                stack[-1].__enter__()
+                stack[-1].active = True
 
         self._handles.append(module.register_forward_pre_hook(pre))
         self._handles.append(module.register_forward_hook(post))
@@ -187,7 +213,9 @@ class Plugged:
         self._handles = []
         for stack in getattr(self, "_mode_stacks", ()):
             while stack:
-                stack.pop().__exit__(None, None, None)
+                mode = stack.pop()
+                if mode.active:
+                    mode.__exit__(None, None, None)
         self._mode_stacks = []
         for g, name, original in reversed(self._patched):
             g[name] = original
