@@ -9,7 +9,7 @@ hooks + TorchFunctionMode). Rounds alternate the variants; each number is the me
 the plug's own cost the median of the per-round differences (so a machine that slows down for a while
 moves both sides together).
 
-    /usr/bin/python3 tests/bench/plug_overhead.py [--rounds 15] [--json] [--plug-path DIR]
+    /usr/bin/python3 tests/bench/plug_overhead.py [--rounds 15] [--json] [--plug-path DIR] [--clock cpu|wall]
 
 --plug-path DIR imports modelplug from DIR instead (another checkout's agent/python: before/after).
 """
@@ -74,11 +74,14 @@ def _chain(x, fns):
     return x
 
 
+CLOCK = time.thread_time      # this thread's CPU time: on a shared 2-core machine, wall time counts others' work
+
+
 def per_call_us(f, reps):
-    t = time.perf_counter()
+    t = CLOCK()
     for _ in range(reps):
         f()
-    return (time.perf_counter() - t) / reps / N * 1e6
+    return (CLOCK() - t) / reps / N * 1e6
 
 
 def measure(torch, plug, model, op, fn, direct, x, rounds, reps):
@@ -114,7 +117,11 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--plug-path", default=os.path.join(ROOT, "agent", "python"))
     ap.add_argument("--cases", default="linear,layernorm,rmsnorm,softmax")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="cpu: this thread's CPU time (default; robust to other load), wall: perf_counter")
     a = ap.parse_args()
+    global CLOCK
+    CLOCK = time.thread_time if a.clock == "cpu" else time.perf_counter
     if a.rounds < 3 or a.reps < 1:
         raise SystemExit("--rounds must be at least 3 and --reps at least 1")
     sys.path.insert(0, os.path.abspath(a.plug_path))
@@ -134,10 +141,12 @@ def main():
         model, op, fn, direct = all_cases[name]
         rows[name] = measure(torch, plug, model.eval(), op, fn, direct, x, a.rounds, a.reps)
     if a.json:
-        print(json.dumps({"unit": "us per module call", "plug": os.path.abspath(plug.__file__), "cases": rows},
+        print(json.dumps({"unit": "us per module call (%s time)" % a.clock, "plug": os.path.abspath(plug.__file__),
+                          "cases": rows},
                          indent=1))
         return
-    print("per module call, us (median of %d rounds; CPU, fp32, one thread, %s)" % (a.rounds, plug.__file__))
+    print("per module call, us (median of %d rounds; %s time; CPU, fp32, one thread, %s)"
+          % (a.rounds, a.clock, plug.__file__))
     print("| case | eager | starter direct | plugged | plug's own cost (min..max over rounds) |")
     print("|---|---|---|---|---|")
     for name, r in rows.items():
