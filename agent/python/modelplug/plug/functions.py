@@ -12,6 +12,13 @@ from .kernel import TorchFunctionMode, LAYERNORM_EPS, _compiling, _fits, _in_ker
 
 # --- function-level adapters: (kernel, args, kwargs) -> output, or None to fall back -------------
 
+def _rowwise(k, x, *params):
+    """k on x's rows [M, N] (a 2-d contiguous x as it is: no reshape, no view back), output in x's shape."""
+    if x.dim() == 2 and x.is_contiguous():
+        return k.run(x, *params)
+    return k.run(_rows(x).contiguous(), *params).view(x.shape)
+
+
 def _softmax(k, args, kwargs):
     x = args[0]
     dim = args[1] if len(args) > 1 else kwargs.get("dim")
@@ -22,7 +29,7 @@ def _softmax(k, args, kwargs):
         return k.fallback(why)
     if dim is None or dim not in (-1, x.dim() - 1):
         return k.fallback("softmax over a dimension other than the last")
-    return k.run(_rows(x).contiguous()).view(x.shape)
+    return _rowwise(k, x)
 
 
 def _layer_norm(k, args, kwargs):
@@ -47,8 +54,8 @@ def _layer_norm(k, args, kwargs):
     if not _same(eps, want):
         return k.fallback("eps %g, the kernel implements %g" % (eps, want))
     if with_bias:
-        return k.run(_rows(x).contiguous(), w, b).view(x.shape)
-    return k.run(_rows(x).contiguous(), w).view(x.shape)
+        return _rowwise(k, x, w, b)
+    return _rowwise(k, x, w)
 
 
 def _sdpa(k, args, kwargs):
@@ -115,7 +122,7 @@ def _gelu(k, args, kwargs):
         return k.fallback("exact gelu (the kernel is the tanh approximation)" if want == "tanh"
                           else "gelu approximate=%s, the kernel is %s" % (approximate, "exact" if want == "none" else want))
     why = _fits(k, x)
-    return k.fallback(why) if why else k.run(_rows(x).contiguous()).view(x.shape)
+    return k.fallback(why) if why else _rowwise(k, x)
 
 
 def _silu(k, args, kwargs):
@@ -123,7 +130,7 @@ def _silu(k, args, kwargs):
     if kwargs.get("inplace") or (len(args) > 1 and args[1]):
         return k.fallback("in-place silu")
     why = _fits(k, x)
-    return k.fallback(why) if why else k.run(_rows(x).contiguous()).view(x.shape)
+    return k.fallback(why) if why else _rowwise(k, x)
 
 
 def _sum(k, args, kwargs):
