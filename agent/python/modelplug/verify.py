@@ -408,6 +408,7 @@ def handle(args, ctx=None):
                 raise VerifyError("torch.compile of the model with %s failed: %s" % (", ".join(names) or "no kernel", error))
         # Selection runs in the verification's mode: "compile" / "compile+ours" there, "eager" / "final" here.
         base, with_set, only = ("compile", "compile+ours", "compile-only:") if mode == "compile" else ("eager", "final", "only:")
+        notes = []              # selection steps taken before the final set's own (the add-back)
         if passing:
             _progress(ctx, "in-model effect of %d kernels" % len(passing), 0.45)
             effects = {"eager": _leave_one_out(timer, runner, lambda v, n: prepare(v, n, False), "eager", "ours",
@@ -429,6 +430,9 @@ def handle(args, ctx=None):
                     entry["why_not"] = ("slows the model down%s: %.2f%% (removing it makes the model faster beyond "
                                         "the %.2f%% noise)" % (" under torch.compile" if mode == "compile" else "",
                                                                entry["effect_pct"], limit))
+            if mode == "eager":
+                final = _add_back(timer, runner, prepare_mode, base, only, final,
+                                  [n for n in passing if n not in final], rounds, result_kernels, notes)
         for name in final:
             result_kernels[name]["in_final_set"] = True
 
@@ -469,7 +473,7 @@ def handle(args, ctx=None):
             _progress(ctx, "cold re-check of %d kernels" % len(final), 0.6)
             final = _cold_recheck(final, kernels, args, device, result_kernels)
         selection = (["leave-one-out" + (" under torch.compile" if mode == "compile" else "")]
-                     if passing else [])
+                     if passing else []) + notes
         final_parity = {"ok": True, "error": 0.0, "eager_error": 0.0, "seeds": seeds}
         if final:
             _progress(ctx, "parity of the final set", 0.65)
@@ -579,6 +583,48 @@ def versus(name, effects, sites_eager_us):
             out["sites_us"] = {"eager": sites_eager_us, "ours": ours, "compile": ours + c["saved_us"],
                                "estimated": True}
     return out
+
+
+def _add_back(timer, runner, prepare, base, only, final, dropped, rounds, result_kernels, notes):
+    """Leave-one-out judges each kernel against all the others, so kernels that slow each other down
+    when plugged together all look like losers (H100, the llama example: add + RMSNorm +22.9 % alone,
+    -41 % left out of seven; docs/benchmarks.md). Each dropped kernel is timed alone against the
+    baseline; those that win alone beyond the noise are added back one at a time, best first, each only
+    if the set with it beats the set without it beyond the noise. Eager mode only: under compile every
+    variant is a compile. Returns the grown set; each kernel's entry says what was found."""
+    from harness.timing import stats
+    if not dropped:
+        return final
+    for name in dropped:
+        prepare(only + name, [name])
+    _, samples = timer.compare([base] + [only + n for n in dropped], rounds)
+    limit = max(NOISE_FLOOR_PCT, stats.noise_pct(samples[base]))
+    alone = {n: _gain_pct(samples[base], samples[only + n]) for n in dropped}
+    for name in dropped:
+        runner.request({"op": "release", "variant": only + name})
+        result_kernels[name]["alone_effect_pct"] = alone[name]
+    winners = sorted((n for n in dropped if alone[n] > limit), key=lambda n: -alone[n])
+    grown = list(final)
+    for step, name in enumerate(winners):
+        without, with_it = "grow:%d" % step, "grow:%d+" % step
+        prepare(without, grown)
+        prepare(with_it, grown + [name])
+        gain, noise = _paired_gain(timer, without, with_it, rounds)
+        for v in (without, with_it):
+            runner.request({"op": "release", "variant": v})
+        entry = result_kernels[name]
+        if gain > noise:
+            grown.append(name)
+            entry["leave_one_out_pct"], entry["effect_pct"] = entry.get("effect_pct"), gain
+            entry.pop("why_not", None)
+        else:
+            entry["why_not"] = ("%s; alone it wins %+.2f%%, but added to %s it gains %.2f%% (noise %.2f%%)"
+                                % (entry.get("why_not", ""), alone[name], ", ".join(grown) or "nothing", gain,
+                                   noise))
+    if winners:
+        notes.append("added back one at a time, best alone first: %s"
+                     % ", ".join("%s %s" % (n, "kept" if n in grown else "not kept") for n in winners))
+    return grown
 
 
 def _against_base(timer, prepare, base, with_set, only, final, final_parity, rounds, result_kernels, selection,

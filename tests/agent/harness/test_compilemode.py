@@ -264,6 +264,68 @@ class CompileSelection(unittest.TestCase):
         self.assertIn("each alone against compile", selection[0])
 
 
+class AddBack(unittest.TestCase):
+    """Kernels that slow each other down when plugged together all look like losers left out of the whole
+    set (H100, the llama example: add + RMSNorm +22.9 % alone, -41 % left out of seven): the ones that win
+    alone are added back one at a time, each only if it makes the grown set faster."""
+
+    SAVES = {"rms": 200.0, "rope": 50.0, "mm": -5.0, "att": -5.0}
+
+    def cost(self, ks):
+        # Each pair of rms, mm and att plugged together costs 300 us (the interplay found on the GPU).
+        tangled = [k for k in ks if k in ("rms", "mm", "att")]
+        pairs = len(tangled) * (len(tangled) - 1) // 2
+        return 1000.0 - sum(self.SAVES[k] for k in ks) + 300.0 * pairs
+
+    def test_a_kernel_that_wins_alone_comes_back_and_the_tangled_ones_stay_out(self):
+        prepared, runner = {}, _FakeRunner()
+        timer = _FakeTimer(self.cost, prepared)
+
+        def prepare(variant, names):
+            prepared[variant] = tuple(names)
+        passing = ["rms", "rope", "mm", "att"]
+        e = verify._leave_one_out(timer, runner, prepare, "eager", "final", "without:", passing, 5)
+        final = [n for n in passing if e["effect_pct"][n] >= -1.0]
+        self.assertEqual(final, ["rope"])                  # leave-one-out alone throws rms away
+        result = {n: {"effect_pct": e["effect_pct"][n], "why_not": "slows the model down"} for n in passing}
+        result["rope"].pop("why_not")
+        notes = []
+        grown = verify._add_back(timer, runner, prepare, "eager", "only:", final, ["rms", "mm", "att"], 5,
+                                 result, notes)
+        self.assertEqual(grown, ["rope", "rms"])
+        self.assertNotIn("why_not", result["rms"])
+        self.assertLess(result["rms"]["leave_one_out_pct"], 0.0)
+        self.assertAlmostEqual(result["rms"]["effect_pct"], 100.0 * 200.0 / 950.0, places=1)
+        self.assertAlmostEqual(result["rms"]["alone_effect_pct"], 20.0, places=1)
+        self.assertLess(result["mm"]["alone_effect_pct"], 0.0)
+        self.assertEqual(result["mm"]["why_not"], "slows the model down")    # loses alone: not tried
+        self.assertEqual(prepared["grow:0+"], ("rope", "rms"))
+        self.assertIn("only:rms", runner.released)
+        self.assertIn("grow:0+", runner.released)
+        self.assertIn("rms kept", notes[0])
+
+    def test_a_winner_alone_that_does_not_add_to_the_set_stays_out_with_both_numbers(self):
+        prepared, runner = {}, _FakeRunner()
+        self.SAVES = dict(self.SAVES, mm=100.0)            # mm wins alone, but with rms it costs 300 us
+        timer = _FakeTimer(self.cost, prepared)
+
+        def prepare(variant, names):
+            prepared[variant] = tuple(names)
+        prepare("eager", [])                               # verify prepares the original model first
+        result = {"rms": {"why_not": "slows"}, "mm": {"why_not": "slows"}}
+        grown = verify._add_back(timer, runner, prepare, "eager", "only:", [], ["mm", "rms"], 5, result, [])
+        self.assertEqual(grown, ["rms"])                   # the better one alone first, then mm does not add
+        self.assertIn("alone it wins +10.00%", result["mm"]["why_not"])
+        self.assertIn("added to rms", result["mm"]["why_not"])
+
+    def test_nothing_dropped_nothing_timed(self):
+        prepared = {}
+        timer = _FakeTimer(self.cost, prepared)
+        self.assertEqual(verify._add_back(timer, _FakeRunner(), None, "eager", "only:", ["rope"], [], 5, {}, []),
+                         ["rope"])
+        self.assertEqual(prepared, {})
+
+
 class ExportMode(unittest.TestCase):
     """The package records its mode; apply() plugs that way, and degrades to plain calls on a torch
     without custom ops."""
