@@ -157,6 +157,21 @@ class SignatureCache(unittest.TestCase):
                 self.assertTrue(torch.equal(norm(x), F.layer_norm(x, (6,), norm.weight, norm.bias, 1e-5)))
         self.assertEqual((k.routed, k.fallbacks), (0, {"eps 1e-05, the kernel implements 1e-06": 3}))
 
+    def test_a_full_signature_table_starts_over(self):
+        from modelplug.plug import swap
+        self.addCleanup(setattr, swap, "MAX_SIGNATURES", swap.MAX_SIGNATURES)
+        swap.MAX_SIGNATURES = 2
+        k = kernel("matmul", starter("matmul"), ["fc"], bias=True)
+        self.plug([k])
+        fc = self.net.fc
+        with torch.no_grad():
+            for rows in (1, 2, 3, 4, 1, 3):
+                x = torch.randn(rows, 8)
+                torch.testing.assert_close(fc(x), F.linear(x, fc.weight, fc.bias))
+            fc.double()
+            fc(torch.randn(2, 8, dtype=torch.float64))
+        self.assertEqual((k.routed, sum(k.fallbacks.values())), (6, 1))
+
     def test_counters_stay_exact_over_a_model(self):
         ks = [kernel("matmul", starter("matmul"), ["fc"], bias=True),
               kernel("layernorm", starter("layernorm"), ["norm"], eps=1e-5, bias=True),

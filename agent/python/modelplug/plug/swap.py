@@ -38,6 +38,14 @@ def rows_of(x, n):
     return (VIEW if x.is_contiguous() else COPY), (m, n), tuple(x.shape)
 
 
+MAX_SIGNATURES = 1024          # per module: a model fed ever new shapes (decoding lengths) starts over
+
+
+def _bound(sigs):
+    if len(sigs) >= MAX_SIGNATURES:
+        sigs.clear()
+
+
 def as_rows(x, prep, rows):
     if prep == AS_IS:
         return x
@@ -82,6 +90,7 @@ def linear_forward(kernel):
         sig = sigs.get(key)
         if sig is None:
             why = _linear_misfit(kernel, x, w, b)
+            _bound(sigs)
             sig = sigs[key] = (why,) + ((None, None, None) if why else rows_of(x, x.shape[-1]))
         why, prep, rows, shape = sig
         if why is not None:
@@ -128,6 +137,7 @@ def _rows_forward(kernel, fits, general, params):
         sig = sigs.get(key)
         if sig is None:
             why = fits(self, x)
+            _bound(sigs)
             sig = sigs[key] = (why,) + ((None, None, None) if why else rows_of(x, x.shape[-1]))
         why, prep, rows, shape = sig
         if why is not None or getattr(_state, "depth", 0):
