@@ -188,6 +188,37 @@ class SignatureCache(unittest.TestCase):
         self.assertEqual([k.routed for k in ks], [0, 0, 0])
 
 
+class AddNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(6)
+
+    def forward(self, x, r):
+        return self.norm(x + r)
+
+
+class RegionOverSwap(unittest.TestCase):
+    """A region (add + layernorm) and a layernorm kernel on the same nn.LayerNorm: a call the region does
+    not take goes on to the layernorm kernel's swapped forward, not around it."""
+
+    def test_the_norm_falls_through_to_the_swapped_forward(self):
+        torch.manual_seed(0)
+        model = AddNorm().eval()
+        ln = kernel("layernorm", starter("layernorm"), ["norm"], eps=1e-5, bias=True)
+        region = kernel("add_layernorm", starter("add_layernorm"), ["norm@add:<model>#0"], eps=1e-5, bias=True)
+        p = plug.Plugged(model, [ln, region])
+        self.addCleanup(p.restore)
+        self.assertEqual((ln.plugged_sites, region.plugged_sites), (["norm"], ["norm@add:<model>#0"]))
+        x, r = torch.randn(3, 6), torch.randn(3, 6)
+        norm = model.norm
+        with torch.no_grad():
+            torch.testing.assert_close(model(x, r), F.layer_norm(x + r, (6,), norm.weight, norm.bias, 1e-5))
+            self.assertEqual((region.routed, ln.routed), (1, 0))
+            torch.testing.assert_close(norm(x), F.layer_norm(x, (6,), norm.weight, norm.bias, 1e-5))
+        self.assertEqual(ln.routed, 1)
+        self.assertEqual(sum(region.fallbacks.values()), 1)     # the region counts the call it did not take
+
+
 class FusedFunctional(nn.Module):
     def __init__(self):
         super().__init__()

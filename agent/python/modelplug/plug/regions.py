@@ -139,7 +139,8 @@ def _plug_region(plugged, k, site, modules, routes_by_module):
     norms = plugged.__dict__.setdefault("_region_norms", {})     # id(norm module) -> [_RegionAdds]
     if id(norm) not in norms:
         sources = norms[id(norm)] = []
-        original = type(norm).forward
+        own = vars(norm).get("forward")      # a layernorm/rmsnorm kernel's swapped forward (swap.py), if any
+        original = own.__func__ if isinstance(own, types.MethodType) else type(norm).forward
         plugged._forwards.append((norm, "forward" in vars(norm), vars(norm).get("forward")))
 
         def forward(self, x, *args, **kwargs):
