@@ -4,6 +4,7 @@
 #include "emptystate.h"
 #include "modelverification.h"
 #include "numberformat.h"
+#include "outcomecolors.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -27,14 +28,13 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     , m_kernels(new QBarCategoryAxis(this))
     , m_effect(new QValueAxis(this))
 {
-    m_final->setColor(QColor(0x1b, 0x7f, 0x3b));
-    m_leftOut->setColor(QColor(0xb0, 0xb0, 0xb0));
     m_series->append(m_final);
     m_series->append(m_leftOut);
     m_series->setBarWidth(0.7);
     chart()->addSeries(m_series);
     chart()->setTitle(tr("Each kernel inside the model: % of the model's time it saves"));
-    m_effect->setTitleText(tr("% of the model's time saved (leave one out)"));
+    // Short: the chart's title already says what is measured; a dock at 1280 px cut the longer one.
+    m_effect->setTitleText(tr("% saved (leave one out)"));
     m_effect->setLabelFormat(QStringLiteral("%.1f"));
     m_kernels->setTruncateLabels(false); // a narrow dock would otherwise turn every name into "..."
     chart()->addAxis(m_kernels, Qt::AlignLeft);
@@ -42,10 +42,30 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_series->attachAxis(m_kernels);
     m_series->attachAxis(m_effect);
     finishSetup();
+    recolour(); // after the chart's theme, which gives each bar set a pen of its own
     chartView()->setMinimumHeight(180);
     setEmptyText(tr("No in-model effect measured"),
         tr("Only kernels that plug into the model and pass parity are timed inside it."));
     showEmpty();
+}
+
+void ModelEffectChart::recolour()
+{
+    const QColor base = palette().color(QPalette::Base);
+    auto paint = [&base](QBarSet *set, const QColor &wanted) {
+        const QColor c = OutcomeColors::readableOn(wanted, base, OutcomeColors::kGraphicContrast);
+        set->setColor(c);
+        set->setBorderColor(c);
+    };
+    paint(m_final, QColor(0x1b, 0x7f, 0x3b));
+    paint(m_leftOut, QColor(0xb0, 0xb0, 0xb0));
+}
+
+void ModelEffectChart::changeEvent(QEvent *event)
+{
+    ChartPanel::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        recolour();
 }
 
 void ModelEffectChart::clear()

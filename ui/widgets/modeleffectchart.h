@@ -31,7 +31,15 @@ public:
     QBarSet *finalSetBars() const { return m_final; }
     QBarSet *leftOutBars() const { return m_leftOut; }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    // The bars' colours moved, in lightness only, until each reads at 3:1 on the palette's Base
+    // (WCAG non-text contrast): the left-out grey was 2.1:1 on white, the final-set green 2.8:1 on a
+    // #2b2b2b base.
+    void recolour();
+
     QHorizontalStackedBarSeries *m_series;
     QBarSet *m_final;
     QBarSet *m_leftOut;

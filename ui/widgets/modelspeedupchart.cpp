@@ -3,6 +3,7 @@
 #include "chartpanel.h"
 #include "emptystate.h"
 #include "numberformat.h"
+#include "outcomecolors.h"
 #include "runsnapshot.h"
 #include "runstats.h"
 
@@ -15,6 +16,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPen>
 #include <QStackedLayout>
 #include <QValueAxis>
 
@@ -36,17 +38,8 @@ ModelSpeedupChart::ModelSpeedupChart(QWidget *parent)
                                "of the model's time sped up by its best kept version (Amdahl). The dashed "
                                "line is the speedup Verify measured end to end."));
     m_projected->setName(tr("projected"));
-    QPen projectedPen(QColor(0x1b, 0x7f, 0x3b));
-    projectedPen.setWidthF(2.5);
-    m_projected->setPen(projectedPen);
-    QPen measuredPen(QColor(0x1c, 0x71, 0xd8));
-    measuredPen.setWidthF(2);
-    measuredPen.setStyle(Qt::DashLine);
-    m_measured->setPen(measuredPen);
-    QPen originalPen(QColor(0x80, 0x80, 0x80));
-    originalPen.setStyle(Qt::DotLine);
-    m_original->setPen(originalPen);
     m_original->setName(tr("original model"));
+    recolour();
     for (QLineSeries *s : { m_original, m_measured, m_projected })
         chart()->addSeries(s);
     m_x->setTitleText(tr("time"));
@@ -60,6 +53,27 @@ ModelSpeedupChart::ModelSpeedupChart(QWidget *parent)
     }
     finishSetup();
     clear();
+}
+
+void ModelSpeedupChart::recolour()
+{
+    const QColor base = palette().color(QPalette::Base);
+    auto pen = [&base](const QColor &wanted, qreal width, Qt::PenStyle style) {
+        QPen p(OutcomeColors::readableOn(wanted, base, OutcomeColors::kGraphicContrast));
+        p.setWidthF(width);
+        p.setStyle(style);
+        return p;
+    };
+    m_projected->setPen(pen(QColor(0x1b, 0x7f, 0x3b), 2.5, Qt::SolidLine));
+    m_measured->setPen(pen(QColor(0x1c, 0x71, 0xd8), 2, Qt::DashLine));
+    m_original->setPen(pen(QColor(0x80, 0x80, 0x80), 1, Qt::DotLine));
+}
+
+void ModelSpeedupChart::changeEvent(QEvent *event)
+{
+    ChartPanel::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        recolour();
 }
 
 void ModelSpeedupChart::clear()

@@ -33,8 +33,12 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
+    // The lines' colours moved, in lightness only, until each reads at 3:1 on the palette's Base
+    // (WCAG non-text contrast): the projected green and the measured blue nearly vanished on a dark one.
+    void recolour();
     // As many time ticks as their labels fit side by side (at most six): a narrow chart (the Model
     // tab beside a docked panel) cut six labels to "21:1…".
     void fitTicks();
