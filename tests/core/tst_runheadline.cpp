@@ -1,6 +1,7 @@
 // RunHeadline: the run's headline in three parts — the starters over PyTorch, the loop on top of
 // them (on the kernel's own time, as the keep rule decides), what was measured in the model — from
-// synthetic runs and from the shipped H200 recording (issue #41: it opened on "2.29× projected").
+// synthetic runs and from the shipped H200 recording (issue #41: it opened on "2.29× projected"), and
+// from the shipped H100 llama recording that was verified in the model.
 #include "numberformat.h"
 #include "runheadline.h"
 #include "runloader.h"
@@ -161,6 +162,33 @@ private Q_SLOTS:
         QCOMPARE(formatSignedPercent(h.gains[1].pct()), QStringLiteral("+1.5 %"));
         QVERIFY(!h.verified);
         QCOMPARE(h.recordingLabel(), QStringLiteral("Recording (not verified in the model)"));
+    }
+
+    void theShippedVerifiedRecording()
+    {
+        // The llama example tuned and verified on an H100 (2026-12-07): its headline is the number
+        // verify measured in the model, with its date and device, and the recording says verified.
+        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h100-llama-verified.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("rec"));
+        QString error;
+        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
+        const RunSnapshotPtr run = RunLoader::load(dir, &error);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY(run->verification);
+        const RunHeadline h = RunHeadline::of(*run);
+        QVERIFY(h.verified);
+        QVERIFY(h.parityOk);
+        QCOMPARE(h.finalSetSize, 2);
+        QCOMPARE(formatRatio(h.measured), QStringLiteral("1.07×"));
+        QCOMPARE(h.measuredText(), QStringLiteral("1.07× measured 2026-12-07 on NVIDIA H100 80GB HBM3"));
+        QCOMPARE(
+            h.recordingLabel(), QStringLiteral("Recording (verified 2026-12-07 on NVIDIA H100 80GB HBM3)"));
+        QVERIFY2(
+            h.text().endsWith(QStringLiteral("model 1.07× measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
+            qPrintable(h.text()));
+        QVERIFY2(run->recording.contains(QStringLiteral("llama")), qPrintable(run->recording));
     }
 };
 

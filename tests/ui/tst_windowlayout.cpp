@@ -1,18 +1,21 @@
 // The window from 1280×800 up (#41): the shipped H200 recording opened offscreen at 1280×800 and
 // 1600×1000, with nothing cut short — every table header whole, every chart's tick and legend label
-// without "…" — the empty Model dock narrow, the log a few lines, each attempt's description in view.
+// without "…" — the empty Model dock narrow, the log a few lines, each attempt's description in view;
+// and the shipped verified recording opened on its measured headline.
 #include "experimentmodel.h"
 #include "kerneltablemodel.h"
 #include "mainwindow.h"
 #include "runrecording.h"
 #include "testregistry.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QChartView>
 #include <QDockWidget>
 #include <QFile>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
+#include <QLabel>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
@@ -151,6 +154,44 @@ private Q_SLOTS:
             qPrintable(QStringLiteral("Description at %1 px of %2")
                            .arg(description)
                            .arg(commits->viewport()->width())));
+    }
+
+    void verifiedRecordingOpensOnTheMeasuredHeadline()
+    {
+        // The shipped llama recording verified on an H100: at 1280×800 the summary leads with the
+        // number measured in the model (its date and device), the recording label says verified, the
+        // Model dock opens wide enough for its timings, and the loop cannot be started on it.
+        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h100-llama-verified.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("rec"));
+        QString error;
+        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
+
+        QSettings().remove(QStringLiteral("mainWindow"));
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(dir);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        auto *model = w.findChild<QLabel *>(QStringLiteral("SummaryModel"));
+        auto *recording = w.findChild<QLabel *>(QStringLiteral("SummaryRecording"));
+        QVERIFY(model && recording);
+        QVERIFY2(model->text().contains(
+                     QStringLiteral("model <b>1.07×</b> measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
+            qPrintable(model->text()));
+        QVERIFY(!recording->isHidden());
+        QVERIFY2(recording->text().contains(
+                     QStringLiteral("Recording (verified 2026-12-07 on NVIDIA H100 80GB HBM3)")),
+            qPrintable(recording->text()));
+        auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock"));
+        QTRY_VERIFY2(dock->width() >= w.width() * 3 / 10 - 8,
+            qPrintable(QStringLiteral("Model dock %1 of %2 px").arg(dock->width()).arg(w.width())));
+        auto *start = w.findChild<QAction *>(QStringLiteral("StartAction"));
+        QVERIFY(start);
+        QVERIFY2(!start->isEnabled(), qPrintable(start->toolTip()));
     }
 };
 
