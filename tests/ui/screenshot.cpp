@@ -3,12 +3,13 @@
 // Usage: ak-ui-screenshot OUT.png [RUN_DIR | --model] [--model-chart] [--review] [--present]
 // (run under xvfb-run or QT_QPA_PLATFORM=offscreen)
 // --model: a GPT-2-like run with a verification.json (tests/ui/modelfixture.h), made in a temporary
-// directory. A run with a verification.json gets the Model dock wide open.
+// directory. A run with a verification.json gets the Model dock as the window sizes it.
 // --model-chart: the chart's Model tab (the model's speedup over the run) instead of the kernel's.
 // --review: the review pass: Show Pending Only on and the first pending experiment selected (Next
 // Pending), so the Accept / Reject buttons are live.
 // --present: View ▸ Presentation, grabbed at the window's size instead of the window.
 // --size=WxH: the window's size, 1600x1000 unless given (docs/ is taken at 1280x800).
+// --model-dock=PX: the Model dock's width once the run is open (else the window's own choice).
 // --kernel=TEXT: select the first kernel with a cell reading TEXT (its op, say) instead of the top one,
 // and its newest experiment, with the commit list widened to its descriptions (one kernel's search).
 #include "diffview.h"
@@ -21,7 +22,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
-#include <QFile>
 #include <QItemSelectionModel>
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
@@ -72,10 +72,23 @@ int main(int argc, char **argv)
         }
         runDir = modelRun.path();
     }
-    // A verified run (the fixture or a real one) gets the Model dock wide open.
-    if (QFile::exists(runDir + QStringLiteral("/verification.json"))) {
-        if (auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock")))
-            w.resizeDocks({ dock }, { 620 }, Qt::Horizontal);
+    // --model-dock=PX: the Model dock's width; else as wide as the window makes it
+    // (MainWindow::fitModelDock: 30 % for a verified run). A fixed 620 px cut the kernel chart's
+    // legend at 1280 px.
+    const int dockArg = int(args.indexOf(QRegularExpression(QStringLiteral("^--model-dock=\\d+$"))));
+    if (dockArg > 0) {
+        const int dockWidth = args.at(dockArg).mid(13).toInt();
+        QObject::connect(&w, &ak::MainWindow::runLoaded, &app, [&w, dockWidth] {
+            if (auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock")))
+                w.resizeDocks({ dock }, { dockWidth }, Qt::Horizontal);
+            // What is left goes mostly to the charts, so that their legends stay whole beside the
+            // wider dock; the kernel table keeps its first columns.
+            QWidget *up = w.findChild<QTabWidget *>(QStringLiteral("ChartTabs"));
+            while (up && !qobject_cast<QSplitter *>(up->parentWidget()))
+                up = up->parentWidget();
+            if (up)
+                static_cast<QSplitter *>(up->parentWidget())->setSizes({ 45, 55 });
+        });
     }
     QObject::connect(&w, &ak::MainWindow::runLoadFailed, &app, [&] { save(); });
     QObject::connect(&w, &ak::MainWindow::runLoaded, &app, [&] {
