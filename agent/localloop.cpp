@@ -155,8 +155,8 @@ void LocalLoop::start()
     recordWorker(store.get(), launcher, &error);
     if (m_options.allowReducedPrecision && !store->setAllowReducedPrecision(true, &error))
         Q_EMIT message(QStringLiteral("run.json's settings not updated: ") + error);
-    const QStringList devices = devicesFor(m_options.devices, run.device);
-    const DeviceInfo runDevice = run.device; // `run` is the store's, which the session takes
+    const QStringList devices = devicesFor(m_options.devices, run.config.device);
+    const DeviceInfo runDevice = run.config.device; // `run` is the store's, which the session takes
     openSession(std::move(store));
     startLoops(devices, launcher, config, inputs, runDevice);
 }

@@ -23,7 +23,8 @@ struct RunConfig
     QString python; // "python": the interpreter the run was profiled with
     QString activity; // "activity": what the profile measured, "cpu" | "cuda"
     QString dtype; // "dtype": "bf16", "fp32", ...
-    DeviceInfo device; // "device"
+    // "device"; in a loaded snapshot with the measured roofs of roofs.json when run.json has none
+    DeviceInfo device;
     bool reviewMode = false; // "settings.review_mode" as written; the log's review changes come on top
     // "settings.allow_reduced_precision": a kernel that accumulates in fp16/bf16 or reads fp32 as TF32,
     // where the PyTorch reference does not, is kept (flagged) instead of refused (docs/harness.md).

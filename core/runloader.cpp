@@ -146,18 +146,21 @@ MeasuredRoofs runRoofs(const QString &runDir)
 
 bool RunLoader::setRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
 {
+    const MeasuredRoofs folded = s.config.device.measured; // roofs.json's, folded in by applyRunJson
     s.runJson = data;
-    return RunConfig::parse(data, &s.config, error);
+    const bool ok = RunConfig::parse(data, &s.config, error);
+    if (!s.config.device.measured.known())
+        s.config.device.measured = folded; // a steering write does not forget the measured roofs
+    return ok;
 }
 
 bool RunLoader::applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error)
 {
+    s.config.device.measured = MeasuredRoofs(); // read again below: roofs.json may be newer
     if (!setRunJson(s, data, error))
         return false;
-    s.model = s.config.model;
-    s.device = s.config.device;
-    if (!s.device.measured.known())
-        s.device.measured = runRoofs(s.runDir);
+    if (!s.config.device.measured.known())
+        s.config.device.measured = runRoofs(s.runDir);
     s.reviewMode = s.config.reviewMode;
     return true;
 }

@@ -28,11 +28,11 @@ public:
     static void apply(RunSnapshot &s, const LogEntry &e);
     // Puts kernels in rank order and experiments in id order, rebuilding the indexes.
     static void finish(RunSnapshot &s);
-    // Reads run.json into runJson and config, and starts model, device and review mode from it;
-    // false with `error` if malformed.
+    // Reads run.json into runJson and config (its device with roofs.json's measured roofs when it
+    // has none), and starts review mode from it; false with `error` if malformed.
     static bool applyRunJson(RunSnapshot &s, const QByteArray &data, QString *error);
     // run.json changed under a loaded snapshot (a move-on change): runJson and config only, so the
-    // log's review changes and the profiled device stay.
+    // log's review changes and the measured roofs folded into config.device stay.
     static bool setRunJson(RunSnapshot &s, const QByteArray &data, QString *error);
 
     // Reads verification.json and refs/heads/best into a snapshot whose log is applied.

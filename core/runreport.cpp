@@ -112,12 +112,13 @@ QString RunReport::html(const RunSnapshot &run, const GitRepo *repo, const QDate
     h += QStringLiteral(
         "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head>"
         "<meta charset=\"utf-8\"/><title>AutoKernel report: %1</title><style>%2</style></head><body>")
-             .arg(run.model.toHtmlEscaped(),
+             .arg(run.config.model.toHtmlEscaped(),
                  QString(QString::fromLatin1(kStyle) + pointStyle()).toHtmlEscaped());
     h += QStringLiteral(
         "<h1>AutoKernel report: %1</h1><p class=\"sub\">%2 · %3 · generated %4 by AutoKernel Studio %5</p>")
-             .arg(run.model.toHtmlEscaped(), run.runDir.toHtmlEscaped(),
-                 (run.device.name.isEmpty() ? QStringLiteral("device unknown") : run.device.name)
+             .arg(run.config.model.toHtmlEscaped(), run.runDir.toHtmlEscaped(),
+                 (run.config.device.name.isEmpty() ? QStringLiteral("device unknown")
+                                                   : run.config.device.name)
                      .toHtmlEscaped(),
                  generated.toUTC().toString(Qt::ISODate).toHtmlEscaped(),
                  QCoreApplication::applicationVersion().toHtmlEscaped());
@@ -428,11 +429,12 @@ QString RunReport::environment(const RunSnapshot &run)
     const auto row = [](const QString &k, const QString &v) -> QString {
         return QStringLiteral("<tr>") + td(k) + td(v) + QStringLiteral("</tr>");
     };
-    s += row(QStringLiteral("Device"), run.device.summary());
+    s += row(QStringLiteral("Device"), run.config.device.summary());
     // What "% of roof" is against (docs/numbers.md): measured on the device, the spec sheet's above.
     s += row(QStringLiteral("Measured roofs"),
-        run.device.measured.known() ? run.device.measured.summary()
-                                    : QStringLiteral("not measured: % of roof is against the spec sheet"));
+        run.config.device.measured.known()
+            ? run.config.device.measured.summary()
+            : QStringLiteral("not measured: % of roof is against the spec sheet"));
     if (run.verification) {
         const ModelVerification &v = *run.verification;
         s += row(QStringLiteral("Verified on"),

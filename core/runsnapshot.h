@@ -35,9 +35,7 @@ struct MoveOnChange
 // shared between threads through RunSnapshotPtr (heaptrack's shared_ptr<const Result> pattern).
 struct RunSnapshot
 {
-    QString runDir;
-    QString model; // model name or path the run was profiled from
-    DeviceInfo device;
+    QString runDir; // the run's model and device: config.model, config.device
     QVector<KernelRecord> kernels; // in rank order
     QVector<Experiment> experiments; // in id order
     QStringList warnings; // load problems that did not stop the load ("experiments.jsonl:12: ...")
@@ -47,7 +45,7 @@ struct RunSnapshot
                         // logged move-on change it does not show yet is applied (see
                         // docs/run-format.md, "Move-on rules")
     RunConfig config; // runJson parsed (RunLoader::setRunJson keeps the two together);
-                      // model, device and reviewMode above start from it
+                      // reviewMode above starts from it
     QVector<MoveOnChange> moveOnChanges; // every logged change of the rules, oldest first
     std::optional<ModelVerification> verification; // verification.json; none when not verified or unusable
     InModelChecks inModel; // inmodel.json: the loop's in-model checks of its keeps (#38 item 5)

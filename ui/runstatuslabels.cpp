@@ -25,7 +25,7 @@ RunStatusLabels::RunStatusLabels(QWidget *window)
 
 void RunStatusLabels::showRun(const RunSnapshot &snapshot)
 {
-    const DeviceInfo &d = snapshot.device;
+    const DeviceInfo &d = snapshot.config.device;
     m_runDevice->setText(tr("Run device: %1").arg(d.name.isEmpty() ? tr("not recorded") : d.summary()));
     m_runDevice->setToolTip(DeviceStatus::tooltipFor(d));
     // The roofs % of roof is against (#43): measured on the device, the spec ones in the summary.

@@ -243,8 +243,9 @@ std::optional<int> takeSlurm(
     }
     QTextStream(stderr) << "slurm: job " << slurm->jobId() << " granted; one srun step per device"
                         << Qt::endl;
-    const bool gpu = o->devices.isEmpty() ? run.device.available && run.device.vendor != QLatin1String("cpu")
-                                          : o->devices.first().startsWith(QLatin1String("cuda"));
+    const bool gpu = o->devices.isEmpty()
+        ? run.config.device.available && run.config.device.vendor != QLatin1String("cpu")
+        : o->devices.first().startsWith(QLatin1String("cuda"));
     o->setLauncher = true;
     o->launcher = slurm->launcher(gpu);
     o->slurm = slurmArgs;

@@ -73,11 +73,11 @@ void printStatusJson(const RunSnapshot &s, const StatusOutcomeCounts &counts, qi
 {
     nlohmann::json o;
     o["run_dir"] = s.runDir.toStdString();
-    o["model"] = s.model.toStdString();
-    o["device"] = s.device.name.toStdString();
+    o["model"] = s.config.model.toStdString();
+    o["device"] = s.config.device.name.toStdString();
     // What every pct_peak below is against (docs/numbers.md); absent: the spec sheet's roofs.
-    if (s.device.measured.known())
-        o["measured_roofs"] = s.device.measured.toJson();
+    if (s.config.device.measured.known())
+        o["measured_roofs"] = s.config.device.measured.toJson();
     o["judges"] = statusJudgesJson(s);
     o["review_mode"] = s.reviewMode;
     o["allow_reduced_precision"] = s.config.allowReducedPrecision;
@@ -104,11 +104,13 @@ void printStatusSummary(
     QTextStream &out, const RunSnapshot &s, const StatusOutcomeCounts &counts, qint64 writer)
 {
     out << "run      " << s.runDir << '\n'
-        << "model    " << s.model << '\n'
-        << "device   " << (s.device.name.isEmpty() ? QStringLiteral("-") : s.device.summary()) << '\n'
+        << "model    " << s.config.model << '\n'
+        << "device   " << (s.config.device.name.isEmpty() ? QStringLiteral("-") : s.config.device.summary())
+        << '\n'
         << "roofs    "
-        << (s.device.measured.known() ? s.device.measured.summary()
-                                      : QStringLiteral("not measured (% of roof against the spec sheet)"))
+        << (s.config.device.measured.known()
+                   ? s.config.device.measured.summary()
+                   : QStringLiteral("not measured (% of roof against the spec sheet)"))
         << '\n'
         << "writer   " << (writer ? QStringLiteral("pid %1").arg(writer) : QStringLiteral("none")) << '\n'
         << "workers  " << s.config.workerSummary() << '\n'

@@ -148,7 +148,7 @@ private Q_SLOTS:
         const RunSnapshotPtr snap = RunLoader::load(tmp.path(), &error);
         QVERIFY2(snap, qPrintable(error));
         QVERIFY2(snap->warnings.isEmpty(), qPrintable(snap->warnings.join(QLatin1Char('\n'))));
-        QCOMPARE(snap->model, QStringLiteral("tiny.py"));
+        QCOMPARE(snap->config.model, QStringLiteral("tiny.py"));
         QCOMPARE(snap->kernels.size(), 2);
         QCOMPARE(snap->experiments.size(), 5); // two baselines + three
         QCOMPARE(snap->experiment(reverted.id)->status, ExperimentStatus::Reverted);

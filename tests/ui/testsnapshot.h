@@ -52,11 +52,11 @@ inline std::shared_ptr<RunSnapshot> makeRun(const QString &dir, bool withExperim
 {
     auto s = std::make_shared<RunSnapshot>();
     s->runDir = dir;
-    s->model = QStringLiteral("gpt2");
-    s->device.available = true;
-    s->device.name = QStringLiteral("NVIDIA H200");
-    s->device.vendor = QStringLiteral("nvidia");
-    s->device.smCount = 132;
+    s->config.model = QStringLiteral("gpt2");
+    s->config.device.available = true;
+    s->config.device.name = QStringLiteral("NVIDIA H200");
+    s->config.device.vendor = QStringLiteral("nvidia");
+    s->config.device.smCount = 132;
     s->kernels = { kernel(1, QStringLiteral("nvjet_tst_128x256"), QStringLiteral("matmul"), 1200.0, 0.55),
         kernel(2, QStringLiteral("softmax_warp_forward"), QStringLiteral("softmax"), 600.0, 0.275),
         kernel(3, QStringLiteral("vectorized_layer_norm"), QStringLiteral("layernorm"), 80.0, 0.0367) };

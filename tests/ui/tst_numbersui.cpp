@@ -62,12 +62,12 @@ private Q_SLOTS:
         QWidget window;
         RunStatusLabels labels(&window);
         RunSnapshot s;
-        s.device.name = QStringLiteral("NVIDIA H100 80GB HBM3");
-        s.device.available = true;
+        s.config.device.name = QStringLiteral("NVIDIA H100 80GB HBM3");
+        s.config.device.available = true;
         labels.showRun(s);
         QVERIFY(!labels.runDevice()->text().contains(QStringLiteral("measured")));
-        s.device.measured.bandwidthGBs = 3010;
-        s.device.measured.tflops[size_t(Precision::BF16)] = 701;
+        s.config.device.measured.bandwidthGBs = 3010;
+        s.config.device.measured.tflops[size_t(Precision::BF16)] = 701;
         labels.showRun(s);
         QVERIFY2(labels.runDevice()->text().contains(
                      QStringLiteral("measured roofs: copy 3010 GB/s · bf16 matmul 701")),

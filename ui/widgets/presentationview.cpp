@@ -126,11 +126,11 @@ void PresentationView::setSnapshot(const RunSnapshotPtr &snapshot)
     if (!snapshot)
         return;
     const RunSnapshot &run = *snapshot;
-    const QString name = QFileInfo(run.model).fileName();
+    const QString name = QFileInfo(run.config.model).fileName();
     m_title->setText(
         tr("%1 on %2%3")
-            .arg(name.isEmpty() ? run.model : name,
-                run.device.name.isEmpty() ? tr("an unrecorded device") : run.device.name,
+            .arg(name.isEmpty() ? run.config.model : name,
+                run.config.device.name.isEmpty() ? tr("an unrecorded device") : run.config.device.name,
                 run.recording.isEmpty() ? QString()
                                         : QStringLiteral(" — ") + RunHeadline::of(run).recordingLabel()));
     // The big number is what was measured in the model; without a verification it is the two
