@@ -8,7 +8,7 @@ import torch
 
 from .functions import ADAPTERS
 from .kernel import LAYERNORM_EPS, RMSNORM_EPS, _compiling, _fits, _rows, _same
-from .modules import layernorm_mismatch, module_eps, rmsnorm_mismatch
+from .normcheck import layernorm_mismatch, module_eps, rmsnorm_mismatch
 
 # --- regions (#40): the residual add and the norm that reads its sum, as one kernel ---------------
 #

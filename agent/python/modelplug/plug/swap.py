@@ -24,6 +24,7 @@ import torch.nn.functional as F
 
 from .functions import _gelu, _layer_norm, _linear_call, _linear_misfit, _silu, _softmax, _weights
 from .kernel import FROZEN_WT, _compiling, _fits, _in_kernel, _state
+from .normcheck import layernorm_mismatch
 
 _Tensor = torch.Tensor
 AS_IS, VIEW, COPY = 0, 1, 2      # how an input becomes the kernel's rows [M, N]
@@ -191,7 +192,6 @@ def module_forward(kernel, module):
 
 
 def _layernorm(kernel, module):
-    from .modules import layernorm_mismatch
     with_bias = bool(kernel.attrs.get("bias", True))
     if layernorm_mismatch(module, float(kernel.attrs.get("eps", 1e-5)), with_bias):
         return None                     # eps, bias or shape differ: the function route says why, per call
