@@ -1,32 +1,29 @@
 #include "agent.h"
 
+#include "enumnames.h"
+
 #include <utility>
 
 namespace ak {
 
+namespace {
+// The log's and the loop's names of why a proposal failed.
+constexpr EnumToken<AgentError::Kind> kAgentErrorNames[] = {
+    { AgentError::Kind::Network, "network" },
+    { AgentError::Kind::Http, "http" },
+    { AgentError::Kind::Timeout, "timeout" },
+    { AgentError::Kind::BadReply, "bad-reply" },
+    { AgentError::Kind::NoChange, "no-change" },
+    { AgentError::Kind::Command, "command" },
+    { AgentError::Kind::Config, "config" },
+    { AgentError::Kind::Exhausted, "exhausted" },
+    { AgentError::Kind::Cancelled, "cancelled" },
+};
+} // namespace
+
 QString AgentError::kindName(Kind k)
 {
-    switch (k) {
-    case Kind::Network:
-        return QStringLiteral("network");
-    case Kind::Http:
-        return QStringLiteral("http");
-    case Kind::Timeout:
-        return QStringLiteral("timeout");
-    case Kind::BadReply:
-        return QStringLiteral("bad-reply");
-    case Kind::NoChange:
-        return QStringLiteral("no-change");
-    case Kind::Command:
-        return QStringLiteral("command");
-    case Kind::Config:
-        return QStringLiteral("config");
-    case Kind::Exhausted:
-        return QStringLiteral("exhausted");
-    case Kind::Cancelled:
-        return QStringLiteral("cancelled");
-    }
-    return QString();
+    return tokenOf(kAgentErrorNames, k);
 }
 
 bool AgentError::isOutageDescription(const QString &description)

@@ -1,41 +1,35 @@
 #include "agentconfig.h"
 
+#include "enumnames.h"
 #include "runconfig.h"
 
 #include <nlohmann/json.hpp>
 
 namespace ak {
 
+namespace {
+// run.json's and --agent's names.
+constexpr EnumToken<AgentConfig::Kind> kAgentKindNames[] = {
+    { AgentConfig::Kind::Tune, "tune" },
+    { AgentConfig::Kind::Llm, "llm" },
+    { AgentConfig::Kind::Command, "command" },
+    { AgentConfig::Kind::Replay, "replay" },
+};
+} // namespace
+
 QString AgentConfig::kindName(Kind k)
 {
-    switch (k) {
-    case Kind::Tune:
-        return QStringLiteral("tune");
-    case Kind::Llm:
-        return QStringLiteral("llm");
-    case Kind::Command:
-        return QStringLiteral("command");
-    case Kind::Replay:
-        return QStringLiteral("replay");
-    }
-    return QString();
+    return tokenOf(kAgentKindNames, k);
 }
 
 QStringList AgentConfig::kindNames()
 {
-    return { kindName(Kind::Tune), kindName(Kind::Llm), kindName(Kind::Command), kindName(Kind::Replay) };
+    return tokensOf(kAgentKindNames);
 }
 
 bool AgentConfig::parseKind(const QString &text, Kind *out)
 {
-    for (Kind k : { Kind::Tune, Kind::Llm, Kind::Command, Kind::Replay }) {
-        if (text.trimmed().toLower() == kindName(k)) {
-            if (out)
-                *out = k;
-            return true;
-        }
-    }
-    return false;
+    return fromToken(kAgentKindNames, text.trimmed().toLower(), out);
 }
 
 QByteArray AgentConfig::toJson() const

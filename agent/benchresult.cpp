@@ -1,18 +1,18 @@
 #include "benchresult.h"
 
-#include <array>
-#include <utility>
+#include "enumnames.h"
 
 namespace ak {
 
 namespace {
-const std::array<std::pair<BenchStatus, const char *>, 5> kNames { {
+// The judge's reply's "status" values.
+constexpr EnumToken<BenchStatus> kBenchStatusNames[] = {
     { BenchStatus::Ok, "ok" },
     { BenchStatus::Incorrect, "incorrect" },
     { BenchStatus::Error, "error" },
     { BenchStatus::Timeout, "timeout" },
     { BenchStatus::Crash, "crash" },
-} };
+};
 
 // A NaN never reaches JSON: a correct result lists every metric key (null = not known, e.g. % of peak
 // without device peaks); an incorrect one carries only what was really measured.
@@ -29,22 +29,12 @@ void putMetric(nlohmann::json &j, const char *key, double v, bool correct)
 
 QString BenchResult::statusName(BenchStatus s)
 {
-    for (const auto &[status, name] : kNames)
-        if (status == s)
-            return QString::fromLatin1(name);
-    return QString();
+    return tokenOf(kBenchStatusNames, s);
 }
 
 bool BenchResult::parseStatus(const QString &text, BenchStatus *out)
 {
-    for (const auto &[status, name] : kNames) {
-        if (text == QLatin1String(name)) {
-            if (out)
-                *out = status;
-            return true;
-        }
-    }
-    return false;
+    return fromToken(kBenchStatusNames, text, out);
 }
 
 nlohmann::json BenchResult::toJson() const

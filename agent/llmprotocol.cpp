@@ -1,5 +1,6 @@
 #include "llmprotocol.h"
 
+#include "enumnames.h"
 #include "jsonfield.h"
 
 #include <QRegularExpression>
@@ -94,26 +95,23 @@ void openAiUsage(const json &usage, LlmResponse *out)
     out->tokensOut = count(usage, "completion_tokens");
 }
 
+// run.json's "protocol" and --protocol; the API's own names are accepted too.
+constexpr EnumToken<LlmRequest::Protocol> kProtocolNames[] = {
+    { LlmRequest::Protocol::OpenAi, "openai" },
+    { LlmRequest::Protocol::OpenAi, "chat-completions" },
+    { LlmRequest::Protocol::Anthropic, "anthropic" },
+    { LlmRequest::Protocol::Anthropic, "messages" },
+};
 } // namespace
 
 QString LlmProtocol::name(LlmRequest::Protocol p)
 {
-    return p == LlmRequest::Protocol::Anthropic ? QStringLiteral("anthropic") : QStringLiteral("openai");
+    return tokenOf(kProtocolNames, p);
 }
 
 bool LlmProtocol::parse(const QString &text, LlmRequest::Protocol *out)
 {
-    const QString t = text.trimmed().toLower();
-    LlmRequest::Protocol p;
-    if (t == QLatin1String("openai") || t == QLatin1String("chat-completions"))
-        p = LlmRequest::Protocol::OpenAi;
-    else if (t == QLatin1String("anthropic") || t == QLatin1String("messages"))
-        p = LlmRequest::Protocol::Anthropic;
-    else
-        return false;
-    if (out)
-        *out = p;
-    return true;
+    return fromToken(kProtocolNames, text.trimmed().toLower(), out);
 }
 
 QUrl LlmProtocol::endpoint(const LlmRequest &request)

@@ -1,5 +1,6 @@
 #include "deviceinfo.h"
 
+#include "enumnames.h"
 #include "jsonfield.h"
 
 #include <nlohmann/json.hpp>
@@ -11,23 +12,26 @@
 
 namespace ak {
 
+namespace {
+// run.json's, the judge's and torch's spellings; the first of each value is its name.
+constexpr EnumToken<Precision> kPrecisionNames[] = {
+    { Precision::FP32, "fp32" },
+    { Precision::FP32, "float32" },
+    { Precision::FP32, "float" },
+    { Precision::TF32, "tf32" },
+    { Precision::FP16, "fp16" },
+    { Precision::FP16, "float16" },
+    { Precision::FP16, "half" },
+    { Precision::BF16, "bf16" },
+    { Precision::BF16, "bfloat16" },
+    { Precision::FP8, "fp8" },
+    { Precision::FP8, "float8" },
+};
+} // namespace
+
 QString precisionName(Precision p)
 {
-    switch (p) {
-    case Precision::FP32:
-        return QStringLiteral("fp32");
-    case Precision::TF32:
-        return QStringLiteral("tf32");
-    case Precision::FP16:
-        return QStringLiteral("fp16");
-    case Precision::BF16:
-        return QStringLiteral("bf16");
-    case Precision::FP8:
-        return QStringLiteral("fp8");
-    case Precision::Count:
-        break;
-    }
-    return QString();
+    return tokenOf(kPrecisionNames, p);
 }
 
 bool DeviceInfo::isDeviceName(const QString &name)
@@ -38,23 +42,7 @@ bool DeviceInfo::isDeviceName(const QString &name)
 
 bool parsePrecision(const QString &text, Precision *out)
 {
-    const QString t = text.trimmed().toLower();
-    Precision p;
-    if (t == QLatin1String("fp32") || t == QLatin1String("float32") || t == QLatin1String("float"))
-        p = Precision::FP32;
-    else if (t == QLatin1String("tf32"))
-        p = Precision::TF32;
-    else if (t == QLatin1String("fp16") || t == QLatin1String("float16") || t == QLatin1String("half"))
-        p = Precision::FP16;
-    else if (t == QLatin1String("bf16") || t == QLatin1String("bfloat16"))
-        p = Precision::BF16;
-    else if (t == QLatin1String("fp8") || t == QLatin1String("float8"))
-        p = Precision::FP8;
-    else
-        return false;
-    if (out)
-        *out = p;
-    return true;
+    return fromToken(kPrecisionNames, text.trimmed().toLower(), out);
 }
 
 QString DeviceInfo::summary() const

@@ -1,12 +1,12 @@
 #include "experiment.h"
 
-#include <array>
-#include <utility>
+#include "enumnames.h"
 
 namespace ak {
 
 namespace {
-const std::array<std::pair<ExperimentStatus, const char *>, 9> kStatusNames { {
+// The log's and results.tsv's tokens: renaming one strands runs already on disk.
+constexpr EnumToken<ExperimentStatus> kStatusNames[] = {
     { ExperimentStatus::Running, "running" },
     { ExperimentStatus::Kept, "keep" },
     { ExperimentStatus::Reverted, "revert" },
@@ -16,7 +16,18 @@ const std::array<std::pair<ExperimentStatus, const char *>, 9> kStatusNames { {
     { ExperimentStatus::Pending, "pending" },
     { ExperimentStatus::Rejected, "reject" },
     { ExperimentStatus::Baseline, "baseline" },
-} };
+};
+
+// The outcome categories' names: the report's CSS classes and the charts' series.
+constexpr EnumToken<ExperimentOutcome> kOutcomeNames[] = {
+    { ExperimentOutcome::Baseline, "baseline" },
+    { ExperimentOutcome::Kept, "kept" },
+    { ExperimentOutcome::Pending, "pending" },
+    { ExperimentOutcome::Rejected, "rejected" },
+    { ExperimentOutcome::Reverted, "reverted" },
+    { ExperimentOutcome::Running, "running" },
+    { ExperimentOutcome::Failed, "failed" },
+};
 } // namespace
 
 ExperimentOutcome outcomeOf(ExperimentStatus s)
@@ -44,23 +55,7 @@ ExperimentOutcome outcomeOf(ExperimentStatus s)
 
 QString outcomeName(ExperimentOutcome o)
 {
-    switch (o) {
-    case ExperimentOutcome::Baseline:
-        return QStringLiteral("baseline");
-    case ExperimentOutcome::Kept:
-        return QStringLiteral("kept");
-    case ExperimentOutcome::Pending:
-        return QStringLiteral("pending");
-    case ExperimentOutcome::Rejected:
-        return QStringLiteral("rejected");
-    case ExperimentOutcome::Reverted:
-        return QStringLiteral("reverted");
-    case ExperimentOutcome::Running:
-        return QStringLiteral("running");
-    case ExperimentOutcome::Failed:
-        break;
-    }
-    return QStringLiteral("failed");
+    return tokenOf(kOutcomeNames, o);
 }
 
 const char *outcomeColor(ExperimentOutcome o)
@@ -84,22 +79,12 @@ const char *outcomeColor(ExperimentOutcome o)
 
 QString statusName(ExperimentStatus s)
 {
-    for (const auto &[status, name] : kStatusNames)
-        if (status == s)
-            return QString::fromLatin1(name);
-    return QString();
+    return tokenOf(kStatusNames, s);
 }
 
 bool parseStatus(const QString &text, ExperimentStatus *out)
 {
-    for (const auto &[status, name] : kStatusNames) {
-        if (text == QLatin1String(name)) {
-            if (out)
-                *out = status;
-            return true;
-        }
-    }
-    return false;
+    return fromToken(kStatusNames, text, out);
 }
 
 namespace {

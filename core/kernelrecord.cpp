@@ -1,24 +1,24 @@
 #include "kernelrecord.h"
 
+#include "enumnames.h"
+
 namespace ak {
+
+namespace {
+// The log's and `status --json`'s names.
+constexpr EnumToken<KernelState> kKernelStateNames[] = {
+    { KernelState::Waiting, "waiting" },
+    { KernelState::Active, "active" },
+    { KernelState::Pinned, "pinned" },
+    { KernelState::Skipped, "skipped" },
+    { KernelState::Done, "done" },
+    { KernelState::Unpluggable, "unpluggable" },
+};
+} // namespace
 
 QString kernelStateName(KernelState s)
 {
-    switch (s) {
-    case KernelState::Waiting:
-        return QStringLiteral("waiting");
-    case KernelState::Active:
-        return QStringLiteral("active");
-    case KernelState::Pinned:
-        return QStringLiteral("pinned");
-    case KernelState::Skipped:
-        return QStringLiteral("skipped");
-    case KernelState::Done:
-        return QStringLiteral("done");
-    case KernelState::Unpluggable:
-        return QStringLiteral("unpluggable");
-    }
-    return QString();
+    return tokenOf(kKernelStateNames, s);
 }
 
 QString kernelStateText(KernelState s, bool pytorchWins)

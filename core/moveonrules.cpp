@@ -1,5 +1,7 @@
 #include "moveonrules.h"
 
+#include "enumnames.h"
+
 #include <QFile>
 #include <QSaveFile>
 #include <QStringList>
@@ -148,23 +150,21 @@ bool MoveOnRules::operator==(const MoveOnRules &o) const
         && maxInModelMisses == o.maxInModelMisses;
 }
 
+namespace {
+// The log's names of why a kernel was moved on from.
+constexpr EnumToken<MoveOnReason> kMoveOnReasonNames[] = {
+    { MoveOnReason::None, "none" },
+    { MoveOnReason::NearRoof, "near_roof" },
+    { MoveOnReason::SpeedupReached, "speedup_reached" },
+    { MoveOnReason::ConsecutiveReverts, "consecutive_reverts" },
+    { MoveOnReason::TimeBudget, "time_budget" },
+    { MoveOnReason::NotInModel, "not_in_model" },
+};
+} // namespace
+
 QString moveOnReasonName(MoveOnReason r)
 {
-    switch (r) {
-    case MoveOnReason::None:
-        return QStringLiteral("none");
-    case MoveOnReason::NearRoof:
-        return QStringLiteral("near_roof");
-    case MoveOnReason::SpeedupReached:
-        return QStringLiteral("speedup_reached");
-    case MoveOnReason::ConsecutiveReverts:
-        return QStringLiteral("consecutive_reverts");
-    case MoveOnReason::TimeBudget:
-        return QStringLiteral("time_budget");
-    case MoveOnReason::NotInModel:
-        return QStringLiteral("not_in_model");
-    }
-    return QString();
+    return tokenOf(kMoveOnReasonNames, r);
 }
 
 MoveOnDecision evaluate(const MoveOnRules &rules, const KernelProgress &k)

@@ -1,5 +1,6 @@
 #include "steerrequest.h"
 
+#include "enumnames.h"
 #include "errorout.h"
 #include "jsonfield.h"
 
@@ -9,14 +10,8 @@ namespace ak {
 
 namespace {
 
-struct ActionName
-{
-    SteerRequest::Action action;
-    const char *name;
-};
-
 // The names are the queued files' "action" values: renaming one strands requests already on disk.
-const ActionName kActions[] = {
+constexpr EnumToken<SteerRequest::Action> kActions[] = {
     { SteerRequest::Action::Pin, "pin" },
     { SteerRequest::Action::Unpin, "unpin" },
     { SteerRequest::Action::Skip, "skip" },
@@ -204,18 +199,15 @@ bool SteerRequest::fromJson(const json &j, SteerRequest *out, QString *error)
 
 QString SteerRequest::actionName(Action action)
 {
-    for (const ActionName &a : kActions)
-        if (a.action == action)
-            return QLatin1String(a.name);
-    return QString();
+    return tokenOf(kActions, action);
 }
 
 std::optional<SteerRequest::Action> SteerRequest::actionFromName(const QString &name)
 {
-    for (const ActionName &a : kActions)
-        if (name == QLatin1String(a.name))
-            return a.action;
-    return std::nullopt;
+    Action action = Action::Pin;
+    if (!fromToken(kActions, name, &action))
+        return std::nullopt;
+    return action;
 }
 
 bool SteerRequest::operator==(const SteerRequest &o) const

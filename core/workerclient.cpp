@@ -1,6 +1,7 @@
 #include "workerclient.h"
 #include "corelog.h"
 
+#include "enumnames.h"
 #include "jsonfield.h"
 #include "secrets.h"
 
@@ -23,23 +24,21 @@ constexpr int kProtocol = 1;
 constexpr int kWaitSliceMs = 50; // blocking mode re-checks deadlines and cancel this often
 } // namespace
 
+namespace {
+// The request's end as logs and errors name it.
+constexpr EnumToken<WorkerReply::Status> kWorkerStatusNames[] = {
+    { WorkerReply::Status::Ok, "ok" },
+    { WorkerReply::Status::Error, "error" },
+    { WorkerReply::Status::Timeout, "timeout" },
+    { WorkerReply::Status::Crash, "crash" },
+    { WorkerReply::Status::Cancelled, "cancelled" },
+    { WorkerReply::Status::Unavailable, "unavailable" },
+};
+} // namespace
+
 QString WorkerReply::statusName(Status s)
 {
-    switch (s) {
-    case Status::Ok:
-        return QStringLiteral("ok");
-    case Status::Error:
-        return QStringLiteral("error");
-    case Status::Timeout:
-        return QStringLiteral("timeout");
-    case Status::Crash:
-        return QStringLiteral("crash");
-    case Status::Cancelled:
-        return QStringLiteral("cancelled");
-    case Status::Unavailable:
-        return QStringLiteral("unavailable");
-    }
-    return QString();
+    return tokenOf(kWorkerStatusNames, s);
 }
 
 WorkerClient::WorkerClient(QObject *parent)

@@ -16,6 +16,10 @@ private Q_SLOTS:
             QCOMPARE(AgentConfig::kindName(k), name);
         }
         QVERIFY(!AgentConfig::parseKind(QStringLiteral("gpt"), nullptr));
+        QCOMPARE(AgentConfig::kindNames().join(QLatin1Char(' ')), QStringLiteral("tune llm command replay"));
+        AgentConfig::Kind k = AgentConfig::Kind::Tune;
+        QVERIFY(AgentConfig::parseKind(QStringLiteral(" LLM "), &k)); // --agent is forgiving
+        QCOMPARE(k, AgentConfig::Kind::Llm);
     }
 
     // The run's own agent comes from its RunConfig: none leaves the caller's agent, a section
