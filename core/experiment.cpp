@@ -2,6 +2,8 @@
 
 #include "enumnames.h"
 
+#include <QCoreApplication>
+
 namespace ak {
 
 namespace {
@@ -16,6 +18,19 @@ constexpr EnumToken<ExperimentStatus> kStatusNames[] = {
     { ExperimentStatus::Pending, "pending" },
     { ExperimentStatus::Rejected, "reject" },
     { ExperimentStatus::Baseline, "baseline" },
+};
+
+// People's words for each status, marked for translation (statusText).
+constexpr EnumToken<ExperimentStatus> kStatusWords[] = {
+    { ExperimentStatus::Running, QT_TRANSLATE_NOOP("ExperimentStatus", "running") },
+    { ExperimentStatus::Kept, QT_TRANSLATE_NOOP("ExperimentStatus", "kept") },
+    { ExperimentStatus::Reverted, QT_TRANSLATE_NOOP("ExperimentStatus", "reverted") },
+    { ExperimentStatus::Failed, QT_TRANSLATE_NOOP("ExperimentStatus", "failed") },
+    { ExperimentStatus::Crashed, QT_TRANSLATE_NOOP("ExperimentStatus", "crashed") },
+    { ExperimentStatus::Timeout, QT_TRANSLATE_NOOP("ExperimentStatus", "timed out") },
+    { ExperimentStatus::Pending, QT_TRANSLATE_NOOP("ExperimentStatus", "pending") },
+    { ExperimentStatus::Rejected, QT_TRANSLATE_NOOP("ExperimentStatus", "rejected") },
+    { ExperimentStatus::Baseline, QT_TRANSLATE_NOOP("ExperimentStatus", "baseline") },
 };
 
 // The outcome categories' names: the report's CSS classes and the charts' series.
@@ -85,6 +100,14 @@ QString statusName(ExperimentStatus s)
 bool parseStatus(const QString &text, ExperimentStatus *out)
 {
     return fromToken(kStatusNames, text, out);
+}
+
+QString statusText(ExperimentStatus s)
+{
+    for (const EnumToken<ExperimentStatus> &w : kStatusWords)
+        if (w.value == s)
+            return QCoreApplication::translate("ExperimentStatus", w.token);
+    return QString();
 }
 
 namespace {

@@ -22,8 +22,12 @@ enum class ExperimentStatus {
     Baseline
 };
 
+// The files' token ("keep", "revert", "timeout"): the log, results.tsv, `status --json`, prompts.
 QString statusName(ExperimentStatus s);
 bool parseStatus(const QString &text, ExperimentStatus *out);
+// The same status in people's words ("kept", "reverted", "timed out"), translated (context
+// "ExperimentStatus"): what the table, the details pane, the report and `status` show.
+QString statusText(ExperimentStatus s);
 
 // How a person reads an outcome: the categories the run's counts, the window's chart and the report
 // share (failed, crashed and timeout are one "failed"), each with one colour everywhere.

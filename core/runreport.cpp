@@ -284,7 +284,7 @@ QString RunReport::charts(const RunSnapshot &run)
             points.append({ double(e->id), x, outcomeName(outcomeOf(e->status)),
                 QStringLiteral("#%1 %2 %3: %4")
                     .arg(e->id)
-                    .arg(statusName(e->status), ratio(x), e->description) });
+                    .arg(statusText(e->status), ratio(x), e->description) });
             if (e->status == ExperimentStatus::Kept || e->status == ExperimentStatus::Baseline) {
                 bestSoFar = std::isfinite(bestSoFar) ? std::max(bestSoFar, x) : x;
                 best.append({ double(e->id), bestSoFar, QString(), QString() });

@@ -348,11 +348,11 @@ bool RunStore::finishExperiment(int id, ExperimentStatus status, const Metrics &
         = before.status == ExperimentStatus::Baseline && status == ExperimentStatus::Baseline;
     if (before.status != ExperimentStatus::Running && !baselineMetrics)
         return fail(error,
-            QStringLiteral("experiment %1 is already finished (%2)").arg(id).arg(statusName(before.status)));
+            QStringLiteral("experiment %1 is already finished (%2)").arg(id).arg(statusText(before.status)));
     if (status == ExperimentStatus::Running || status == ExperimentStatus::Rejected
         || (status == ExperimentStatus::Baseline && !baselineMetrics))
         return fail(
-            error, QStringLiteral("experiment %1 cannot finish as %2").arg(id).arg(statusName(status)));
+            error, QStringLiteral("experiment %1 cannot finish as %2").arg(id).arg(statusText(status)));
 
     Experiment e = before;
     e.status = (status == ExperimentStatus::Kept && m_state.reviewMode) ? ExperimentStatus::Pending : status;

@@ -189,7 +189,7 @@ Experiment RunStore::revert(const QString &kernel, int experimentId, QString *er
                    QStringLiteral(
                        "experiment %1 was %2: only kept, rejected or baseline experiments can be restored")
                        .arg(experimentId)
-                       .arg(statusName(source->status))),
+                       .arg(statusText(source->status))),
                Experiment();
     const QString tree = m_repo->treeOf(source->commit);
     if (tree.isEmpty())
@@ -232,7 +232,7 @@ bool RunStore::accept(int id, QString *error)
     const Experiment *p = m_state.experiment(id);
     if (!p || p->status != ExperimentStatus::Pending)
         return fail(error,
-            p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
+            p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusText(p->status))
               : QStringLiteral("unknown experiment %1").arg(id));
     if (const KernelRecord *k = m_state.kernel(p->kernel); k && k->state == KernelState::Pinned)
         return fail(error, QStringLiteral("kernel %1 is pinned; unpin it first").arg(p->kernel));
@@ -258,7 +258,7 @@ bool RunStore::reject(int id, const QString &reason, QString *error)
     const Experiment *p = m_state.experiment(id);
     if (!p || p->status != ExperimentStatus::Pending)
         return fail(error,
-            p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusName(p->status))
+            p ? QStringLiteral("experiment %1 is %2, not pending").arg(id).arg(statusText(p->status))
               : QStringLiteral("unknown experiment %1").arg(id));
     const Experiment before = *p;
     Experiment e = before;

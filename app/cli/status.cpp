@@ -121,8 +121,11 @@ void printStatusSummary(
         << '\n'
         << "best     " << (s.bestCommit.isEmpty() ? QStringLiteral("-") : s.bestCommit.left(12)) << '\n'
         << "experiments " << s.experiments.size();
-    for (auto it = counts.byStatus.cbegin(); it != counts.byStatus.cend(); ++it)
-        out << "  " << it.key() << ' ' << it.value();
+    // byStatus is keyed by the file's token (as --json prints it); people read the words.
+    for (auto it = counts.byStatus.cbegin(); it != counts.byStatus.cend(); ++it) {
+        ExperimentStatus status = ExperimentStatus::Running;
+        out << "  " << (parseStatus(it.key(), &status) ? statusText(status) : it.key()) << ' ' << it.value();
+    }
     out << "\n\n"
         << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8\n")
                .arg(QStringLiteral("kernel"), -28)

@@ -1,4 +1,6 @@
 #include "experimentmodel.h"
+#include "runloader.h"
+#include "runreport.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 #include "throughputchartmodel.h"
@@ -32,6 +34,42 @@ private Q_SLOTS:
         QCOMPARE(model.rowOfId(99), -1);
     }
 
+    // One vocabulary from file to screen (#42): the table and the report say the same people's word
+    // for every status, never the file's token ("keep", "revert", "timeout").
+    void tableAndReportSayTheSameWord()
+    {
+        using ak::ExperimentStatus;
+        auto run = ak::test::makeRun(QStringLiteral("/r"), false);
+        const QList<ExperimentStatus> all { ExperimentStatus::Running, ExperimentStatus::Kept,
+            ExperimentStatus::Reverted, ExperimentStatus::Failed, ExperimentStatus::Crashed,
+            ExperimentStatus::Timeout, ExperimentStatus::Pending, ExperimentStatus::Rejected,
+            ExperimentStatus::Baseline };
+        for (int i = 0; i < all.size(); ++i) {
+            // A measured speedup on each, so the report's chart draws (and names) every one.
+            run->experiments.append(ak::test::experiment(
+                i + 1, QStringLiteral("01-matmul"), ExperimentStatus::Kept, 1.0 + 0.1 * i, 40.0));
+            run->experiments.last().status = all[i];
+        }
+        ak::RunLoader::finish(*run);
+        ExperimentModel model;
+        model.resetRows(run->experiments);
+        const QString report = ak::RunReport::html(*run, nullptr, QDateTime::currentDateTimeUtc());
+        QStringList words;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const int id = model.index(row, ExperimentModel::IdColumn).data().toInt();
+            const auto status
+                = ExperimentStatus(model.index(row, 0).data(ExperimentModel::StatusRole).toInt());
+            const QString word = model.index(row, ExperimentModel::StatusColumn).data().toString();
+            QCOMPARE(word, ak::statusText(status));
+            QVERIFY2(report.contains(QStringLiteral("<title>#%1 %2 ").arg(id).arg(word)),
+                qPrintable(QStringLiteral("#%1 %2 not in the report").arg(id).arg(word)));
+            words << word;
+        }
+        words.sort();
+        QCOMPARE(words.join(QLatin1Char(',')),
+            QStringLiteral("baseline,crashed,failed,kept,pending,rejected,reverted,running,timed out"));
+    }
+
     void rolesAndFormatting()
     {
         ExperimentModel model;
@@ -39,7 +77,7 @@ private Q_SLOTS:
         const QModelIndex speedup = model.index(2, ExperimentModel::SpeedupColumn);
         QCOMPARE(speedup.data().toString(), QStringLiteral("1.30× · +30.0 % vs start")); // baseline 1.0×
         QCOMPARE(speedup.data(ExperimentModel::SortRole).toDouble(), 1.3);
-        QCOMPARE(model.index(2, ExperimentModel::StatusColumn).data().toString(), QStringLiteral("keep"));
+        QCOMPARE(model.index(2, ExperimentModel::StatusColumn).data().toString(), QStringLiteral("kept"));
         QCOMPARE(model.index(2, ExperimentModel::CommitColumn).data().toString().size(), 8);
         QCOMPARE(model.index(2, 0).data(ExperimentModel::CommitRole).toString().size(), 40);
         // A failed experiment has no measurement: a dash, and it sorts below every measured one.

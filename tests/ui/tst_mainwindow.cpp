@@ -298,7 +298,7 @@ private Q_SLOTS:
         // keep -> revert, and the kernel pinned: Restore turns off; Pin shows pinned and offers unpin.
         reloadAt(1);
         QVERIFY(!steering->revert()->isEnabled());
-        QVERIFY(steering->revert()->toolTip().contains(QStringLiteral("not keep")));
+        QVERIFY(steering->revert()->toolTip().contains(QStringLiteral("not kept")));
         QVERIFY(steering->pin()->isChecked());
         QVERIFY(steering->pin()->isEnabled());
         QVERIFY(steering->skip()->isEnabled());

@@ -136,7 +136,7 @@ private Q_SLOTS:
         QVERIFY2(
             diff->title(0).startsWith(QStringLiteral("experiment 1 (baseline)")), qPrintable(diff->title(0)));
         QVERIFY2(
-            diff->title(1).startsWith(QStringLiteral("experiment 5 (keep)")), qPrintable(diff->title(1)));
+            diff->title(1).startsWith(QStringLiteral("experiment 5 (kept)")), qPrintable(diff->title(1)));
 
         // Ctrl+click: experiments 4 and 2, compared as 2 -> 4 whatever the order of the clicks.
         select(commits, ak::ExperimentModel::IdRole, 4);

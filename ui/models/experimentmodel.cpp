@@ -124,7 +124,7 @@ QVariant ExperimentModel::displayCell(const Experiment &e, int column) const
     case KernelColumn:
         return e.kernel;
     case StatusColumn:
-        return statusName(e.status);
+        return statusText(e.status);
     case SpeedupColumn:
         // Over PyTorch a 1 % keep reads "0.99×" either way; over the kernel's start it shows.
         return e.status == ExperimentStatus::Baseline
@@ -193,8 +193,8 @@ QVariant ExperimentModel::toolTipCell(const Experiment &e, int column) const
     const Metrics &m = e.metrics;
     switch (column) {
     case StatusColumn: {
-        QString tip = e.failure.isEmpty() ? statusName(e.status)
-                                          : QStringLiteral("%1: %2").arg(statusName(e.status), e.failure);
+        QString tip = e.failure.isEmpty() ? statusText(e.status)
+                                          : QStringLiteral("%1: %2").arg(statusText(e.status), e.failure);
         if (!m.sandbox.isEmpty())
             tip += tr("\njudged in: %1").arg(m.sandbox);
         // Which judge (#43): the hash of its sources and how it isolated the kernel.
@@ -218,7 +218,7 @@ QVariant ExperimentModel::toolTipCell(const Experiment &e, int column) const
         // What was tried and, for an attempt not kept, the verdict's reason.
         return e.failure.isEmpty()
             ? e.description
-            : QStringLiteral("%1\n%2: %3").arg(e.description, statusName(e.status), e.failure);
+            : QStringLiteral("%1\n%2: %3").arg(e.description, statusText(e.status), e.failure);
     case CommitColumn:
         return tr("commit %1\nparent %2").arg(e.commit, e.parent);
     case SpeedupColumn:

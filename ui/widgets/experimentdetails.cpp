@@ -133,10 +133,10 @@ bool ExperimentDetails::compare(const RunSnapshot &run, const Experiment &older,
             m_diffView->showTexts(t.oldText, t.newText,
                 tr("experiment %1 (%2) @ %3")
                     .arg(older.id)
-                    .arg(statusName(older.status), older.commit.left(8)),
+                    .arg(statusText(older.status), older.commit.left(8)),
                 tr("experiment %1 (%2) @ %3")
                     .arg(newer.id)
-                    .arg(statusName(newer.status), newer.commit.left(8)));
+                    .arg(statusText(newer.status), newer.commit.left(8)));
         });
     return true;
 }

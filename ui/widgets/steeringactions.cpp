@@ -273,7 +273,7 @@ void SteeringActions::update()
                   enable(a, m_experiment->status == needed, tip,
                       tr("experiment %1 is %2, not %3")
                           .arg(m_experiment->id)
-                          .arg(statusName(m_experiment->status), statusName(needed)));
+                          .arg(statusText(m_experiment->status), statusText(needed)));
           };
     const int id = m_experiment ? m_experiment->id : 0;
     // What RunStore::revert does: the selected version's kernel.py becomes the kernel's head again, as a
