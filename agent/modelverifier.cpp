@@ -4,8 +4,7 @@
 #include "pythonlocator.h"
 #include "pythonscripts.h"
 #include "runloader.h"
-#include "runlock.h"
-#include "runstore.h"
+#include "runsteering.h"
 #include "steerrequest.h"
 
 #include <QCryptographicHash>
@@ -249,16 +248,15 @@ ExportOutcome ModelVerifier::exportPackage(const ExportOptions &options)
 bool ModelVerifier::record(
     const QString &runDir, const nlohmann::json &verification, QString *how, QString *error)
 {
-    if (RunLock::holderPid(runDir) == 0) {
-        std::unique_ptr<RunStore> store = RunStore::open(runDir, error);
-        if (store) {
-            *how = QStringLiteral("committed");
-            return store->writeVerification(verification, error);
-        }
-    }
-    // A loop writes the run: it records the verification at its next experiment boundary.
-    *how = QStringLiteral("queued for the process writing the run");
-    return RunStore::queueRequest(runDir, SteerRequest::verification(verification).toJson(), error);
+    // The steering path every writer outside the loop takes: committed now when nobody writes the
+    // run, else queued for the loop writing it, which records it at its next experiment boundary.
+    const RunSteering::Outcome o = RunSteering::steer(runDir, SteerRequest::verification(verification));
+    *how = o.kind == RunSteering::Outcome::Kind::Queued
+        ? QStringLiteral("queued for the process writing the run")
+        : QStringLiteral("committed");
+    if (!o.ok())
+        *error = o.message;
+    return o.ok();
 }
 
 } // namespace ak

@@ -5,8 +5,10 @@
 #include "kerneltablemodel.h"
 #include "modelfixture.h"
 #include "modelverification.h"
+#include "modelverifier.h"
 #include "runloader.h"
 #include "runreport.h"
+#include "runstore.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
 
@@ -232,6 +234,31 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(dir.filePath(QStringLiteral("verification.json"))));
         run = ak::RunLoader::load(dir.path(), &error);
         QVERIFY(run && !run->verification);
+    }
+
+    // A verification is recorded the way every other steering request is (RunSteering): committed
+    // when nobody writes the run, queued for the writer while one does, and applied by it.
+    void recordCommitsOrQueuesForTheWriter()
+    {
+        QTemporaryDir dir;
+        QString error, how;
+        QVERIFY2(ak::test::makeVerifiedRun(dir.path(), &error), qPrintable(error));
+        nlohmann::json d = ak::test::verificationDict(true);
+        d["timings"]["eager+ours"]["median_us"] = 123.0;
+        QVERIFY2(ak::ModelVerifier::record(dir.path(), d, &how, &error), qPrintable(error));
+        QCOMPARE(how, QStringLiteral("committed"));
+        QCOMPARE(ak::RunLoader::load(dir.path(), &error)->verification->eagerOurs.medianUs, 123.0);
+
+        std::unique_ptr<ak::RunStore> writer = ak::RunStore::open(dir.path(), &error); // a loop's lock
+        QVERIFY2(writer, qPrintable(error));
+        d["timings"]["eager+ours"]["median_us"] = 99.0;
+        QVERIFY2(ak::ModelVerifier::record(dir.path(), d, &how, &error), qPrintable(error));
+        QCOMPARE(how, QStringLiteral("queued for the process writing the run"));
+        QCOMPARE(ak::RunLoader::load(dir.path(), &error)->verification->eagerOurs.medianUs, 123.0); // not yet
+        QStringList problems;
+        QCOMPARE(writer->applyRequests(&problems), 1);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        QCOMPARE(ak::RunLoader::load(dir.path(), &error)->verification->eagerOurs.medianUs, 99.0);
     }
 
     void projectionFromKeptSpeedups()
