@@ -644,8 +644,6 @@ void ExperimentLoop::finished(const Experiment &e, const QString &verdict)
                   0, 'f', 0);
     m_session->count(kept, failed, m_lastOverheadMs, line);
     message(line + (verdict.isEmpty() || kept ? QString() : QStringLiteral(" — ") + verdict.left(160)));
-    if (m_session->onExperiment)
-        m_session->onExperiment(e.id, e.kernel, statusName(e.status), line);
 }
 
 } // namespace ak

@@ -234,10 +234,6 @@ void LocalLoop::openSession(std::unique_ptr<RunStore> store)
     d->session = std::make_unique<LoopSession>(std::move(store));
     d->session->setBudget(m_options.budgetSeconds, m_options.maxExperiments);
     d->session->onMessage = [this](const QString &line) { Q_EMIT message(line); };
-    d->session->onExperiment
-        = [this](int id, const QString &kernel, const QString &status, const QString &line) {
-              Q_EMIT experimentFinished(id, kernel, status, line);
-          };
     d->session->onSelfPause = [this](const QString &reason) {
         const bool untilResumed = !reason.isEmpty() && d->session->pausedUntilResumed();
         // From a loop thread: the state belongs to this object's thread.

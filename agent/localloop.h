@@ -100,8 +100,6 @@ public:
     bool endedWithFailure() const;
 
 Q_SIGNALS:
-    // Queued from the loop threads after each experiment (live line, charts).
-    void experimentFinished(int id, const QString &kernel, const QString &status, const QString &line);
     void finished(const QString &reason);
 
 private:

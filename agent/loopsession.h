@@ -75,9 +75,6 @@ public:
 
     // Called (from loop threads, no lock held) with one line per event worth showing a person.
     std::function<void(const QString &line)> onMessage;
-    // Called after each finished experiment (id, kernel, status name, live line).
-    std::function<void(int id, const QString &kernel, const QString &status, const QString &line)>
-        onExperiment;
     // Called (from a loop thread) when the loop pauses itself, and again (empty reason) when that
     // pause ends by itself.
     std::function<void(const QString &reason)> onSelfPause;

@@ -16,15 +16,13 @@ qint64 Backoff::next()
     qint64 wait = m_base;
     for (int i = 0; i < std::min(m_taken, m_maxDoublings) && wait < m_cap; ++i)
         wait = wait > m_cap / 2 ? m_cap : wait * 2;
-    m_current = std::min(wait, m_cap);
     ++m_taken;
-    return m_current;
+    return std::min(wait, m_cap);
 }
 
 void Backoff::reset()
 {
     m_taken = 0;
-    m_current = 0;
 }
 
 } // namespace ak

@@ -14,15 +14,12 @@ public:
 
     qint64 next(); // the wait to take now (the one after it doubles)
     void reset(); // the trouble is over: the next wait is baseMs again
-    qint64 current() const { return m_current; } // the last wait taken since reset; 0: none
-    int taken() const { return m_taken; } // waits taken since reset
 
 private:
     qint64 m_base;
     qint64 m_cap;
     int m_maxDoublings;
-    int m_taken = 0;
-    qint64 m_current = 0;
+    int m_taken = 0; // waits taken since reset
 };
 
 } // namespace ak

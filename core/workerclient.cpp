@@ -316,7 +316,6 @@ void WorkerClient::retire(const QString &reason, bool drain)
     }
     m_retired.push_back(p);
     qCDebug(lcCore) << "worker retired:" << reason;
-    Q_EMIT workerExited(reason);
     armTimer();
 }
 
@@ -419,7 +418,6 @@ void WorkerClient::readStderr()
     m_stderrTail += data;
     if (m_stderrTail.size() > kStderrTailBytes)
         m_stderrTail = m_stderrTail.right(kStderrTailBytes);
-    Q_EMIT workerStderr(QString::fromUtf8(data));
 }
 
 void WorkerClient::handleLine(const QByteArray &line)
@@ -452,7 +450,6 @@ void WorkerClient::handleLine(const QByteArray &line)
         }
         m_state = State::Ready;
         armTimer();
-        Q_EMIT workerStarted(m_workerPid, m_workerPython);
         pump();
         return;
     }

@@ -69,9 +69,6 @@ public:
 Q_SIGNALS:
     void progress(int id, const QString &message, double fraction);
     void replied(int id, const ak::WorkerReply &reply);
-    void workerStarted(qint64 pid, const QString &python);
-    void workerExited(const QString &reason);
-    void workerStderr(const QString &text);
 
 private:
     struct Pending

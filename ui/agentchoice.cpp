@@ -21,11 +21,6 @@ AgentChoice::AgentChoice(QWidget *window, LoopHost *loops)
     updateTip();
 }
 
-AgentSettingsDialog *AgentChoice::dialog() const
-{
-    return m_dialog;
-}
-
 void AgentChoice::updateTip()
 {
     QSettings store;

@@ -27,7 +27,6 @@ public:
     AgentChoice(QWidget *window, LoopHost *loops);
 
     QAction *action() const { return m_action; } // enabled without a run: the choice is the user's
-    AgentSettingsDialog *dialog() const; // the open one, or nullptr
 
     // Opens the dialog prefilled from `run`'s run.json (nullptr: no run shown); raises it when open.
     void edit(const RunSnapshotPtr &run);

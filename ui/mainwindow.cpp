@@ -18,7 +18,6 @@
 #include "presentationview.h"
 #include "recentrunsmenu.h"
 #include "remoterunopener.h"
-#include "remotesession.h"
 #include "replaybar.h"
 #include "reportexport.h"
 #include "roofsaction.h"
@@ -358,11 +357,6 @@ void MainWindow::openRemoteRun(const RemoteRun &run)
     m_remote->open(run);
 }
 
-RemoteSession *MainWindow::remoteSession() const
-{
-    return m_remote->session();
-}
-
 void MainWindow::connectRemote()
 {
     connect(m_remote, &RemoteRunOpener::openRequested, this, &MainWindow::openRemoteRun);
@@ -584,32 +578,12 @@ void MainWindow::connectReplay()
     });
 }
 
-ReplayBar *MainWindow::replayBar() const
-{
-    return m_replayBar;
-}
-
-QAction *MainWindow::reviewModeAction() const
-{
-    return m_steering->reviewMode();
-}
-
-MoveOnRulesDialog *MainWindow::moveOnRulesDialog() const
-{
-    return m_rules->dialog();
-}
-
 void MainWindow::editMoveOnRules()
 {
     const RunSnapshotPtr run = m_workspace->snapshot();
     if (!run || !isShowingRun())
         return;
     m_rules->edit(*run);
-}
-
-AgentSettingsDialog *MainWindow::agentSettingsDialog() const
-{
-    return m_agent->dialog();
 }
 
 void MainWindow::editAgent()

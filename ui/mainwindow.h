@@ -20,7 +20,6 @@ namespace ak {
 
 class ActionErrorBanner;
 class AgentChoice;
-class AgentSettingsDialog;
 class DeviceStatus;
 class EmptyState;
 class ExampleRunStarter;
@@ -32,11 +31,9 @@ class ModelView;
 class PresentationView;
 class ReplayBar;
 class ReportExport;
-class MoveOnRulesDialog;
 class MoveOnRulesStatus;
 class RemoteRun;
 class RemoteRunOpener;
-class RemoteSession;
 class RunFollower;
 class RunStatusLabels;
 class SandboxStatus;
@@ -61,7 +58,6 @@ public:
     // it live; the window's steering then runs the remote autokernel-cli (RemoteSession). Errors
     // (no ssh, no rsync, no such run) show in the window, and the mirror keeps trying.
     void openRemoteRun(const RemoteRun &run);
-    RemoteSession *remoteSession() const;
     // Loads the open run again (File ▸ Reload, or the watcher saw a change); updates in place.
     void reload();
     // Coalesces bursts of change notifications into one reload.
@@ -91,14 +87,7 @@ public:
 
     QString runDir() const { return m_runDir; }
     bool isShowingRun() const;
-    MoveOnRulesDialog *moveOnRulesDialog() const; // the open one, or nullptr
-    // Loop ▸ Review Mode (SteeringActions::reviewMode): checked while the shown run is in review mode.
-    // The status bar's review label is shown then too, with how many experiments wait for a person.
-    QAction *reviewModeAction() const;
     void editMoveOnRules();
-    AgentSettingsDialog *agentSettingsDialog() const; // the open one, or nullptr
-    // View ▸ Replay Run: the bar under the workspace that plays the shown run back.
-    ReplayBar *replayBar() const;
     // View ▸ Presentation (F5): the shown run full screen for a room, following reloads and replays.
     PresentationView *presentation() const { return m_presentation.get(); }
     void present();

@@ -29,11 +29,6 @@ MoveOnRulesStatus::MoveOnRulesStatus(QWidget *window)
     connect(m_action, &QAction::triggered, this, &MoveOnRulesStatus::editRequested);
 }
 
-MoveOnRulesDialog *MoveOnRulesStatus::dialog() const
-{
-    return m_dialog;
-}
-
 void MoveOnRulesStatus::showRun(const RunSnapshot &snapshot, bool sameRun)
 {
     const MoveOnRules &rules = snapshot.config.moveOn;

@@ -27,7 +27,6 @@ public:
 
     QLabel *label() const { return m_label; } // hidden until a run is shown
     QAction *action() const { return m_action; } // disabled until a run is shown
-    MoveOnRulesDialog *dialog() const; // the open one, or nullptr
 
     // `sameRun`: a reload of the run shown before, whose new rule changes go to the log.
     void showRun(const RunSnapshot &snapshot, bool sameRun);

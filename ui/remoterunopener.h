@@ -25,8 +25,6 @@ public:
     // window: the dialog's parent. loops: where the remote control is installed; not owned.
     RemoteRunOpener(QWidget *window, LoopHost *loops);
 
-    RemoteSession *session() const { return m_session; } // the run shown (or being mirrored), or nullptr
-
     // `address` (ssh://…) with the commands File ▸ Open Remote Run… remembered; invalid, with *error
     // set, when the address does not parse.
     static RemoteRun parse(const QString &address, QString *error);

@@ -13,12 +13,11 @@ private Q_SLOTS:
     void doublesUpToTheCap()
     {
         Backoff b(5000, 300000); // the loop's refused writes: 5 s, doubling, 5 min at most
-        QCOMPARE(b.current(), qint64(0));
         const qint64 want[] = { 5000, 10000, 20000, 40000, 80000, 160000, 300000, 300000 };
         for (qint64 w : want)
             QCOMPARE(b.next(), w);
-        QCOMPARE(b.taken(), 8);
-        QCOMPARE(b.current(), qint64(300000));
+        for (int i = 0; i < 100; ++i)
+            QCOMPARE(b.next(), qint64(300000)); // the cap holds however long the trouble lasts
     }
 
     void boundedDoublingsStopBelowTheCap()
@@ -43,9 +42,8 @@ private Q_SLOTS:
         b.next();
         Backoff copy = b;
         b.reset();
-        QCOMPARE(b.taken(), 0);
-        QCOMPARE(b.current(), qint64(0));
-        QCOMPARE(b.next(), qint64(30000));
+        QCOMPARE(b.next(), qint64(30000)); // from the base again
+        QCOMPARE(b.next(), qint64(60000));
         QCOMPARE(copy.next(), qint64(120000)); // the copy kept its own count
     }
 

@@ -619,7 +619,7 @@ private Q_SLOTS:
         QVERIFY(
             test::named<QAction>(&w, "AgentAction")->toolTip().contains(QStringLiteral("run's own agent")));
         test::named<QAction>(&w, "AgentAction")->trigger();
-        QPointer<AgentSettingsDialog> d = w.agentSettingsDialog();
+        QPointer<AgentSettingsDialog> d = test::named<AgentSettingsDialog>(&w, "AgentSettingsDialog");
         QVERIFY(d);
         const QString key = QString::fromLatin1(randomKey());
         d->setKind(AgentConfig::Kind::Llm);
@@ -638,7 +638,7 @@ private Q_SLOTS:
         QVERIFY(!test::named<QAction>(&w, "AgentAction")->toolTip().contains(key));
         // A second open shows the saved choice; "Use the Run's Agent" goes back.
         test::named<QAction>(&w, "AgentAction")->trigger();
-        d = w.agentSettingsDialog();
+        d = test::named<AgentSettingsDialog>(&w, "AgentSettingsDialog");
         QVERIFY(d);
         QCOMPARE(d->modelEdit()->text(), QStringLiteral("gpt-4.1"));
         d->buttons()->button(QDialogButtonBox::Reset)->click();

@@ -73,7 +73,7 @@ private Q_SLOTS:
 
         QVERIFY(test::named<QAction>(&w, "MoveOnRulesAction")->isEnabled());
         test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
-        QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
+        QPointer<MoveOnRulesDialog> dialog = test::named<MoveOnRulesDialog>(&w, "MoveOnRulesDialog");
         QVERIFY(dialog);
         QVERIFY(dialog->isVisible());
         QVERIFY(dialog->isEditable());
@@ -118,7 +118,7 @@ private Q_SLOTS:
                     ->toPlainText()
                     .contains(QStringLiteral("move-on rules set: 3 reverts in a row")));
         test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
-        dialog = w.moveOnRulesDialog();
+        dialog = test::named<MoveOnRulesDialog>(&w, "MoveOnRulesDialog");
         QVERIFY(dialog);
         QCOMPARE(dialog->revertsBox()->value(), 3);
         QCOMPARE(dialog->speedupBox()->value(), 0.0);
@@ -136,7 +136,7 @@ private Q_SLOTS:
         MainWindow w;
         QVERIFY(test::openAndWait(w, tmp.path()));
         test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
-        QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
+        QPointer<MoveOnRulesDialog> dialog = test::named<MoveOnRulesDialog>(&w, "MoveOnRulesDialog");
         QVERIFY(dialog);
         dialog->roofBox()->setValue(0.5); // a fraction, not a percentage
         dialog->buttons()->button(QDialogButtonBox::Ok)->click();
@@ -166,7 +166,7 @@ private Q_SLOTS:
         QVERIFY(control);
         QSignalSpy finished(control, &LoopControl::actionFinished);
         test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
-        QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
+        QPointer<MoveOnRulesDialog> dialog = test::named<MoveOnRulesDialog>(&w, "MoveOnRulesDialog");
         QVERIFY(dialog);
         dialog->roofBox()->setValue(65);
         dialog->buttons()->button(QDialogButtonBox::Ok)->click();
@@ -192,7 +192,7 @@ private Q_SLOTS:
         FakeLoopControl fake(LoopControl::CanStartStop | LoopControl::CanSteerKernels);
         w.setLoopControl(&fake);
         test::named<QAction>(&w, "MoveOnRulesAction")->trigger();
-        QPointer<MoveOnRulesDialog> dialog = w.moveOnRulesDialog();
+        QPointer<MoveOnRulesDialog> dialog = test::named<MoveOnRulesDialog>(&w, "MoveOnRulesDialog");
         QVERIFY(dialog);
         QVERIFY(!dialog->isEditable());
         QVERIFY(dialog->revertsBox()->isReadOnly());

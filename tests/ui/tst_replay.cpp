@@ -67,7 +67,7 @@ private Q_SLOTS:
         QAction *pin = test::named<SteeringActions>(&w, "SteeringActions")->pin();
         QVERIFY(pin->isEnabled());
 
-        ReplayBar *bar = w.replayBar();
+        ReplayBar *bar = test::named<ReplayBar>(&w, "replayBar");
         QSignalSpy started(bar, &ReplayBar::started);
         test::named<QAction>(&w, "ReplayRunAction")->trigger();
         QVERIFY(started.wait(10000));
