@@ -114,12 +114,10 @@ QString RunHeadline::recordingLabel() const
 {
     if (recording.isEmpty())
         return {};
-    if (!verified)
-        return QCoreApplication::translate("ak::RunHeadline", "Recording (not verified in the model)");
-    const QString where = measuredWhere();
-    return where.isEmpty()
-        ? QCoreApplication::translate("ak::RunHeadline", "Recording (verified)")
-        : QCoreApplication::translate("ak::RunHeadline", "Recording (verified %1)").arg(where);
+    // No date or device: the headline's model part beside it already says where it was measured (at
+    // 1280 px the two together wrapped the window's summary to four lines).
+    return verified ? QCoreApplication::translate("ak::RunHeadline", "Recording · verified")
+                    : QCoreApplication::translate("ak::RunHeadline", "Recording · not verified in the model");
 }
 
 QString RunHeadline::explanation() const

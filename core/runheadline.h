@@ -55,7 +55,8 @@ struct RunHeadline
     QString startersText() const; // "1.65×" or "—"
     QString loopText() const; // "+1.1 %" or "—"
     QString measuredText() const; // "1.04× measured 2026-12-06 on NVIDIA H200" or "not verified"
-    // "Recording (not verified)" / "Recording (verified 2026-12-06 on NVIDIA H200)"; empty otherwise.
+    // A recording's "Recording · verified" / "Recording · not verified in the model"; empty otherwise.
+    // Shown beside text() or measuredText(), which carry the date and device.
     QString recordingLabel() const;
     // What each number divides by, in sentences, with the loop's gain per kernel: the tooltip and the
     // report's note.

@@ -121,10 +121,11 @@ private Q_SLOTS:
         const RunHeadline h = RunHeadline::of(run);
         QCOMPARE(h.text(),
             QStringLiteral("starters 1.33× · loop 0.0 % · model 1.04× measured 2026-12-06 on NVIDIA H200"));
-        QCOMPARE(h.recordingLabel(), QStringLiteral("Recording (verified 2026-12-06 on NVIDIA H200)"));
+        // The date and device are in text() beside it, not said twice.
+        QCOMPARE(h.recordingLabel(), QStringLiteral("Recording · verified"));
         run.verification.reset();
         QCOMPARE(
-            RunHeadline::of(run).recordingLabel(), QStringLiteral("Recording (not verified in the model)"));
+            RunHeadline::of(run).recordingLabel(), QStringLiteral("Recording · not verified in the model"));
     }
 
     void noBaselineYetSaysNothing()
@@ -161,7 +162,7 @@ private Q_SLOTS:
         QCOMPARE(h.gains[1].kernel, QStringLiteral("08-layernorm"));
         QCOMPARE(formatSignedPercent(h.gains[1].pct()), QStringLiteral("+1.5 %"));
         QVERIFY(!h.verified);
-        QCOMPARE(h.recordingLabel(), QStringLiteral("Recording (not verified in the model)"));
+        QCOMPARE(h.recordingLabel(), QStringLiteral("Recording · not verified in the model"));
     }
 
     void theShippedVerifiedRecording()
@@ -183,8 +184,7 @@ private Q_SLOTS:
         QCOMPARE(h.finalSetSize, 2);
         QCOMPARE(formatRatio(h.measured), QStringLiteral("1.07×"));
         QCOMPARE(h.measuredText(), QStringLiteral("1.07× measured 2026-12-07 on NVIDIA H100 80GB HBM3"));
-        QCOMPARE(
-            h.recordingLabel(), QStringLiteral("Recording (verified 2026-12-07 on NVIDIA H100 80GB HBM3)"));
+        QCOMPARE(h.recordingLabel(), QStringLiteral("Recording · verified"));
         QVERIFY2(
             h.text().endsWith(QStringLiteral("model 1.07× measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
             qPrintable(h.text()));

@@ -67,6 +67,42 @@ QStringList cutChartText(QChartView *view)
     return cut;
 }
 
+// Chart text that does not read: a label reaching outside the chart's view (Qt Charts draws a
+// category label it does not truncate past the edge, where the view clips it) or two labels on top of
+// each other (crowded x ticks). "ModelEffectChart: \"03-rmsnorm  +4.1 %\" from x -12".
+QStringList clashingChartText(QChartView *view)
+{
+    QStringList bad;
+    if (!view->isVisible() || !view->scene())
+        return bad;
+    const QString owner = view->parentWidget()->objectName();
+    const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
+    QList<QGraphicsTextItem *> texts;
+    for (QGraphicsItem *item : view->scene()->items()) {
+        auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+        if (text && text->isVisible() && !text->toPlainText().isEmpty())
+            texts << text;
+    }
+    for (int i = 0; i < texts.size(); ++i) {
+        // The glyphs, not the item's box: a rotated title's box is its text turned on its side.
+        const QRectF r = texts[i]->sceneBoundingRect().adjusted(1, 1, -1, -1);
+        if (!shown.contains(r))
+            bad << QStringLiteral("%1: \"%2\" at %3,%4 %5x%6 outside the %7x%8 view")
+                       .arg(owner, texts[i]->toPlainText())
+                       .arg(r.x(), 0, 'f', 0)
+                       .arg(r.y(), 0, 'f', 0)
+                       .arg(r.width(), 0, 'f', 0)
+                       .arg(r.height(), 0, 'f', 0)
+                       .arg(shown.width(), 0, 'f', 0)
+                       .arg(shown.height(), 0, 'f', 0);
+        for (int j = i + 1; j < texts.size(); ++j)
+            if (r.intersects(texts[j]->sceneBoundingRect().adjusted(1, 1, -1, -1)))
+                bad << QStringLiteral("%1: \"%2\" overlaps \"%3\"")
+                           .arg(owner, texts[i]->toPlainText(), texts[j]->toPlainText());
+    }
+    return bad;
+}
+
 } // namespace
 
 class WindowLayoutTest : public QObject
@@ -183,15 +219,74 @@ private Q_SLOTS:
                      QStringLiteral("model <b>1.07×</b> measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
             qPrintable(model->text()));
         QVERIFY(!recording->isHidden());
-        QVERIFY2(recording->text().contains(
-                     QStringLiteral("Recording (verified 2026-12-07 on NVIDIA H100 80GB HBM3)")),
+        // Short: the date and device are the model part's; said twice the summary took four lines.
+        QVERIFY2(recording->text().contains(QStringLiteral("Recording · verified"))
+                && !recording->text().contains(QStringLiteral("2026-12-07")),
             qPrintable(recording->text()));
+        // Its text's height at its width (the label itself stretches to the summary's tallest part).
+        QTRY_VERIFY2(
+            recording->heightForWidth(recording->width()) <= 2 * recording->fontMetrics().lineSpacing(),
+            qPrintable(QStringLiteral("recording label needs %1 px at %2 px wide")
+                           .arg(recording->heightForWidth(recording->width()))
+                           .arg(recording->width())));
         auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock"));
         QTRY_VERIFY2(dock->width() >= w.width() * 3 / 10 - 8,
             qPrintable(QStringLiteral("Model dock %1 of %2 px").arg(dock->width()).arg(w.width())));
         auto *start = w.findChild<QAction *>(QStringLiteral("StartAction"));
         QVERIFY(start);
         QVERIFY2(!start->isEnabled(), qPrintable(start->toolTip()));
+    }
+
+    void verifiedModelDockChartsRead_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+    }
+
+    void verifiedModelDockChartsRead()
+    {
+        // The Model dock of the verified recording at its default width: every kernel's name in the
+        // effect chart whole and inside the chart, its % ticks apart; the kernel charts beside the
+        // dock with nothing cut (a 620 px dock cut their legend at 1280 px).
+        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h100-llama-verified.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("rec"));
+        QString error;
+        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
+
+        QFETCH(QSize, size);
+        QSettings().remove(QStringLiteral("mainWindow"));
+        MainWindow w;
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(dir);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock"));
+        QTRY_VERIFY(dock->width() >= w.width() * 3 / 10 - 8);
+        QTest::qWait(200); // the charts lay out after the dock resizes
+        const QList<QChartView *> views = dock->findChildren<QChartView *>();
+        QStringList bad;
+        int checked = 0;
+        for (QChartView *view : views) {
+            if (!view->isVisible())
+                continue;
+            ++checked;
+            bad += cutChartText(view) + clashingChartText(view);
+        }
+        QCOMPARE(checked, 1); // the effect chart
+        // The dock's width comes out of the kernel charts' beside it: theirs must still read.
+        auto *tabs = w.findChild<QTabWidget *>(QStringLiteral("ChartTabs"));
+        for (int tab = 0; tab < tabs->count(); ++tab) {
+            tabs->setCurrentIndex(tab);
+            QTest::qWait(100);
+            for (QChartView *view : tabs->widget(tab)->findChildren<QChartView *>())
+                bad += cutChartText(view);
+        }
+        QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QStringLiteral("\n"))));
     }
 };
 

@@ -11,8 +11,11 @@
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHorizontalStackedBarSeries>
+#include <QResizeEvent>
 #include <QStackedLayout>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -32,7 +35,8 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_series->append(m_leftOut);
     m_series->setBarWidth(0.7);
     chart()->addSeries(m_series);
-    chart()->setTitle(tr("Each kernel inside the model: % of the model's time it saves"));
+    // Short enough for the Model dock at 1280 px (the longer title was cut with "…" there).
+    chart()->setTitle(tr("Model time each kernel saves"));
     // Short: the chart's title already says what is measured; a dock at 1280 px cut the longer one.
     m_effect->setTitleText(tr("% saved (leave one out)"));
     m_effect->setLabelFormat(QStringLiteral("%.1f"));
@@ -43,6 +47,13 @@ ModelEffectChart::ModelEffectChart(QWidget *parent)
     m_series->attachAxis(m_effect);
     finishSetup();
     recolour(); // after the chart's theme, which gives each bar set a pen of its own
+    // The whole name and number on hover, whichever form the label has.
+    connect(m_series, &QHorizontalStackedBarSeries::hovered, this, [this](bool on, int index, QBarSet *) {
+        if (on && index >= 0 && index < m_rows.size())
+            QToolTip::showText(QCursor::pos(), rowToolTip(m_rows[index]), chartView());
+        else
+            QToolTip::hideText();
+    });
     chartView()->setMinimumHeight(180);
     setEmptyText(tr("No in-model effect measured"),
         tr("Only kernels that plug into the model and pass parity are timed inside it."));
@@ -74,6 +85,7 @@ void ModelEffectChart::clear()
     m_leftOut->remove(0, m_leftOut->count());
     m_kernels->clear();
     m_categories.clear();
+    m_rows.clear();
     showEmpty();
 }
 
@@ -92,20 +104,63 @@ void ModelEffectChart::setVerification(const ModelVerification &verification)
     double low = 0;
     double high = 0;
     for (const KernelVerification *k : timed) {
-        // The value is in the label too: bar labels would also print the other set's zeros.
-        m_categories << QStringLiteral("%1  %2").arg(k->kernel, formatSignedPercent(k->effectPct));
+        m_rows.append({ k->kernel, k->effectPct, k->inFinalSet });
         m_final->append(k->inFinalSet ? k->effectPct : 0.0);
         m_leftOut->append(k->inFinalSet ? 0.0 : k->effectPct);
         low = std::min(low, k->effectPct);
         high = std::max(high, k->effectPct);
     }
-    m_kernels->append(m_categories);
-    // Qt Charts drops category labels that do not fit: give every kernel a row of its own.
-    chartView()->setMinimumHeight(std::max(180, 110 + 26 * int(timed.size())));
+    if (chartView()->isVisible()) // else the resize that comes with show() decides
+        m_twoLines = !labelsFitOneLine(chartView()->width());
+    relabel();
     const double pad = std::max(0.5, 0.1 * (high - low));
     m_effect->setRange(low < 0 ? low - pad : 0.0, high > 0 ? high + pad : 0.0 + pad);
     m_effect->applyNiceNumbers();
     showChart();
+}
+
+QString ModelEffectChart::rowToolTip(const Row &row)
+{
+    return row.inFinalSet
+        ? tr("%1: saves %2 of the model's time (in the final set)")
+              .arg(row.kernel, formatSignedPercent(row.pct))
+        : tr("%1: saves %2 of the model's time (left out)").arg(row.kernel, formatSignedPercent(row.pct));
+}
+
+bool ModelEffectChart::labelsFitOneLine(int viewWidth) const
+{
+    // Qt Charts gives the category axis about two fifths of the view and draws a label it does not
+    // truncate past the view's left edge (clipped there): past that, name and number take a line each.
+    const QFontMetrics fm(m_kernels->labelsFont());
+    int widest = 0;
+    for (const Row &r : m_rows)
+        widest = std::max(
+            widest, fm.horizontalAdvance(r.kernel + QStringLiteral("  ") + formatSignedPercent(r.pct)));
+    return widest <= viewWidth * 35 / 100;
+}
+
+void ModelEffectChart::relabel()
+{
+    // The value is in the label: bar labels would also print the other set's zeros.
+    m_categories.clear();
+    for (const Row &r : m_rows)
+        m_categories << (m_twoLines ? QStringLiteral("%1<br>%2") : QStringLiteral("%1  %2"))
+                            .arg(r.kernel, formatSignedPercent(r.pct));
+    m_kernels->clear();
+    m_kernels->append(m_categories);
+    // Qt Charts drops category labels that do not fit: give every kernel a row of its own.
+    chartView()->setMinimumHeight(std::max(180, 110 + (m_twoLines ? 38 : 26) * int(m_rows.size())));
+}
+
+void ModelEffectChart::resizeEvent(QResizeEvent *event)
+{
+    ChartPanel::resizeEvent(event);
+    const bool twoLines = !labelsFitOneLine(chartView()->width());
+    if (twoLines != m_twoLines && !m_rows.isEmpty()) {
+        m_twoLines = twoLines;
+        relabel();
+    }
+    m_twoLines = twoLines;
 }
 
 } // namespace ak

@@ -64,12 +64,16 @@ void RunSummaryBar::setSnapshot(const RunSnapshot &run)
                     : headline.measuredText().toHtmlEscaped()));
     m_model->setToolTip(headline.explanation());
     // A recording says so first, verified or not: its numbers are another machine's, its loop ran there.
+    // Verified, the model part beside it names the date and device: the recording's own summary, which
+    // says them again, goes to the tooltip (both in the label wrapped the summary to four lines at 1280 px).
     m_recording->setVisible(!run.recording.isEmpty());
-    m_recording->setText(
-        tr("<b>%1</b> · %2 ·").arg(headline.recordingLabel().toHtmlEscaped(), run.recording.toHtmlEscaped()));
+    m_recording->setText(headline.verified
+            ? tr("<b>%1</b> ·").arg(headline.recordingLabel().toHtmlEscaped())
+            : tr("<b>%1</b> · %2 ·")
+                  .arg(headline.recordingLabel().toHtmlEscaped(), run.recording.toHtmlEscaped()));
     m_recording->setToolTip(
-        tr("Restored from a recording that ships with the app; View ▸ Replay Run plays it "
-           "back as it happened."));
+        tr("Restored from %1, which ships with the app; View ▸ Replay Run plays it back as it happened.")
+            .arg(run.recording.toHtmlEscaped()));
     const RunStats stats = RunStats::of(run);
     m_counts->setText(tr("%1 experiments: %2").arg(stats.attempts).arg(stats.countsText()));
     // What the search cost per what it found (#43 item 6): money with a price, else tokens, else time.
