@@ -322,6 +322,61 @@ class RouteAroundChildren(unittest.TestCase):
             site(torch.randn(3, 5))
         self.assertEqual(k.routed, 1)       # the first softmax of the failed call; none after restore
 
+class Probe(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.modes = []
+
+    def forward(self, x):
+        self.modes.append(torch._C._len_torch_function_stack())
+        return x * 3
+
+
+class Mid(nn.Module):
+    def forward(self, x):
+        return F.softmax(x * 2, dim=-1)         # the mid site's own call
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mid, self.probe = Mid(), Probe()
+
+    def forward(self, x):
+        a = F.softmax(x, dim=-1)                # the outer site's
+        b = self.mid(x)
+        c = self.probe(x)                       # no site: no mode may be active in it
+        return F.softmax(a + b + c, dim=-1)     # the outer site's again
+
+
+class NestedSites(unittest.TestCase):
+    """A function-level site inside another (attention inside a decoder layer whose residual add is a
+    region's): the child steps out of its parent's mode before entering its own and leaves its own before
+    the parent's comes back, whichever site was hooked first. On the H100 the other order left the inner
+    mode on the stack for the rest of the layer: every torch call there, the MLP's Triton launches
+    included, went through it (the llama example's attention folder: -1.2 % alone, -32 % with the others)."""
+
+    def check(self, outer_first):
+        ko = kernel("softmax", starter("softmax"), ["<model>"])
+        km = kernel("softmax", starter("softmax"), ["mid"])
+        model = Outer().eval()
+        p = plug.Plugged(model, [ko, km] if outer_first else [km, ko])
+        self.addCleanup(p.restore)
+        x = torch.randn(3, 5)
+        with torch.no_grad():
+            want = torch.softmax(torch.softmax(x, -1) + torch.softmax(x * 2, -1) + x * 3, -1)
+            for _ in range(3):
+                torch.testing.assert_close(model(x), want)
+                self.assertEqual(torch._C._len_torch_function_stack(), 0)
+        self.assertEqual(model.probe.modes, [0, 0, 0])
+        self.assertEqual((ko.routed, km.routed, ko.fallbacks, km.fallbacks), (6, 3, {}, {}))
+
+    def test_outer_site_hooked_first(self):
+        self.check(True)
+
+    def test_inner_site_hooked_first(self):
+        self.check(False)
+
 
 if __name__ == "__main__":
     unittest.main()

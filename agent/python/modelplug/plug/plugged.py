@@ -65,6 +65,7 @@ class Plugged:
         self._handles, self._forwards = [], []
         self._patched = []                  # (globals dict, name, original function)
         self._mode_stacks = []              # each call-site hook's entered route modes
+        self._chains = {}                   # id(module) -> (pre-hooks, hooks) run in order (_on)
         self._marks = None
         self._wrapped_acts = set()
         modules = dict(model.named_modules())
@@ -201,16 +202,44 @@ class Plugged:
                 stack[-1].__enter__()
                 stack[-1].active = True
 
-        self._handles.append(module.register_forward_pre_hook(pre))
-        self._handles.append(module.register_forward_hook(post))
+        self._on(module, pre, post)
         for child in module.children():
-            self._handles.append(child.register_forward_pre_hook(enter_child))
-            self._handles.append(child.register_forward_hook(leave_child))
+            self._on(child, enter_child, leave_child, outer=True)
+
+    def _on(self, module, pre, post, outer=False):
+        """pre/post as the module's forward pre-hook and hook, in one ordered chain per module: a child
+        site steps out of its parent site's mode (outer) before entering its own, and leaves its own before
+        the parent's comes back. Two hooks each would run in registration order: with the parent's
+        registered first, its mode came back on top of the child's, whose exit then popped the parent's,
+        leaving the child's mode entered for the rest of the parent's forward (H100: -32 % on the llama
+        example with attention and residual-add regions plugged together)."""
+        chains = self._chains.get(id(module))
+        if chains is None:
+            chains = self._chains[id(module)] = ([], [])
+            befores, afters = chains
+
+            def run_pre(mod, inputs):
+                for f in befores:
+                    f(mod, inputs)
+
+            def run_post(mod, inputs, output):
+                for f in afters:
+                    f(mod, inputs, output)
+            self._handles.append(module.register_forward_pre_hook(run_pre))
+            self._handles.append(module.register_forward_hook(run_post))
+        befores, afters = chains
+        if outer:
+            befores.insert(0, pre)
+            afters.append(post)
+        else:
+            befores.append(pre)
+            afters.insert(0, post)
 
     def restore(self):
         for h in self._handles:
             h.remove()
         self._handles = []
+        self._chains = {}
         for stack in getattr(self, "_mode_stacks", ()):
             while stack:
                 mode = stack.pop()
