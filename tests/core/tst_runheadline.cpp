@@ -181,12 +181,12 @@ private Q_SLOTS:
         const RunHeadline h = RunHeadline::of(*run);
         QVERIFY(h.verified);
         QVERIFY(h.parityOk);
-        QCOMPARE(h.finalSetSize, 2);
-        QCOMPARE(formatRatio(h.measured), QStringLiteral("1.07×"));
-        QCOMPARE(h.measuredText(), QStringLiteral("1.07× measured 2026-12-07 on NVIDIA H100 80GB HBM3"));
+        QCOMPARE(h.finalSetSize, 3);
+        QCOMPARE(formatRatio(h.measured), QStringLiteral("1.43×"));
+        QCOMPARE(h.measuredText(), QStringLiteral("1.43× measured 2026-12-07 on NVIDIA H100 80GB HBM3"));
         QCOMPARE(h.recordingLabel(), QStringLiteral("Recording · verified"));
         QVERIFY2(
-            h.text().endsWith(QStringLiteral("model 1.07× measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
+            h.text().endsWith(QStringLiteral("model 1.43× measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
             qPrintable(h.text()));
         QVERIFY2(run->recording.contains(QStringLiteral("llama")), qPrintable(run->recording));
     }

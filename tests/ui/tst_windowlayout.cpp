@@ -216,7 +216,7 @@ private Q_SLOTS:
         auto *recording = w.findChild<QLabel *>(QStringLiteral("SummaryRecording"));
         QVERIFY(model && recording);
         QVERIFY2(model->text().contains(
-                     QStringLiteral("model <b>1.07×</b> measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
+                     QStringLiteral("model <b>1.43×</b> measured 2026-12-07 on NVIDIA H100 80GB HBM3")),
             qPrintable(model->text()));
         QVERIFY(!recording->isHidden());
         // Short: the date and device are the model part's; said twice the summary took four lines.
