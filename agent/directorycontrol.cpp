@@ -2,6 +2,7 @@
 
 #include "backgroundjob.h"
 
+#include "requestqueue.h"
 #include "runlock.h"
 #include "runsteering.h"
 #include "runstore.h"
@@ -196,7 +197,7 @@ void DirectoryControl::checkOutcomes()
             std::vector<Reported> found;
             for (const QString &file : files) {
                 Reported r { file, {} };
-                if (RunStore::requestOutcome(dir, file, &r.outcome, true))
+                if (RequestQueue::outcome(dir, file, &r.outcome, true))
                     found.push_back(r);
             }
             return found;

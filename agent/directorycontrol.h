@@ -1,6 +1,7 @@
 #pragma once
 
 #include "loopcontrol.h"
+#include "requestqueue.h"
 #include "runstore.h"
 #include "steerrequest.h"
 
@@ -64,7 +65,7 @@ public:
     // Requests waiting or being applied.
     int pendingRequests() const { return int(m_queue.size()); }
     // Requests queued for another process's loop whose outcome has not been reported yet. Their
-    // outcome (applied or refused, RunStore::requestOutcome) arrives as a second actionFinished /
+    // outcome (applied or refused, RequestQueue::outcome) arrives as a second actionFinished /
     // actionFailed once the writer has dealt with them; refresh() looks for it.
     int awaitedRequests() const { return int(m_awaited.size()); }
 
@@ -90,7 +91,7 @@ private:
     struct Reported
     {
         QString file; // the queued file's name
-        RunStore::RequestOutcome outcome;
+        RequestQueue::Outcome outcome;
     };
 
     void enqueue(const Request &request);

@@ -1,5 +1,6 @@
 #include "runsteering.h"
 
+#include "requestqueue.h"
 #include "runlock.h"
 #include "runstore.h"
 
@@ -22,7 +23,7 @@ RunSteering::Outcome RunSteering::steer(const QString &runDir, const SteerReques
             o.message = error;
             return o;
         }
-        if (!RunStore::queueRequest(runDir, request.toJson(), &error, &o.request)) {
+        if (!RequestQueue::queue(runDir, request.toJson(), &error, &o.request)) {
             o.message = error;
             return o;
         }

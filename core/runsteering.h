@@ -34,7 +34,7 @@ public:
         QString message;
         qint64 writer = 0; // Queued: pid of the process holding the run's lock
         // Queued: the request's file name; the writer's outcome appears under it
-        // (RunStore::requestOutcome).
+        // (RequestQueue::outcome).
         QString request;
         QStringList repairNotes; // Applied, Refused: what opening the run repaired first
         Experiment created; // Applied revert: the new experiment

@@ -42,33 +42,13 @@ public:
     // Opens an existing run for writing: takes the lock, then repairs (see repairNotes()).
     static std::unique_ptr<RunStore> open(const QString &dir, QString *error);
 
-    // Queues a steering request (SteerRequest::toJson; RunSteering::steer is the usual way in) for
-    // the process that holds the lock (the GUI while the CLI runs the loop). The writer reads it back
-    // with SteerRequest::fromJson and applies it in applyRequests(). Any JSON object with an "action"
-    // is written, so a malformed request reaches the writer and is reported there. `name`: the
-    // queued file's name, under which the writer records the outcome (requestOutcome).
-    static bool queueRequest(
-        const QString &dir, const nlohmann::json &request, QString *error, QString *name = nullptr);
-    // What the writer did with the queued request `name`: applyRequests() records it in
-    // requestDoneDir(dir)/<name> as {"ok", "text"}, since a refusal leaves no trace in the log and the
-    // requester (the window) would otherwise never hear of it. Returns false while there is no record
-    // yet; `remove` deletes a record that was read, so each outcome is reported once.
-    struct RequestOutcome
-    {
-        bool ok = false;
-        QString text; // applied: what was done; refused: why
-    };
-    static bool requestOutcome(const QString &dir, const QString &name, RequestOutcome *out, bool remove);
-    static QString requestDoneDir(const QString &dir);
     // A run nobody may write: a recording shipped with the app and extracted as an example is the
-    // same for every user who opens it, so open() and queueRequest() refuse it, naming why and what to
-    // do instead (`autokernel-cli restore` elsewhere gives a run to continue). The marker holds
+    // same for every user who opens it, so open() and RequestQueue::queue() refuse it, naming why and
+    // what to do instead (`autokernel-cli restore` elsewhere gives a run to continue). The marker holds
     // {"why": ...}; readOnlyReason is empty for an ordinary run.
     static constexpr const char *ReadOnlyMarker = ".git/autokernel-read-only.json";
     static QString readOnlyReason(const QString &dir);
     static bool markReadOnly(const QString &dir, const QString &why, QString *error);
-    // Records nobody read (the requester closed, or never looks: LocalLoop) are dropped after this long.
-    static constexpr qint64 RequestOutcomeKeepSecs = 24 * 3600;
 
     QString dir() const { return m_dir; }
     // The writer's current view of the run (same shape the loader builds).
@@ -129,9 +109,9 @@ public:
     // run.json's settings.allow_reduced_precision (other settings kept), committed like setWorker:
     // from now on the judge keeps, flagged, a kernel that takes a precision shortcut PyTorch does not.
     bool setAllowReducedPrecision(bool on, QString *error = nullptr);
-    // Applies queued requests (queueRequest) in order; returns how many were applied. Problems with
+    // Applies queued requests (RequestQueue::queue) in order; returns how many were applied. Problems with
     // a request are reported in `errors` and the request is dropped. Each one's outcome is recorded
-    // for its requester (requestOutcome).
+    // for its requester (RequestQueue::outcome).
     int applyRequests(QStringList *errors = nullptr);
     // Carries out one steering request, as applyRequests() does for a queued one: move_on's fields
     // replace those of the current rules, review is logged even when the mode is already so.
@@ -157,7 +137,6 @@ public:
         return QStringLiteral("kernels/") + kernel + QStringLiteral("/kernel.py");
     }
     static QString commitMessage(const Experiment &e);
-    static QString requestDir(const QString &dir);
     // "alice@gpu1 via autokernel-cli (pid 4242)": who this process is, for the log's "by".
     static QString author();
 

@@ -1,6 +1,7 @@
-// RunStore: steering (pin, skip, revert, review, move-on rules), the queue of steering requests from
-// processes that do not hold the lock, and the derived state every operation updates after its log
-// line: kernel branch, working-tree kernel.py, the best commit, results.tsv.
+// RunStore: steering (pin, skip, revert, review, move-on rules), draining the queue of steering
+// requests from processes that do not hold the lock (RequestQueue), and the derived state every
+// operation updates after its log line: kernel branch, working-tree kernel.py, the best commit,
+// results.tsv.
 #include "errorout.h"
 #include "runstore.h"
 
@@ -8,17 +9,14 @@
 #include "experimentlog.h"
 #include "gitrepo.h"
 #include "jsonfield.h"
+#include "requestqueue.h"
 #include "resultstsv.h"
 #include "runconfig.h"
 #include "runloader.h"
 #include "steerrequest.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
-#include <QFileInfo>
-
-#include <atomic>
 
 using nlohmann::json;
 
@@ -382,82 +380,9 @@ bool RunStore::markReadOnly(const QString &dir, const QString &why, QString *err
         QDir(dir).filePath(QLatin1String(ReadOnlyMarker)), QByteArray::fromStdString(marker.dump(1)), error);
 }
 
-QString RunStore::requestDir(const QString &dir)
-{
-    return QDir(dir).filePath(QStringLiteral(".git/autokernel-requests"));
-}
-
-bool RunStore::queueRequest(const QString &dir, const json &request, QString *error, QString *name)
-{
-    if (!request.is_object() || !request.contains("action"))
-        return fail(error, QStringLiteral("a steering request needs an \"action\""));
-    if (const QString why = readOnlyReason(dir); !why.isEmpty())
-        return fail(error, QStringLiteral("%1 is read-only: %2").arg(dir, why));
-    static std::atomic<int> counter { 0 };
-    const QString file = QStringLiteral("%1-%2-%3.json")
-                             .arg(QDateTime::currentMSecsSinceEpoch(), 15, 10, QLatin1Char('0'))
-                             .arg(QCoreApplication::applicationPid())
-                             .arg(counter++);
-    if (name)
-        *name = file;
-    return AtomicFile::write(
-        QDir(requestDir(dir)).filePath(file), QByteArray::fromStdString(request.dump()), error);
-}
-
-QString RunStore::requestDoneDir(const QString &dir)
-{
-    return QDir(requestDir(dir)).filePath(QStringLiteral("done"));
-}
-
-bool RunStore::requestOutcome(const QString &dir, const QString &name, RequestOutcome *out, bool remove)
-{
-    const QString file = QDir(requestDoneDir(dir)).filePath(name);
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray data = f.readAll();
-    f.close();
-    const json record = json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
-    RequestOutcome o;
-    if (const std::optional<bool> ok = jsonfield::strict::boolean(record, "ok")) {
-        o.ok = *ok;
-        o.text = jsonfield::text(record, "text");
-    } else {
-        o.text = QStringLiteral("the writer's record of the request is not readable");
-    }
-    if (remove)
-        QFile::remove(file);
-    if (out)
-        *out = o;
-    return true;
-}
-
-namespace {
-
-void recordOutcome(const QString &runDir, const QString &name, bool ok, const QString &text)
-{
-    const json record { { "ok", ok }, { "text", text.toStdString() } };
-    // Best effort: the request itself was carried out (or refused) either way.
-    AtomicFile::write(QDir(RunStore::requestDoneDir(runDir)).filePath(name),
-        QByteArray::fromStdString(record.dump()), nullptr);
-}
-
-void pruneOutcomes(const QString &runDir)
-{
-    QDir done(RunStore::requestDoneDir(runDir));
-    if (!done.exists())
-        return;
-    const QDateTime cutoff = QDateTime::currentDateTimeUtc().addSecs(-RunStore::RequestOutcomeKeepSecs);
-    for (const QFileInfo &info : done.entryInfoList({ QStringLiteral("*.json") }, QDir::Files))
-        if (info.lastModified().toUTC() < cutoff)
-            QFile::remove(info.absoluteFilePath());
-}
-
-} // namespace
-
 int RunStore::applyRequests(QStringList *errors)
 {
-    const QDir d(requestDir(m_dir));
+    const QDir d(RequestQueue::dir(m_dir));
     if (!d.exists())
         return 0;
     int applied = 0;
@@ -491,10 +416,10 @@ int RunStore::applyRequests(QStringList *errors)
             why = QStringLiteral("not applied");
         if (!ok && errors)
             *errors << QStringLiteral("request %1: %2").arg(file, why);
-        recordOutcome(m_dir, file, ok, ok ? done : why);
+        RequestQueue::recordOutcome(m_dir, file, ok, ok ? done : why);
         QFile::remove(d.filePath(file));
     }
-    pruneOutcomes(m_dir);
+    RequestQueue::pruneOutcomes(m_dir);
     return applied;
 }
 

@@ -8,6 +8,7 @@
 #include "experimentloop.h"
 #include "gitrepo.h"
 #include "loopsession.h"
+#include "requestqueue.h"
 #include "runstore.h"
 
 #include <QDir>
@@ -258,7 +259,7 @@ struct Rig
             n += e.kernel == name && e.status != ExperimentStatus::Baseline ? 1 : 0;
         return n;
     }
-    bool queue(const json &request) { return RunStore::queueRequest(dir, request, &error); }
+    bool queue(const json &request) { return RequestQueue::queue(dir, request, &error); }
 };
 
 #define CREATE_RIG(rig, config)                                                                              \

@@ -97,11 +97,11 @@ private Q_SLOTS:
         STEP(r);
         QCOMPARE(r.last().status, ExperimentStatus::Kept); // the experiment in flight finishes normally
         QCOMPARE(r.kernel(kA).state, KernelState::Active); // not applied yet
-        QCOMPARE(QDir(RunStore::requestDir(r.dir)).entryList(QDir::Files).size(), 1);
+        QCOMPARE(QDir(RequestQueue::dir(r.dir)).entryList(QDir::Files).size(), 1);
         STEP(r); // boundary: pinned; the loop moves to B
         QCOMPARE(r.kernel(kA).state, KernelState::Pinned);
         QCOMPARE(r.kernel(kA).stateReason, QStringLiteral("good enough"));
-        QCOMPARE(QDir(RunStore::requestDir(r.dir)).entryList(QDir::Files).size(), 0);
+        QCOMPARE(QDir(RequestQueue::dir(r.dir)).entryList(QDir::Files).size(), 0);
         QCOMPARE(r.lastBenchKernel(), kB);
         // Skip B from inside one of its experiments; the loop moves on to C.
         r.agent.enqueue([&r](const AgentContext &) {

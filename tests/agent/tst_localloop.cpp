@@ -4,6 +4,7 @@
 #include "localloop.h"
 #include "moveonrules.h"
 #include "orchestrator.h"
+#include "requestqueue.h"
 #include "runloader.h"
 #include "runstore.h"
 #include "testregistry.h"
@@ -73,7 +74,7 @@ private Q_SLOTS:
         QCOMPARE(done.at(0).at(0).toString(), QStringLiteral("setReviewMode"));
         QVERIFY(RunLoader::load(rig.dir)->reviewMode);
         QVERIFY(
-            QDir(RunStore::requestDir(rig.dir)).entryList(QDir::Files).isEmpty()); // applied, not left queued
+            QDir(RequestQueue::dir(rig.dir)).entryList(QDir::Files).isEmpty()); // applied, not left queued
 
         loop.setReviewMode(false);
         QCOMPARE(failed.count(), 0);

@@ -1,5 +1,6 @@
 // `autokernel-cli review`: show review mode, switch it on and off directly or (while another process
 // holds the run) queued for that writer, and refuse bad arguments with exit status 2.
+#include "requestqueue.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
@@ -90,7 +91,7 @@ private Q_SLOTS:
                 = test::runCli({ QStringLiteral("review"), tmp.path(), QStringLiteral("on") });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             QVERIFY2(r.out.contains(QStringLiteral("queued for the writer")), qPrintable(r.out));
-            QCOMPARE(QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files).size(), 1);
+            QCOMPARE(QDir(RequestQueue::dir(tmp.path())).entryList(QDir::Files).size(), 1);
             QVERIFY(!reviewModeOnDisk(tmp.path())); // not yet
         }
         auto store = RunStore::open(tmp.path(), &error); // the writer applies it (here: on open)

@@ -1,6 +1,7 @@
 // `autokernel-cli rules`: print the move-on rules, change some of them directly or (while another
 // process holds the run) queued for that writer, and refuse bad arguments with exit status 2.
 #include "moveonrules.h"
+#include "requestqueue.h"
 #include "runconfig.h"
 #include "runloader.h"
 #include "runlock.h"
@@ -118,7 +119,7 @@ private Q_SLOTS:
                 { QStringLiteral("rules"), tmp.path(), QStringLiteral("--roof-pct"), QStringLiteral("70") });
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
             QVERIFY2(r.out.contains(QStringLiteral("queued for the writer")), qPrintable(r.out));
-            QCOMPARE(QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files).size(), 1);
+            QCOMPARE(QDir(RequestQueue::dir(tmp.path())).entryList(QDir::Files).size(), 1);
             QCOMPARE(rulesOnDisk(tmp.path()).roofPct, 80.0); // not yet
         }
         // The writer applies it at its next boundary (here: on open).

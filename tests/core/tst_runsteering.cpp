@@ -1,6 +1,7 @@
 // RunSteering::steer, the one entry point of the CLI, the window and the in-process loop: applied
 // at once when nobody writes the run, queued for the writer when another one holds the lock, and
 // the queued file is the request's JSON, which the writer applies when it next reads its queue.
+#include "requestqueue.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runsteering.h"
@@ -24,7 +25,7 @@ const std::vector<test::TestKernel> kKernels { test::testKernel(
 
 QStringList queued(const QString &dir)
 {
-    return QDir(RunStore::requestDir(dir)).entryList(QDir::Files, QDir::Name);
+    return QDir(RequestQueue::dir(dir)).entryList(QDir::Files, QDir::Name);
 }
 
 QByteArray readFile(const QString &path)
@@ -108,7 +109,7 @@ private Q_SLOTS:
                 .arg(o.writer));
         const QStringList files = queued(tmp.path());
         QCOMPARE(files.size(), 1);
-        QCOMPARE(readFile(QDir(RunStore::requestDir(tmp.path())).filePath(files.first())),
+        QCOMPARE(readFile(QDir(RequestQueue::dir(tmp.path())).filePath(files.first())),
             QByteArray(R"({"action":"skip","experiment":0,"kernel":"01-matmul","reason":""})"));
         QVERIFY(writer->state().kernel(kKernel)->state != KernelState::Skipped); // not before the boundary
 
@@ -124,8 +125,8 @@ private Q_SLOTS:
         // reported as such (not as applied), and taking it removes it like a good one.
         QTemporaryDir tmp;
         QVERIFY(test::makeRunDir(tmp.path(), kRunJson, kKernels));
-        QVERIFY(QDir().mkpath(RunStore::requestDoneDir(tmp.path())));
-        const QString done = RunStore::requestDoneDir(tmp.path());
+        QVERIFY(QDir().mkpath(RequestQueue::doneDir(tmp.path())));
+        const QString done = RequestQueue::doneDir(tmp.path());
         auto write = [&done](const QString &name, const QByteArray &bytes) {
             QFile f(QDir(done).filePath(name));
             return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
@@ -134,16 +135,16 @@ private Q_SLOTS:
             write(QStringLiteral("good.json"), R"({"ok": false, "text": "01-matmul is already skipped"})"));
         QVERIFY(write(QStringLiteral("torn.json"), R"({"ok": tr)"));
         QVERIFY(write(QStringLiteral("typed.json"), R"({"ok": "yes", "text": "applied"})"));
-        RunStore::RequestOutcome o;
-        QVERIFY(!RunStore::requestOutcome(tmp.path(), QStringLiteral("absent.json"), &o, true));
-        QVERIFY(RunStore::requestOutcome(tmp.path(), QStringLiteral("good.json"), &o, false));
+        RequestQueue::Outcome o;
+        QVERIFY(!RequestQueue::outcome(tmp.path(), QStringLiteral("absent.json"), &o, true));
+        QVERIFY(RequestQueue::outcome(tmp.path(), QStringLiteral("good.json"), &o, false));
         QVERIFY(!o.ok);
         QCOMPARE(o.text, QStringLiteral("01-matmul is already skipped"));
         QVERIFY(QFile::exists(QDir(done).filePath(QStringLiteral("good.json")))); // not taken
         for (const QString &name : { QStringLiteral("torn.json"), QStringLiteral("typed.json") }) {
-            RunStore::RequestOutcome bad;
+            RequestQueue::Outcome bad;
             bad.ok = true;
-            QVERIFY(RunStore::requestOutcome(tmp.path(), name, &bad, true));
+            QVERIFY(RequestQueue::outcome(tmp.path(), name, &bad, true));
             QVERIFY(!bad.ok);
             QCOMPARE(bad.text, QStringLiteral("the writer's record of the request is not readable"));
             QVERIFY(!QFile::exists(QDir(done).filePath(name)));

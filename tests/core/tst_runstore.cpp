@@ -1,5 +1,6 @@
 #include "experimentlog.h"
 #include "gitrepo.h"
+#include "requestqueue.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
@@ -455,10 +456,9 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         auto store = makeRun(tmp.path());
         QString error;
-        QVERIFY(RunStore::queueRequest(
+        QVERIFY(RequestQueue::queue(
             tmp.path(), json { { "action", "pin" }, { "kernel", "02-softmax" } }, &error));
-        QVERIFY(
-            RunStore::queueRequest(tmp.path(), json { { "action", "pin" }, { "kernel", "nope" } }, &error));
+        QVERIFY(RequestQueue::queue(tmp.path(), json { { "action", "pin" }, { "kernel", "nope" } }, &error));
         QStringList errors;
         QCOMPARE(store->applyRequests(&errors), 1);
         QCOMPARE(errors.size(), 1);

@@ -2,6 +2,7 @@
 // repair of a change interrupted between its log line and run.json.
 #include "experimentlog.h"
 #include "gitrepo.h"
+#include "requestqueue.h"
 #include "runconfig.h"
 #include "runloader.h"
 #include "runstore.h"
@@ -215,7 +216,7 @@ private Q_SLOTS:
         QVERIFY(store->setMoveOnRules(someRules(), &error));
 
         // Another process (the CLI, the GUI) queues a change of one field.
-        QVERIFY(RunStore::queueRequest(tmp.path(),
+        QVERIFY(RequestQueue::queue(tmp.path(),
             json { { "action", "move_on" }, { "value", { { "roof_pct", 60 } } }, { "by", "cli user" } },
             &error));
         QCOMPARE(rulesOf(store->state().runJson), someRules()); // not before the boundary
@@ -229,11 +230,11 @@ private Q_SLOTS:
         QCOMPARE(store->state().moveOnChanges.constLast().by, QStringLiteral("cli user"));
 
         // Bad requests are dropped with the field named; nothing changes.
-        QVERIFY(RunStore::queueRequest(tmp.path(),
+        QVERIFY(RequestQueue::queue(tmp.path(),
             json { { "action", "move_on" }, { "value", { { "speedup_over_baseline", 0.5 } } } }, &error));
-        QVERIFY(RunStore::queueRequest(
+        QVERIFY(RequestQueue::queue(
             tmp.path(), json { { "action", "move_on" }, { "value", { { "roof_percent", 80 } } } }, &error));
-        QVERIFY(RunStore::queueRequest(tmp.path(), json { { "action", "move_on" }, { "value", 5 } }, &error));
+        QVERIFY(RequestQueue::queue(tmp.path(), json { { "action", "move_on" }, { "value", 5 } }, &error));
         errors.clear();
         QCOMPARE(store->applyRequests(&errors), 0);
         QCOMPARE(errors.size(), 3);

@@ -7,6 +7,7 @@
 #include "logview.h"
 #include "loophost.h"
 #include "mainwindow.h"
+#include "requestqueue.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
@@ -127,7 +128,7 @@ private Q_SLOTS:
         test::named<SteeringActions>(&w, "SteeringActions")->skip()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
         QVERIFY(finished.first().at(1).toString().contains(QStringLiteral("queued for the writer")));
-        const QStringList queued = QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files);
+        const QStringList queued = QDir(RequestQueue::dir(tmp.path())).entryList(QDir::Files);
         QCOMPARE(queued.size(), 1);
         QCOMPARE(stateOnDisk(tmp.path(), QStringLiteral("02-softmax")), KernelState::Waiting);
         // Start is not offered while someone else writes the run (and never without a factory).
@@ -144,7 +145,7 @@ private Q_SLOTS:
         auto store = RunStore::open(tmp.path(), &error);
         QVERIFY2(store, qPrintable(error));
         QCOMPARE(store->state().kernel(QStringLiteral("02-softmax"))->state, KernelState::Skipped);
-        QVERIFY(QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files).isEmpty());
+        QVERIFY(QDir(RequestQueue::dir(tmp.path())).entryList(QDir::Files).isEmpty());
 
         // The window hears both outcomes (after the reload the log change causes, or the writer poll):
         // the skip applied, the second refused, each in the log and the status bar.
@@ -164,7 +165,7 @@ private Q_SLOTS:
             qPrintable(log));
         QVERIFY(log.contains(QStringLiteral("applied by the run's writer: 02-softmax skipped")));
         // Each outcome is reported once: the records were consumed.
-        QVERIFY(QDir(RunStore::requestDoneDir(tmp.path())).entryList(QDir::Files).isEmpty());
+        QVERIFY(QDir(RequestQueue::doneDir(tmp.path())).entryList(QDir::Files).isEmpty());
         QTest::qWait(200);
         QCOMPARE(finished.count() + failed.count(), 4);
     }

@@ -6,6 +6,7 @@
 #include "logview.h"
 #include "mainwindow.h"
 #include "moveonrulesdialog.h"
+#include "requestqueue.h"
 #include "runconfig.h"
 #include "runloader.h"
 #include "runlock.h"
@@ -172,7 +173,7 @@ private Q_SLOTS:
         dialog->buttons()->button(QDialogButtonBox::Ok)->click();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
         QVERIFY(finished.first().at(1).toString().contains(QStringLiteral("queued for the writer")));
-        const QStringList queued = QDir(RunStore::requestDir(tmp.path())).entryList(QDir::Files);
+        const QStringList queued = QDir(RequestQueue::dir(tmp.path())).entryList(QDir::Files);
         QCOMPARE(queued.size(), 1);
         QCOMPARE(rulesOnDisk(tmp.path()).roofPct, 80.0);
         // The writer applies it at its next boundary.

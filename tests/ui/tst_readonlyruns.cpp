@@ -2,6 +2,7 @@
 #include "diffview.h"
 #include "examplerun.h"
 #include "mainwindow.h"
+#include "requestqueue.h"
 #include "runaccess.h"
 #include "runrecording.h"
 #include "runstore.h"
@@ -113,7 +114,7 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QStringLiteral("read-only")) && error.contains(QStringLiteral("restore")),
             qPrintable(error));
         error.clear();
-        QVERIFY(!RunStore::queueRequest(example, nlohmann::json { { "action", "pin" } }, &error));
+        QVERIFY(!RequestQueue::queue(example, nlohmann::json { { "action", "pin" } }, &error));
         QVERIFY2(error.contains(QStringLiteral("read-only")), qPrintable(error));
 
         QLabel *banner = test::named<QLabel>(&w, "ReadOnlyBanner");

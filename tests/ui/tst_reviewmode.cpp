@@ -4,6 +4,7 @@
 #include "directorycontrol.h"
 #include "fakeloopcontrol.h"
 #include "mainwindow.h"
+#include "requestqueue.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
@@ -131,7 +132,7 @@ private Q_SLOTS:
         test::named<QAction>(&w, "ReviewModeAction")->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
         QVERIFY(finished.first().at(1).toString().contains(QStringLiteral("queued for the writer")));
-        const QDir requests(RunStore::requestDir(tmp.path()));
+        const QDir requests(RequestQueue::dir(tmp.path()));
         const QStringList queued = requests.entryList(QDir::Files);
         QCOMPARE(queued.size(), 1);
         QFile f(requests.filePath(queued.first()));
