@@ -318,6 +318,25 @@ class AddBack(unittest.TestCase):
         self.assertIn("alone it wins +10.00%", result["mm"]["why_not"])
         self.assertIn("added to rms", result["mm"]["why_not"])
 
+    def test_a_win_alone_in_some_rounds_only_is_noise(self):
+        prepared, runner = {}, _FakeRunner()
+        rounds = iter([[900.0, 1100.0, 900.0]] * 2)         # the kernel's variant: faster, slower, faster
+
+        class Noisy(_FakeTimer):
+            def compare(self, variants, n):
+                samples = {v: [1000.0] * n if not self.prepared[v] else next(rounds) for v in variants}
+                return {v: sorted(s)[len(s) // 2] for v, s in samples.items()}, samples
+
+        def prepare(variant, names):
+            prepared[variant] = tuple(names)
+        prepare("eager", [])
+        result = {"rms": {"why_not": "slows"}}
+        grown = verify._add_back(Noisy(self.cost, prepared), runner, prepare, "eager", "only:", [], ["rms"], 3,
+                                 result, [])
+        self.assertEqual(grown, [])                       # median says +10 %, one round says slower
+        self.assertEqual(result["rms"]["why_not"], "slows")
+        self.assertNotIn("grow:0", prepared)              # not even tried
+
     def test_nothing_dropped_nothing_timed(self):
         prepared = {}
         timer = _FakeTimer(self.cost, prepared)
