@@ -133,6 +133,7 @@ inline int recordExperiment(RunStore &store, const QString &kernel, double speed
 #ifdef QT_WIDGETS_LIB
 #include "mainwindow.h"
 
+#include <QApplication>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -156,6 +157,19 @@ T *named(const QObject *root, const char *name)
         qFatal("no %s named \"%s\" under %s", T::staticMetaObject.className(), name,
             qPrintable(root->objectName()));
     return child;
+}
+
+// The top-level window called `name` (the presentation is a window of its own, not a child of the
+// main window), found the way a user sees it: among the application's windows.
+template<class T>
+T *topLevel(const char *name)
+{
+    for (QWidget *w : QApplication::topLevelWidgets())
+        if (w->objectName() == QLatin1String(name))
+            if (T *t = qobject_cast<T *>(w))
+                return t;
+    qFatal("no top-level %s named \"%s\"", T::staticMetaObject.className(), name);
+    return nullptr;
 }
 
 } // namespace ak::test

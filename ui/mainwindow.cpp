@@ -399,11 +399,6 @@ void MainWindow::newRun()
     m_examples->newRun();
 }
 
-bool MainWindow::isCreatingExample() const
-{
-    return m_examples->isCreating();
-}
-
 void MainWindow::connectExamples()
 {
     connect(m_examples, &ExampleRunStarter::message, m_log, &LogView::appendMessage);

@@ -83,13 +83,11 @@ public:
     // File ▸ New Run…: NewRunDialog, then the chosen model is profiled into the chosen folder (with
     // progress in the window and File ▸ Cancel Profiling) and the run opens.
     void newRun();
-    bool isCreatingExample() const;
 
     QString runDir() const { return m_runDir; }
     bool isShowingRun() const;
     void editMoveOnRules();
     // View ▸ Presentation (F5): the shown run full screen for a room, following reloads and replays.
-    PresentationView *presentation() const { return m_presentation.get(); }
     void present();
     void editAgent();
 

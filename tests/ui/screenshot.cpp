@@ -17,7 +17,6 @@
 #include "kerneltablemodel.h"
 #include "mainwindow.h"
 #include "modelfixture.h"
-#include "presentationview.h"
 
 #include <QAction>
 #include <QApplication>
@@ -31,6 +30,17 @@
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QTimer>
+
+// The presentation window, found among the application's windows as a user would (it is not a
+// child of the main window).
+static QWidget *presentation()
+{
+    for (QWidget *w : QApplication::topLevelWidgets())
+        if (w->objectName() == QLatin1String("PresentationView"))
+            return w;
+    qFatal("no PresentationView window");
+    return nullptr;
+}
 
 int main(int argc, char **argv)
 {
@@ -54,7 +64,7 @@ int main(int argc, char **argv)
     const bool present = args.contains(QStringLiteral("--present"));
     auto save = [&] {
         QTimer::singleShot(1500, &app, [&] {
-            (present ? static_cast<QWidget *>(w.presentation()) : &w)->grab().save(out);
+            (present ? presentation() : &w)->grab().save(out);
             app.quit();
         });
     };
@@ -137,8 +147,8 @@ int main(int argc, char **argv)
         }
         if (present) {
             w.present();
-            w.presentation()->showNormal();
-            w.presentation()->resize(size);
+            presentation()->showNormal();
+            presentation()->resize(size);
         }
         save();
     });

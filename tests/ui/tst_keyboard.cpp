@@ -178,8 +178,9 @@ private Q_SLOTS:
         QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
         QTest::keyClick(&w, Qt::Key_F5);
-        QTRY_VERIFY_WITH_TIMEOUT(w.presentation()->isVisible(), 3000);
-        w.presentation()->close();
+        auto *presentation = ak::test::topLevel<PresentationView>("PresentationView");
+        QTRY_VERIFY_WITH_TIMEOUT(presentation->isVisible(), 3000);
+        presentation->close();
     }
 
     void loopKeysAreShownAndWork()

@@ -66,7 +66,7 @@ private Q_SLOTS:
         w.showSnapshot(run);
         QVERIFY(present->isEnabled());
 
-        PresentationView *p = w.presentation();
+        auto *p = test::topLevel<PresentationView>("PresentationView");
         QSignalSpy diffs(p->diffView(), &DiffView::diffShown);
         present->trigger();
         QVERIFY(p->isVisible());
