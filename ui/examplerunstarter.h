@@ -25,7 +25,6 @@ public:
 
     // File ▸ Cancel Profiling: enabled while a creation runs.
     QAction *cancelAction() const { return m_cancel; }
-    bool isCreating() const { return m_job != nullptr; }
 
     // A bundled example or recording by name; an unknown name fails at once (failed).
     void open(const QString &name);
