@@ -1,8 +1,8 @@
 #include "agentchoice.h"
 
-#include "agentsettingsdialog.h"
-#include "localloop.h"
-#include "loophost.h"
+#include "dialogs/agentsettingsdialog.h"
+#include "loop/localloop.h"
+#include "services/loophost.h"
 
 #include <QAction>
 #include <QSettings>

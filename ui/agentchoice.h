@@ -1,7 +1,7 @@
 #pragma once
 
-#include "logview.h"
 #include "runsnapshot.h"
+#include "widgets/logview.h"
 
 #include <QObject>
 #include <QPointer>

@@ -1,6 +1,6 @@
 #include "examplerunstarter.h"
 
-#include "newrundialog.h"
+#include "dialogs/newrundialog.h"
 
 #include <QAction>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "examplerun.h"
-#include "logview.h"
+#include "services/examplerun.h"
+#include "widgets/logview.h"
 
 #include <QObject>
 #include <QString>

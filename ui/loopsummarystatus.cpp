@@ -1,10 +1,10 @@
 #include "loopsummarystatus.h"
 
-#include "directorycontrol.h"
 #include "loopcontrol.h"
-#include "loophost.h"
 #include "remoterunopener.h"
-#include "steeringactions.h"
+#include "services/directorycontrol.h"
+#include "services/loophost.h"
+#include "widgets/steeringactions.h"
 
 namespace ak {
 

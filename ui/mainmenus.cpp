@@ -2,15 +2,15 @@
 
 #include "agentchoice.h"
 #include "buildinfo.h"
-#include "examplerun.h"
 #include "examplerunstarter.h"
 #include "modelview.h"
 #include "moveonrulesstatus.h"
 #include "recentrunsmenu.h"
-#include "reportexport.h"
 #include "roofsaction.h"
-#include "runworkspace.h"
-#include "steeringactions.h"
+#include "services/examplerun.h"
+#include "widgets/reportexport.h"
+#include "widgets/runworkspace.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QDockWidget>

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "examplerun.h"
-#include "loophost.h"
 #include "runaccess.h"
 #include "runsnapshot.h"
-#include "runworkspace.h"
+#include "services/examplerun.h"
+#include "services/loophost.h"
+#include "widgets/runworkspace.h"
 
 #include <QMainWindow>
 #include <QPointer>

@@ -1,9 +1,9 @@
 #include "moveonrulesstatus.h"
 
+#include "dialogs/moveonrulesdialog.h"
 #include "experimentlog.h"
 #include "loopcontrol.h"
-#include "moveonrulesdialog.h"
-#include "steeringactions.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QLabel>

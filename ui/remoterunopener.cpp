@@ -1,9 +1,9 @@
 #include "remoterunopener.h"
 
-#include "loophost.h"
-#include "remotecontrol.h"
-#include "remoterundialog.h"
-#include "remotesession.h"
+#include "dialogs/remoterundialog.h"
+#include "services/loophost.h"
+#include "services/remotecontrol.h"
+#include "services/remotesession.h"
 
 #include <QWidget>
 

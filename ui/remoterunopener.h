@@ -1,7 +1,7 @@
 #pragma once
 
-#include "logview.h"
 #include "remoterun.h"
+#include "widgets/logview.h"
 
 #include <QObject>
 #include <QString>

@@ -1,9 +1,9 @@
 #include "roofsaction.h"
 
-#include "backgroundjob.h"
 #include "devicedetector.h"
 #include "pythonlocator.h"
 #include "roofmeter.h"
+#include "services/backgroundjob.h"
 #include "workerclient.h"
 
 #include <QAction>

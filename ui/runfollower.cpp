@@ -1,8 +1,8 @@
 #include "runfollower.h"
 
-#include "backgroundjob.h"
 #include "runloader.h"
 #include "runwatcher.h"
+#include "services/backgroundjob.h"
 
 #include <QCoreApplication>
 

@@ -1,6 +1,6 @@
 #include "runstatuslabels.h"
 
-#include "devicestatus.h"
+#include "widgets/devicestatus.h"
 
 #include <QLabel>
 #include <QWidget>

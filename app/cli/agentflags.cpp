@@ -1,6 +1,6 @@
 #include "agentflags.h"
 
-#include "agentconfig.h"
+#include "agents/agentconfig.h"
 #include "runsnapshot.h"
 
 #include <QCommandLineParser>

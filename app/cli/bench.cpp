@@ -3,7 +3,7 @@
 
 #include "cpudevice.h"
 #include "devicedetector.h"
-#include "harnessclient.h"
+#include "loop/harnessclient.h"
 #include "pythonlocator.h"
 #include "roofmeter.h"
 #include "runloader.h"

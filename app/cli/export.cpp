@@ -3,7 +3,7 @@
 // measured numbers; --mode says how apply() plugs (default: the mode verify chose the set in).
 #include "clicommand.h"
 
-#include "modelverifier.h"
+#include "loop/modelverifier.h"
 
 #include <QCommandLineParser>
 #include <QTextStream>

@@ -5,10 +5,10 @@
 // the starting point.
 #include "clicommand.h"
 
-#include "agentconfig.h"
 #include "agentflags.h"
-#include "llmagent.h"
-#include "llmprobe.h"
+#include "agents/agentconfig.h"
+#include "llm/llmagent.h"
+#include "llm/llmprobe.h"
 #include "runloader.h"
 
 #include <QCommandLineParser>

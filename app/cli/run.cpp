@@ -9,15 +9,15 @@
 #include "agentflags.h"
 #include "deviceinfo.h"
 
-#include "modelverifier.h"
+#include "loop/modelverifier.h"
 
-#include "llmpricing.h"
-#include "localloop.h"
+#include "llm/llmpricing.h"
+#include "loop/localloop.h"
+#include "loop/loopsession.h"
+#include "loop/orchestrator.h"
+#include "loop/slurmallocation.h"
 #include "loopinfo.h"
-#include "loopsession.h"
-#include "orchestrator.h"
 #include "runloader.h"
-#include "slurmallocation.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,7 +1,7 @@
 // The table `autokernel-cli run` prints when the loop ends: one row per kernel in Amdahl order.
 #include "clicommand.h"
 
-#include "orchestrator.h"
+#include "loop/orchestrator.h"
 #include "runsnapshot.h"
 
 #include <QTextStream>

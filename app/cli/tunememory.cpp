@@ -2,8 +2,8 @@
 // machine (TuneMemory: each kept configuration by device, op type, dtype and shapes), or forget it.
 #include "clicommand.h"
 
+#include "agents/tunememory.h"
 #include "numberformat.h"
-#include "tunememory.h"
 
 #include <QCommandLineParser>
 #include <QTextStream>

@@ -5,7 +5,7 @@
 #include "clicommand.h"
 
 #include "jsonfield.h"
-#include "modelverifier.h"
+#include "loop/modelverifier.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>

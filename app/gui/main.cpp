@@ -1,8 +1,8 @@
 // autokernel: the desktop application. Everything but argument handling lives in ui/.
-#include "agentsettings.h"
-#include "examplerun.h"
-#include "localloop.h"
+#include "loop/localloop.h"
 #include "mainwindow.h"
+#include "services/agentsettings.h"
+#include "services/examplerun.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

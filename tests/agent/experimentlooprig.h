@@ -4,10 +4,10 @@
 // temporary folder, three CPU softmax kernels A, B, C in Amdahl order) and the real ExperimentLoop,
 // with a scripted agent and a scripted benchmark in place of the model and the harness, so every
 // outcome (keep, revert, failure, environment trouble, steering, move-on rules) is chosen by a test.
-#include "agent.h"
-#include "experimentloop.h"
+#include "agents/agent.h"
 #include "gitrepo.h"
-#include "loopsession.h"
+#include "loop/experimentloop.h"
+#include "loop/loopsession.h"
 #include "requestqueue.h"
 #include "runstore.h"
 

@@ -1,4 +1,4 @@
-#include "agentconfig.h"
+#include "agents/agentconfig.h"
 #include "runconfig.h"
 #include "testregistry.h"
 

@@ -1,7 +1,7 @@
 // BenchVerdict::of alone: what the loop makes of each kind of bench result, against a real run
 // snapshot (a rig whose baseline was measured at 100 us, 0.5x over PyTorch).
-#include "benchverdict.h"
 #include "experimentlooprig.h"
+#include "loop/benchverdict.h"
 #include "secrets.h"
 #include "testregistry.h"
 

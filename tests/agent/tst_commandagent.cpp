@@ -1,4 +1,4 @@
-#include "commandagent.h"
+#include "agents/commandagent.h"
 #include "testregistry.h"
 
 #include <QDir>

@@ -1,7 +1,7 @@
 // DeviceLoop: a device name becomes the harness's device, the loop's label, the device's facts and
 // the worker's pinning; a session whose agent cannot be made stops as a failure, on every device.
-#include "deviceloop.h"
 #include "experimentlooprig.h"
+#include "loop/deviceloop.h"
 #include "testregistry.h"
 
 #include <QFile>

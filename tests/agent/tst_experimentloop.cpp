@@ -4,11 +4,11 @@
 // in tst_experimentloopsteering.cpp.
 #include "experimentlooprig.h"
 
-#include "orchestrator.h"
+#include "agents/tunememory.h"
+#include "loop/orchestrator.h"
+#include "loop/slurmallocation.h"
 #include "runloader.h"
-#include "slurmallocation.h"
 #include "testregistry.h"
-#include "tunememory.h"
 #include <thread>
 
 #include <thread>

@@ -2,7 +2,7 @@
 // running out, steering requests queued mid-run (pin, skip, revert, accept), review mode, a failed
 // baseline, resuming a run, the budget. The rig is in experimentlooprig.h.
 #include "experimentlooprig.h"
-#include "orchestrator.h"
+#include "loop/orchestrator.h"
 #include "runloader.h"
 #include "testregistry.h"
 

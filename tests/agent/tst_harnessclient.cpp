@@ -1,4 +1,4 @@
-#include "harnessclient.h"
+#include "loop/harnessclient.h"
 #include "testregistry.h"
 
 #include <QDir>

@@ -1,9 +1,9 @@
-#include "llmagent.h"
-#include "llmclient.h"
-#include "llmpricing.h"
-#include "llmprotocol.h"
+#include "llm/llmagent.h"
+#include "llm/llmclient.h"
+#include "llm/llmpricing.h"
+#include "llm/llmprotocol.h"
+#include "llm/ssedecoder.h"
 #include "loopbackllmserver.h"
-#include "ssedecoder.h"
 #include "testregistry.h"
 
 #include <QElapsedTimer>

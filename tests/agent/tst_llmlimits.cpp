@@ -3,10 +3,10 @@
 // that fits is sent whole with max_tokens capped to the room left; one that does not gets the compact
 // playbook (this op type's sections only) and the run's log says so; one that cannot fit even then is
 // a configuration error naming the setting, sent to nobody.
-#include "llmagent.h"
-#include "llmlimits.h"
+#include "agents/promptbuilder.h"
+#include "llm/llmagent.h"
+#include "llm/llmlimits.h"
 #include "loopbackllmserver.h"
-#include "promptbuilder.h"
 #include "testregistry.h"
 
 #include <nlohmann/json.hpp>

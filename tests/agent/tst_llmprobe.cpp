@@ -1,6 +1,6 @@
-#include "agentconfig.h"
-#include "llmagent.h"
-#include "llmprobe.h"
+#include "agents/agentconfig.h"
+#include "llm/llmagent.h"
+#include "llm/llmprobe.h"
 #include "loopbackllmserver.h"
 #include "testregistry.h"
 

@@ -1,9 +1,9 @@
 // LocalLoop's steering when no loop runs: it becomes the run's writer for a moment and applies the
 // request, the same path (a queued run-directory request) it uses while its threads run.
 #include "experimentlooprig.h"
-#include "localloop.h"
+#include "loop/localloop.h"
+#include "loop/orchestrator.h"
 #include "moveonrules.h"
-#include "orchestrator.h"
 #include "requestqueue.h"
 #include "runloader.h"
 #include "runstore.h"

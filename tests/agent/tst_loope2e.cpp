@@ -3,10 +3,10 @@
 // are scripted; everything else is what `autokernel-cli run --agent llm` does.
 #include "experiment.h"
 #include "gitrepo.h"
-#include "localloop.h"
+#include "loop/localloop.h"
+#include "loop/loopsession.h"
+#include "loop/orchestrator.h"
 #include "loopbackllmserver.h"
-#include "loopsession.h"
-#include "orchestrator.h"
 #include "runloader.h"
 #include "runstore.h"
 #include "secretscan.h"

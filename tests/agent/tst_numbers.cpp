@@ -1,7 +1,7 @@
 #include "deviceinfo.h"
 #include "experimentlog.h"
-#include "harnessclient.h"
 #include "kernelrecord.h"
+#include "loop/harnessclient.h"
 #include "runsnapshot.h"
 #include "testregistry.h"
 

@@ -1,6 +1,6 @@
 // Orchestrator on hand-built RunSnapshots: which kernel comes next, in what order, and when the
 // move-on rules retire a kernel. Pure functions, so every case is a snapshot and a clock.
-#include "orchestrator.h"
+#include "loop/orchestrator.h"
 #include "runloader.h"
 #include "testregistry.h"
 

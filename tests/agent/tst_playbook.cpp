@@ -2,11 +2,11 @@
 // op types and tolerances against the harness (`python3 -m harness.describe`), the reply format
 // against ReplyParser, the example kernel against the static check, the rules against MoveOnRules and
 // the keep rule, and the placeholders against PromptBuilder.
+#include "agents/promptbuilder.h"
 #include "keeprule.h"
 #include "kernelstaticcheck.h"
+#include "llm/replyparser.h"
 #include "moveonrules.h"
-#include "promptbuilder.h"
-#include "replyparser.h"
 #include "testregistry.h"
 
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "replyparser.h"
+#include "llm/replyparser.h"
 #include "testregistry.h"
 
 using namespace ak;

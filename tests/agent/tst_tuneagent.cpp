@@ -1,11 +1,11 @@
-#include "agentfactory.h"
+#include "agents/replayagent.h"
+#include "agents/tuneagent.h"
+#include "agents/tunememory.h"
+#include "agents/tunepriors.h"
+#include "agents/tunespace.h"
 #include "kernelstaticcheck.h"
-#include "replayagent.h"
+#include "loop/agentfactory.h"
 #include "testregistry.h"
-#include "tuneagent.h"
-#include "tunememory.h"
-#include "tunepriors.h"
-#include "tunespace.h"
 
 #include <QFile>
 #include <QRegularExpression>

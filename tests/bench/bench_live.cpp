@@ -7,10 +7,10 @@
 // Usage: bench_live RUN_DIR [--rate 10] [--seconds 60] [--model-tab]   (under xvfb-run or
 // QT_QPA_PLATFORM=offscreen; --model-tab: the chart's Model tab in front, which follows every reload)
 // The run is written to: make a fresh one with autokernel-gen-run for each measurement.
-#include "experimentmodel.h"
 #include "mainwindow.h"
+#include "models/experimentmodel.h"
 #include "runstore.h"
-#include "runworkspace.h"
+#include "widgets/runworkspace.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -3,10 +3,10 @@
 // measured is exactly ExperimentLoop::lastOverheadMs. Target (issue [agent-loop]): median <= 200 ms.
 // Usage: bench_loop [--kernels 50] [--history 10000] [--experiments 200]
 // The history is written first (no fsync, like autokernel-gen-run); the measured experiments fsync.
-#include "agent.h"
+#include "agents/agent.h"
 #include "atomicfile.h"
-#include "experimentloop.h"
-#include "loopsession.h"
+#include "loop/experimentloop.h"
+#include "loop/loopsession.h"
 #include "runstore.h"
 
 #include <QCommandLineParser>

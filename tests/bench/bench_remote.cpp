@@ -9,7 +9,7 @@
 //   build/ci/tests/bench/autokernel-gen-run /tmp/big
 //   AUTOKERNEL_TEST_PYTHON=/usr/bin/python3 build/ci/tests/bench/bench_remote [ROUNDS [RUN_DIR]]
 //       build/ci/tests/bench/bench_remote [ROUNDS [RUN_DIR]]
-#include "harnessclient.h"
+#include "loop/harnessclient.h"
 #include "pythonscripts.h"
 #include "remoterun.h"
 #include "runmirror.h"

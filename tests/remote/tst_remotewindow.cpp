@@ -2,17 +2,17 @@
 // a loop writes the run "there" (behind a real sshd on a loopback port), the window mirrors it over
 // ssh + rsync and follows it live, and a pin made in the window reaches the remote writer.
 #include "kernelrecord.h"
-#include "loophost.h"
 #include "mainwindow.h"
-#include "remotecontrol.h"
 #include "remoterun.h"
-#include "remotesession.h"
 #include "runloader.h"
 #include "runlock.h"
-#include "runworkspace.h"
+#include "services/loophost.h"
+#include "services/remotecontrol.h"
+#include "services/remotesession.h"
 #include "sshserver.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/runworkspace.h"
 
 #include <QDir>
 #include <QElapsedTimer>

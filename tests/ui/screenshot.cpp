@@ -12,11 +12,11 @@
 // --model-dock=PX: the Model dock's width once the run is open (else the window's own choice).
 // --kernel=TEXT: select the first kernel with a cell reading TEXT (its op, say) instead of the top one,
 // and its newest experiment, with the commit list widened to its descriptions (one kernel's search).
-#include "diffview.h"
-#include "experimentmodel.h"
-#include "kerneltablemodel.h"
 #include "mainwindow.h"
 #include "modelfixture.h"
+#include "models/experimentmodel.h"
+#include "models/kerneltablemodel.h"
+#include "widgets/diffview.h"
 
 #include <QAction>
 #include <QApplication>

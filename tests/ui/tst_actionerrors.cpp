@@ -1,12 +1,12 @@
 // Errors of window actions where the user looks (#41): a steering action that fails shows in a banner
 // over the workspace until dismissed or the next success; a run that cannot be created (a model with a
 // syntax error) opens a dialog with the traceback's end, the whole of it under Details.
-#include "actionerrorbanner.h"
+#include "dialogs/newrundialog.h"
 #include "fakeloopcontrol.h"
 #include "mainwindow.h"
-#include "newrundialog.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/actionerrorbanner.h"
 
 #include <QAction>
 #include <QApplication>

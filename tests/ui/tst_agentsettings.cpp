@@ -5,20 +5,20 @@
 //
 // Settings: tst_ui runs with QStandardPaths' test mode and its own organisation (main.cpp), so the
 // default QSettings is a test file, never the user's; every test starts and ends with nothing saved.
-#include "agentsettings.h"
-#include "agentsettingsdialog.h"
-#include "directorycontrol.h"
-#include "localloop.h"
-#include "logview.h"
+#include "dialogs/agentsettingsdialog.h"
+#include "loop/localloop.h"
 #include "loopbackllmserver.h"
 #include "mainwindow.h"
 #include "runconfig.h"
 #include "runloader.h"
 #include "runstore.h"
 #include "secretscan.h"
-#include "steeringactions.h"
+#include "services/agentsettings.h"
+#include "services/directorycontrol.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/logview.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QComboBox>

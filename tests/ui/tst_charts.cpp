@@ -1,17 +1,17 @@
 // The run-level chart (ModelSpeedupChart): a step line of the projected model speedup over time that
 // ends at the run's newest experiment, the measured speedup drawn only when Verify measured one; and
 // every chart of the window following the palette when it is switched live (light to dark and back).
-#include "modeleffectchart.h"
-#include "modelspeedupchart.h"
+#include "models/throughputchartmodel.h"
 #include "runstats.h"
-#include "runworkspace.h"
-#include "steeringactions.h"
 #include "testfixtures.h"
 #include "testpalettes.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "throughputchart.h"
-#include "throughputchartmodel.h"
+#include "widgets/modeleffectchart.h"
+#include "widgets/modelspeedupchart.h"
+#include "widgets/runworkspace.h"
+#include "widgets/steeringactions.h"
+#include "widgets/throughputchart.h"
 
 #include <QAbstractAxis>
 #include <QChart>

@@ -1,8 +1,8 @@
-#include "diffview.h"
-#include "emptystate.h"
 #include "testfixtures.h"
 #include "testpalettes.h"
 #include "testregistry.h"
+#include "widgets/diffview.h"
+#include "widgets/emptystate.h"
 
 #include <QAction>
 #include <QApplication>

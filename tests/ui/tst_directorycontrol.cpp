@@ -1,19 +1,19 @@
 // Steering a real run directory from the window: DirectoryControl applies a request directly when
 // nobody writes the run and queues it when another process holds the lock; Loop ▸ Start swaps in the
 // factory's loop and Stop hands steering back to the directory.
-#include "directorycontrol.h"
 #include "fakeloopcontrol.h"
-#include "kerneltablemodel.h"
-#include "logview.h"
-#include "loophost.h"
 #include "mainwindow.h"
+#include "models/kerneltablemodel.h"
 #include "requestqueue.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
-#include "steeringactions.h"
+#include "services/directorycontrol.h"
+#include "services/loophost.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/logview.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QCoreApplication>

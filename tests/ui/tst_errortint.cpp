@@ -1,11 +1,11 @@
 // The one error red of the dialogs: readable on light and dark windows, following a theme switched
 // live, and given back to the palette's text colour when the error is gone.
-#include "agentsettingsdialog.h"
-#include "errortint.h"
+#include "dialogs/agentsettingsdialog.h"
+#include "dialogs/verifyoptionsdialog.h"
 #include "runsnapshot.h"
-#include "sandboxstatus.h"
 #include "testregistry.h"
-#include "verifyoptionsdialog.h"
+#include "widgets/errortint.h"
+#include "widgets/sandboxstatus.h"
 
 #include <QLabel>
 #include <QPalette>

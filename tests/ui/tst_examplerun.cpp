@@ -2,14 +2,14 @@
 // it. The creation test profiles the real gpt2 example on the CPU through the worker (a few seconds
 // with torch; $AUTOKERNEL_TEST_PYTHON), exactly as Help ▸ Open Example Run does, only into a temporary
 // base folder instead of the user's data folder.
-#include "emptystate.h"
-#include "examplerun.h"
-#include "logview.h"
 #include "mainwindow.h"
 #include "runrecording.h"
-#include "steeringactions.h"
+#include "services/examplerun.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/emptystate.h"
+#include "widgets/logview.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QDir>

@@ -1,9 +1,9 @@
-#include "experimentmodel.h"
+#include "models/experimentmodel.h"
+#include "models/throughputchartmodel.h"
 #include "runloader.h"
 #include "runreport.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "throughputchartmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -1,12 +1,12 @@
-#include "diffview.h"
 #include "fakeloopcontrol.h"
-#include "kerneltablemodel.h"
 #include "mainwindow.h"
-#include "presentationview.h"
-#include "steeringactions.h"
+#include "models/kerneltablemodel.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "widgets/diffview.h"
+#include "widgets/presentationview.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QApplication>

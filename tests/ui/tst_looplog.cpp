@@ -1,11 +1,11 @@
 // The loop's live lines from another process (the CLI's `run`, written to .git/autokernel-loop.log)
 // reach the window's log on reload: only what is new, each line once, its own loop's lines left out,
 // and a truncated or rotated file read again from its start.
-#include "logview.h"
 #include "looplogfile.h"
 #include "mainwindow.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/logview.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

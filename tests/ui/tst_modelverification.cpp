@@ -1,11 +1,11 @@
 // verification.json into ModelVerification and RunSnapshot, the projection, and the kernel table's
 // In model column.
 #include "amdahl.h"
-#include "kernelfilterproxy.h"
-#include "kerneltablemodel.h"
+#include "loop/modelverifier.h"
 #include "modelfixture.h"
+#include "models/kernelfilterproxy.h"
+#include "models/kerneltablemodel.h"
 #include "modelverification.h"
-#include "modelverifier.h"
 #include "runloader.h"
 #include "runreport.h"
 #include "runstore.h"

@@ -1,20 +1,20 @@
 // The model view: numbers, chart, empty state; Verify in the background with progress and cancel
 // (through a real WorkerClient), Export; and the Model dock and menu of the window.
-#include "emptystate.h"
 #include "fakeloopcontrol.h"
-#include "kerneltablemodel.h"
-#include "logview.h"
 #include "mainwindow.h"
-#include "modeleffectchart.h"
 #include "modelfixture.h"
+#include "models/kerneltablemodel.h"
 #include "modelview.h"
 #include "pythonscripts.h"
 #include "runloader.h"
-#include "runworkspace.h"
-#include "steeringactions.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "widgets/emptystate.h"
+#include "widgets/logview.h"
+#include "widgets/modeleffectchart.h"
+#include "widgets/runworkspace.h"
+#include "widgets/steeringactions.h"
 
 #include <QBarSet>
 #include <QDockWidget>

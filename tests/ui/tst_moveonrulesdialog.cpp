@@ -1,19 +1,19 @@
 // Loop ▸ Move-on Rules…: the dialog is prefilled from the open run's run.json, OK changes run.json on
 // disk through the window's DirectoryControl (or queues the change for the run's writer), bad values
 // keep it open with the field named, and a control that cannot change rules makes it read-only.
-#include "directorycontrol.h"
+#include "dialogs/moveonrulesdialog.h"
 #include "fakeloopcontrol.h"
-#include "logview.h"
 #include "mainwindow.h"
-#include "moveonrulesdialog.h"
 #include "requestqueue.h"
 #include "runconfig.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
-#include "steeringactions.h"
+#include "services/directorycontrol.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/logview.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QDialogButtonBox>

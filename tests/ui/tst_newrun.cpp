@@ -2,12 +2,12 @@
 // file, not Python, no get_model(), a folder holding a run); a model file of one's own is profiled
 // through the worker (the real CPU profile, $AUTOKERNEL_TEST_PYTHON) into the chosen folder and opens;
 // File ▸ Cancel Profiling stops it and leaves nothing behind.
-#include "emptystate.h"
-#include "logview.h"
+#include "dialogs/newrundialog.h"
 #include "mainwindow.h"
-#include "newrundialog.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/emptystate.h"
+#include "widgets/logview.h"
 
 #include <QAction>
 #include <QComboBox>

@@ -1,4 +1,4 @@
-#include "experimentmodel.h"
+#include "models/experimentmodel.h"
 #include "roofsaction.h"
 #include "runstatuslabels.h"
 #include "testregistry.h"

@@ -1,15 +1,15 @@
-#include "experimentmodel.h"
-#include "modeleffectchart.h"
 #include "modelfixture.h"
-#include "modelspeedupchart.h"
+#include "models/experimentmodel.h"
+#include "models/outcomecolors.h"
+#include "models/throughputchartmodel.h"
 #include "modelverification.h"
 #include "modelview.h"
-#include "outcomecolors.h"
 #include "testpalettes.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "throughputchart.h"
-#include "throughputchartmodel.h"
+#include "widgets/modeleffectchart.h"
+#include "widgets/modelspeedupchart.h"
+#include "widgets/throughputchart.h"
 
 #include <QAbstractAxis>
 #include <QApplication>

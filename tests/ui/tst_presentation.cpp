@@ -1,17 +1,17 @@
 // View ▸ Presentation: the shown run full screen in large type, its headline the measured speedup
 // when verified (else the projection), the latest kept change's diff, following live reloads; Esc
 // leaves it.
-#include "diffview.h"
 #include "mainwindow.h"
-#include "modelspeedupchart.h"
 #include "numberformat.h"
-#include "presentationview.h"
 #include "runheadline.h"
-#include "runsummarybar.h"
-#include "runworkspace.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "widgets/diffview.h"
+#include "widgets/modelspeedupchart.h"
+#include "widgets/presentationview.h"
+#include "widgets/runsummarybar.h"
+#include "widgets/runworkspace.h"
 
 #include <QAction>
 #include <QLabel>

@@ -1,14 +1,14 @@
 #include "answerdialog.h"
-#include "diffview.h"
-#include "examplerun.h"
 #include "mainwindow.h"
 #include "requestqueue.h"
 #include "runaccess.h"
 #include "runrecording.h"
 #include "runstore.h"
-#include "steeringactions.h"
+#include "services/examplerun.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/diffview.h"
+#include "widgets/steeringactions.h"
 
 #include <QDirIterator>
 #include <QLabel>

@@ -1,12 +1,12 @@
-#include "experimentmodel.h"
 #include "fakeloopcontrol.h"
 #include "mainwindow.h"
-#include "replaybar.h"
+#include "models/experimentmodel.h"
 #include "runstore.h"
-#include "runworkspace.h"
-#include "steeringactions.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/replaybar.h"
+#include "widgets/runworkspace.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QLabel>

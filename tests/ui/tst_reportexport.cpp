@@ -1,10 +1,10 @@
-#include "logview.h"
 #include "mainwindow.h"
 #include "modelfixture.h"
-#include "reportexport.h"
 #include "runreport.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/logview.h"
+#include "widgets/reportexport.h"
 
 #include <QAction>
 #include <QFile>

@@ -1,13 +1,13 @@
 #include "answerdialog.h"
-#include "experimentmodel.h"
 #include "fakeloopcontrol.h"
-#include "kernelfilterproxy.h"
-#include "kerneltablemodel.h"
-#include "runworkspace.h"
-#include "steeringactions.h"
+#include "models/experimentmodel.h"
+#include "models/kernelfilterproxy.h"
+#include "models/kerneltablemodel.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "widgets/runworkspace.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QLineEdit>

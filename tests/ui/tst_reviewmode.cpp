@@ -1,16 +1,16 @@
 // Loop ▸ Review Mode: toggled in the window it switches the open run's review mode through the
 // window's DirectoryControl (directly when nobody writes the run, queued for the writer otherwise); the
 // check and the status bar follow the run as loaded; a control without the capability disables it.
-#include "directorycontrol.h"
 #include "fakeloopcontrol.h"
 #include "mainwindow.h"
 #include "requestqueue.h"
 #include "runloader.h"
 #include "runlock.h"
 #include "runstore.h"
-#include "steeringactions.h"
+#include "services/directorycontrol.h"
 #include "testfixtures.h"
 #include "testregistry.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QDir>

@@ -5,12 +5,12 @@
 #include "numberformat.h"
 #include "runheadline.h"
 #include "runstats.h"
-#include "runsummarybar.h"
-#include "runworkspace.h"
-#include "steeringactions.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "widgets/runsummarybar.h"
+#include "widgets/runworkspace.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QDir>

@@ -1,8 +1,8 @@
 #include "answerdialog.h"
 #include "fakeloopcontrol.h"
-#include "steeringactions.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 

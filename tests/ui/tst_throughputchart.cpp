@@ -1,7 +1,7 @@
+#include "models/throughputchartmodel.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
-#include "throughputchart.h"
-#include "throughputchartmodel.h"
+#include "widgets/throughputchart.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>

@@ -4,10 +4,10 @@
 // turned off ($AUTOKERNEL_TUNE_MEMORY=none: the button disabled), and a clear() that fails (its error
 // shown in the dialog, the fields kept). The question is answered by an injected function, never a
 // modal box. Each test points $AUTOKERNEL_TUNE_MEMORY at its own temporary file.
-#include "agentsettingsdialog.h"
+#include "agents/tunememory.h"
+#include "dialogs/agentsettingsdialog.h"
+#include "dialogs/tunememoryrow.h"
 #include "testregistry.h"
-#include "tunememory.h"
-#include "tunememoryrow.h"
 
 #include <QDir>
 #include <QFile>

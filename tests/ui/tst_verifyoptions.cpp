@@ -1,9 +1,9 @@
+#include "dialogs/verifyoptionsdialog.h"
 #include "modelfixture.h"
-#include "modeljobs.h"
 #include "modelview.h"
 #include "runloader.h"
+#include "services/modeljobs.h"
 #include "testregistry.h"
-#include "verifyoptionsdialog.h"
 
 #include <QAction>
 #include <QCheckBox>

@@ -2,9 +2,9 @@
 // 1600×1000, with nothing cut short — every table header whole, every chart's tick and legend label
 // without "…" — the empty Model dock narrow, the log a few lines, each attempt's description in view;
 // and the shipped verified recording opened on its measured headline.
-#include "experimentmodel.h"
-#include "kerneltablemodel.h"
 #include "mainwindow.h"
+#include "models/experimentmodel.h"
+#include "models/kerneltablemodel.h"
 #include "runrecording.h"
 #include "testregistry.h"
 

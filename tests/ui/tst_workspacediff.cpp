@@ -1,13 +1,13 @@
 // The diff follows the window's selection: ExperimentDetails::showExperiment, driven by RunWorkspace through
 // the real MainWindow.
-#include "diffview.h"
-#include "emptystate.h"
-#include "experimentmodel.h"
-#include "kerneltablemodel.h"
 #include "mainwindow.h"
+#include "models/experimentmodel.h"
+#include "models/kerneltablemodel.h"
 #include "testfixtures.h"
 #include "testregistry.h"
 #include "testsnapshot.h"
+#include "widgets/diffview.h"
+#include "widgets/emptystate.h"
 
 #include "runstore.h"
 

@@ -1,11 +1,11 @@
-#include "agentsettingsdialog.h"
+#include "dialogs/agentsettingsdialog.h"
 
-#include "browserow.h"
-#include "errortint.h"
-#include "llmconnectiontest.h"
+#include "dialogs/browserow.h"
+#include "dialogs/llmconnectiontest.h"
+#include "dialogs/tunememoryrow.h"
 #include "runconfig.h"
-#include "tunememoryrow.h"
-#include "wrappedlabel.h"
+#include "widgets/errortint.h"
+#include "widgets/wrappedlabel.h"
 
 #include <QButtonGroup>
 #include <QComboBox>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agentsettings.h"
+#include "services/agentsettings.h"
 
 #include <QDialog>
 #include <QList>

@@ -1,4 +1,4 @@
-#include "browserow.h"
+#include "dialogs/browserow.h"
 
 #include <QCoreApplication>
 #include <QHBoxLayout>

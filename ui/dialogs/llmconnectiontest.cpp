@@ -1,8 +1,8 @@
-#include "llmconnectiontest.h"
+#include "dialogs/llmconnectiontest.h"
 
-#include "backgroundjob.h"
-#include "errortint.h"
-#include "llmagent.h"
+#include "llm/llmagent.h"
+#include "services/backgroundjob.h"
+#include "widgets/errortint.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

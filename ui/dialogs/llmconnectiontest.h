@@ -1,7 +1,7 @@
 #pragma once
 
-#include "agentconfig.h"
-#include "llmprobe.h"
+#include "agents/agentconfig.h"
+#include "llm/llmprobe.h"
 
 #include <QWidget>
 

@@ -1,8 +1,8 @@
-#include "moveonrulesdialog.h"
+#include "dialogs/moveonrulesdialog.h"
 
-#include "errortint.h"
 #include "experimentlog.h"
-#include "wrappedlabel.h"
+#include "widgets/errortint.h"
+#include "widgets/wrappedlabel.h"
 
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>

@@ -1,7 +1,7 @@
-#include "newrundialog.h"
+#include "dialogs/newrundialog.h"
 
-#include "browserow.h"
-#include "errortint.h"
+#include "dialogs/browserow.h"
+#include "widgets/errortint.h"
 
 #include <QComboBox>
 #include <QDateTime>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "examplerun.h"
+#include "services/examplerun.h"
 
 #include <QDialog>
 

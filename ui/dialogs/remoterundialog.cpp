@@ -1,4 +1,4 @@
-#include "remoterundialog.h"
+#include "dialogs/remoterundialog.h"
 
 #include "shellwords.h"
 

@@ -1,7 +1,7 @@
-#include "tunememoryrow.h"
+#include "dialogs/tunememoryrow.h"
 
-#include "errortint.h"
-#include "wrappedlabel.h"
+#include "widgets/errortint.h"
+#include "widgets/wrappedlabel.h"
 
 #include <QDir>
 #include <QHBoxLayout>

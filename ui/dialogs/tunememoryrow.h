@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tunememory.h"
+#include "agents/tunememory.h"
 
 #include <QString>
 #include <QVector>

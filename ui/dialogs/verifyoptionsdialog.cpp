@@ -1,7 +1,7 @@
-#include "verifyoptionsdialog.h"
+#include "dialogs/verifyoptionsdialog.h"
 
-#include "errortint.h"
 #include "runloader.h"
+#include "widgets/errortint.h"
 
 #include <QCheckBox>
 #include <QComboBox>

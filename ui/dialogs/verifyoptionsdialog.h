@@ -1,6 +1,6 @@
 #pragma once
 
-#include "modelverifier.h"
+#include "loop/modelverifier.h"
 #include "runsnapshot.h"
 
 #include <QDialog>

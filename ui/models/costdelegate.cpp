@@ -1,4 +1,4 @@
-#include "costdelegate.h"
+#include "models/costdelegate.h"
 
 #include <QPainter>
 

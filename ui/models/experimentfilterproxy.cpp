@@ -1,7 +1,7 @@
-#include "experimentfilterproxy.h"
+#include "models/experimentfilterproxy.h"
 
 #include "experiment.h"
-#include "experimentmodel.h"
+#include "models/experimentmodel.h"
 
 namespace ak {
 

@@ -1,6 +1,6 @@
-#include "experimentmodel.h"
+#include "models/experimentmodel.h"
 
-#include "outcomecolors.h"
+#include "models/outcomecolors.h"
 
 #include "numberformat.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "experiment.h"
-#include "rowtablemodel.h"
+#include "models/rowtablemodel.h"
 
 #include <QHash>
 

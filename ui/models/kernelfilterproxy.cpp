@@ -1,6 +1,6 @@
-#include "kernelfilterproxy.h"
+#include "models/kernelfilterproxy.h"
 
-#include "kerneltablemodel.h"
+#include "models/kerneltablemodel.h"
 
 #include <cmath>
 

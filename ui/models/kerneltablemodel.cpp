@@ -1,4 +1,4 @@
-#include "kerneltablemodel.h"
+#include "models/kerneltablemodel.h"
 
 #include "jsonfield.h"
 #include "numberformat.h"

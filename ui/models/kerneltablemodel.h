@@ -3,7 +3,7 @@
 #include <QHash>
 
 #include "kernelrecord.h"
-#include "rowtablemodel.h"
+#include "models/rowtablemodel.h"
 #include "runsnapshot.h"
 
 #include <cmath>

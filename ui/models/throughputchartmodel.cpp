@@ -1,4 +1,4 @@
-#include "throughputchartmodel.h"
+#include "models/throughputchartmodel.h"
 
 #include <cmath>
 

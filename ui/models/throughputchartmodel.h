@@ -2,7 +2,7 @@
 
 #include "experiment.h"
 #include "kernelrecord.h"
-#include "rowtablemodel.h"
+#include "models/rowtablemodel.h"
 
 #include <QVector>
 

@@ -1,4 +1,4 @@
-#include "actionerrorbanner.h"
+#include "widgets/actionerrorbanner.h"
 
 namespace ak {
 

@@ -1,4 +1,4 @@
-#include "chartpalette.h"
+#include "widgets/chartpalette.h"
 
 #include <QAbstractAxis>
 #include <QChart>

@@ -1,7 +1,7 @@
-#include "chartpanel.h"
+#include "widgets/chartpanel.h"
 
-#include "chartpalette.h"
-#include "emptystate.h"
+#include "widgets/chartpalette.h"
+#include "widgets/emptystate.h"
 
 #include <QChart>
 #include <QChartView>

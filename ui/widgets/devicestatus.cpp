@@ -1,6 +1,6 @@
-#include "devicestatus.h"
+#include "widgets/devicestatus.h"
 
-#include "backgroundjob.h"
+#include "services/backgroundjob.h"
 
 namespace ak {
 

@@ -1,4 +1,4 @@
-#include "diffeditor.h"
+#include "widgets/diffeditor.h"
 
 #include <QMouseEvent>
 #include <QPainter>

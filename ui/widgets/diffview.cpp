@@ -1,11 +1,11 @@
-#include "diffview.h"
+#include "widgets/diffview.h"
 
-#include "backgroundjob.h"
-#include "readablehighlighter.h"
+#include "services/backgroundjob.h"
+#include "widgets/readablehighlighter.h"
 
 #include "difffolding.h"
-#include "emptystate.h"
-#include "syntaxrepository.h"
+#include "widgets/emptystate.h"
+#include "widgets/syntaxrepository.h"
 
 #include <KSyntaxHighlighting/Definition>
 #include <KSyntaxHighlighting/Repository>

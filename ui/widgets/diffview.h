@@ -1,8 +1,8 @@
 #pragma once
 
-#include "diffeditor.h"
 #include "textdiff.h"
 #include "unifieddiff.h"
+#include "widgets/diffeditor.h"
 
 #include <QSet>
 #include <QWidget>

@@ -1,4 +1,4 @@
-#include "emptystate.h"
+#include "widgets/emptystate.h"
 
 #include <QAction>
 #include <QLabel>

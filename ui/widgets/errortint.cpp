@@ -1,4 +1,4 @@
-#include "errortint.h"
+#include "widgets/errortint.h"
 
 #include <QColor>
 #include <QEvent>

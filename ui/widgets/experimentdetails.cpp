@@ -1,8 +1,8 @@
-#include "experimentdetails.h"
+#include "widgets/experimentdetails.h"
 
-#include "backgroundjob.h"
-#include "diffview.h"
 #include "runstore.h"
+#include "services/backgroundjob.h"
+#include "widgets/diffview.h"
 
 #include <QPlainTextEdit>
 

@@ -1,4 +1,4 @@
-#include "logview.h"
+#include "widgets/logview.h"
 
 #include <QDateTime>
 #include <QFontDatabase>

@@ -1,10 +1,10 @@
-#include "modeleffectchart.h"
+#include "widgets/modeleffectchart.h"
 
-#include "chartpanel.h"
-#include "emptystate.h"
+#include "models/outcomecolors.h"
 #include "modelverification.h"
 #include "numberformat.h"
-#include "outcomecolors.h"
+#include "widgets/chartpanel.h"
+#include "widgets/emptystate.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

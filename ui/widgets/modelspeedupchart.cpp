@@ -1,11 +1,11 @@
-#include "modelspeedupchart.h"
+#include "widgets/modelspeedupchart.h"
 
-#include "chartpanel.h"
-#include "emptystate.h"
+#include "models/outcomecolors.h"
 #include "numberformat.h"
-#include "outcomecolors.h"
 #include "runsnapshot.h"
 #include "runstats.h"
+#include "widgets/chartpanel.h"
+#include "widgets/emptystate.h"
 
 #include <QChart>
 #include <QChartView>

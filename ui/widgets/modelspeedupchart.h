@@ -1,6 +1,6 @@
 #pragma once
 
-#include "chartpanel.h"
+#include "widgets/chartpanel.h"
 #include <QPair>
 #include <QVector>
 

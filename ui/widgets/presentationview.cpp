@@ -1,14 +1,14 @@
-#include "presentationview.h"
+#include "widgets/presentationview.h"
 
-#include "backgroundjob.h"
-#include "diffview.h"
-#include "modelspeedupchart.h"
+#include "models/throughputchartmodel.h"
 #include "numberformat.h"
 #include "runheadline.h"
 #include "runstats.h"
-#include "runsummarybar.h"
-#include "throughputchart.h"
-#include "throughputchartmodel.h"
+#include "services/backgroundjob.h"
+#include "widgets/diffview.h"
+#include "widgets/modelspeedupchart.h"
+#include "widgets/runsummarybar.h"
+#include "widgets/throughputchart.h"
 
 #include <QChart>
 #include <QCloseEvent>

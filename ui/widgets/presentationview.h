@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experimentdetails.h"
 #include "runsnapshot.h"
+#include "widgets/experimentdetails.h"
 
 #include <QWidget>
 

@@ -1,4 +1,4 @@
-#include "readablehighlighter.h"
+#include "widgets/readablehighlighter.h"
 
 #include <KSyntaxHighlighting/Format>
 #include <KSyntaxHighlighting/Theme>

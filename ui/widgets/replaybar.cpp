@@ -1,7 +1,7 @@
-#include "replaybar.h"
+#include "widgets/replaybar.h"
 
-#include "backgroundjob.h"
 #include "runreplay.h"
+#include "services/backgroundjob.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,7 +1,7 @@
-#include "reportexport.h"
+#include "widgets/reportexport.h"
 
-#include "backgroundjob.h"
 #include "runreport.h"
+#include "services/backgroundjob.h"
 
 #include <QAction>
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "runsummarybar.h"
+#include "widgets/runsummarybar.h"
 
 #include "numberformat.h"
 #include "runcost.h"

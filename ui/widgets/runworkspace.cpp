@@ -1,19 +1,19 @@
-#include "runworkspace.h"
+#include "widgets/runworkspace.h"
 
-#include "experimentfilterproxy.h"
-#include "runsummarybar.h"
+#include "models/experimentfilterproxy.h"
+#include "widgets/runsummarybar.h"
 
-#include "costdelegate.h"
-#include "diffview.h"
-#include "emptystate.h"
-#include "experimentdetails.h"
-#include "experimentmodel.h"
-#include "kernelfilterproxy.h"
-#include "kerneltablemodel.h"
-#include "modelspeedupchart.h"
-#include "steeringactions.h"
-#include "throughputchart.h"
-#include "throughputchartmodel.h"
+#include "models/costdelegate.h"
+#include "models/experimentmodel.h"
+#include "models/kernelfilterproxy.h"
+#include "models/kerneltablemodel.h"
+#include "models/throughputchartmodel.h"
+#include "widgets/diffview.h"
+#include "widgets/emptystate.h"
+#include "widgets/experimentdetails.h"
+#include "widgets/modelspeedupchart.h"
+#include "widgets/steeringactions.h"
+#include "widgets/throughputchart.h"
 
 #include <QAction>
 #include <QDataStream>

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "experiment.h"
-#include "experimentdetails.h"
-#include "experimentfilterproxy.h"
+#include "models/experimentfilterproxy.h"
 #include "runsnapshot.h"
+#include "widgets/experimentdetails.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
-#include "sandboxstatus.h"
+#include "widgets/sandboxstatus.h"
 
-#include "errortint.h"
 #include "runsnapshot.h"
+#include "widgets/errortint.h"
 
 namespace ak {
 

@@ -1,4 +1,4 @@
-#include "steeringactions.h"
+#include "widgets/steeringactions.h"
 
 #include <QAction>
 #include <QMessageBox>

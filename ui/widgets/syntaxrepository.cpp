@@ -1,4 +1,4 @@
-#include "syntaxrepository.h"
+#include "widgets/syntaxrepository.h"
 
 #include <KSyntaxHighlighting/Repository>
 #include <KSyntaxHighlighting/Theme>

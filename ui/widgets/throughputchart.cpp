@@ -1,9 +1,9 @@
-#include "throughputchart.h"
+#include "widgets/throughputchart.h"
 
-#include "chartpanel.h"
-#include "emptystate.h"
-#include "outcomecolors.h"
-#include "throughputchartmodel.h"
+#include "models/outcomecolors.h"
+#include "models/throughputchartmodel.h"
+#include "widgets/chartpanel.h"
+#include "widgets/emptystate.h"
 
 #include <QChart>
 #include <QChartView>

@@ -2,7 +2,7 @@
 
 #include "experiment.h"
 
-#include "chartpanel.h"
+#include "widgets/chartpanel.h"
 #include <QColor>
 
 class QAbstractItemModel;

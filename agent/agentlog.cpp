@@ -1,3 +1,0 @@
-#include "agentlog.h"
-
-Q_LOGGING_CATEGORY(lcAgent, "autokernel.agent", QtInfoMsg)

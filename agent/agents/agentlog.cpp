@@ -1,0 +1,3 @@
+#include "agents/agentlog.h"
+
+Q_LOGGING_CATEGORY(lcAgent, "autokernel.agent", QtInfoMsg)
