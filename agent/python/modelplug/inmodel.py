@@ -71,7 +71,8 @@ def handle(args, ctx=None):
         ctx.progress("in-model check of %s" % k["name"], 0.1)
     reference = _Original(model_path, device, dtype_name).outputs(seed)
     sb = sandbox.Sandbox(device, "model", os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                         extra_ro=[os.path.dirname(os.path.abspath(model_path)), run_dir], private_shm=True)
+                         extra_ro=[os.path.dirname(os.path.abspath(model_path)), run_dir], private_shm=True,
+                         serve="modelplug.child:serve")
     scratch = tempfile.mkdtemp(prefix="inmodel-", dir=sb.root)
     try:
         sb.start()

@@ -303,7 +303,8 @@ def handle(args, ctx=None):
 
     sb = sandbox.Sandbox(device, "model", os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                          extra_ro=[os.path.dirname(os.path.abspath(model_path)), run_dir],
-                         private_shm=True)     # torch.compile's worker pool needs multiprocessing's locks
+                         private_shm=True,     # torch.compile's worker pool needs multiprocessing's locks
+                         serve="modelplug.child:serve")
     scratch = tempfile.mkdtemp(prefix="verify-", dir=sb.root)
     try:
         sb.start()

@@ -342,11 +342,14 @@ class Sandbox:
     """One runner process (and whatever it starts) in its own sandbox.
 
     mode "serve": the runner serves one connection (the reference). mode "zygote": it imports torch
-    once and forks a fresh runner per candidate (fork_candidate)."""
+    once and forks a fresh runner per candidate (fork_candidate). mode "model": `serve`
+    ("module:function", importable from worker_dir) serves the connection instead (verify's model
+    runner, modelplug.child:serve)."""
 
     def __init__(self, device, mode, worker_dir, memory_limit_mb=None, extra_ro=(), private_shm=False,
-                 group_name=None):
+                 group_name=None, serve=None):
         self.device, self.mode, self.worker_dir = device, mode, worker_dir
+        self.serve = serve
         self.private_shm = private_shm       # see bwrap_argv
         self.extra_ro = list(extra_ro)       # more host paths the runner reads (a model's folder)
         if memory_limit_mb is None:
@@ -538,6 +541,8 @@ class Sandbox:
         boot = ("import json,os,sys; sys.path[:0]=[sys.argv[1]]+json.loads(os.environ['AK_SYSPATH']); "
                 "from harness.runners import runner; runner.main()")
         cmd = [sys.executable, "-s", "-B", "-c", boot, self.worker_dir, self.mode, str(fd), self.device]
+        if self.serve:
+            cmd.append(self.serve)
         limit = self.memory_limit_mb * (1 << 20) if self._limit_applies() else None
         kind = self._limit_kind()
         log = open(os.path.join(self.root, "runner.log"), "ab")
