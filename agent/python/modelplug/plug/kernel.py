@@ -116,17 +116,21 @@ class Kernel:
         return out
 
     def run(self, *args):
-        if _compiling():
-            return self.call(*args)
-        # While the kernel runs, a site's function routes leave its own torch calls alone (_in_kernel).
-        depth = getattr(_state, "depth", 0)
-        _state.depth = depth + 1
-        try:
-            out = self.call(*args)
-        finally:
-            _state.depth = depth
-        self.routed += 1
-        return out
+        return self.call(*args) if _compiling() else launch(self, *args)
+
+
+def launch(kernel, *args):
+    """kernel's call, counted as routed; while it runs a site's function routes leave its own torch calls
+    alone (the thread's kernel depth, _in_kernel). The swapped forwards (swap.py) call it directly, past
+    their own compile check."""
+    depth = getattr(_state, "depth", 0)
+    _state.depth = depth + 1
+    try:
+        out = kernel.call(*args)
+    finally:
+        _state.depth = depth
+    kernel.routed += 1
+    return out
 
 
 def _rows(x):

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from .functions import _gelu, _layer_norm, _linear_call, _linear_misfit, _silu, _softmax, _weights
-from .kernel import FROZEN_WT, _compiling, _fits, _in_kernel, _state
+from .kernel import FROZEN_WT, _compiling, _fits, _in_kernel, _state, launch
 from .normcheck import layernorm_mismatch
 
 _Tensor = torch.Tensor
@@ -53,19 +53,6 @@ def as_rows(x, prep, rows):
     if prep == VIEW:
         return x.view(rows)
     return x.reshape(rows).contiguous()
-
-
-def launch(kernel, *args):
-    """kernel's call, counted as routed; while it runs a site's function routes leave its own torch calls
-    alone (the thread's kernel depth)."""
-    depth = getattr(_state, "depth", 0)
-    _state.depth = depth + 1
-    try:
-        out = kernel.call(*args)
-    finally:
-        _state.depth = depth
-    kernel.routed += 1
-    return out
 
 
 def linear_forward(kernel):
