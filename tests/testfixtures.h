@@ -5,9 +5,11 @@
 // so that a suite takes only what it uses.
 
 #include "kernelrecord.h"
+#include "runrecording.h"
 #include "runstore.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -127,6 +129,19 @@ inline int recordExperiment(RunStore &store, const QString &kernel, double speed
     }
     return e.id;
 }
+
+#ifdef AUTOKERNEL_SOURCE_DIR
+// A recording that ships (resources/recordings/NAME.json) restored into `dir`: "" or why not.
+inline QString restoreShippedRecording(const QString &name, const QString &dir)
+{
+    QFile file(
+        QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/") + name + QStringLiteral(".json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("cannot read ") + file.fileName();
+    QString error;
+    return RunRecording::restore(file.readAll(), file.fileName(), dir, &error) ? QString() : error;
+}
+#endif
 
 } // namespace ak::test
 

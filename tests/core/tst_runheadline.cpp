@@ -5,10 +5,9 @@
 #include "numberformat.h"
 #include "runheadline.h"
 #include "runloader.h"
-#include "runrecording.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
-#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -141,12 +140,11 @@ private Q_SLOTS:
     {
         // Its projection (2.29×) is mostly the starters over eager PyTorch; the loop kept +1.7 % on
         // softmax and +1.5 % on layernorm (own latency), a small part of the model.
-        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h200-heldout-tune.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("rec"));
+        const QString restored = test::restoreShippedRecording(QStringLiteral("h200-heldout-tune"), dir);
+        QVERIFY2(restored.isEmpty(), qPrintable(restored));
         QString error;
-        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
         const RunSnapshotPtr run = RunLoader::load(dir, &error);
         QVERIFY2(run, qPrintable(error));
         const RunHeadline h = RunHeadline::of(*run);
@@ -169,12 +167,11 @@ private Q_SLOTS:
     {
         // The llama example tuned and verified on an H100 (2026-12-07): its headline is the number
         // verify measured in the model, with its date and device, and the recording says verified.
-        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h100-llama-verified.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("rec"));
+        const QString restored = test::restoreShippedRecording(QStringLiteral("h100-llama-verified"), dir);
+        QVERIFY2(restored.isEmpty(), qPrintable(restored));
         QString error;
-        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
         const RunSnapshotPtr run = RunLoader::load(dir, &error);
         QVERIFY2(run, qPrintable(error));
         QVERIFY(run->verification);

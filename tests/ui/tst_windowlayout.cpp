@@ -5,14 +5,13 @@
 #include "mainwindow.h"
 #include "models/experimentmodel.h"
 #include "models/kerneltablemodel.h"
-#include "runrecording.h"
+#include "testfixtures.h"
 #include "testregistry.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QChartView>
 #include <QDockWidget>
-#include <QFile>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLabel>
@@ -133,12 +132,10 @@ private Q_SLOTS:
     void recordingFitsWithNothingCut()
     {
         QFETCH(QSize, size);
-        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h200-heldout-tune.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("rec"));
-        QString error;
-        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
+        const QString restored = test::restoreShippedRecording(QStringLiteral("h200-heldout-tune"), dir);
+        QVERIFY2(restored.isEmpty(), qPrintable(restored));
 
         QSettings().remove(QStringLiteral("mainWindow")); // the default layout, not an earlier test's
         MainWindow w;
@@ -197,12 +194,10 @@ private Q_SLOTS:
         // The shipped llama recording verified on an H100: at 1280×800 the summary leads with the
         // number measured in the model (its date and device), the recording label says verified, the
         // Model dock opens wide enough for its timings, and the loop cannot be started on it.
-        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h100-llama-verified.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("rec"));
-        QString error;
-        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
+        const QString restored = test::restoreShippedRecording(QStringLiteral("h100-llama-verified"), dir);
+        QVERIFY2(restored.isEmpty(), qPrintable(restored));
 
         QSettings().remove(QStringLiteral("mainWindow"));
         MainWindow w;
@@ -249,12 +244,10 @@ private Q_SLOTS:
         // The Model dock of the verified recording at its default width: every kernel's name in the
         // effect chart whole and inside the chart, its % ticks apart; the kernel charts beside the
         // dock with nothing cut (a 620 px dock cut their legend at 1280 px).
-        QFile file(QStringLiteral(AUTOKERNEL_SOURCE_DIR "/resources/recordings/h100-llama-verified.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("rec"));
-        QString error;
-        QVERIFY2(RunRecording::restore(file.readAll(), file.fileName(), dir, &error), qPrintable(error));
+        const QString restored = test::restoreShippedRecording(QStringLiteral("h100-llama-verified"), dir);
+        QVERIFY2(restored.isEmpty(), qPrintable(restored));
 
         QFETCH(QSize, size);
         QSettings().remove(QStringLiteral("mainWindow"));
