@@ -490,6 +490,8 @@ void MainWindow::showSnapshot(const RunSnapshotPtr &snapshot)
     if (snapshot->runDir != m_runDir)
         m_loops->setRunDir(snapshot->runDir); // steer the run being shown: a DirectoryControl for it
     m_runDir = snapshot->runDir;
+    // Qt's property for what a window shows (a proxy icon in the title where the platform draws one).
+    setWindowFilePath(m_runDir);
     if (!sameRun)
         checkAccess(m_runDir);
     setShown(snapshot);

@@ -74,7 +74,6 @@ public:
     // Makes the in-process loop for Loop ▸ Start (app/gui/main.cpp sets ak::LocalLoop). Without one,
     // Start stays disabled and its tooltip says why.
     void setLoopFactory(LoopHost::Factory factory);
-    LoopHost *loopHost() const { return m_loops; }
 
     // Opens the run of a bundled example (ExampleRun), creating it in the background first when it
     // does not exist yet; progress and errors show in the window. runLoaded or exampleFailed follows.
@@ -84,7 +83,6 @@ public:
     // progress in the window and File ▸ Cancel Profiling) and the run opens.
     void newRun();
 
-    QString runDir() const { return m_runDir; }
     bool isShowingRun() const;
     void editMoveOnRules();
     // View ▸ Presentation (F5): the shown run full screen for a room, following reloads and replays.

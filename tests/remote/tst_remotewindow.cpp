@@ -6,7 +6,6 @@
 #include "remoterun.h"
 #include "runloader.h"
 #include "runlock.h"
-#include "services/loophost.h"
 #include "services/remotecontrol.h"
 #include "services/remotesession.h"
 #include "sshserver.h"
@@ -130,9 +129,10 @@ private Q_SLOTS:
         const RemoteRun run = remote(far);
         w.openRemoteRun(run);
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, 60000);
-        QCOMPARE(w.runDir(), QDir(run.cacheDir()).absolutePath());
+        QCOMPARE(w.windowFilePath(), QDir(run.cacheDir()).absolutePath());
         QVERIFY2(w.windowTitle().contains(run.display()), qPrintable(w.windowTitle()));
-        auto *control = qobject_cast<RemoteControl *>(w.loopHost()->control());
+        // The window's own control of the remote run, found in its object tree as a widget would be.
+        auto *control = w.findChild<RemoteControl *>();
         QVERIFY(control);
         // Where the loop runs: on that host, the writer's pid from the mirrored lock.
         auto *where = w.findChild<QLabel *>(QStringLiteral("SummaryLoop"));
@@ -167,7 +167,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(workspace->snapshot()->kernel(kernel)->state == KernelState::Pinned, 10000);
 
         // Nothing local writes the mirror: no lock of ours, the remote writer's pid in it.
-        QCOMPARE(RunLock::holderPid(w.runDir()), loop.processId());
+        QCOMPARE(RunLock::holderPid(w.windowFilePath()), loop.processId());
     }
 };
 

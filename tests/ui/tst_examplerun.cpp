@@ -108,7 +108,7 @@ private Q_SLOTS:
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
 
         const QString dir = QDir(base.path()).filePath(QStringLiteral("gpt2-cpu"));
-        QCOMPARE(w.runDir(), dir);
+        QCOMPARE(w.windowFilePath(), dir);
         QVERIFY(w.isShowingRun());
         QVERIFY(!profiling(w));
         QVERIFY(QFileInfo::exists(dir + QStringLiteral("/profile.json")));
@@ -131,7 +131,7 @@ private Q_SLOTS:
         QSignalSpy loadedAgain(&again, &MainWindow::runLoaded);
         again.openExample(options(base.path()));
         QTRY_COMPARE_WITH_TIMEOUT(loadedAgain.count(), 1, 10000);
-        QCOMPARE(again.runDir(), dir);
+        QCOMPARE(again.windowFilePath(), dir);
         QVERIFY(test::named<LogView>(&again, "LogView")
                     ->toPlainText()
                     .contains(QStringLiteral("example gpt2: found")));
@@ -222,7 +222,7 @@ private Q_SLOTS:
         MainWindow w;
         const QString why = openAndWait(w, o);
         QVERIFY2(why.isEmpty(), qPrintable(why));
-        QCOMPARE(w.runDir(), QDir(o.baseDir).filePath(QStringLiteral("h200-llama")));
+        QCOMPARE(w.windowFilePath(), QDir(o.baseDir).filePath(QStringLiteral("h200-llama")));
         QVERIFY(w.windowTitle().contains(QStringLiteral("Recording")));
         QLabel *label = test::named<QLabel>(&w, "SummaryRecording");
         QVERIFY(!label->isHidden());

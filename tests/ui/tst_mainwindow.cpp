@@ -154,7 +154,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
         QVERIFY(loaderThread && loaderThread != QThread::currentThread());
         QVERIFY(w.isShowingRun());
-        QCOMPARE(w.runDir(), QStringLiteral("/runs/a"));
+        QCOMPARE(w.windowFilePath(), QStringLiteral("/runs/a"));
     }
 
     void loadFailureIsReported()
@@ -377,7 +377,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
         QTest::qWait(600);
         QCOMPARE(loaded.count(), 1);
-        QCOMPARE(w.runDir(), QStringLiteral("/runs/fast"));
+        QCOMPARE(w.windowFilePath(), QStringLiteral("/runs/fast"));
     }
 
     void closingWhileLoadingIsSafe()

@@ -147,7 +147,7 @@ private Q_SLOTS:
             test::named<EmptyState>(&w, "NoRunState")->title().contains(QStringLiteral("a run of tiny.py")));
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 240000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
-        QCOMPARE(w.runDir(), runDir);
+        QCOMPARE(w.windowFilePath(), runDir);
         QVERIFY(!test::named<QAction>(&w, "CancelProfilingAction")->isEnabled());
         QVERIFY(QFileInfo::exists(runDir + QStringLiteral("/profile.json")));
         QFile profile(runDir + QStringLiteral("/profile.json"));

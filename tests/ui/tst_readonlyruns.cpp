@@ -107,7 +107,7 @@ private Q_SLOTS:
         QSignalSpy loaded(&w, &MainWindow::runLoaded);
         w.openExample(o);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
-        const QString example = w.runDir();
+        const QString example = w.windowFilePath();
         QVERIFY(!RunStore::readOnlyReason(example).isEmpty());
 
         QVERIFY(!RunStore::open(example, &error));
