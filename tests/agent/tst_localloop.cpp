@@ -15,6 +15,20 @@
 using namespace ak;
 using namespace ak::test;
 
+namespace {
+
+// The rig's own loop and store let go, so nobody writes the run: options for a LocalLoop on it.
+LoopOptions stoppedOn(Rig &rig)
+{
+    rig.loop.reset();
+    rig.session.reset();
+    LoopOptions options;
+    options.runDir = rig.dir;
+    return options;
+}
+
+} // namespace
+
 class LocalLoopTest : public QObject
 {
     Q_OBJECT
@@ -23,11 +37,7 @@ private Q_SLOTS:
     {
         Rig rig;
         QVERIFY2(rig.create(), qPrintable(rig.error));
-        rig.loop.reset();
-        rig.session.reset(); // release the lock: nobody writes the run now
-        LoopOptions options;
-        options.runDir = rig.dir;
-        LocalLoop loop(options);
+        LocalLoop loop(stoppedOn(rig));
         QVERIFY(loop.capabilities().testFlag(LoopControl::CanEditRules));
         QSignalSpy done(&loop, &LoopControl::actionFinished);
         QSignalSpy failed(&loop, &LoopControl::actionFailed);
@@ -58,11 +68,7 @@ private Q_SLOTS:
     {
         Rig rig;
         QVERIFY2(rig.create(), qPrintable(rig.error));
-        rig.loop.reset();
-        rig.session.reset(); // nobody writes the run
-        LoopOptions options;
-        options.runDir = rig.dir;
-        LocalLoop loop(options);
+        LocalLoop loop(stoppedOn(rig));
         QVERIFY(loop.capabilities().testFlag(LoopControl::CanSetReviewMode));
         QSignalSpy done(&loop, &LoopControl::actionFinished);
         QSignalSpy failed(&loop, &LoopControl::actionFailed);
@@ -88,11 +94,7 @@ private Q_SLOTS:
         Rig rig;
         QVERIFY2(rig.create({ { "worker", { { "slurm", "--ntasks=1" }, { "slurm_job", 42 } } } }),
             qPrintable(rig.error));
-        rig.loop.reset();
-        rig.session.reset(); // nobody writes the run
-        LoopOptions options;
-        options.runDir = rig.dir;
-        LocalLoop loop(options);
+        LocalLoop loop(stoppedOn(rig));
         QSignalSpy failed(&loop, &LoopControl::actionFailed);
         QSignalSpy states(&loop, &LoopControl::stateChanged);
         loop.start();
@@ -117,11 +119,7 @@ private Q_SLOTS:
         // once, silently. It says why now (the window shows it in its banner) and starts nothing.
         Rig rig;
         QVERIFY2(rig.create(), qPrintable(rig.error));
-        rig.loop.reset();
-        rig.session.reset(); // nobody writes the run
-        LoopOptions options;
-        options.runDir = rig.dir;
-        LocalLoop loop(options);
+        LocalLoop loop(stoppedOn(rig));
         QSignalSpy failed(&loop, &LoopControl::actionFailed);
         QSignalSpy states(&loop, &LoopControl::stateChanged);
         loop.pin(kA);

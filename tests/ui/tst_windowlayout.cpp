@@ -102,6 +102,18 @@ QStringList clashingChartText(QChartView *view)
     return bad;
 }
 
+// The window at `size`, shown, with the run in `dir` loaded.
+bool showOn(MainWindow &w, const QSize &size, const QString &dir)
+{
+    w.resize(size);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w))
+        return false;
+    QSignalSpy loaded(&w, &MainWindow::runLoaded);
+    w.openRun(dir);
+    return QTest::qWaitFor([&] { return loaded.count() == 1; }, 10000);
+}
+
 } // namespace
 
 class WindowLayoutTest : public QObject
@@ -139,12 +151,7 @@ private Q_SLOTS:
 
         QSettings().remove(QStringLiteral("mainWindow")); // the default layout, not an earlier test's
         MainWindow w;
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy loaded(&w, &MainWindow::runLoaded);
-        w.openRun(dir);
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        QVERIFY(showOn(w, size, dir));
         auto *kernels = w.findChild<QTableView *>(QStringLiteral("KernelView"));
         auto *commits = w.findChild<QTableView *>(QStringLiteral("CommitView"));
         QVERIFY(kernels && commits);
@@ -199,14 +206,9 @@ private Q_SLOTS:
         const QString restored = test::restoreShippedRecording(QStringLiteral("h100-llama-verified"), dir);
         QVERIFY2(restored.isEmpty(), qPrintable(restored));
 
-        QSettings().remove(QStringLiteral("mainWindow"));
+        QSettings().remove(QStringLiteral("mainWindow")); // the default layout, not an earlier test's
         MainWindow w;
-        w.resize(1280, 800);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy loaded(&w, &MainWindow::runLoaded);
-        w.openRun(dir);
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        QVERIFY(showOn(w, QSize(1280, 800), dir));
         auto *model = w.findChild<QLabel *>(QStringLiteral("SummaryModel"));
         auto *recording = w.findChild<QLabel *>(QStringLiteral("SummaryRecording"));
         QVERIFY(model && recording);
@@ -250,14 +252,9 @@ private Q_SLOTS:
         QVERIFY2(restored.isEmpty(), qPrintable(restored));
 
         QFETCH(QSize, size);
-        QSettings().remove(QStringLiteral("mainWindow"));
+        QSettings().remove(QStringLiteral("mainWindow")); // the default layout, not an earlier test's
         MainWindow w;
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy loaded(&w, &MainWindow::runLoaded);
-        w.openRun(dir);
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        QVERIFY(showOn(w, size, dir));
         auto *dock = w.findChild<QDockWidget *>(QStringLiteral("ModelDock"));
         QTRY_VERIFY(dock->width() >= w.width() * 3 / 10 - 8);
         QTest::qWait(200); // the charts lay out after the dock resizes
