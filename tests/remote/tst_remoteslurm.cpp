@@ -141,7 +141,8 @@ private Q_SLOTS:
         // global-pool "reduce" is not pluggable), so no move-on rule (0: off) may retire it early.
         r = cli({ QStringLiteral("rules"), m_run, QStringLiteral("--speedup-over-baseline"),
             QStringLiteral("0"), QStringLiteral("--roof-pct"), QStringLiteral("0"),
-            QStringLiteral("--max-consecutive-reverts"), QStringLiteral("0") });
+            QStringLiteral("--max-consecutive-reverts"), QStringLiteral("0"),
+            QStringLiteral("--max-in-model-misses"), QStringLiteral("0") });
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     }
 
