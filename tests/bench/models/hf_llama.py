@@ -1,7 +1,8 @@
 """transformers' LlamaForCausalLM built from a config (random weights, no download): the real model
 code users bring, with its function-level rotary (apply_rotary_pos_emb / rotate_half) and its own
-attention dispatch. Same sizes as the bundled llama example on a GPU (8 layers, d 2048, 16 query /
-4 KV heads, SwiGLU 5632, vocab 32000, batch 4 x 2048); tiny on a CPU. Needs `transformers`.
+attention dispatch. On a GPU the size issues #38 and #40 measured (8 layers, d 2048, 16 query / 4 KV
+heads, SwiGLU 5632, vocab 32000, batch 4 x 1024; AK_LLAMA_SEQ=2048 gives the bundled llama example's
+4 x 2048, which sessions 20-21 used); tiny on a CPU. Needs `transformers`.
 """
 import os
 
@@ -15,7 +16,8 @@ def _on_gpu():
 
 def _sizes():
     if _on_gpu():
-        return dict(vocab=32000, d=2048, heads=16, kv_heads=4, hidden=5632, layers=8, seq=2048, batch=4)
+        seq = int(os.environ.get("AK_LLAMA_SEQ", "1024"))
+        return dict(vocab=32000, d=2048, heads=16, kv_heads=4, hidden=5632, layers=8, seq=seq, batch=4)
     return dict(vocab=2048, d=128, heads=4, kv_heads=2, hidden=352, layers=2, seq=64, batch=2)
 
 
