@@ -38,6 +38,22 @@ bool RunSnapshot::pytorchWins(const KernelRecord &k) const
     return k.state == KernelState::Done && headBestTorchSpeedup(k) < 1.0;
 }
 
+RunSnapshot::KeptInModel RunSnapshot::keptInModel() const
+{
+    KeptInModel out;
+    for (const Experiment &e : experiments) {
+        const QString name = KernelRecord::keyOf(e.kernel);
+        if (outcomeOf(e.status) == ExperimentOutcome::Kept && !out.kept.contains(name))
+            out.kept.append(name);
+    }
+    for (const QString &name : std::as_const(out.kept)) {
+        const KernelVerification *v = verification ? verification->kernel(name) : nullptr;
+        if (v && std::isfinite(v->effectPct) && v->effectPct > 0.0)
+            out.gains.append(name);
+    }
+    return out;
+}
+
 QString RunSnapshot::stateText(const KernelRecord &k) const
 {
     return kernelStateText(k.state, pytorchWins(k));

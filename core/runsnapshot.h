@@ -87,6 +87,15 @@ struct RunSnapshot
     double headBestTorchSpeedup(const KernelRecord &k) const;
     // The state as people read it: kernelStateName, or "pytorch wins".
     QString stateText(const KernelRecord &k) const;
+    // Whether a harness win was a model win (#38): the kernels the loop kept a change in, and those of
+    // them that verify measured saving time inside the model (an effect above zero). A kept kernel
+    // verify did not time there (PyTorch wins, not plugged, not verified) is not among the gains.
+    struct KeptInModel
+    {
+        QStringList kept;
+        QStringList gains;
+    };
+    KeptInModel keptInModel() const;
 };
 
 using RunSnapshotPtr = std::shared_ptr<const RunSnapshot>;

@@ -6,6 +6,7 @@
 
 #include "jsonfield.h"
 #include "loop/modelverifier.h"
+#include "runloader.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -120,6 +121,33 @@ void printSummary(const nlohmann::json &v, const QString &recorded)
     out << "verification.json " << recorded << '\n';
 }
 
+// #38's target, read off the run: of the kernels the loop kept a change in, those that saved time
+// inside the model in this verification.
+void printKeptInModel(const QString &runDir)
+{
+    const RunSnapshotPtr run = RunLoader::load(runDir);
+    if (!run)
+        return;
+    const RunSnapshot::KeptInModel k = run->keptInModel();
+    if (k.kept.isEmpty())
+        return;
+    QStringList rest;
+    for (const QString &name : k.kept)
+        if (!k.gains.contains(name))
+            rest << name;
+    QTextStream out(stdout);
+    out << QStringLiteral(
+        "harness wins in the model: %1 of %2 kernels the loop kept a change in save time there (%3 %)")
+               .arg(k.gains.size())
+               .arg(k.kept.size())
+               .arg(100.0 * k.gains.size() / k.kept.size(), 0, 'f', 0);
+    if (!k.gains.isEmpty())
+        out << ": " << k.gains.join(QStringLiteral(", "));
+    if (!rest.isEmpty())
+        out << "; not: " << rest.join(QStringLiteral(", "));
+    out << '\n';
+}
+
 } // namespace
 
 int runVerify(const QStringList &args)
@@ -197,8 +225,10 @@ int runVerify(const QStringList &args)
     }
     if (p.isSet(QStringLiteral("json")))
         QTextStream(stdout) << QString::fromStdString(r.verification.dump(2)) << '\n';
-    else
+    else {
         printSummary(r.verification, r.recorded);
+        printKeptInModel(o.runDir);
+    }
     return r.verification.value("parity", nlohmann::json::object()).value("ok", false) ? 0 : 1;
 }
 

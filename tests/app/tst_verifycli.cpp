@@ -201,6 +201,12 @@ private Q_SLOTS:
         QVERIFY(std::abs(v["model_speedup"].get<double>() - (v["final_set"].empty() ? 1.0 : paired)) < 1e-9);
         QVERIFY(v.contains("selection"));
         QVERIFY(r.out.contains(QStringLiteral("measured model speedup")));
+        // #38's measure: both kept kernels are harness wins the model does not show.
+        QVERIFY2(
+            r.out.contains(QStringLiteral("harness wins in the model: 0 of 2 kernels the loop kept a change "
+                                          "in save time there (0 %); not: "))
+                && r.out.contains(m_softmax) && r.out.contains(m_layernorm),
+            qPrintable(r.out));
         // In the run's history, beside the earlier commits.
         QString gitError;
         QVERIFY(GitRepo::open(m_run, &gitError)

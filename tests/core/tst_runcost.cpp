@@ -1,6 +1,6 @@
 // RunCost (#43 item 6): what the loop's search cost per experiment, per kept kernel and per point of
 // model speedup, in money with a price, else tokens, else time, against the measured model speedup
-// where verified and the projected one otherwise.
+// where verified and the projected one otherwise; and (#38) which kept kernels gained in the model.
 #include "runcost.h"
 #include "runsnapshot.h"
 #include "testregistry.h"
@@ -50,6 +50,40 @@ class RunCostTest : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // #38: of the kernels the loop kept a change in, those verify measured saving time in the model.
+    void keptKernelsThatGainInTheModel()
+    {
+        RunSnapshot run = costRun(0, 0, 0); // 01-matmul: a keep
+        auto keep = [&run](int id, const char *kernel, ExperimentStatus status) {
+            Experiment e = costExperiment(id, status, 1.5, 0, 0);
+            e.kernel = QString::fromLatin1(kernel);
+            run.experiments.append(e);
+        };
+        keep(4, "02-rmsnorm", ExperimentStatus::Kept);
+        keep(5, "02-rmsnorm", ExperimentStatus::Kept); // two keeps, one kernel
+        keep(6, "03-softmax", ExperimentStatus::Kept);
+        keep(7, "04-gelu", ExperimentStatus::Reverted); // nothing kept: not counted
+        keep(8, "05-silu", ExperimentStatus::Pending); // waiting for review: not in the model yet
+        QCOMPARE(run.keptInModel().kept.size(), 3);
+        QVERIFY(run.keptInModel().gains.isEmpty()); // not verified: no gain measured
+
+        ModelVerification v;
+        KernelVerification k;
+        k.kernel = QStringLiteral("01-matmul");
+        k.effectPct = -2.0; // kept in the harness, slower in the model
+        v.kernels.append(k);
+        k.kernel = QStringLiteral("02-rmsnorm");
+        k.effectPct = 3.1;
+        v.kernels.append(k);
+        k.kernel = QStringLiteral("04-gelu");
+        k.effectPct = 5.0; // a gain, but the loop kept nothing there
+        v.kernels.append(k);
+        run.verification = v; // 03-softmax: not timed in the model
+        const RunSnapshot::KeptInModel r = run.keptInModel();
+        QCOMPARE(r.kept, QStringList({ "01-matmul", "02-rmsnorm", "03-softmax" }));
+        QCOMPARE(r.gains, QStringList({ "02-rmsnorm" }));
+    }
+
     void moneyPerExperimentKeptKernelAndProjectedPoint()
     {
         const RunCost c = RunCost::of(costRun(0.03, 0.05, 1500));
