@@ -155,7 +155,11 @@ class Detection(unittest.TestCase):
         covering = [r for r in out["kernels"] if r.get("covers")]
         self.assertEqual([[s["module"] for s in r["call_sites"]] for r in covering], [["mlp.gate_proj"]])
         self.assertEqual([c["op"] for c in covering[0]["covers"]], ["gelu"])
-        self.assertEqual(len(out["kernels"]), len(before) - 1)      # the GELU's own row
+        # The GELU's own row is the only one gone: apply() also drops a row whose every call site has no
+        # calls (none moved there; how many such rows a profile has depends on what the profiler
+        # attributed where, which varied once on a loaded machine), so those are not counted.
+        live = [r for r in before if not r.get("call_sites") or any(s.get("calls", 0) > 1e-9 for s in r["call_sites"])]
+        self.assertEqual(len(out["kernels"]), len(live) - 1)
         # The GELU-gated MLP's projections stay matmul rows of their own.
         linears = {s["module"] for r in out["kernels"] for s in r["call_sites"] if "linear" in r["aten_op"]}
         self.assertTrue({"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"} <= linears, linears)
