@@ -38,7 +38,7 @@ bool RunSnapshot::pytorchWins(const KernelRecord &k) const
     return k.state == KernelState::Done && headBestTorchSpeedup(k) < 1.0;
 }
 
-RunSnapshot::KeptInModel RunSnapshot::keptInModel() const
+RunSnapshot::KeptInModel RunSnapshot::keptInModel(const ModelVerification &v) const
 {
     KeptInModel out;
     for (const Experiment &e : experiments) {
@@ -47,8 +47,8 @@ RunSnapshot::KeptInModel RunSnapshot::keptInModel() const
             out.kept.append(name);
     }
     for (const QString &name : std::as_const(out.kept)) {
-        const KernelVerification *v = verification ? verification->kernel(name) : nullptr;
-        if (v && std::isfinite(v->effectPct) && v->effectPct > 0.0)
+        const KernelVerification *k = v.kernel(name);
+        if (k && std::isfinite(k->effectPct) && k->effectPct > 0.0)
             out.gains.append(name);
     }
     return out;

@@ -88,14 +88,15 @@ struct RunSnapshot
     // The state as people read it: kernelStateName, or "pytorch wins".
     QString stateText(const KernelRecord &k) const;
     // Whether a harness win was a model win (#38): the kernels the loop kept a change in, and those of
-    // them that verify measured saving time inside the model (an effect above zero). A kept kernel
-    // verify did not time there (PyTorch wins, not plugged, not verified) is not among the gains.
+    // them that `v` measured saving time inside the model (an effect above zero). A kept kernel `v` did
+    // not time there (PyTorch wins, not plugged) is not among the gains. `v` is given, not this
+    // snapshot's: a verification just made may still be queued for the run's writer.
     struct KeptInModel
     {
         QStringList kept;
         QStringList gains;
     };
-    KeptInModel keptInModel() const;
+    KeptInModel keptInModel(const ModelVerification &v) const;
 };
 
 using RunSnapshotPtr = std::shared_ptr<const RunSnapshot>;

@@ -121,14 +121,18 @@ void printSummary(const nlohmann::json &v, const QString &recorded)
     out << "verification.json " << recorded << '\n';
 }
 
-// #38's target, read off the run: of the kernels the loop kept a change in, those that saved time
-// inside the model in this verification.
-void printKeptInModel(const QString &runDir)
+// #38's target: of the kernels the loop kept a change in, those that saved time inside the model in
+// this verification (the one just made: verification.json may not hold it yet when a loop writes the
+// run and records it at its next experiment).
+void printKeptInModel(const QString &runDir, const nlohmann::json &verification)
 {
     const RunSnapshotPtr run = RunLoader::load(runDir);
-    if (!run)
+    QStringList warnings;
+    const std::optional<ModelVerification> v = ModelVerification::parse(
+        QByteArray::fromStdString(verification.dump()), QStringLiteral("verification.json"), &warnings);
+    if (!run || !v)
         return;
-    const RunSnapshot::KeptInModel k = run->keptInModel();
+    const RunSnapshot::KeptInModel k = run->keptInModel(*v);
     if (k.kept.isEmpty())
         return;
     QStringList rest;
@@ -227,7 +231,7 @@ int runVerify(const QStringList &args)
         QTextStream(stdout) << QString::fromStdString(r.verification.dump(2)) << '\n';
     else {
         printSummary(r.verification, r.recorded);
-        printKeptInModel(o.runDir);
+        printKeptInModel(o.runDir, r.verification);
     }
     return r.verification.value("parity", nlohmann::json::object()).value("ok", false) ? 0 : 1;
 }
