@@ -73,6 +73,16 @@ inline CliResult runCli(const QStringList &args, int timeoutMs = 30000,
     return runProgram(cliPath(), args, timeoutMs, env);
 }
 
+// `autokernel-cli rules RUN_DIR` with every move-on rule switched off (0), so a test's loop keeps
+// working on its kernels until the test stops it; one list, so a rule added later is off everywhere
+// (the in-model rule, left on in two such lists, once retired a test's one kernel and ended its loop).
+inline QStringList everyMoveOnRuleOff(const QString &runDir)
+{
+    return { QStringLiteral("rules"), runDir, QStringLiteral("--speedup-over-baseline"), QStringLiteral("0"),
+        QStringLiteral("--roof-pct"), QStringLiteral("0"), QStringLiteral("--max-consecutive-reverts"),
+        QStringLiteral("0"), QStringLiteral("--max-in-model-misses"), QStringLiteral("0") };
+}
+
 struct TestKernel
 {
     KernelRecord record;

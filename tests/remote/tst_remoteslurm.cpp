@@ -139,10 +139,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         // Room for every case's experiments: the CNN's two folders leave one the loop may work on (its
         // global-pool "reduce" is not pluggable), so no move-on rule (0: off) may retire it early.
-        r = cli({ QStringLiteral("rules"), m_run, QStringLiteral("--speedup-over-baseline"),
-            QStringLiteral("0"), QStringLiteral("--roof-pct"), QStringLiteral("0"),
-            QStringLiteral("--max-consecutive-reverts"), QStringLiteral("0"),
-            QStringLiteral("--max-in-model-misses"), QStringLiteral("0") });
+        r = cli(test::everyMoveOnRuleOff(m_run));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     }
 

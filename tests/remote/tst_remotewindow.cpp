@@ -102,11 +102,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // No goal ends a kernel early (the in-model rule included: a keep the model does not show would
         // move the loop on and end it): the loop keeps writing while the window watches.
-        r = test::runCli({ QStringLiteral("rules"), far, QStringLiteral("--speedup-over-baseline"),
-                             QStringLiteral("0"), QStringLiteral("--roof-pct"), QStringLiteral("0"),
-                             QStringLiteral("--max-consecutive-reverts"), QStringLiteral("0"),
-                             QStringLiteral("--max-in-model-misses"), QStringLiteral("0") },
-            30000, environment());
+        r = test::runCli(test::everyMoveOnRuleOff(far), 30000, environment());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
 
         QProcess loop;
