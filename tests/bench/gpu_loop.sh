@@ -5,10 +5,7 @@
 set -uo pipefail
 model=${1:-gpt2}; budget=${2:-5m}; kernels=${3:-6}; devices=${4:-cuda}
 out=${OUT:-/tmp/out}; mkdir -p "$out"
-ak=/tmp/ak; rm -rf "$ak"; mkdir -p "$ak"
-tar -C "$ak" -xJf .devcarry/autokernel-cli.tar.xz
-export LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python
-cli=$ak/bin/autokernel-cli
+AK_FRESH=1 source tests/bench/gpu_env.sh || exit 1
 run=/tmp/run-$model
 rm -rf "$run"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/$model-gpu.txt" 2>&1

@@ -12,20 +12,16 @@ model=$1; budget=$2; kernels=${3:-8}; shift 3 || shift $#
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 name=$(basename "$model" .py)
 mfile=$model; [[ $mfile == *.py ]] || mfile=resources/examples/$model.py
-ak=/tmp/ak
-if [[ ! -x $ak/bin/autokernel-cli ]]; then mkdir -p "$ak"; tar -C "$ak" -xJf .devcarry/autokernel-cli.tar.xz; fi
-export LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python
-[[ -x .devcarry/bwrap ]] && export AUTOKERNEL_BWRAP=$PWD/.devcarry/bwrap
-cli=$ak/bin/autokernel-cli
+source tests/bench/gpu_env.sh || exit 1
 steps=${AK_STEPS:-prep check}
 run=/tmp/run-$name; rm -rf "/tmp/dist-$name"
 log="$out/$name.log"
 if [[ $steps == *prep* ]]; then rm -rf "$run"; fi
-{ echo "== $name steps $steps budget $budget kernels $kernels $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } > "$log" 2>&1
+{ echo "== $name steps $steps budget $budget kernels $kernels $(date -u +%FT%TZ)"; gpu_name; } > "$log" 2>&1
 step() { local label=$1; shift; local t0=$SECONDS; "$@" >> "$log" 2>&1; local rc=$?; echo "== $label rc=$rc wall=$((SECONDS-t0)) s" >> "$log"; return $rc; }
 if [[ $steps == *prep* ]]; then
-  step profile "$cli" profile --model "$model" --out "$run" --device cuda --top "$kernels" || exit 1
-  if [[ $budget != 0 ]]; then step tune "$cli" run "$run" --agent tune --device cuda --budget "$budget"; fi
+  step profile "$cli" profile --model "$model" --out "$run" --device "$device" --top "$kernels" || exit 1
+  if [[ $budget != 0 ]]; then step tune "$cli" run "$run" --agent tune --device "$device" --budget "$budget"; fi
 fi
 # A copy of the tuned run, should the machine be cold by the next call (carry it back to /tmp).
 [[ $steps == *check* ]] || { tar -C /tmp -czf "$out/$name-prep.tar.gz" "run-$name"; exit 0; }
@@ -33,7 +29,7 @@ step verify "$cli" verify "$run" "$@"
 cp "$run/verification.json" "$out/$name-verification.json" 2>/dev/null
 "$cli" status "$run" --json > "$out/$name-status.json" 2>&1
 step export "$cli" export "$run" --out "/tmp/dist-$name" --name "ak_$name" && \
-  step export_check python3 tests/bench/export_check.py "/tmp/dist-$name" "ak_$name" "$mfile" cuda
+  step export_check "$py" tests/bench/export_check.py "/tmp/dist-$name" "ak_$name" "$mfile" "$device"
 cp "/tmp/dist-$name/README.md" "$out/$name-export-README.md" 2>/dev/null
 tar -C /tmp -czf "$out/$name-run.tar.gz" "run-$name" 2>/dev/null
 exit 0

@@ -8,10 +8,7 @@
 set -uo pipefail
 model=${1:-llama}; experiments=${2:-30}; kernels=${3:-6}
 out=${OUT:-/tmp/out}; mkdir -p "$out"
-ak=/tmp/ak; rm -rf "$ak"; mkdir -p "$ak"
-tar -C "$ak" -xJf .devcarry/autokernel-cli.tar.xz
-export LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python
-cli=$ak/bin/autokernel-cli
+AK_FRESH=1 source tests/bench/gpu_env.sh || exit 1
 base=/tmp/inmodel-$model
 rm -rf "$base" "$base-on" "$base-off"
 "$cli" profile --model "$model" --out "$base" --device cuda --top "$kernels" > "$out/$model-profile.txt" 2>&1

@@ -8,11 +8,7 @@ set -uo pipefail
 src=$1; shift
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 name=$(basename "$src"); run=/tmp/re-$name; rm -rf "$run" "/tmp/dist-$name"; cp -r "$src" "$run"
-ak=/tmp/ak
-if [[ ! -x $ak/bin/autokernel-cli ]]; then mkdir -p "$ak"; tar -C "$ak" -xJf .devcarry/autokernel-cli.tar.xz; fi
-export LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python
-[[ -x .devcarry/bwrap ]] && export AUTOKERNEL_BWRAP=$PWD/.devcarry/bwrap
-cli=$ak/bin/autokernel-cli
+source tests/bench/gpu_env.sh || exit 1
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 model=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['model'])" "$run/run.json")
 pkg=ak_$(basename "$model" .py | tr -c 'a-zA-Z0-9_\n' _)   # a Python package name

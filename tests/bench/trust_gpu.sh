@@ -12,11 +12,7 @@ set -uo pipefail
 model=${1:-llama}; budget=${2:-4m}
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 name=$(basename "$model" .py)
-ak=/tmp/ak
-if [[ ! -x $ak/bin/autokernel-cli ]]; then mkdir -p "$ak"; tar -C "$ak" -xJf .devcarry/autokernel-cli.tar.xz; fi
-export LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python
-cli=$ak/bin/autokernel-cli
-[[ -x .devcarry/bwrap ]] && export AUTOKERNEL_BWRAP=$PWD/.devcarry/bwrap
+source tests/bench/gpu_env.sh || exit 1
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 case ${STEP:-1} in
 1)

@@ -26,11 +26,9 @@ out=${OUT:-/tmp/out}; mkdir -p "$out"
 name=heldout_five; run=/tmp/run-$name; memory=/tmp/ak-tune-memory.json
 scratch=tests/bench/_gpu_scratch
 log=$out/tuner_table.log
-ak=/tmp/ak
-if [[ ! -x $ak/bin/autokernel-cli ]]; then mkdir -p "$ak"; tar -C "$ak" -xJf .devcarry/autokernel-cli.tar.xz || exit 1; fi
-export LD_LIBRARY_PATH=$ak/lib AUTOKERNEL_EMBEDDED_PYTHONHOME=$ak/python AUTOKERNEL_TUNE_MEMORY=$memory PYTHONUNBUFFERED=1
-for b in "$scratch/bwrap" .devcarry/bwrap; do [[ -x $b ]] && { export AUTOKERNEL_BWRAP=$PWD/$b; break; }; done
-cli=$ak/bin/autokernel-cli
+source tests/bench/gpu_env.sh || exit 1
+export AUTOKERNEL_TUNE_MEMORY=$memory PYTHONUNBUFFERED=1
+[[ -x $scratch/bwrap ]] && export AUTOKERNEL_BWRAP=$PWD/$scratch/bwrap   # an older carry's place
 { echo "== tuner_table steps '$steps' ${per_kernel}s/kernel deadline ${deadline}s $(date -u +%FT%TZ) $("$cli" --version)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
   echo "bwrap: ${AUTOKERNEL_BWRAP:-none carried, the machine bwrap if any}"; } >> "$log" 2>&1
