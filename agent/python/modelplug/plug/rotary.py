@@ -4,10 +4,11 @@ module's own code runs."""
 
 import inspect
 import types
+import weakref
 
 import torch
 
-from .kernel import _fits, _in_kernel
+from .kernel import _compiling, _fits, _in_kernel
 
 # --- function-level plug of a model's own Python function (NeoX rotary) -------------------------
 
@@ -28,14 +29,55 @@ def _rope_neox(k, q, kk, cos, sin, position_ids, unsqueeze_dim):
     why = _fits(k, q, kk)
     if why:
         return k.fallback(why)
-    if cos.shape[0] > 1 and not (torch.equal(cos, cos[:1].expand_as(cos)) and torch.equal(sin, sin[:1].expand_as(sin))):
-        return k.fallback("cos/sin differ between batch rows (per-sequence positions; the kernel takes one table)")
-    half = q.shape[-1] // 2
-    c, s = cos[0], sin[0]
-    if not (torch.equal(c[:, :half], c[:, half:]) and torch.equal(s[:, :half], s[:, half:])):
-        return k.fallback("cos/sin halves differ (not the NeoX layout's duplicated halves)")
-    c, s = c[:, :half].to(q.dtype).contiguous(), s[:, :half].to(q.dtype).contiguous()
+    tables = _tables(k, cos, sin, q.dtype)
+    if isinstance(tables, str):
+        return k.fallback(tables)
+    c, s = tables
     return k.run(q.contiguous(), c, s), k.run(kk.contiguous(), c, s)
+
+
+MAX_TABLES = 64          # per kernel: the table pairs of the forwards in flight (one each, usually)
+
+
+def _tables(k, cos, sin, dtype):
+    """The kernel's tables (cos, sin [S, D/2] in dtype) from the model's cos/sin [B or 1, S, D], or why
+    they do not fit: one table for every batch row, and the NeoX layout's duplicated halves. Both are
+    facts about the values, so reading them costs a device-to-host copy, and on a GPU a sync that stalls
+    the host until everything queued before has run: three such reads per call in eight layers made the
+    kernel lose 12 % in a Llama on an H100 that it wins by 3.6x alone (docs/benchmarks.md, session 24).
+    All the checks are read at once, and the answer is kept for the same table tensors (the same
+    objects, unchanged since: weak references and version counters), which a model computes once per
+    forward and hands to every layer: one read per forward instead of three per layer. Under
+    torch.compile nothing is kept (Dynamo must not guard on id()-keyed state)."""
+    cache = None if _compiling() else k.__dict__.setdefault("_rotary_tables", {})
+    key = (id(cos), id(sin), dtype)
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None and hit[0]() is cos and hit[1]() is sin and hit[2] == (cos._version, sin._version):
+            return hit[3]
+    half = cos.shape[-1] // 2
+    checks = []
+    if cos.shape[0] > 1:
+        checks += [(cos == cos[:1]).all(), (sin == sin[:1]).all()]
+    c, s = cos[0], sin[0]
+    checks += [(c[:, :half] == c[:, half:]).all(), (s[:, :half] == s[:, half:]).all()]
+    flags = torch.stack(checks).tolist()            # the one read
+    if not all(flags[:-2]):
+        out = "cos/sin differ between batch rows (per-sequence positions; the kernel takes one table)"
+    elif not all(flags[-2:]):
+        out = "cos/sin halves differ (not the NeoX layout's duplicated halves)"
+    else:
+        out = (c[:, :half].to(dtype).contiguous(), s[:, :half].to(dtype).contiguous())
+    if cache is not None:
+        for gone in [key for key, v in cache.items() if v[0]() is None or v[1]() is None]:
+            del cache[gone]                         # the tables of forwards that are over
+        if len(cache) >= MAX_TABLES:
+            cache.clear()
+        try:
+            cache[key] = (weakref.ref(cos), weakref.ref(sin), (cos._version, sin._version), out)
+        except TypeError:
+            pass
+    return out
 
 
 ROTARY_FUNCTION = "apply_rotary_pos_emb"     # transformers' name, looked up when the contract names none
