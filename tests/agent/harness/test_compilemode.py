@@ -130,6 +130,18 @@ class CustomOpApi(unittest.TestCase):
         self.assertIn("plain Python calls", report["call"])
         torch.testing.assert_close(out, torch.softmax(x, -1))
 
+    def test_a_region_says_it_steps_aside_under_compile(self):
+        # The region plug returns None while Dynamo traces (regions.py): the compiled graph holds compile's
+        # own add + norm, so the report must not claim a custom op (H100, session 24: "custom op
+        # autokernel::k_02_add_rmsnorm" reported, no node of it in the graph).
+        fn = starter("add_rmsnorm")
+        for op in ("add_rmsnorm", "add_layernorm"):
+            kernel = plug.as_custom_ops([plug.Kernel("02-" + op, op, fn, ["n@add:<model>#0"], torch.float32)])[0]
+            self.assertIn("steps aside under torch.compile", kernel.report()["call"])
+        softmax = plug.as_custom_ops([plug.Kernel("03-softmax", "softmax", starter("softmax"), ["site"],
+                                                  torch.float32)])[0]
+        self.assertNotIn("steps aside", softmax.report()["call"])
+
     @unittest.skipUnless(HAS_CUSTOM_OP, "torch %s registers no custom ops" % torch.__version__)
     def test_ops_are_registered_once_per_function_and_fake_matches_real(self):
         fn, other = starter("matmul"), (lambda a, b: a @ b)
