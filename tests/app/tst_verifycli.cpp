@@ -170,16 +170,18 @@ private Q_SLOTS:
         QVERIFY(!(*soft)["in_final_set"].get<bool>());
         QVERIFY2((*soft)["why_not"].get<std::string>().find("parity") != std::string::npos,
             (*soft).dump().c_str());
-        // The slow layernorm: correct, plugged, out with its (negative) measured effect.
+        // The slow layernorm (10 ms a call): correct and plugged, then withheld by the cold re-check, which
+        // runs before the model is timed, so that leave-one-out judges each kernel only among those that
+        // can be offered (H100, session 24: kernels the re-check withheld afterwards made a winning region
+        // look like -24 % in ViT). It is never timed in the model.
         const json *ln = kernelEntry(v, m_layernorm.toStdString());
         QVERIFY(ln && (*ln)["parity"]["ok"].get<bool>() && (*ln)["plugged"].get<bool>());
         QVERIFY(!(*ln)["in_final_set"].get<bool>());
-        QVERIFY2((*ln)["effect_pct"].get<double>() < 0, (*ln).dump().c_str());
-        QVERIFY((*ln)["why_not"].get<std::string>().find("slows the model down") != std::string::npos);
-        // #40: chosen in eager mode; what it costs per forward in eager, compile not measured per kernel.
+        QVERIFY2((*ln)["why_not"].get<std::string>().rfind("cold re-check: ", 0) == 0, (*ln).dump().c_str());
+        QVERIFY2((*ln)["recheck"]["offered"] == false, (*ln).dump().c_str());
+        QVERIFY2(!ln->contains("effect_pct") && !ln->contains("versus"), (*ln).dump().c_str());
+        // #40: chosen in eager mode.
         QVERIFY2(v["mode"] == "eager", v["mode"].dump().c_str());
-        QVERIFY2((*ln)["versus"]["eager"]["saved_us"].get<double>() < 0, (*ln).dump().c_str());
-        QVERIFY((*ln)["versus"]["compile"].is_null());
         QVERIFY(
             r.out.contains(QStringLiteral("mode eager")) && r.out.contains(QStringLiteral("saved eager")));
         // Consistency: the final set is the kernels marked in it; every kernel says why not otherwise.
