@@ -286,7 +286,14 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
         if (!d)
             continue;
         const KernelContract &c = d->record.contract;
-        const QString key = type + QString::fromStdString(nlohmann::json(shapes).dump()) + c.callable
+        // A rotary plugged through the model's own function (apply_rotary_pos_emb(q, k, cos, sin)) is one
+        // call rotating q and k, whose ops come in two shapes under grouped-query attention: one folder,
+        // tuned on its first (largest) row and run on both. Two folders of one call each claimed every
+        // site while the plug routed the call through one of them (H100 Llama, session 24).
+        const bool oneCall
+            = type == QLatin1String("rotary_embedding") && c.callable.startsWith(QLatin1String("function:"));
+        const QString key = type
+            + (oneCall ? QString() : QString::fromStdString(nlohmann::json(shapes).dump())) + c.callable
             + QString::fromStdString(c.attrs.dump()) + (c.refused.isEmpty() ? u'+' : u'-');
         if (const auto it = folderOf.constFind(key); it != folderOf.constEnd()) {
             drafts[*it].rows << index;

@@ -207,6 +207,37 @@ private Q_SLOTS:
             QStringLiteral("--run"), m_run, QStringLiteral("--kernel"), KernelRecord::keyOf(transposed) });
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     }
+
+    void oneRotaryCallIsOneFolderUnderGroupedQuery()
+    {
+        // apply_rotary_pos_emb(q, k, cos, sin) with 4 query and 2 K/V heads: its multiplies come in two
+        // shapes, and were two folders of one call (the H100 Llama's 05- and 10-rotary_embedding).
+        const QString run = m_dir.filePath(QStringLiteral("gqa"));
+        const test::CliResult r = cli({ QStringLiteral("profile"), QStringLiteral("--model"),
+            QStringLiteral(AUTOKERNEL_SOURCE_DIR "/tests/data/profiler/fn_rotary_gqa.py"),
+            QStringLiteral("--out"), run, QStringLiteral("--device"), QStringLiteral("cpu"),
+            QStringLiteral("--top"), QStringLiteral("20"), QStringLiteral("--python"), test::testPython() });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const RunSnapshotPtr snap = RunLoader::load(run);
+        QVERIFY(snap);
+        QStringList rotary;
+        for (const KernelRecord &k : snap->kernels)
+            if (k.opType == QLatin1String("rotary_embedding"))
+                rotary << k.folder;
+        QCOMPARE(rotary.size(), 1);
+        // Both shapes' rows name that folder in profile.json, and it plugs at both attention modules.
+        QFile f(QDir(run).filePath(QStringLiteral("profile.json")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const json profile = json::parse(f.readAll().toStdString(), nullptr, false);
+        std::set<std::string> shapes;
+        for (const json &row : profile["kernels"])
+            if (row.value("folder", "") == rotary.front().toStdString())
+                shapes.insert(row["shapes"].dump());
+        QVERIFY2(shapes.size() >= 2, profile.dump().substr(0, 2000).c_str());
+        for (const KernelRecord &k : snap->kernels)
+            if (k.folder == rotary.front())
+                QCOMPARE(k.state, KernelState::Waiting);
+    }
 };
 
 AK_TEST_CLASS(FidelityCliTest)
