@@ -1,5 +1,6 @@
 #include "runcreator.h"
 
+#include "amdahl.h"
 #include "contractshapes.h"
 #include "jsonfield.h"
 #include "modelprofiler.h"
@@ -13,6 +14,7 @@
 #include <QFileInfo>
 #include <QHash>
 
+#include <algorithm>
 #include <optional>
 
 namespace ak {
@@ -255,6 +257,37 @@ std::optional<FolderDraft> draftFolder(WorkerClient &worker, const ProfileReport
     return d;
 }
 
+// A row of a call whose aten op carries no operands of its own (the rotary's cat, add and neg beside its
+// multiplies; a copy or a memset inside an addmm) joins the folder that replaces that call at those
+// sites: the row names the folder in profile.json (verify's per-folder eager time sums its rows), and its
+// time is the folder's, so the folder is ranked by everything it replaces (the H100 Llama's rotary:
+// its multiplies were 5.5 % of the time, the whole call 14 %). Only where exactly one folder of the
+// op type stands for that call there; otherwise the row stays without one.
+void attachToFolder(ProfileReport &report, int index, const QString &type, QList<FolderDraft> &drafts)
+{
+    const nlohmann::json facts = siteFacts(report.calls[index].callSites);
+    if (facts.empty())
+        return;
+    const QString callable
+        = QStringLiteral("%1:%2").arg(jsonfield::text(facts[0], "kind"), jsonfield::text(facts[0], "name"));
+    const QStringList sites = siteModules(report.calls[index].callSites);
+    FolderDraft *match = nullptr;
+    for (FolderDraft &d : drafts) {
+        if (d.record.opType != type || d.record.contract.callable != callable
+            || !std::all_of(
+                sites.cbegin(), sites.cend(), [&](const QString &m) { return d.sites.contains(m); }))
+            continue;
+        if (match)
+            return; // two folders could stand for it
+        match = &d;
+    }
+    if (!match)
+        return;
+    match->rows << index;
+    match->record.timeUs += report.kernels[index].timeUs;
+    match->record.share += report.kernels[index].share;
+}
+
 } // namespace
 
 void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r, const Callbacks &callbacks)
@@ -266,6 +299,7 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
     // covers names it in profile.json ("folder"), so verify finds all its call sites.
     QList<FolderDraft> drafts;
     QHash<QString, int> folderOf;
+    QList<QPair<int, QString>> withoutOperands; // rows of a call that carry no operands, with their type
     for (int index = 0; index < report.kernels.size(); ++index) {
         if (m_cancelled)
             return;
@@ -273,8 +307,10 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
         if (type.isEmpty())
             continue;
         const std::vector<ContractShapes::Shape> shapes = ContractShapes::of(type, report.calls[index]);
-        if (shapes.empty())
-            continue; // this kernel's op does not carry the operands (e.g. a copy inside addmm)
+        if (shapes.empty()) {
+            withoutOperands.append({ index, type }); // e.g. a copy inside addmm: attachToFolder below
+            continue;
+        }
         if (callbacks.step)
             callbacks.step(
                 QStringLiteral("kernel.py for rank %1 (%2)").arg(report.kernels[index].rank).arg(type));
@@ -296,7 +332,11 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
             + (oneCall ? QString() : QString::fromStdString(nlohmann::json(shapes).dump())) + c.callable
             + QString::fromStdString(c.attrs.dump()) + (c.refused.isEmpty() ? u'+' : u'-');
         if (const auto it = folderOf.constFind(key); it != folderOf.constEnd()) {
+            // The folder replaces this row too (another aten kernel of the same call): its time is the
+            // folder's, so a norm of six elementwise kernels ranks by all six, not by the largest.
             drafts[*it].rows << index;
+            drafts[*it].record.timeUs += d->record.timeUs;
+            drafts[*it].record.share += d->record.share;
             for (const QString &m : std::as_const(d->sites))
                 if (!drafts[*it].sites.contains(m))
                     drafts[*it].sites << m;
@@ -307,6 +347,19 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
     }
     if (m_cancelled)
         return;
+    for (const auto &[index, type] : std::as_const(withoutOperands))
+        attachToFolder(report, index, type, drafts);
+    // A folder of several rows: its headroom and the model speedup at the roof from its whole time
+    // (KernelRecord's definitions), on the first row's floor.
+    for (FolderDraft &d : drafts) {
+        KernelRecord &k = d.record;
+        if (d.rows.size() > 1 && k.floorUs > 0) {
+            const double floorPerIteration = k.floorUs * std::max(1, k.calls);
+            k.maxSpeedup = k.timeUs / floorPerIteration;
+            k.modelSpeedupAt90
+                = Amdahl::modelSpeedup(report.totalUs, k.timeUs, floorPerIteration, report.fraction);
+        }
+    }
     std::vector<PlugCandidate> candidates;
     for (FolderDraft &d : drafts)
         candidates.push_back({ &d.record, d.py, d.sites });

@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <set>
 
 using namespace ak;
@@ -229,14 +230,24 @@ private Q_SLOTS:
         QFile f(QDir(run).filePath(QStringLiteral("profile.json")));
         QVERIFY(f.open(QIODevice::ReadOnly));
         const json profile = json::parse(f.readAll().toStdString(), nullptr, false);
-        std::set<std::string> shapes;
+        std::set<std::string> shapes, ops;
+        double share = 0;
         for (const json &row : profile["kernels"])
-            if (row.value("folder", "") == rotary.front().toStdString())
+            if (row.value("folder", "") == rotary.front().toStdString()) {
                 shapes.insert(row["shapes"].dump());
+                ops.insert(row.value("aten_op", ""));
+                share += row.value("share", 0.0);
+            }
         QVERIFY2(shapes.size() >= 2, profile.dump().substr(0, 2000).c_str());
+        // The call's rows without operands of their own (rotate_half's cat and neg, the adds) are the
+        // folder's too: it replaces them, and its share is everything it replaces.
+        QVERIFY2(ops.count("aten::cat") && ops.count("aten::neg") && ops.count("aten::add"),
+            json(ops).dump().c_str());
         for (const KernelRecord &k : snap->kernels)
-            if (k.folder == rotary.front())
+            if (k.folder == rotary.front()) {
                 QCOMPARE(k.state, KernelState::Waiting);
+                QVERIFY2(std::abs(k.share - share) < 1e-9, qPrintable(QString::number(k.share)));
+            }
     }
 };
 
