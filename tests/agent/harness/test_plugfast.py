@@ -219,6 +219,56 @@ class RegionOverSwap(unittest.TestCase):
         self.assertEqual(sum(region.fallbacks.values()), 1)     # the region counts the call it did not take
 
 
+class TimmBlock(nn.Module):
+    """timm's ViT block at inference: LayerScale and DropPath are nn.Identity; norm2 reads the first
+    residual sum (an add + layernorm region), the block's second sum feeds the model's last norm."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm1, self.attn, self.ls1, self.drop_path1 = nn.LayerNorm(6), nn.Linear(6, 6), nn.Identity(), nn.Identity()
+        self.norm2, self.mlp, self.ls2, self.drop_path2 = nn.LayerNorm(6), nn.Linear(6, 6), nn.Identity(), nn.Identity()
+
+    def forward(self, x):
+        x = x + self.drop_path1(self.ls1(self.attn(self.norm1(x))))
+        return x + self.drop_path2(self.ls2(self.mlp(self.norm2(x))))
+
+
+class TimmNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block, self.norm = TimmBlock(), nn.LayerNorm(6)
+
+    def forward(self, x):
+        return self.norm(self.block(x))
+
+
+class QuietChildren(unittest.TestCase):
+    """A site's mode steps aside only around children that run torch functions of their own: not around
+    nn.Identity, nor around a region's norm, whose forward hands back the kernel's output (each step
+    aside is two mode switches and the hooks' slow call path: about half a timm block's children)."""
+
+    def test_identity_and_region_norms_get_no_hooks_and_the_regions_still_route(self):
+        torch.manual_seed(0)
+        model = TimmNet().eval()
+        x = torch.randn(2, 3, 6)
+        with torch.no_grad():
+            want = model(x)
+        region = kernel("add_layernorm", starter("add_layernorm"), ["block.norm2@add:block#0", "norm@add:block#1"],
+                        eps=1e-5, bias=True)
+        p = plug.Plugged(model, [region])
+        self.addCleanup(p.restore)
+        b = model.block
+        for quiet in (b.ls1, b.drop_path1, b.ls2, b.drop_path2, b.norm2):
+            self.assertFalse(quiet._forward_pre_hooks or quiet._forward_hooks, quiet)
+        for busy in (b.norm1, b.attn, b.mlp):
+            self.assertTrue(busy._forward_pre_hooks and busy._forward_hooks, busy)
+        with torch.no_grad():
+            for _ in range(2):
+                torch.testing.assert_close(model(x), want)
+                self.assertEqual(torch._C._len_torch_function_stack(), 0)
+        self.assertEqual((region.routed, region.fallbacks), (4, {}))
+
+
 class FusedFunctional(nn.Module):
     def __init__(self):
         super().__init__()

@@ -25,6 +25,17 @@ def _mode_on_top(mode):
     return n > 0 and at(n - 1) is mode
 
 
+def _quiet(child):
+    """Whether a child module's call runs no torch function of its own: nn.Identity (timm's LayerScale and
+    DropPath at inference), or a region's norm whose forward hands back the region kernel's output
+    (regions.py marks it). Stepping a site's mode aside around such a child costs two mode switches and
+    the hooks' slow call path for nothing."""
+    own = vars(child).get("forward")
+    if own is None:
+        return type(child).forward is torch.nn.Identity.forward
+    return bool(getattr(getattr(own, "__func__", own), "_autokernel_quiet", False))
+
+
 def may_call(module, names, depth=3):
     """Whether the module's forward may call a function named one of `names`: its code (nested functions
     and the module's own methods it calls included, `depth` deep) names one, or an attribute of the
@@ -204,7 +215,8 @@ class Plugged:
 
         self._on(module, pre, post)
         for child in module.children():
-            self._on(child, enter_child, leave_child, outer=True)
+            if not _quiet(child):
+                self._on(child, enter_child, leave_child, outer=True)
 
     def _on(self, module, pre, post, outer=False):
         """pre/post as the module's forward pre-hook and hook, in one ordered chain per module: a child

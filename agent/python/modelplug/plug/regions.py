@@ -153,6 +153,10 @@ def _plug_region(plugged, k, site, modules, routes_by_module):
                         return y
             k.fallback("%s was called on another tensor than its region's sum" % norm_site)
             return original(self, x, *args, **kwargs)
+        # Quiet (plugged._quiet): taking the region's output runs no torch function, so the add site's
+        # mode need not step aside around this norm; a fallback runs the norm's own code under that mode,
+        # where a norm's torch calls (no add of two same-shape tensors) are passed through as they are.
+        forward._autokernel_quiet = True
         norm.forward = types.MethodType(forward, norm)
     if adds not in norms[id(norm)]:
         norms[id(norm)].append(adds)
