@@ -29,13 +29,17 @@ void Amdahl::rank(QVector<KernelRecord> &kernels, double fraction)
     for (const KernelRecord &k : kernels)
         total += k.timeUs;
     for (int i = 0; i < kernels.size(); ++i) {
-        KernelRecord &k = kernels[i];
-        k.rank = i + 1;
-        k.share = total > 0 ? k.timeUs / total : 0.0;
-        const double floorPerIteration = k.floorUs * std::max(1, k.calls);
-        k.maxSpeedup = k.floorUs > 0 ? k.timeUs / floorPerIteration : 0.0;
-        k.modelSpeedupAt90 = k.floorUs > 0 ? modelSpeedup(total, k.timeUs, floorPerIteration, fraction) : 1.0;
+        kernels[i].rank = i + 1;
+        fill(kernels[i], total, fraction);
     }
+}
+
+void Amdahl::fill(KernelRecord &k, double totalUs, double fraction)
+{
+    k.share = totalUs > 0 ? k.timeUs / totalUs : 0.0;
+    const double floorPerIteration = k.floorUs * std::max(1, k.calls);
+    k.maxSpeedup = k.floorUs > 0 ? k.timeUs / floorPerIteration : 0.0;
+    k.modelSpeedupAt90 = k.floorUs > 0 ? modelSpeedup(totalUs, k.timeUs, floorPerIteration, fraction) : 1.0;
 }
 
 double Amdahl::projectedSpeedup(const QVector<KernelRecord> &ranked, int topK, double fraction)

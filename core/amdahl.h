@@ -15,6 +15,10 @@ public:
     // modelSpeedupAt90 (at `fraction` of the roof). Records need timeUs (per iteration), calls and
     // floorUs (per call; 0 = unknown, then no speedup is claimed: maxSpeedup 0, model speedup 1).
     static void rank(QVector<KernelRecord> &kernels, double fraction = 0.9);
+    // One record's share, maxSpeedup and modelSpeedupAt90 from its timeUs, calls and floorUs, in a model
+    // of `totalUs` per iteration (what rank fills; a kernel folder covering several rows fills it again
+    // from their summed time).
+    static void fill(KernelRecord &k, double totalUs, double fraction = 0.9);
 
     // Whole-model speedup if one kernel taking `kernelUs` of `totalUs` ran at `fraction` of its roof
     // (time floorUs / fraction, never slower than it is now).

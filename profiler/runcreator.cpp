@@ -285,7 +285,6 @@ void attachToFolder(ProfileReport &report, int index, const QString &type, QList
         return;
     match->rows << index;
     match->record.timeUs += report.kernels[index].timeUs;
-    match->record.share += report.kernels[index].share;
 }
 
 } // namespace
@@ -336,7 +335,6 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
             // folder's, so a norm of six elementwise kernels ranks by all six, not by the largest.
             drafts[*it].rows << index;
             drafts[*it].record.timeUs += d->record.timeUs;
-            drafts[*it].record.share += d->record.share;
             for (const QString &m : std::as_const(d->sites))
                 if (!drafts[*it].sites.contains(m))
                     drafts[*it].sites << m;
@@ -349,17 +347,10 @@ void RunCreator::extractKernels(WorkerClient &worker, RunStore &store, Result &r
         return;
     for (const auto &[index, type] : std::as_const(withoutOperands))
         attachToFolder(report, index, type, drafts);
-    // A folder of several rows: its headroom and the model speedup at the roof from its whole time
-    // (KernelRecord's definitions), on the first row's floor.
-    for (FolderDraft &d : drafts) {
-        KernelRecord &k = d.record;
-        if (d.rows.size() > 1 && k.floorUs > 0) {
-            const double floorPerIteration = k.floorUs * std::max(1, k.calls);
-            k.maxSpeedup = k.timeUs / floorPerIteration;
-            k.modelSpeedupAt90
-                = Amdahl::modelSpeedup(report.totalUs, k.timeUs, floorPerIteration, report.fraction);
-        }
-    }
+    // A folder's share, headroom and model speedup at the roof from its whole time (the rows it covers),
+    // on the first row's floor.
+    for (FolderDraft &d : drafts)
+        Amdahl::fill(d.record, report.totalUs, report.fraction);
     std::vector<PlugCandidate> candidates;
     for (FolderDraft &d : drafts)
         candidates.push_back({ &d.record, d.py, d.sites });

@@ -182,20 +182,19 @@ def as_custom_ops(kernels):
     for k in kernels:
         op = custom_op(k.name, k.op_type, k.fn, k.attrs)
         k.call = op if op is not None else k.fn
-        if k.op_type in STEPS_ASIDE:
+        if k.op_type in REGION_OPS:
             # regions.py: the plug's bookkeeping (ids, weak references) would break the graph, and inductor
             # fuses the add and the norm itself; the compiled model runs compile's kernel, not this one.
-            k.call_note = STEPS_ASIDE[k.op_type]
+            k.call_note = STEPS_ASIDE
         else:
             k.call_note = ("custom op %s" % op_name(k.name) if op is not None else why or
                            "op type %s has no fake implementation: a plain Python call" % k.op_type)
     return kernels
 
 
-# Op types whose plug steps aside while torch.compile traces (the compiled graph holds no node of theirs),
-# and what the report says instead of a custom op.
-STEPS_ASIDE = {op: "steps aside under torch.compile: inductor fuses the residual add and the norm itself"
-               for op in REGION_OPS}
+# What a region's report says instead of a custom op: its plug steps aside while torch.compile traces (the
+# compiled graph holds no node of it).
+STEPS_ASIDE = "steps aside under torch.compile: inductor fuses the residual add and the norm itself"
 
 
 # The regions' custom-op rules (regions.py): (x, residual, weight[, bias]) -> out[2, M, N].
