@@ -13,6 +13,8 @@
 #include <QFileInfo>
 #include <QRandomGenerator>
 
+#include <cmath>
+
 namespace ak {
 
 namespace {
@@ -62,6 +64,16 @@ QString ModelVerifier::modeError(const QString &mode, const QString &flag, bool 
     return {};
 }
 
+double ModelVerifier::pytorchWinsIn(const RunSnapshot &run, const KernelRecord &k, const QString &mode)
+{
+    if (!run.pytorchWins(k))
+        return std::nan("");
+    if (mode == QLatin1String("compile"))
+        return run.headBestTorchSpeedup(k);
+    const double eager = run.headSpeedup(k);
+    return eager >= 1.0 ? std::nan("") : eager;
+}
+
 nlohmann::json ModelVerifier::requestArgs(
     const RunSnapshot &run, const VerifyOptions &options, QString *error)
 {
@@ -94,10 +106,13 @@ nlohmann::json ModelVerifier::requestArgs(
         // The cold re-check benches it against PyTorch on the folder's own contract.
         if (!k.contract.isEmpty())
             entry["contract"] = k.contract.toJson();
-        // Not offered for the model: the loop is done with it and the best PyTorch (eager or
-        // compiled, whichever the judge measured faster) is faster: the number that decided it.
-        if (run.pytorchWins(k))
-            entry["pytorch_wins"] = run.headBestTorchSpeedup(k);
+        // Not offered for the model: the loop is done with it and the PyTorch the mode runs is
+        // faster: the number that decided it, and against what.
+        const double wins = pytorchWinsIn(run, k, options.mode);
+        if (std::isfinite(wins)) {
+            entry["pytorch_wins"] = wins;
+            entry["pytorch_wins_against"] = options.mode == QLatin1String("compile") ? "best" : "eager";
+        }
         kernels.push_back(entry);
     }
     for (const QString &asked : options.kernels)

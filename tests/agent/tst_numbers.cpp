@@ -2,6 +2,7 @@
 #include "experimentlog.h"
 #include "kernelrecord.h"
 #include "loop/harnessclient.h"
+#include "loop/modelverifier.h"
 #include "runsnapshot.h"
 #include "testregistry.h"
 
@@ -128,6 +129,34 @@ private Q_SLOTS:
         s.experiments[0].metrics.compileSpeedup = 0.9; // but not torch.compile
         QVERIFY(s.pytorchWins(s.kernels[0]));
         QCOMPARE(s.headBestTorchSpeedup(s.kernels[0]), 0.9);
+    }
+
+    void verifyOffersForTheWayTheModelRuns()
+    {
+        // #40 item 3: a done kernel that beats eager but not torch.compile is offered to an eager model
+        // (eager PyTorch is what it replaces there) and kept out of a compiled one.
+        RunSnapshot s;
+        KernelRecord k;
+        k.folder = QStringLiteral("01-fused_mlp");
+        k.state = KernelState::Done;
+        k.headExperiment = 1;
+        s.kernels.push_back(k);
+        Experiment e;
+        e.id = 1;
+        e.kernel = k.folder;
+        e.status = ExperimentStatus::Kept;
+        e.metrics.correct = true;
+        e.metrics.speedup = 1.2;
+        e.metrics.compileSpeedup = 0.95;
+        s.experiments.push_back(e);
+        s.experimentIndex.insert(1, 0);
+        QVERIFY(std::isnan(ModelVerifier::pytorchWinsIn(s, s.kernels[0], QStringLiteral("eager"))));
+        QCOMPARE(ModelVerifier::pytorchWinsIn(s, s.kernels[0], QStringLiteral("compile")), 0.95);
+        s.experiments[0].metrics.speedup = 0.9; // slower than eager too: out in both modes
+        QCOMPARE(ModelVerifier::pytorchWinsIn(s, s.kernels[0], QStringLiteral("eager")), 0.9);
+        QCOMPARE(ModelVerifier::pytorchWinsIn(s, s.kernels[0], QStringLiteral("compile")), 0.9);
+        s.kernels[0].state = KernelState::Active; // still worked on: offered either way
+        QVERIFY(std::isnan(ModelVerifier::pytorchWinsIn(s, s.kernels[0], QStringLiteral("compile"))));
     }
 };
 
