@@ -43,8 +43,13 @@ RunSnapshot::KeptInModel RunSnapshot::keptInModel(const ModelVerification &v) co
     KeptInModel out;
     for (const Experiment &e : experiments) {
         const QString name = KernelRecord::keyOf(e.kernel);
-        if (outcomeOf(e.status) == ExperimentOutcome::Kept && !out.kept.contains(name))
-            out.kept.append(name);
+        if (outcomeOf(e.status) != ExperimentOutcome::Kept || out.kept.contains(name)
+            || out.slower.contains(name))
+            continue;
+        const KernelRecord *k = kernel(name);
+        // The head as it stands (a later keep may have overtaken this one); unmeasured counts as a win.
+        const double head = k ? headSpeedup(*k) : std::nan("");
+        (head < 1.0 ? out.slower : out.kept).append(name);
     }
     for (const QString &name : std::as_const(out.kept)) {
         const KernelVerification *k = v.kernel(name);

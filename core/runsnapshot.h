@@ -87,14 +87,17 @@ struct RunSnapshot
     double headBestTorchSpeedup(const KernelRecord &k) const;
     // The state as people read it: kernelStateName, or "pytorch wins".
     QString stateText(const KernelRecord &k) const;
-    // Whether a harness win was a model win (#38): the kernels the loop kept a change in, and those of
-    // them that `v` measured saving time inside the model (an effect above zero). A kept kernel `v` did
-    // not time there (PyTorch wins, not plugged) is not among the gains. `v` is given, not this
+    // Whether a harness win was a model win (#38): the harness wins (kernels the loop kept a change in
+    // whose head beats the PyTorch it replaces in the harness), and those of them that `v` measured
+    // saving time inside the model (an effect above zero). A harness win `v` did not time there (not
+    // plugged) is not among the gains. Kernels the loop kept a change in whose head is still slower
+    // than PyTorch are no harness win: verify does not offer them (`slower`). `v` is given, not this
     // snapshot's: a verification just made may still be queued for the run's writer.
     struct KeptInModel
     {
         QStringList kept;
         QStringList gains;
+        QStringList slower;
     };
     KeptInModel keptInModel(const ModelVerification &v) const;
 };

@@ -21,6 +21,13 @@ bool InModelChecker::due(const RunSnapshot &run, const Experiment &e, QString *w
         *why = QStringLiteral("not a kept experiment");
         return false;
     }
+    // A keep still slower than the PyTorch it replaces is no harness win: the model can only show the
+    // loss (verify does not offer it either), so it does not spend the checks' share of the time.
+    if (Metrics::has(e.metrics.speedup) && e.metrics.speedup < 1.0) {
+        *why = QStringLiteral("still slower than PyTorch in the harness (%1x)")
+                   .arg(e.metrics.speedup, 0, 'f', 2);
+        return false;
+    }
     const KernelRecord *k = run.kernel(e.kernel);
     if (!k || k->state == KernelState::Unpluggable) {
         *why = QStringLiteral("the kernel cannot be plugged into the model");

@@ -66,12 +66,12 @@ QString ModelVerifier::modeError(const QString &mode, const QString &flag, bool 
 
 double ModelVerifier::pytorchWinsIn(const RunSnapshot &run, const KernelRecord &k, const QString &mode)
 {
-    if (!run.pytorchWins(k))
-        return std::nan("");
-    if (mode == QLatin1String("compile"))
-        return run.headBestTorchSpeedup(k);
-    const double eager = run.headSpeedup(k);
-    return eager >= 1.0 ? std::nan("") : eager;
+    // Done or not: verify puts the head in the model, and a head slower than the PyTorch it replaces
+    // in the harness has never saved time there (session 24: an attention still being tuned at 0.8x
+    // SDPA cost the Llama 11 %). Unmeasured heads (NaN) are offered.
+    const double against
+        = mode == QLatin1String("compile") ? run.headBestTorchSpeedup(k) : run.headSpeedup(k);
+    return against < 1.0 ? against : std::nan("");
 }
 
 nlohmann::json ModelVerifier::requestArgs(

@@ -91,10 +91,10 @@ public:
     static QString modeError(const QString &mode, const QString &flag, bool compileOn = true);
     // "bf16" -> "bfloat16"; the names torch uses.
     static QString torchDtype(const QString &shortName);
-    // The speedup that keeps a done kernel out of the model in `mode`, NaN when it is offered: in
-    // compile mode a head slower than the best PyTorch measured (eager or compiled) cannot help the
-    // compiled model; in eager mode only eager PyTorch is what it replaces, so a head that beats
-    // eager but not torch.compile is still offered and the in-model check decides.
+    // The speedup that keeps a kernel out of the model in `mode`, NaN when it is offered: in compile
+    // mode a head slower than the best PyTorch measured (eager or compiled) cannot help the compiled
+    // model; in eager mode only eager PyTorch is what it replaces, so a head that beats eager but not
+    // torch.compile is still offered and the in-model check decides.
     static double pytorchWinsIn(const RunSnapshot &run, const KernelRecord &k, const QString &mode);
 };
 

@@ -115,6 +115,28 @@ private Q_SLOTS:
         QCOMPARE(worker.asked.size(), 1);
     }
 
+    void aKeepSlowerThanPyTorchIsNotChecked()
+    {
+        // Kept (faster than the baseline) yet 0.625x PyTorch: no harness win, so the model is not asked
+        // (verify would not offer it either); the first keep that beats PyTorch is.
+        auto rig = std::make_unique<Rig>();
+        Rig &r = *rig;
+        QVERIFY2(r.create(rules(r, 0)), qPrintable(r.error));
+        FakeWorker worker;
+        withInModelChecks(r, worker, 100);
+        r.bench.results.enqueue(ok(100, 0.5));
+        STEP(r);
+        r.bench.results.enqueue(ok(80, 0.5));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Kept);
+        QVERIFY(worker.asked.isEmpty());
+        QVERIFY(!r.state().inModel.latest(kA));
+        r.bench.results.enqueue(ok(40, 0.5));
+        STEP(r);
+        QCOMPARE(r.last().status, ExperimentStatus::Kept);
+        QCOMPARE(worker.asked.size(), 1);
+    }
+
     void harnessWinsNotSeenInTheModelMoveOn()
     {
         auto rig = std::make_unique<Rig>();

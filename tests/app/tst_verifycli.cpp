@@ -206,7 +206,7 @@ private Q_SLOTS:
         // #38's measure: both kept kernels are harness wins the model does not show.
         QVERIFY2(
             r.out.contains(QStringLiteral("harness wins in the model: 0 of 2 kernels the loop kept a change "
-                                          "in save time there (0 %); not: "))
+                                          "in that beat PyTorch in the harness save time there (0 %); not: "))
                 && r.out.contains(m_softmax) && r.out.contains(m_layernorm),
             qPrintable(r.out));
         // In the run's history, beside the earlier commits.

@@ -64,8 +64,20 @@ private Q_SLOTS:
         keep(6, "03-softmax", ExperimentStatus::Kept);
         keep(7, "04-gelu", ExperimentStatus::Reverted); // nothing kept: not counted
         keep(8, "05-silu", ExperimentStatus::Pending); // waiting for review: not in the model yet
+        keep(9, "06-matmul", ExperimentStatus::Kept);
+        run.experiments.last().metrics.speedup = 0.9; // kept, yet slower than PyTorch: no harness win
+        for (const char *name : { "02-rmsnorm", "03-softmax", "06-matmul" }) {
+            KernelRecord r;
+            r.folder = QStringLiteral("kernels/") + QString::fromLatin1(name);
+            r.headExperiment = name[1] == '2' ? 5 : name[1] == '3' ? 6 : 9;
+            run.kernelIndex.insert(KernelRecord::keyOf(r.folder), int(run.kernels.size()));
+            run.kernels.append(r);
+        }
+        for (int i = 0; i < run.experiments.size(); ++i)
+            run.experimentIndex.insert(run.experiments[i].id, i);
         ModelVerification v;
         QCOMPARE(run.keptInModel(v).kept.size(), 3);
+        QCOMPARE(run.keptInModel(v).slower, QStringList({ "06-matmul" }));
         QVERIFY(run.keptInModel(v).gains.isEmpty()); // nothing timed in the model: no gain measured
 
         KernelVerification k;
