@@ -266,3 +266,35 @@ class StarterFiles(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SdpaScale(unittest.TestCase):
+    """The attention reference takes SDPA's own `scale=` where torch has it (2.1 on), also when inspect
+    finds no signature for the builtin (torch 2.x): else every explicit scale ran the math path."""
+
+    def test_builtin_without_signature_decided_by_version(self):
+        from harness.ops.flash_attention import _sdpa_takes_scale
+
+        class Builtin:      # inspect.signature raises ValueError for it, as for torch's builtin
+            __signature__ = property(lambda self: (_ for _ in ()).throw(ValueError("no signature")))
+
+            def __call__(self, *a, **kw):
+                return None
+
+        sdpa = Builtin()
+        self.assertTrue(_sdpa_takes_scale(sdpa, "2.11.0+cu130"))
+        self.assertTrue(_sdpa_takes_scale(sdpa, "2.1.0"))
+        self.assertFalse(_sdpa_takes_scale(sdpa, "2.0.1"))
+        self.assertFalse(_sdpa_takes_scale(sdpa, "nightly"))
+
+    def test_a_signature_decides_when_there_is_one(self):
+        from harness.ops.flash_attention import _sdpa_takes_scale
+
+        def with_scale(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+            return None
+
+        def without(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False):
+            return None
+
+        self.assertTrue(_sdpa_takes_scale(with_scale, "2.0.0"))
+        self.assertFalse(_sdpa_takes_scale(without, "2.11.0"))

@@ -25,13 +25,26 @@ def _math(Q, K, V, causal=True, scale=None):
     return torch.matmul(torch.softmax(scores, dim=-1), V)
 
 
-def _sdpa_takes_scale():
+def _sdpa_takes_scale(sdpa=None, version=None):
+    """Whether scaled_dot_product_attention takes `scale=` (torch 2.1 on). It is a builtin: on torch 2.x
+    inspect finds no signature, and taking that for "no" made every reference with an explicit scale
+    (transformers passes one at every attention) the materialised math path, 7x slower than SDPA on an
+    H100 (session 25): the judge saw a 0.47x kernel as 6.9x PyTorch."""
     import inspect
+    import torch
     import torch.nn.functional as F
-    try:
-        return "scale" in inspect.signature(F.scaled_dot_product_attention).parameters
-    except (AttributeError, TypeError, ValueError):
+    sdpa = sdpa if sdpa is not None else getattr(F, "scaled_dot_product_attention", None)
+    if sdpa is None:
         return False
+    try:
+        return "scale" in inspect.signature(sdpa).parameters
+    except (TypeError, ValueError):
+        pass
+    try:
+        major, minor = (int(p) for p in (version or torch.__version__).split("+")[0].split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (2, 1)
 
 
 def _bind(attrs):
