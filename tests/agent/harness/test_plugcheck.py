@@ -494,3 +494,41 @@ class LegacyKernels(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Conv1DAddmm(unittest.TestCase):
+    """GPT-2's Conv1D: torch.addmm(bias, x, weight[in, out]) plugs into a matmul folder with bias (the
+    CPU starter as extract renders it from the profiled facts); a folder without bias is refused."""
+
+    def test_addmm_sites_plug_with_parity(self):
+        try:
+            from harness import extract, ops
+        except ImportError as e:
+            self.skipTest("the harness is not importable here: %s" % e)
+        model = os.path.join(HERE, "gpt2_conv1d_model.py")
+        result = akprofile.handle({"model": model, "device": "cpu", "dtype": "fp32", "warmup": 1, "iterations": 1})
+        facts = {site: c for site, calls in sites_by_call(result).items() for n, c in calls.items()
+                 if n == "torch.addmm"}
+        self.assertEqual(sorted(facts), ["h.0.c_fc", "h.0.c_proj", "h.1.c_fc", "h.1.c_proj"])
+        spec = ops.get("matmul")
+        attrs, refused = spec.contract_from_sites(list(facts.values()))
+        self.assertEqual((attrs.get("bias"), refused), (True, ""))
+        tmp = tempfile.mkdtemp(prefix="plugcheck-addmm-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        kernels = []
+        for name, a in (("addmm", attrs), ("addmm-nobias", dict(attrs, bias=False))):
+            text, _ = extract.render(spec, "cpu", "float32", [], name, a)
+            path = os.path.join(tmp, name.replace("-", "_") + ".py")
+            with open(path, "w") as f:
+                f.write(text)
+            kernels.append({"name": name, "op_type": "matmul", "path": path, "sites": sorted(facts)})
+        reply = plugcheck.handle({"model_path": model, "device": "cpu", "dtype": "float32", "seed": 3,
+                                  "kernels": kernels})
+        by = {k["name"]: k for k in reply["kernels"]}
+        ok = by["addmm"]
+        self.assertTrue(ok["pluggable"], ok)
+        self.assertEqual(ok["routed_calls"], 4)
+        self.assertEqual(ok["fallback_calls"], {})
+        self.assertTrue(ok["parity"]["ok"], ok["parity"])
+        self.assertFalse(by["addmm-nobias"]["pluggable"])
+        self.assertIn("addmm adds a bias, the kernel has none", json.dumps(by["addmm-nobias"]))

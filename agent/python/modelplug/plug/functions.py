@@ -203,12 +203,37 @@ def _linear_call(k, x, w, b, wt=None):
     return y.view(*x.shape[:-1], w.shape[0])
 
 
+def _addmm(k, args, kwargs):
+    """torch.addmm(bias, a, b): GPT-2's Conv1D (its weight is already [K, N]: no transpose). The
+    contract's bias goes to the kernel's epilogue; only a bias row [N] ([1, N]) with alpha = beta = 1."""
+    names = ("input", "mat1", "mat2")
+    a = dict(zip(names, args))
+    a.update(kwargs)
+    bias, x, w = a.get("input"), a.get("mat1"), a.get("mat2")
+    if a.get("out") is not None:
+        return k.fallback("addmm into out=")
+    if a.get("alpha", 1) != 1 or a.get("beta", 1) != 1:
+        return k.fallback("addmm with alpha or beta other than 1")
+    why = _fits(k, bias, x, w)
+    if why:
+        return k.fallback(why)
+    if x.dim() != 2 or w.dim() != 2 or bias.dim() > 2 or bias.shape[-1] != w.shape[1] or bias.numel() != w.shape[1]:
+        return k.fallback("addmm's addend is not a bias row [N]")
+    if not k.attrs.get("bias", False):
+        return k.fallback("addmm adds a bias, the kernel has none")
+    if k.attrs.get("activation", "none") != "none":
+        return k.fallback("the kernel applies %s, and no plug takes the model's own out" % k.attrs["activation"])
+    return k.run(x.contiguous(), w.contiguous(), bias.reshape(-1).contiguous())
+
+
 def _matmul(k, args, kwargs):
     name = kwargs.pop("__name", "")
     if name == "linear":
         x, w = args[0], args[1]
         b = args[2] if len(args) > 2 else kwargs.get("bias")
         return _linear_call(k, x, w, b)
+    if name == "addmm":
+        return _addmm(k, args, kwargs)
     a, bmat = args[0], args[1]
     if not isinstance(bmat, torch.Tensor) or bmat.dim() != 2 or not isinstance(a, torch.Tensor) or a.dim() < 2:
         if isinstance(bmat, torch.Tensor) and bmat.dim() > 2 and math.prod(bmat.shape[:-2]) > 1:

@@ -20,7 +20,7 @@ FUNCTION_OPS = {
     "gelu": ("gelu",),
     "silu": ("silu",),
     "reduce": ("sum",),
-    "matmul": ("linear", "matmul", "__matmul__", "mm"),
+    "matmul": ("linear", "matmul", "__matmul__", "mm", "addmm"),
     "bmm": ("matmul", "__matmul__", "bmm"),
 }
 MODULE_OPS = ("rmsnorm", "fused_mlp", "rotary_embedding")
