@@ -81,6 +81,21 @@ def _norm_kind(cap, site):
     return probe["formula"], dict(facts)
 
 
+def _normalises_the_sum(norm, shape):
+    """Whether the norm's own call takes the add's output as it is and normalises its last dim (the
+    region kernel's rows). timm's LayerNorm2d permutes NCHW to put the channels last and normalises
+    those: its layer_norm input is not the sum's shape and its weight is not the sum's last dim (on an
+    H100, session 25, ConvNeXt's was proposed and the plug-check refused it with an exception)."""
+    params = (norm or {}).get("params") or {}
+    weight = params.get("weight") if isinstance(params.get("weight"), (list, tuple)) else None
+    for t in (norm or {}).get("tensors") or ():
+        if t.get("arg") == "input" and t.get("shape") is not None and list(t["shape"]) != list(shape):
+            return False
+        if t.get("arg") == "weight" and t.get("shape") is not None:
+            weight = t["shape"]
+    return weight is None or list(weight) == [shape[-1]]
+
+
 def _region_row(op, shapes, dtype, module_class):
     return {"name": "%s region" % op, "aten_op": REGION_OP + op, "op_stack": [], "module": module_class,
             "shapes": shapes, "dtypes": [dtype] * len(shapes), "concrete_inputs": [], "time_us": 0.0,
@@ -130,6 +145,8 @@ def add_norm_regions(cap, index, groups):
             continue
         tensors = link["facts"]["tensors"]
         shape, dtype = list(tensors[0]["shape"]), tensors[0]["dtype"]
+        if not _normalises_the_sum(norm, shape):
+            continue            # a channels-first norm (LayerNorm2d): the kernel normalises rows
         n = shape[-1]
         params = (norm or {}).get("params") or {}
         bias = any(t.get("arg") == "bias" for t in (norm or {}).get("tensors") or ()) or bool(params.get("bias"))

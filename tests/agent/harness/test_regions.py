@@ -192,9 +192,18 @@ class GeGLU(nn.Module):
         return self.down_proj(F.gelu(self.gate_proj(x)) * self.up_proj(x))
 
 
+class LayerNorm2d(nn.LayerNorm):
+    """timm's: channels of NCHW normalised by permuting them last (not the sum's last dim)."""
+
+    def forward(self, x):
+        x = F.layer_norm(x.permute(0, 2, 3, 1), self.normalized_shape, self.weight, self.bias, self.eps)
+        return x.permute(0, 3, 1, 2)
+
+
 class M(nn.Module):
     def __init__(self):
         super().__init__()
+        self.ln2d = LayerNorm2d(16)
         self.pos = nn.Parameter(torch.randn(1, 6, 16))
         self.ln_pos, self.ln_shared, self.ln_inplace = nn.LayerNorm(16), nn.LayerNorm(16), nn.LayerNorm(16)
         self.gn = nn.GroupNorm(4, 16)
@@ -207,7 +216,9 @@ class M(nn.Module):
         h += x                                              # in place
         c = self.ln_inplace(h)
         g = self.gn((c + x).reshape(-1, 16))                # GroupNorm: no formula of ours
-        return self.mlp(g.reshape(x.shape))
+        im = g.reshape(2, 16, 2, 3)
+        d = self.ln2d(im + im.flip(-1))                     # channels-first: not the sum's last dim
+        return self.mlp((g + d.reshape(-1, 16)).reshape(x.shape))
 
 
 def get_model():
