@@ -53,7 +53,10 @@ RunSnapshot::KeptInModel RunSnapshot::keptInModel(const ModelVerification &v) co
     }
     for (const QString &name : std::as_const(out.kept)) {
         const KernelVerification *k = v.kernel(name);
-        if (k && std::isfinite(k->effectPct) && k->effectPct > 0.0)
+        // In the final set: verify measured it saving time there (alone, or added back, when the set
+        // lost together: session 25's add + RMSNorm region, +15 % alone, -2.3 % left out of a set
+        // whose rotary and attention lost); else its leave-one-out effect decides.
+        if (k && (k->inFinalSet || (std::isfinite(k->effectPct) && k->effectPct > 0.0)))
             out.gains.append(name);
     }
     return out;

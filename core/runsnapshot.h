@@ -89,10 +89,10 @@ struct RunSnapshot
     QString stateText(const KernelRecord &k) const;
     // Whether a harness win was a model win (#38): the harness wins (kernels the loop kept a change in
     // whose head beats the PyTorch it replaces in the harness), and those of them that `v` measured
-    // saving time inside the model (an effect above zero). A harness win `v` did not time there (not
-    // plugged) is not among the gains. Kernels the loop kept a change in whose head is still slower
-    // than PyTorch are no harness win: verify does not offer them (`slower`). `v` is given, not this
-    // snapshot's: a verification just made may still be queued for the run's writer.
+    // saving time inside the model (in its final set, or a leave-one-out effect above zero). A harness win
+    // `v` did not time there (not plugged) is not among the gains. Kernels the loop kept a change in whose
+    // head is still slower than PyTorch are no harness win: verify does not offer them (`slower`). `v` is
+    // given, not this snapshot's: a verification just made may still be queued for the run's writer.
     struct KeptInModel
     {
         QStringList kept;

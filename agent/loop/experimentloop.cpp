@@ -230,7 +230,15 @@ void ExperimentLoop::checkInModel(const Experiment &kept)
     const RunSnapshot run = m_session->lock()->state(); // implicitly shared: a cheap copy
     QString why;
     if (!m_inModel->due(run, kept, &why)) {
-        qCDebug(lcAgent) << kept.kernel << "keep" << kept.id << "not checked in the model:" << why;
+        // Said where a person looks when the keep could have been checked (why its In model cell stays
+        // as it was): slower than PyTorch, not pluggable, its share of the time used.
+        if (m_config.inModel.budgetPct > 0 && kept.status == ExperimentStatus::Kept)
+            message(QStringLiteral("%1: keep #%2 not checked in the model: %3")
+                        .arg(kept.kernel)
+                        .arg(kept.id)
+                        .arg(why));
+        else
+            qCDebug(lcAgent) << kept.kernel << "keep" << kept.id << "not checked in the model:" << why;
         return;
     }
     message(QStringLiteral("%1: checking keep #%2 inside the model").arg(kept.kernel).arg(kept.id));

@@ -23,7 +23,7 @@ bool InModelChecker::due(const RunSnapshot &run, const Experiment &e, QString *w
     }
     // A keep still slower than the PyTorch it replaces is no harness win: the model can only show the
     // loss (verify does not offer it either), so it does not spend the checks' share of the time.
-    if (Metrics::has(e.metrics.speedup) && e.metrics.speedup < 1.0) {
+    if (e.metrics.clearlySlowerThanTorch()) {
         *why = QStringLiteral("still slower than PyTorch in the harness (%1x)")
                    .arg(e.metrics.speedup, 0, 'f', 2);
         return false;

@@ -40,6 +40,7 @@ public:
 
     // Whether keep `e` is checked now; otherwise *why says why not (for the log, never an error).
     bool due(const RunSnapshot &run, const Experiment &e, QString *why) const;
+
     // The worker's args for checking the kernel of keep `e` on `device`; empty with *error set.
     nlohmann::json requestArgs(
         const RunSnapshot &run, const Experiment &e, const QString &device, QString *error) const;

@@ -131,6 +131,21 @@ private Q_SLOTS:
         QCOMPARE(s.headBestTorchSpeedup(s.kernels[0]), 0.9);
     }
 
+    void clearlySlowerIsBeyondTheBenchsNoise()
+    {
+        Metrics m;
+        QVERIFY(!m.clearlySlowerThanTorch()); // not measured
+        m.speedup = 0.47;
+        QVERIFY(m.clearlySlowerThanTorch());
+        m.speedup = 0.98;
+        m.noisePct = 5.0; // a busy CPU: level within the noise
+        QVERIFY(!m.clearlySlowerThanTorch());
+        m.noisePct = 0.3; // a quiet GPU: the 1 % floor decides
+        QVERIFY(m.clearlySlowerThanTorch());
+        m.speedup = 0.995;
+        QVERIFY(!m.clearlySlowerThanTorch());
+    }
+
     void verifyOffersForTheWayTheModelRuns()
     {
         // #40 item 3: a done kernel that beats eager but not torch.compile is offered to an eager model

@@ -61,22 +61,47 @@ private Q_SLOTS:
         const QString dir = profiled(QStringLiteral("on"));
         QVERIFY(!dir.isEmpty());
         // The tune agent's steps on tiny_mlp's matmuls (block sizes off the starter's) usually keep
-        // within four experiments, but a keep must clear the CPU's timing noise (5 % and more on a
-        // busy machine): the run goes on, four at a time, until one does (at most three times).
+        // within four experiments, but a keep must clear the CPU's timing noise, and only a keep that
+        // is not slower than PyTorch beyond the noise is checked in the model (a slower one can only
+        // show its loss there; the CPU matmul starter often sits at 0.98x MKL). The run goes on, four
+        // at a time, until such a keep comes or nothing is left to do.
         test::CliResult r;
+        QString said;
         RunSnapshotPtr s;
         int firstKeep = 0;
-        for (int round = 0; round < 3 && firstKeep == 0; ++round) {
+        int slowerKeeps = 0;
+        for (int round = 0; round < 4 && firstKeep == 0; ++round) {
             r = tune(dir);
+            said += r.out + r.err;
+            if (r.exitCode == 2 && r.err.contains(QStringLiteral("nothing left to do")))
+                break;
             QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
             s = RunLoader::load(dir);
             QVERIFY(s);
-            for (const Experiment &e : s->experiments)
-                if (e.status == ExperimentStatus::Kept && firstKeep == 0)
+            slowerKeeps = 0;
+            for (const Experiment &e : s->experiments) {
+                if (e.status != ExperimentStatus::Kept)
+                    continue;
+                const bool slower = e.metrics.clearlySlowerThanTorch();
+                slowerKeeps += slower ? 1 : 0;
+                if (firstKeep == 0 && !slower)
                     firstKeep = e.id;
+                else if (slower) // slower than PyTorch beyond the noise: never checked
+                    QVERIFY2(!s->inModel.latest(e.kernel) || s->inModel.latest(e.kernel)->experiment != e.id,
+                        qPrintable(
+                            QStringLiteral("keep #%1 at %2x was checked").arg(e.id).arg(e.metrics.speedup)));
+            }
         }
-        if (firstKeep == 0)
-            QSKIP("no experiment cleared this machine's timing noise in 12 tries: no keep to check");
+        QVERIFY(s);
+        if (firstKeep == 0) {
+            if (slowerKeeps == 0)
+                QSKIP("no experiment cleared this machine's timing noise in 16 tries: no keep to check");
+            // Only keeps slower than PyTorch: none was checked, and the run said why.
+            QVERIFY2(s->inModel.isEmpty(), qPrintable(said));
+            QVERIFY2(said.contains(QStringLiteral("not checked in the model: still slower than PyTorch")),
+                qPrintable(said));
+            return;
+        }
         QVERIFY2(!s->inModel.isEmpty(), qPrintable(r.out + r.err));
         const InModelCheck &c = s->inModel.checks.first();
         QCOMPARE(c.experiment, firstKeep); // the first keep is always checked

@@ -94,6 +94,10 @@ private Q_SLOTS:
         const RunSnapshot::KeptInModel r = run.keptInModel(v);
         QCOMPARE(r.kept, QStringList({ "01-matmul", "02-rmsnorm", "03-softmax" }));
         QCOMPARE(r.gains, QStringList({ "02-rmsnorm" }));
+        // Negative left out of a set that lost together, yet in the final set: verify measured it
+        // saving time alone, so it is a gain.
+        v.kernels[0].inFinalSet = true;
+        QCOMPARE(run.keptInModel(v).gains, QStringList({ "01-matmul", "02-rmsnorm" }));
     }
 
     void moneyPerExperimentKeptKernelAndProjectedPoint()
