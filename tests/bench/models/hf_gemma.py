@@ -4,19 +4,19 @@ Held-out (#38's targets are checked on models nobody here wrote): built from a c
 no download; a size that profiles in seconds on a GPU, tiny on a CPU. Needs `transformers`.
 """
 import os
+import sys
 
-import torch
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from heldout import dtype, tokens, sizes  # noqa: E402
 
-
-def _on_gpu():
-    device = os.environ.get("AUTOKERNEL_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
-    return device == "cuda"
+GPU = {'vocab': 32000, 'd': 2048, 'heads': 8, 'kv_heads': 1, 'head_dim': 256, 'hidden': 8192, 'layers': 4,
+       'seq': 1024, 'batch': 4}
+CPU = {'vocab': 512, 'd': 64, 'heads': 4, 'kv_heads': 1, 'head_dim': 16, 'hidden': 128, 'layers': 2, 'seq': 32,
+       'batch': 2}
 
 
 def _sizes():
-    return {'vocab': 32000, 'd': 2048, 'heads': 8, 'kv_heads': 1, 'head_dim': 256, 'hidden': 8192,
-               'layers': 4, 'seq': 1024, 'batch': 4} if _on_gpu() else {'vocab': 512, 'd': 64, 'heads': 4,
-               'kv_heads': 1, 'head_dim': 16, 'hidden': 128, 'layers': 2, 'seq': 32, 'batch': 2}
+    return sizes(GPU, CPU)
 
 
 def get_model():
@@ -31,9 +31,8 @@ def get_model():
 
 
 def get_inputs():
-    s = _sizes()
-    return [torch.randint(0, s["vocab"], (s["batch"], s["seq"]))]
+    return tokens(_sizes())
 
 
 def get_dtype():
-    return torch.bfloat16 if _on_gpu() else torch.float32
+    return dtype()

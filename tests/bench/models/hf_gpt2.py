@@ -4,19 +4,17 @@ Held-out (#38's targets are checked on models nobody here wrote): built from a c
 no download; a size that profiles in seconds on a GPU, tiny on a CPU. Needs `transformers`.
 """
 import os
+import sys
 
-import torch
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from heldout import dtype, tokens, sizes  # noqa: E402
 
-
-def _on_gpu():
-    device = os.environ.get("AUTOKERNEL_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
-    return device == "cuda"
+GPU = {'vocab': 50257, 'd': 1024, 'heads': 16, 'layers': 4, 'seq': 1024, 'batch': 4}
+CPU = {'vocab': 512, 'd': 64, 'heads': 4, 'layers': 2, 'seq': 32, 'batch': 2}
 
 
 def _sizes():
-    return {'vocab': 50257, 'd': 1024, 'heads': 16, 'layers': 4, 'seq': 1024,
-               'batch': 4} if _on_gpu() else {'vocab': 512, 'd': 64, 'heads': 4, 'layers': 2, 'seq': 32,
-               'batch': 2}
+    return sizes(GPU, CPU)
 
 
 def get_model():
@@ -28,9 +26,8 @@ def get_model():
 
 
 def get_inputs():
-    s = _sizes()
-    return [torch.randint(0, s["vocab"], (s["batch"], s["seq"]))]
+    return tokens(_sizes())
 
 
 def get_dtype():
-    return torch.bfloat16 if _on_gpu() else torch.float32
+    return dtype()
