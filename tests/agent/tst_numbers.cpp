@@ -109,11 +109,12 @@ private Q_SLOTS:
         QCOMPARE(r.metrics.bestTorchSpeedup(), 2.0); // eager is the only PyTorch measured
     }
 
-    void pytorchWinsAgainstTheBestOfThem()
+    // A run of one done kernel whose head (experiment 1, kept) is `speedup` x eager PyTorch.
+    static RunSnapshot oneDoneKernel(const char *folder, double speedup)
     {
         RunSnapshot s;
         KernelRecord k;
-        k.folder = QStringLiteral("01-softmax");
+        k.folder = QString::fromLatin1(folder);
         k.state = KernelState::Done;
         k.headExperiment = 1;
         s.kernels.push_back(k);
@@ -122,9 +123,15 @@ private Q_SLOTS:
         e.kernel = k.folder;
         e.status = ExperimentStatus::Kept;
         e.metrics.correct = true;
-        e.metrics.speedup = 1.3; // beats eager
+        e.metrics.speedup = speedup;
         s.experiments.push_back(e);
         s.experimentIndex.insert(1, 0);
+        return s;
+    }
+
+    void pytorchWinsAgainstTheBestOfThem()
+    {
+        RunSnapshot s = oneDoneKernel("01-softmax", 1.3); // beats eager
         QVERIFY(!s.pytorchWins(s.kernels[0]));
         s.experiments[0].metrics.compileSpeedup = 0.9; // but not torch.compile
         QVERIFY(s.pytorchWins(s.kernels[0]));
@@ -150,21 +157,8 @@ private Q_SLOTS:
     {
         // #40 item 3: a done kernel that beats eager but not torch.compile is offered to an eager model
         // (eager PyTorch is what it replaces there) and kept out of a compiled one.
-        RunSnapshot s;
-        KernelRecord k;
-        k.folder = QStringLiteral("01-fused_mlp");
-        k.state = KernelState::Done;
-        k.headExperiment = 1;
-        s.kernels.push_back(k);
-        Experiment e;
-        e.id = 1;
-        e.kernel = k.folder;
-        e.status = ExperimentStatus::Kept;
-        e.metrics.correct = true;
-        e.metrics.speedup = 1.2;
-        e.metrics.compileSpeedup = 0.95;
-        s.experiments.push_back(e);
-        s.experimentIndex.insert(1, 0);
+        RunSnapshot s = oneDoneKernel("01-fused_mlp", 1.2);
+        s.experiments[0].metrics.compileSpeedup = 0.95;
         QVERIFY(std::isnan(ModelVerifier::pytorchWinsIn(s, s.kernels[0], QStringLiteral("eager"))));
         QCOMPARE(ModelVerifier::pytorchWinsIn(s, s.kernels[0], QStringLiteral("compile")), 0.95);
         s.experiments[0].metrics.speedup = 0.9; // slower than eager too: out in both modes
