@@ -516,12 +516,14 @@ class Conv1DAddmm(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="plugcheck-addmm-")
         self.addCleanup(shutil.rmtree, tmp, True)
         kernels = []
-        for name, a in (("addmm", attrs), ("addmm-nobias", dict(attrs, bias=False))):
+        for name, a in (("addmm", attrs), ("addmm-nobias", dict(attrs, bias=False)), ("linear", attrs)):
             text, _ = extract.render(spec, "cpu", "float32", [], name, a)
             path = os.path.join(tmp, name.replace("-", "_") + ".py")
             with open(path, "w") as f:
                 f.write(text)
-            kernels.append({"name": name, "op_type": "matmul", "path": path, "sites": sorted(facts)})
+            kernels.append({"name": name, "op_type": "matmul", "path": path, "sites": sorted(facts),
+                            "callable": "function:torch.nn.functional.linear" if name == "linear" else
+                            "function:torch.addmm"})
         reply = plugcheck.handle({"model_path": model, "device": "cpu", "dtype": "float32", "seed": 3,
                                   "kernels": kernels})
         by = {k["name"]: k for k in reply["kernels"]}
@@ -532,3 +534,6 @@ class Conv1DAddmm(unittest.TestCase):
         self.assertTrue(ok["parity"]["ok"], ok["parity"])
         self.assertFalse(by["addmm-nobias"]["pluggable"])
         self.assertIn("addmm adds a bias, the kernel has none", json.dumps(by["addmm-nobias"]))
+        # A Linear's folder at these sites: the addmm calls are another folder's, not its fallbacks.
+        self.assertEqual(by["linear"]["fallback_calls"], {})
+        self.assertEqual(by["linear"]["routed_calls"], 0)

@@ -233,6 +233,10 @@ def _matmul(k, args, kwargs):
         b = args[2] if len(args) > 2 else kwargs.get("bias")
         return _linear_call(k, x, w, b)
     if name == "addmm":
+        if k.callable and not k.callable.endswith("addmm"):
+            # The folder is a Linear's (or a matmul's): an addmm at its site is another folder's call,
+            # not a fallback of this one (before addmm was routed, it was never seen here).
+            return _other(k, "a torch.addmm call (another folder's)")
         return _addmm(k, args, kwargs)
     a, bmat = args[0], args[1]
     if not isinstance(bmat, torch.Tensor) or bmat.dim() != 2 or not isinstance(a, torch.Tensor) or a.dim() < 2:
