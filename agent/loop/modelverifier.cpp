@@ -106,8 +106,8 @@ nlohmann::json ModelVerifier::requestArgs(
         // The cold re-check benches it against PyTorch on the folder's own contract.
         if (!k.contract.isEmpty())
             entry["contract"] = k.contract.toJson();
-        // Not offered for the model: the loop is done with it and the PyTorch the mode runs is
-        // faster: the number that decided it, and against what.
+        // Not offered for the model: its head (done or still tuned) is slower than the PyTorch the
+        // mode runs: the number that decided it, and against what.
         const double wins = pytorchWinsIn(run, k, options.mode);
         if (std::isfinite(wins)) {
             entry["pytorch_wins"] = wins;

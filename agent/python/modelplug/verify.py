@@ -294,8 +294,8 @@ def handle(args, ctx=None):
         if k.get("pytorch_wins") is not None:
             against = ("eager PyTorch, what it replaces in an eager model" if k.get("pytorch_wins_against") == "eager"
                        else "the best PyTorch (eager or compiled)")
-            entry["why_not"] = ("PyTorch wins: the loop is done with this kernel and its best is %.2fx "
-                                "%s, so it is not offered for the model" % (k["pytorch_wins"], against))
+            entry["why_not"] = ("PyTorch wins: this kernel's head is %.2fx %s, so it is not offered for the "
+                                "model" % (k["pytorch_wins"], against))
             continue
         if not entry["sites"]:
             entry["why_not"] = "no call site recorded for this kernel folder in profile.json"
