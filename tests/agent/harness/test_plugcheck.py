@@ -534,6 +534,13 @@ class Conv1DAddmm(unittest.TestCase):
         self.assertTrue(ok["parity"]["ok"], ok["parity"])
         self.assertFalse(by["addmm-nobias"]["pluggable"])
         self.assertIn("addmm adds a bias, the kernel has none", json.dumps(by["addmm-nobias"]))
+        # An addend that is no bias row (a 0-d scalar, a column, a full [M, N]) falls back with the reason.
+        k = plug.Kernel("a", "matmul", lambda *a: self.fail("ran"), ["x"], torch.float32,
+                        contract={"bias": True, "activation": "none"}, callable="function:torch.addmm")
+        x, w = torch.randn(3, 4), torch.randn(4, 5)
+        for addend in (torch.tensor(1.0), torch.randn(5, 1), torch.randn(3, 5)):
+            self.assertIsNone(plug.ADAPTERS["matmul"](k, (addend, x, w), {"__name": "addmm"}))
+        self.assertEqual(dict(k.fallbacks), {"addmm's addend is not a bias row [N]": 3})
         # A Linear's folder at these sites: the addmm calls are another folder's, not its fallbacks.
         self.assertEqual(by["linear"]["fallback_calls"], {})
         self.assertEqual(by["linear"]["routed_calls"], 0)

@@ -217,12 +217,13 @@ def _addmm(k, args, kwargs):
     why = _fits(k, bias, x, w)
     if why:
         return k.fallback(why)
-    if x.dim() != 2 or w.dim() != 2 or bias.dim() > 2 or bias.shape[-1] != w.shape[1] or bias.numel() != w.shape[1]:
-        return k.fallback("addmm's addend is not a bias row [N]")
+    if x.dim() != 2 or w.dim() != 2 or bias.dim() not in (1, 2) or bias.shape[-1] != w.shape[1] or \
+            bias.numel() != w.shape[1]:
+        return k.fallback("addmm's addend is not a bias row [N]")    # a scalar, a column, a full [M, N]
     if not k.attrs.get("bias", False):
         return k.fallback("addmm adds a bias, the kernel has none")
     if k.attrs.get("activation", "none") != "none":
-        return k.fallback("the kernel applies %s, and no plug takes the model's own out" % k.attrs["activation"])
+        return k.fallback("the kernel applies %s after an addmm, which has none" % k.attrs["activation"])
     return k.run(x.contiguous(), w.contiguous(), bias.reshape(-1).contiguous())
 
 
