@@ -23,18 +23,8 @@ import shutil
 import tempfile
 import time
 
-from modelplug.verify import (NOISE_FLOOR_PCT, VerifyError, _finite, _gain_pct, _Original, _read_outputs, _sha,
-                              _Timer, call_sites, parity)
-
-
-def _reps(runner, variant, target_s):
-    """Forwards per timed sample so that one sample takes about target_s (2..50)."""
-    runner.request({"op": "activate", "variant": variant})
-    runner.request({"op": "time", "variant": variant, "reps": 1, "flush": True})
-    t0 = time.perf_counter()
-    runner.request({"op": "time", "variant": variant, "reps": 2, "flush": True})
-    per = (time.perf_counter() - t0) / 2
-    return int(max(2, min(50, target_s / max(per, 1e-4))))
+from modelplug.verify import (NOISE_FLOOR_PCT, VerifyError, _finite, _gain_pct, _Original, _read_outputs, _reps,
+                              _sha, _Timer, call_sites, parity)
 
 
 def _check_args(args):

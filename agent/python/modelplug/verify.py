@@ -225,6 +225,16 @@ def plug_sha():
     return h.hexdigest()
 
 
+def _reps(runner, variant, target_s):
+    """Forwards per timed sample so that one sample takes about target_s (2..50)."""
+    runner.request({"op": "activate", "variant": variant})
+    runner.request({"op": "time", "variant": variant, "reps": 1, "flush": True})
+    t0 = time.perf_counter()
+    runner.request({"op": "time", "variant": variant, "reps": 2, "flush": True})
+    per = (time.perf_counter() - t0) / 2
+    return int(max(2, min(50, target_s / max(per, 1e-4))))
+
+
 class _Timer:
     """Times variants prepared in the model runner with this process's clock, alternating."""
 
@@ -395,13 +405,7 @@ def handle(args, ctx=None):
         reps, rounds = int(args.get("reps") or 0), int(args.get("rounds") or 7)
         runner.request({"op": "inputs", "seed": seeds[0]})
         runner.request({"op": "prepare", "variant": "eager", "kernels": []})
-        if not reps:
-            runner.request({"op": "activate", "variant": "eager"})
-            runner.request({"op": "time", "variant": "eager", "reps": 1, "flush": True})
-            t0 = time.perf_counter()
-            runner.request({"op": "time", "variant": "eager", "reps": 2, "flush": True})
-            per = (time.perf_counter() - t0) / 2
-            reps = int(max(2, min(50, 0.25 / max(per, 1e-4))))
+        reps = reps or _reps(runner, "eager", 0.25)
         timer = _Timer(runner, reps)
         final = list(passing)
         compiled, compile_seconds = {}, {}      # compiled variant -> the kernels it holds; its compile time
